@@ -1,0 +1,102 @@
+//! `freshgp formula`: check, simplify, print and evaluate formulas from the command line.
+
+use anyhow::{Context, Result};
+use clap::{Subcommand, ValueEnum};
+use freshgp::eval::Program;
+use freshgp::formula::{Formula, Grammar, Latex, Terminal};
+
+/// Flags of `freshgp formula`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    action: Action,
+}
+
+#[derive(Subcommand)]
+enum Action {
+    /// Parse a formula and print it back (simplified, canonical or as LaTeX).
+    Print {
+        /// The formula text, e.g. "1 - exp(-NAD * t)".
+        formula: String,
+        /// Grammar whose terminals the formula may use: basic, all, basic-reference,
+        /// all-reference, or a RON file.
+        #[arg(long, default_value = "all")]
+        grammar: String,
+        /// How to print it.
+        #[arg(long, value_enum, default_value_t = Style::Text)]
+        style: Style,
+    },
+    /// Evaluate a formula for one page: give terminal values as NAME=VALUE.
+    Eval {
+        /// The formula text.
+        formula: String,
+        /// Terminal values, e.g. t=3 n=5 X=2 (missing terminals are 0).
+        values: Vec<String>,
+        /// Grammar (its closure decides protected-operator values).
+        #[arg(long, default_value = "all")]
+        grammar: String,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Style {
+    /// As parsed.
+    Text,
+    /// Constants folded, neutral operations removed.
+    Simplified,
+    /// Simplified with commutative operands ordered (what the GP cache keys on).
+    Canonical,
+    /// LaTeX math.
+    Latex,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    match args.action {
+        Action::Print {
+            formula,
+            grammar,
+            style,
+        } => {
+            let grammar = Grammar::named_or_file(&grammar)?;
+            let f = parse(&formula, &grammar)?;
+            let closure = grammar.closure();
+            match style {
+                Style::Text => println!("{f}"),
+                Style::Simplified => println!("{}", f.simplify(closure)),
+                Style::Canonical => println!("{}", f.canonical(closure)),
+                Style::Latex => println!("{}", Latex(&f)),
+            }
+        }
+        Action::Eval {
+            formula,
+            values,
+            grammar,
+        } => {
+            let grammar = Grammar::named_or_file(&grammar)?;
+            let f = parse(&formula, &grammar)?;
+            let mut terminals = [0.0; Terminal::COUNT];
+            for value in &values {
+                let (name, number) = value
+                    .split_once('=')
+                    .with_context(|| format!("`{value}`: expected NAME=VALUE, e.g. t=3"))?;
+                let t = Terminal::from_name(name.trim())
+                    .with_context(|| format!("`{value}`: `{name}` is not a terminal"))?;
+                terminals[t.index()] = number
+                    .trim()
+                    .parse()
+                    .with_context(|| format!("`{value}`: `{number}` is not a number"))?;
+            }
+            let program = Program::compile(&f, grammar.closure());
+            println!("{}", program.eval_one(&terminals));
+        }
+    }
+    Ok(())
+}
+
+/// Parses, turning the error into one that quotes the text and points at the offset.
+pub fn parse(text: &str, grammar: &Grammar) -> Result<Formula> {
+    Formula::parse(text, grammar).map_err(|e| {
+        let column = text[..e.offset.min(text.len())].chars().count();
+        anyhow::anyhow!("cannot read formula:\n  {text}\n  {}^\n{e}", " ".repeat(column))
+    })
+}

@@ -1,0 +1,37 @@
+//! The `freshgp` command: a thin layer over the library.
+//!
+//! Stage one is clap's raw flags (`Cli`); each subcommand module turns its flags into the
+//! library's validated settings and runs. Every error is printed with its chain of causes
+//! and the process exits with status 2.
+
+use clap::{Parser, Subcommand};
+
+mod formula_cmd;
+
+/// Discover crawl revisit scoring functions by genetic programming.
+#[derive(Parser)]
+#[command(name = "freshgp", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse, check, simplify, print and evaluate formulas.
+    Formula(formula_cmd::Args),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Formula(args) => formula_cmd::run(args),
+    };
+    if let Err(err) = result {
+        eprintln!("error: {err}");
+        for cause in err.chain().skip(1) {
+            eprintln!("  caused by: {cause}");
+        }
+        std::process::exit(2);
+    }
+}

