@@ -10,8 +10,8 @@
 //! At run time each instruction is one tight loop over a chunk of [`CHUNK`] pages, which
 //! the compiler vectorises for the arithmetic operators.
 
-use crate::formula::{Closure, Formula, Node, Op, Terminal};
 use crate::formula::ops;
+use crate::formula::{Closure, Formula, Node, Op, Terminal};
 
 /// Pages evaluated per instruction dispatch.
 pub const CHUNK: usize = 256;
@@ -278,7 +278,11 @@ impl Program {
     /// If `out` is shorter than `columns.len()`, or a column the program reads is missing.
     pub fn eval_batch(&self, columns: &Columns<'_>, out: &mut [f64], scratch: &mut Scratch) {
         let len = columns.len();
-        assert!(out.len() >= len, "output holds {} scores, need {len}", out.len());
+        assert!(
+            out.len() >= len,
+            "output holds {} scores, need {len}",
+            out.len()
+        );
         let needed = self.registers * CHUNK;
         if scratch.registers.len() < needed {
             scratch.registers.resize(needed, 0.0);
@@ -324,9 +328,14 @@ impl Program {
                 Kind::DivPaper => {
                     binary(dst, ins.a, operand_b(ins.b), columns, start, ops::div_paper)
                 }
-                Kind::DivReference => {
-                    binary(dst, ins.a, operand_b(ins.b), columns, start, ops::div_reference)
-                }
+                Kind::DivReference => binary(
+                    dst,
+                    ins.a,
+                    operand_b(ins.b),
+                    columns,
+                    start,
+                    ops::div_reference,
+                ),
                 Kind::Pow => binary(dst, ins.a, operand_b(ins.b), columns, start, ops::pow),
             }
         }
@@ -405,7 +414,9 @@ mod tests {
     fn check(text: &str, closure: Closure, rows: &[[f64; 8]]) {
         let f: Formula = text.parse().unwrap();
         let program = Program::compile(&f, closure);
-        let cols: Vec<Vec<f64>> = (0..8).map(|k| rows.iter().map(|r| r[k]).collect()).collect();
+        let cols: Vec<Vec<f64>> = (0..8)
+            .map(|k| rows.iter().map(|r| r[k]).collect())
+            .collect();
         let mut columns = Columns::new(rows.len());
         for t in Terminal::ALL {
             columns = columns.with(t, &cols[t.index()]);
@@ -425,7 +436,16 @@ mod tests {
         let rows: Vec<[f64; 8]> = (0..600)
             .map(|i| {
                 let x = i as f64;
-                [x % 7.0 + 1.0, x, (x * 0.37).floor(), x / 13.0, -x, 0.0, 1e300, x.sin()]
+                [
+                    x % 7.0 + 1.0,
+                    x,
+                    (x * 0.37).floor(),
+                    x / 13.0,
+                    -x,
+                    0.0,
+                    1e300,
+                    x.sin(),
+                ]
             })
             .collect();
         for text in [
@@ -458,6 +478,10 @@ mod tests {
     #[test]
     fn deep_formulas_use_the_heap_path() {
         let text = (0..40).fold("t".to_string(), |acc, _| format!("n - ({acc})"));
-        check(&text, Closure::Paper, &[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]]);
+        check(
+            &text,
+            Closure::Paper,
+            &[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]],
+        );
     }
 }

@@ -167,7 +167,10 @@ impl Grammar {
             terminals.push(t);
         }
         if terminals.is_empty() {
-            return Err(invalid("terminals", "at least one terminal is needed".into()));
+            return Err(invalid(
+                "terminals",
+                "at least one terminal is needed".into(),
+            ));
         }
         let mut constants = Vec::new();
         for text in &raw.constants {
@@ -192,7 +195,10 @@ impl Grammar {
             functions.push(op);
         }
         if functions.is_empty() {
-            return Err(invalid("functions", "at least one function is needed".into()));
+            return Err(invalid(
+                "functions",
+                "at least one function is needed".into(),
+            ));
         }
         Ok(Grammar {
             name: raw.name,
@@ -210,9 +216,17 @@ impl Grammar {
         let raw = RawGrammar {
             name: self.name.clone(),
             description: self.description.clone(),
-            terminals: self.terminals.iter().map(|t| t.name().to_string()).collect(),
+            terminals: self
+                .terminals
+                .iter()
+                .map(|t| t.name().to_string())
+                .collect(),
             constants: self.constant_texts.clone(),
-            functions: self.functions.iter().map(|op| op.name().to_string()).collect(),
+            functions: self
+                .functions
+                .iter()
+                .map(|op| op.name().to_string())
+                .collect(),
             closure: self.closure,
         };
         ron::ser::to_string_pretty(&raw, ron::ser::PrettyConfig::default().struct_names(true))
@@ -284,11 +298,24 @@ mod tests {
         );
         assert_eq!(
             all.constants(),
-            &[0.001, 0.01, 0.1, 0.5, 1.0, std::f64::consts::E, 10.0, 100.0, 1000.0]
+            &[
+                0.001,
+                0.01,
+                0.1,
+                0.5,
+                1.0,
+                std::f64::consts::E,
+                10.0,
+                100.0,
+                1000.0
+            ]
         );
         assert_eq!(all.closure(), Closure::Paper);
         assert_eq!(Grammar::all_reference().closure(), Closure::Reference);
-        assert_eq!(Grammar::basic().terminals(), &[Terminal::N, Terminal::X, Terminal::T]);
+        assert_eq!(
+            Grammar::basic().terminals(),
+            &[Terminal::N, Terminal::X, Terminal::T]
+        );
         assert_eq!(Grammar::basic_reference().closure(), Closure::Reference);
     }
 
@@ -300,7 +327,8 @@ mod tests {
 
     #[test]
     fn misspelt_field_names_field_and_line() {
-        let text = "Grammar(\n name: \"x\",\n terminalz: [\"t\"],\n constants: [], functions: [\"+\"])";
+        let text =
+            "Grammar(\n name: \"x\",\n terminalz: [\"t\"],\n constants: [], functions: [\"+\"])";
         let err = Grammar::from_ron(text, "g.ron").unwrap_err().to_string();
         assert!(err.starts_with("g.ron:3:"), "{err}");
         assert!(err.contains("terminalz"), "{err}");
@@ -308,13 +336,21 @@ mod tests {
 
     #[test]
     fn bad_values_are_named() {
-        let bad_terminal = "Grammar(name: \"x\", terminals: [\"q\"], constants: [], functions: [\"+\"])";
-        let err = Grammar::from_ron(bad_terminal, "g").unwrap_err().to_string();
+        let bad_terminal =
+            "Grammar(name: \"x\", terminals: [\"q\"], constants: [], functions: [\"+\"])";
+        let err = Grammar::from_ron(bad_terminal, "g")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("`terminals`") && err.contains("`q`"), "{err}");
-        let bad_const = "Grammar(name: \"x\", terminals: [\"t\"], constants: [\"1e999\"], functions: [\"+\"])";
+        let bad_const =
+            "Grammar(name: \"x\", terminals: [\"t\"], constants: [\"1e999\"], functions: [\"+\"])";
         let err = Grammar::from_ron(bad_const, "g").unwrap_err().to_string();
-        assert!(err.contains("`constants`") && err.contains("1e999"), "{err}");
-        let bad_fn = "Grammar(name: \"x\", terminals: [\"t\"], constants: [], functions: [\"sin\"])";
+        assert!(
+            err.contains("`constants`") && err.contains("1e999"),
+            "{err}"
+        );
+        let bad_fn =
+            "Grammar(name: \"x\", terminals: [\"t\"], constants: [], functions: [\"sin\"])";
         let err = Grammar::from_ron(bad_fn, "g").unwrap_err().to_string();
         assert!(err.contains("`functions`") && err.contains("sin"), "{err}");
     }

@@ -348,7 +348,13 @@ impl Formula {
     /// # Panics
     /// If the number of operands differs from the operator's arity.
     pub fn apply(op: Op, operands: &[&Formula]) -> Formula {
-        assert_eq!(operands.len(), op.arity(), "`{}` takes {} operand(s)", op.name(), op.arity());
+        assert_eq!(
+            operands.len(),
+            op.arity(),
+            "`{}` takes {} operand(s)",
+            op.name(),
+            op.arity()
+        );
         let mut nodes = Vec::with_capacity(operands.iter().map(|f| f.len()).sum::<usize>() + 1);
         for f in operands {
             nodes.extend_from_slice(&f.nodes);
@@ -493,7 +499,10 @@ impl Formula {
                 used[t.index()] = true;
             }
         }
-        Terminal::ALL.into_iter().filter(|t| used[t.index()]).collect()
+        Terminal::ALL
+            .into_iter()
+            .filter(|t| used[t.index()])
+            .collect()
     }
 
     /// Whether the formula contains no terminal (its value is the same for every page).

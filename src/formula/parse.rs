@@ -242,7 +242,7 @@ impl Parser<'_> {
             let Some(&(c, op)) = ops.iter().find(|(c, _)| after_ws.starts_with(*c)) else {
                 return Ok((i, acc));
             };
-            let (rest, right) = cut(|i| operand(i))(&after_ws[c.len_utf8()..])?;
+            let (rest, right) = cut(&operand)(&after_ws[c.len_utf8()..])?;
             acc.nodes.extend(right.nodes);
             acc.nodes.push(Node::Op(op));
             acc.bare_literal = false;

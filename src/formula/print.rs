@@ -202,8 +202,14 @@ mod tests {
         assert_eq!(p("((t * X) ^ (100.1))"), "(t * X)^100.1");
         assert_eq!(p("t * (2.72 * e^t)^X"), "t * (2.72 * e^t)^X");
         assert_eq!(p("(log(100) + 0.01) * t * X"), "(log(100) + 0.01) * t * X");
-        assert_eq!(p("1 + X/n - 2.73/(t + 2.72) - 10"), "1 + X / n - 2.73 / (t + 2.72) - 10");
-        assert_eq!(p("pow(99.5 * exp(GAD), (t + GAD)^CG)"), "(99.5 * exp(GAD))^(t + GAD)^CG");
+        assert_eq!(
+            p("1 + X/n - 2.73/(t + 2.72) - 10"),
+            "1 + X / n - 2.73 / (t + 2.72) - 10"
+        );
+        assert_eq!(
+            p("pow(99.5 * exp(GAD), (t + GAD)^CG)"),
+            "(99.5 * exp(GAD))^(t + GAD)^CG"
+        );
         assert_eq!(p("(t ^ n) ^ X"), "(t^n)^X");
         assert_eq!(p("t - (n - X)"), "t - (n - X)");
         assert_eq!(p("t - (n + X)"), "t - (n + X)");

@@ -230,7 +230,10 @@ mod tests {
     use super::*;
 
     fn s(text: &str) -> String {
-        text.parse::<Formula>().unwrap().simplify(Closure::Paper).to_string()
+        text.parse::<Formula>()
+            .unwrap()
+            .simplify(Closure::Paper)
+            .to_string()
     }
 
     fn c(text: &str) -> Formula {
@@ -284,7 +287,10 @@ mod tests {
         assert_eq!(c("(t + n) * log(X)"), c("log(X) * (n + t)"));
         assert_eq!(c("1 * (t + 0)"), c("t"));
         assert_ne!(c("t - X"), c("X - t"));
-        assert_eq!(c("t * X").structural_hash(), c("X * t * 1").structural_hash());
+        assert_eq!(
+            c("t * X").structural_hash(),
+            c("X * t * 1").structural_hash()
+        );
         let once = c("exp(CG * (1 + log(t))) + X * n");
         assert_eq!(once.canonical(Closure::Paper), once);
     }

@@ -97,6 +97,9 @@ pub fn run(args: Args) -> Result<()> {
 pub fn parse(text: &str, grammar: &Grammar) -> Result<Formula> {
     Formula::parse(text, grammar).map_err(|e| {
         let column = text[..e.offset.min(text.len())].chars().count();
-        anyhow::anyhow!("cannot read formula:\n  {text}\n  {}^\n{e}", " ".repeat(column))
+        anyhow::anyhow!(
+            "cannot read formula:\n  {text}\n  {}^\n{e}",
+            " ".repeat(column)
+        )
     })
 }
