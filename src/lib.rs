@@ -10,9 +10,11 @@
 //! 1. [`formula`]: the formula language: a postfix arena, parser, printer, simplifier.
 //! 2. [`eval`]: compiles a formula into a program that scores many pages at once.
 //! 3. [`data`]: change-history datasets: loading, unknown cycles, folds, synthesis.
+//! 4. [`sim`]: the daily top-k crawl simulation, its terminals, metrics and baselines.
 //!
 //! See `ARCHITECTURE.md` for the code map and the invariants each layer keeps.
 
 pub mod data;
 pub mod eval;
 pub mod formula;
+pub mod sim;
