@@ -73,10 +73,10 @@ impl Period {
         let mut by_cycle: Vec<Vec<u32>> = vec![Vec::new(); len + 1];
         for (local, &page) in pages.iter().enumerate() {
             let row = dataset.row(page as usize);
-            for d in 1..=len {
+            for (d, list) in by_cycle.iter_mut().enumerate().skip(1) {
                 let k = start + d - 2;
                 if row[k / 64] >> (k % 64) & 1 == 1 {
-                    by_cycle[d].push(local as u32);
+                    list.push(local as u32);
                 }
             }
         }

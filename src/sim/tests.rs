@@ -164,7 +164,7 @@ fn fast_equals_reference_on_random_histories() {
     for case in 0..60 {
         let pages = 1 + lcg(&mut state) as usize % 150;
         let cycles = 3 + lcg(&mut state) as usize % 30;
-        let rate = (lcg(&mut state) % 100) as u64;
+        let rate = lcg(&mut state) % 100;
         let rows: Vec<String> = (0..pages)
             .map(|_| {
                 let page_rate = rate * (lcg(&mut state) % 3) / 2;
