@@ -23,7 +23,7 @@ use super::metrics::{discount, CycleMetrics, IdealDcg, Outcome};
 use super::scorer::ScoreBuffers;
 use super::stats::{PageStats, StatsKey};
 use super::{score_key, tie_key, tie_salt, Period, Scorer, SimConfig};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 const NONE: u32 = u32::MAX;
 
@@ -34,6 +34,10 @@ struct Group {
     stale: u32,
     /// Position in `Fast::live`, or NONE when the group is free.
     live_at: u32,
+    /// Where this cycle's visits move its pages (unchanged, changed): valid when
+    /// `moves_cycle` is the current cycle.
+    moves_to: [u32; 2],
+    moves_cycle: u32,
 }
 
 /// Reusable state and buffers of the fast simulator.
@@ -52,7 +56,9 @@ pub(crate) struct Fast {
     ranked: Vec<(u64, u32)>,
     class: Vec<(u64, u32)>,
     visited: Vec<u32>,
-    moves: HashMap<(u32, bool), u32>,
+    scratch_groups: Vec<u32>,
+    stale_keys: Vec<u64>,
+    below: Vec<u32>,
     buffers: ScoreBuffers,
     ideal: IdealDcg,
 }
@@ -79,6 +85,7 @@ impl Fast {
         first.members.extend(0..pages as u32);
         first.stale = 0;
         first.live_at = 0;
+        first.moves_cycle = 0;
         self.live.push(0);
         self.index.insert(PageStats::default().key(), 0);
         for g in 1..self.groups.len() as u32 {
@@ -105,6 +112,7 @@ impl Fast {
         let group = &mut self.groups[g as usize];
         group.stats = stats;
         group.stale = 0;
+        group.moves_cycle = 0;
         group.live_at = self.live.len() as u32;
         debug_assert!(group.members.is_empty());
         self.live.push(g);
@@ -141,32 +149,82 @@ impl Fast {
         group.members.push(p);
     }
 
-    /// Visits the pages in `self.visited` at cycle `d`; returns how many were stale.
+    /// Visits the pages in `self.visited` at cycle `d`.
     fn visit_all(&mut self, d: u32) {
-        self.moves.clear();
         let visited = std::mem::take(&mut self.visited);
         for &p in &visited {
-            let old = self.group_of[p as usize];
+            let old = self.group_of[p as usize] as usize;
             let changed = self.stale[p as usize];
             if changed {
                 self.stale[p as usize] = false;
-                self.groups[old as usize].stale -= 1;
+                self.groups[old].stale -= 1;
             }
-            let new = match self.moves.get(&(old, changed)) {
-                Some(&g) => g,
-                None => {
-                    let mut stats = self.groups[old as usize].stats;
+            let group = &mut self.groups[old];
+            if group.moves_cycle != d {
+                group.moves_cycle = d;
+                group.moves_to = [NONE; 2];
+            }
+            let new = match group.moves_to[changed as usize] {
+                NONE => {
+                    let mut stats = group.stats;
                     stats.visit(d, changed);
                     // Look the target up before `old` may be freed and reused.
                     let g = self.group_for(stats);
-                    self.moves.insert((old, changed), g);
+                    self.groups[old].moves_to[changed as usize] = g;
                     g
                 }
+                g => g,
             };
             self.leave(p);
             self.join(p, new);
         }
         self.visited = visited;
+    }
+
+    /// Visits every page at cycle `d` (a warm-up cycle): each group splits in two,
+    /// wholesale.
+    fn visit_everyone(&mut self, d: u32) {
+        let olds = std::mem::take(&mut self.scratch_groups);
+        let mut olds = olds;
+        olds.clear();
+        olds.extend_from_slice(&self.live);
+        for &g in &olds {
+            let mut members = std::mem::take(&mut self.groups[g as usize].members);
+            let stats = self.groups[g as usize].stats;
+            // Retire the old group (all its pages leave); it is freed once its pages
+            // have found their new groups, so it cannot be reused as one of them.
+            let group = &mut self.groups[g as usize];
+            group.stale = 0;
+            let live_at = group.live_at as usize;
+            group.live_at = NONE;
+            self.index.remove(&stats.key());
+            self.live.swap_remove(live_at);
+            if let Some(&other) = self.live.get(live_at) {
+                self.groups[other as usize].live_at = live_at as u32;
+            }
+            // Unchanged pages first, then changed ones.
+            let stale = &self.stale;
+            let split = itertools::partition(&mut members, |&p| !stale[p as usize]);
+            for (changed, pages) in [(false, &members[..split]), (true, &members[split..])] {
+                if pages.is_empty() {
+                    continue;
+                }
+                let mut next = stats;
+                next.visit(d, changed);
+                let target = self.group_for(next);
+                let group = &mut self.groups[target as usize];
+                for &p in pages {
+                    self.group_of[p as usize] = target;
+                    self.position[p as usize] = group.members.len() as u32;
+                    group.members.push(p);
+                    self.stale[p as usize] = false;
+                }
+            }
+            members.clear();
+            self.groups[g as usize].members = members;
+            self.free.push(g);
+        }
+        self.scratch_groups = olds;
     }
 
     pub(crate) fn run(&mut self, period: &Period, scorer: &Scorer, config: &SimConfig) -> Outcome {
@@ -187,9 +245,7 @@ impl Fast {
             }
             let cycle = d as u32;
             if d <= warmup {
-                self.visited.clear();
-                self.visited.extend(0..pages as u32);
-                self.visit_all(cycle);
+                self.visit_everyone(cycle);
                 stale_count = 0;
                 continue;
             }
@@ -252,7 +308,9 @@ impl Fast {
                     }
                     taken += size;
                 } else {
-                    // Order the class by tie key (only its first `room` pages if partial).
+                    // The class's pages in tie-key order: take the first `room` (a
+                    // linear selection), and rank its stale pages among them without
+                    // sorting the rest.
                     self.class.clear();
                     for &(_, g) in class_groups {
                         let group = &self.groups[g as usize];
@@ -264,17 +322,34 @@ impl Fast {
                         self.class.select_nth_unstable(take - 1);
                         self.class.truncate(take);
                     }
-                    self.class.sort_unstable();
-                    for (i, &(_, p)) in self.class.iter().enumerate() {
+                    self.stale_keys.clear();
+                    for &(key, p) in &self.class {
                         if self.stale[p as usize] {
-                            found += 1;
-                            dcg += discount(taken + i + 1);
+                            self.stale_keys.push(key);
                         }
                         let g = self.group_of[p as usize] as usize;
                         if self.groups[g].stats.last_visit as usize <= warmup {
                             newly += 1;
                         }
                         self.visited.push(p);
+                    }
+                    if !self.stale_keys.is_empty() {
+                        self.stale_keys.sort_unstable();
+                        // below[j]: fresh pages ranked after j stale pages of the class.
+                        self.below.clear();
+                        self.below.resize(self.stale_keys.len() + 1, 0);
+                        for &(key, p) in &self.class {
+                            if !self.stale[p as usize] {
+                                let j = self.stale_keys.partition_point(|&s| s < key);
+                                self.below[j] += 1;
+                            }
+                        }
+                        let mut fresh_before = 0usize;
+                        for j in 0..self.stale_keys.len() {
+                            fresh_before += self.below[j] as usize;
+                            dcg += discount(taken + 1 + j + fresh_before);
+                        }
+                        found += self.stale_keys.len();
                     }
                     taken += take;
                 }
