@@ -11,10 +11,12 @@
 //! 2. [`eval`]: compiles a formula into a program that scores many pages at once.
 //! 3. [`data`]: change-history datasets: loading, unknown cycles, folds, synthesis.
 //! 4. [`sim`]: the daily top-k crawl simulation, its terminals, metrics and baselines.
+//! 5. [`gp`]: the genetic programming engine, generic over a fitness trait.
 //!
 //! See `ARCHITECTURE.md` for the code map and the invariants each layer keeps.
 
 pub mod data;
 pub mod eval;
 pub mod formula;
+pub mod gp;
 pub mod sim;
