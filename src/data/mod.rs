@@ -13,9 +13,44 @@
 //! assert!(d.is_unknown(1, 2));
 //! ```
 //!
+//! The submodules build on it:
+//!
+//! - [`text`]: the SPEC §1 text format, read (streaming, strict) and written;
+//! - [`cache`]: a compact, versioned, checksummed binary copy that loads faster;
+//! - [`unknown`]: policies for unknown cycles (the paper's by default);
+//! - [`log`]: turning crawl logs (`url, fetch_time, content_hash`) into a history;
+//! - [`synth`]: a realistic synthetic generator driven by RON presets;
+//! - [`split`]: the temporal cross-validation of SPEC §2;
+//! - [`stats`]: summary figures of a history.
+//!
+//! One entry point reads any stored history: [`load`] detects the binary cache by its
+//! magic bytes, else reads text, then resolves unknown cycles by [`LoadOptions::unknown`]
+//! and reports what it did:
+//!
+//! ```no_run
+//! use freshgp::data::{load, LoadOptions};
+//!
+//! let loaded = load("datasets/brdc12-sample.tsv".as_ref(), &LoadOptions::default())?;
+//! println!("{} pages, {} dropped", loaded.dataset.pages(), loaded.report.unknown.pages_dropped);
+//! # Ok::<(), freshgp::data::DataError>(())
+//! ```
+//!
 //! **Invariant:** this module knows nothing of formulas, simulation or GP.
 
+pub mod cache;
+pub mod log;
+pub mod split;
+pub mod stats;
+pub mod synth;
+pub mod text;
+pub mod unknown;
+
 use std::fmt;
+use std::io::{BufRead, BufReader};
+use std::ops::RangeInclusive;
+use std::path::Path;
+
+pub use unknown::{UnknownPolicy, UnknownReport};
 
 /// Why a dataset could not be built or read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -38,6 +73,59 @@ pub enum DataError {
         /// The file (or other origin).
         file: String,
     },
+    /// The file could not be opened, read or written.
+    #[error("{file}: {reason}")]
+    Io {
+        /// The file.
+        file: String,
+        /// The operating system's message.
+        reason: String,
+    },
+    /// A binary cache that is truncated, corrupt, foreign or of another version.
+    #[error("{file}: not a usable freshgp binary cache: {reason}")]
+    Cache {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A value that cannot be stored or generated (e.g. an id holding a TAB, a bad preset).
+    #[error("{what}: {reason}")]
+    Invalid {
+        /// What was being checked (a field, a page, a preset).
+        what: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl DataError {
+    pub(crate) fn io(file: &str, err: &std::io::Error) -> DataError {
+        DataError::Io {
+            file: file.to_string(),
+            reason: err.to_string(),
+        }
+    }
+}
+
+/// Page ids stored in one string arena (one allocation instead of one per page).
+#[derive(Clone, PartialEq, Default)]
+struct Ids {
+    text: String,
+    /// `ends[p]` = end of page p's id in `text`; page p starts at `ends[p - 1]` (or 0).
+    ends: Vec<usize>,
+}
+
+impl Ids {
+    fn get(&self, p: usize) -> &str {
+        let start = if p == 0 { 0 } else { self.ends[p - 1] };
+        &self.text[start..self.ends[p]]
+    }
+
+    fn push(&mut self, id: &str) {
+        self.text.push_str(id);
+        self.ends.push(self.text.len());
+    }
 }
 
 /// A change history: P pages × D cycles.
@@ -51,7 +139,7 @@ pub struct Dataset {
     words: usize,
     bits: Vec<u64>,
     unknown: Vec<u64>,
-    ids: Option<Vec<String>>,
+    ids: Option<Ids>,
     hosts: Option<Vec<u32>>,
     host_names: Vec<String>,
     weights: Option<Vec<f64>>,
@@ -214,7 +302,17 @@ impl Dataset {
 
     /// Page `p`'s id, if the dataset has ids.
     pub fn id(&self, p: usize) -> Option<&str> {
-        self.ids.as_ref().map(|ids| ids[p].as_str())
+        self.ids.as_ref().map(|ids| ids.get(p))
+    }
+
+    /// Whether the dataset has page ids.
+    pub fn has_ids(&self) -> bool {
+        self.ids.is_some()
+    }
+
+    /// Whether the dataset has hosts.
+    pub fn has_hosts(&self) -> bool {
+        self.hosts.is_some()
     }
 
     /// Sets the page ids (one per page).
@@ -223,7 +321,14 @@ impl Dataset {
     /// If the number of ids differs from the number of pages.
     pub fn set_ids(&mut self, ids: Vec<String>) {
         assert_eq!(ids.len(), self.pages, "one id per page");
-        self.ids = Some(ids);
+        let mut arena = Ids {
+            text: String::with_capacity(ids.iter().map(String::len).sum()),
+            ends: Vec::with_capacity(ids.len()),
+        };
+        for id in &ids {
+            arena.push(id);
+        }
+        self.ids = Some(arena);
     }
 
     /// Page `p`'s host index into [`Dataset::host_names`], if the dataset has hosts.
@@ -268,6 +373,220 @@ impl Dataset {
     pub fn has_weights(&self) -> bool {
         self.weights.is_some()
     }
+
+    /// Number of unknown cycles over all pages.
+    pub fn unknown_count(&self) -> usize {
+        self.unknown.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Number of changes (`1` cycles) of page `p`.
+    pub fn changes_of(&self, p: usize) -> usize {
+        self.row(p).iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// The pages `pages` (indices, in the order given) as a new dataset, with their ids,
+    /// hosts and weights. Host names are kept whole, so host indices stay valid.
+    ///
+    /// # Panics
+    /// If an index is out of range.
+    pub fn subset(&self, pages: &[u32]) -> Dataset {
+        let mut d = Dataset::new(pages.len(), self.cycles);
+        let w = self.words;
+        for (i, &p) in pages.iter().enumerate() {
+            let p = p as usize;
+            d.bits[i * w..(i + 1) * w].copy_from_slice(self.row(p));
+            d.unknown[i * w..(i + 1) * w].copy_from_slice(self.unknown_row(p));
+        }
+        if let Some(ids) = &self.ids {
+            let mut arena = Ids::default();
+            for &p in pages {
+                arena.push(ids.get(p as usize));
+            }
+            d.ids = Some(arena);
+        }
+        if let Some(hosts) = &self.hosts {
+            d.hosts = Some(pages.iter().map(|&p| hosts[p as usize]).collect());
+            d.host_names = self.host_names.clone();
+        }
+        if let Some(weights) = &self.weights {
+            d.weights = Some(pages.iter().map(|&p| weights[p as usize]).collect());
+        }
+        d
+    }
+
+    /// The cycles `range` (1-based, inclusive) of every page as a new dataset whose cycles
+    /// are renumbered from 1 (SPEC §2: each period is simulated on its own).
+    ///
+    /// # Panics
+    /// If the range is empty or reaches past [`Dataset::cycles`].
+    pub fn cycle_range(&self, range: RangeInclusive<usize>) -> Dataset {
+        let (first, last) = (*range.start(), *range.end());
+        assert!(
+            first >= 1 && first <= last && last <= self.cycles,
+            "cycle range {first}..={last} out of 1..={}",
+            self.cycles
+        );
+        let mut d = Dataset::new(self.pages, last - first + 1);
+        d.ids = self.ids.clone();
+        d.hosts = self.hosts.clone();
+        d.host_names = self.host_names.clone();
+        d.weights = self.weights.clone();
+        for p in 0..self.pages {
+            for (dst, src) in [(&mut d.bits, &self.bits), (&mut d.unknown, &self.unknown)] {
+                let row = &src[p * self.words..(p + 1) * self.words];
+                let out = &mut dst[p * d.words..(p + 1) * d.words];
+                for (j, slot) in out.iter_mut().enumerate() {
+                    *slot = extract_bits(row, first - 1 + 64 * j, (last + 1 - first - 64 * j).min(64));
+                }
+            }
+        }
+        d
+    }
+
+    /// Builds a dataset from packed rows (crate-internal: loaders check the invariant).
+    pub(crate) fn from_parts(
+        pages: usize,
+        cycles: usize,
+        bits: Vec<u64>,
+        unknown: Vec<u64>,
+    ) -> Dataset {
+        let words = cycles.div_ceil(64).max(1);
+        debug_assert_eq!(bits.len(), pages * words);
+        debug_assert_eq!(unknown.len(), pages * words);
+        Dataset {
+            pages,
+            cycles,
+            words,
+            bits,
+            unknown,
+            ids: None,
+            hosts: None,
+            host_names: Vec::new(),
+            weights: None,
+        }
+    }
+
+    /// Sets ids from an arena (crate-internal, used by loaders).
+    pub(crate) fn set_id_arena(&mut self, text: String, ends: Vec<usize>) {
+        debug_assert_eq!(ends.len(), self.pages);
+        self.ids = Some(Ids { text, ends });
+    }
+
+    /// The id arena: all ids concatenated and their end offsets (crate-internal).
+    pub(crate) fn id_arena(&self) -> Option<(&str, &[usize])> {
+        self.ids.as_ref().map(|i| (i.text.as_str(), i.ends.as_slice()))
+    }
+
+    /// Mutable access to page `p`'s bits and unknown mask (crate-internal).
+    pub(crate) fn rows_mut(&mut self, p: usize) -> (&mut [u64], &mut [u64]) {
+        let r = p * self.words..(p + 1) * self.words;
+        (&mut self.bits[r.clone()], &mut self.unknown[r])
+    }
+
+    /// All change words and unknown words (crate-internal, for the cache writer).
+    pub(crate) fn raw_words(&self) -> (&[u64], &[u64]) {
+        (&self.bits, &self.unknown)
+    }
+
+    /// Host indices per page (crate-internal).
+    pub(crate) fn host_indices(&self) -> Option<&[u32]> {
+        self.hosts.as_deref()
+    }
+
+    /// Weights per page (crate-internal).
+    pub(crate) fn weight_values(&self) -> Option<&[f64]> {
+        self.weights.as_deref()
+    }
+}
+
+/// `len` (<= 64) bits of `row` starting at bit `start`.
+fn extract_bits(row: &[u64], start: usize, len: usize) -> u64 {
+    let (w, s) = (start / 64, start % 64);
+    let mut v = row[w] >> s;
+    if s != 0 && w + 1 < row.len() {
+        v |= row[w + 1] << (64 - s);
+    }
+    if len < 64 {
+        v &= (1u64 << len) - 1;
+    }
+    v
+}
+
+/// How [`load`] reads a history.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoadOptions {
+    /// What to do with unknown cycles (default: the paper's policy, SPEC §1).
+    pub unknown: UnknownPolicy,
+}
+
+/// Which on-disk format a history was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// The SPEC §1 text format.
+    Text,
+    /// The binary cache of [`cache`].
+    Binary,
+}
+
+/// What [`load`] did besides reading.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LoadReport {
+    /// The format detected.
+    pub format: Format,
+    /// Pages in the file, before any was dropped.
+    pub pages_read: usize,
+    /// What the unknown-cycle policy did.
+    pub unknown: UnknownReport,
+}
+
+/// A loaded history: the dataset with unknown cycles resolved, and the report.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The history, ready to simulate (no unknown cycle unless the policy keeps them).
+    pub dataset: Dataset,
+    /// What was read and what the unknown-cycle policy changed.
+    pub report: LoadReport,
+}
+
+/// Reads a history as stored (unknown cycles kept as `?`), from text or from the binary
+/// cache, detected by its magic bytes.
+pub fn read_raw(path: &Path) -> Result<(Dataset, Format), DataError> {
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|e| DataError::io(&name, &e))?;
+    let len = file.metadata().map_err(|e| DataError::io(&name, &e))?.len();
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let head = reader.fill_buf().map_err(|e| DataError::io(&name, &e))?;
+    if head.starts_with(&cache::MAGIC) {
+        Ok((cache::read(&mut reader, &name, len)?, Format::Binary))
+    } else {
+        Ok((text::read(reader, &name)?, Format::Text))
+    }
+}
+
+/// Reads a history (text or binary cache) and resolves its unknown cycles by
+/// `options.unknown`. This is the one loading path the rest of freshgp uses.
+pub fn load(path: &Path, options: &LoadOptions) -> Result<Loaded, DataError> {
+    let (raw, format) = read_raw(path)?;
+    let pages_read = raw.pages();
+    let (dataset, unknown) = options.unknown.apply(raw);
+    if dataset.pages() == 0 {
+        return Err(DataError::Invalid {
+            what: path.display().to_string(),
+            reason: format!(
+                "every page was dropped by the unknown-cycle policy `{}` ({} pages read)",
+                options.unknown, pages_read
+            ),
+        });
+    }
+    Ok(Loaded {
+        dataset,
+        report: LoadReport {
+            format,
+            pages_read,
+            unknown,
+        },
+    })
 }
 
 #[cfg(test)]
@@ -303,6 +622,30 @@ mod tests {
         let e = Dataset::from_bit_strings(&["0101", "01"]).unwrap_err();
         assert!(e.to_string().starts_with("<bits>:2:3: 2 cycles"), "{e}");
         assert!(Dataset::from_bit_strings(&[]).is_err());
+    }
+
+    #[test]
+    fn subset_and_cycle_range() {
+        let mut d = Dataset::from_bit_strings(&["0101?", "11000", "00111"]).unwrap();
+        d.set_ids(vec!["a".into(), "bb".into(), "".into()]);
+        d.set_hosts(vec![0, 1, 0], vec!["x".into(), "y".into()]);
+        let s = d.subset(&[2, 0]);
+        assert_eq!(s.pages(), 2);
+        assert_eq!((s.id(0), s.id(1)), (Some(""), Some("a")));
+        assert_eq!((s.host(0), s.host(1)), (Some(0), Some(0)));
+        assert!(s.changed(0, 3) && s.is_unknown(1, 5));
+        let c = d.cycle_range(2..=4);
+        assert_eq!(c.cycles(), 3);
+        assert!(c.changed(0, 1) && !c.changed(0, 2) && c.changed(0, 3));
+        assert!(c.changed(1, 1) && !c.changed(1, 2));
+        assert_eq!(c.id(1), Some("bb"));
+        // across word boundaries
+        let row: String = (0..150).map(|k| if k % 7 == 0 { '1' } else { '0' }).collect();
+        let d = Dataset::from_bit_strings(&[&row]).unwrap();
+        let c = d.cycle_range(60..=140);
+        for k in 60..=140 {
+            assert_eq!(c.changed(0, k - 59), (k - 1) % 7 == 0, "cycle {k}");
+        }
     }
 
     #[test]

@@ -1,0 +1,386 @@
+//! A compact binary copy of a history (unknown cycles kept), versioned and checksummed.
+//!
+//! It stores exactly what the text holds, so text → cache → text is lossless, and loads
+//! without parsing. [`super::load`] recognises it by its first 8 bytes ([`MAGIC`]).
+//!
+//! Layout (version 1, all integers little-endian):
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 8 | magic `\x89FGPDAT\n` (non-UTF-8 first byte; the `\n` catches newline translation) |
+//! | 4 | version (`1`) |
+//! | 4 | flags: bit 0 ids, bit 1 hosts, bit 2 weights |
+//! | 8 + 8 | pages P, cycles D |
+//! | 8·P·W, twice | change words, then unknown words (W = ⌈D/64⌉ per page) |
+//! | ids | 8 (text length T), 8·P (end offset of each id), T bytes UTF-8 |
+//! | hosts | 8 (name count H), per name 4 (length) + bytes, then 4·P host indices |
+//! | weights | 8·P `f64` |
+//! | 4 | CRC-32 of every byte before it; the file ends here |
+//!
+//! Every size is checked against the file length before anything is allocated, and every
+//! invariant of [`Dataset`] is checked after reading, so a truncated, corrupt or foreign
+//! file is a clear error, never a panic or a huge allocation.
+//!
+//! ```
+//! use freshgp::data::{cache, Dataset};
+//!
+//! let d = Dataset::from_bit_strings(&["01?1", "0000"]).unwrap();
+//! let mut bytes = Vec::new();
+//! cache::write(&d, &mut bytes).unwrap();
+//! let back = cache::read(&mut &bytes[..], "<mem>", bytes.len() as u64).unwrap();
+//! assert_eq!(back, d);
+//! assert!(cache::read(&mut &bytes[..20], "<mem>", 20).is_err());
+//! ```
+
+use super::{DataError, Dataset};
+use std::io::{Read, Write};
+
+/// The first 8 bytes of every cache file.
+pub const MAGIC: [u8; 8] = *b"\x89FGPDAT\n";
+/// The format version this build writes and reads.
+pub const VERSION: u32 = 1;
+
+const HAS_IDS: u32 = 1;
+const HAS_HOSTS: u32 = 2;
+const HAS_WEIGHTS: u32 = 4;
+
+/// Writes `d` as a binary cache.
+pub fn write<W: Write>(d: &Dataset, out: W) -> Result<(), DataError> {
+    let mut w = CrcWriter {
+        out: std::io::BufWriter::with_capacity(1 << 20, out),
+        crc: crc32fast::Hasher::new(),
+    };
+    let io = |e: std::io::Error| DataError::io("<output>", &e);
+    let flags = (d.has_ids() as u32 * HAS_IDS)
+        | (d.has_hosts() as u32 * HAS_HOSTS)
+        | (d.has_weights() as u32 * HAS_WEIGHTS);
+    w.put(&MAGIC).map_err(io)?;
+    w.put(&VERSION.to_le_bytes()).map_err(io)?;
+    w.put(&flags.to_le_bytes()).map_err(io)?;
+    w.put(&(d.pages() as u64).to_le_bytes()).map_err(io)?;
+    w.put(&(d.cycles() as u64).to_le_bytes()).map_err(io)?;
+    let (bits, unknown) = d.raw_words();
+    w.words(bits).map_err(io)?;
+    w.words(unknown).map_err(io)?;
+    if let Some((text, ends)) = d.id_arena() {
+        w.put(&(text.len() as u64).to_le_bytes()).map_err(io)?;
+        let ends: Vec<u64> = ends.iter().map(|&e| e as u64).collect();
+        w.words(&ends).map_err(io)?;
+        w.put(text.as_bytes()).map_err(io)?;
+    }
+    if let Some(hosts) = d.host_indices() {
+        w.put(&(d.host_names().len() as u64).to_le_bytes()).map_err(io)?;
+        for name in d.host_names() {
+            let len = u32::try_from(name.len()).map_err(|_| DataError::Invalid {
+                what: "host name".into(),
+                reason: "longer than 4 GiB".into(),
+            })?;
+            w.put(&len.to_le_bytes()).map_err(io)?;
+            w.put(name.as_bytes()).map_err(io)?;
+        }
+        let mut buf = Vec::with_capacity(4 * hosts.len());
+        for h in hosts {
+            buf.extend_from_slice(&h.to_le_bytes());
+        }
+        w.put(&buf).map_err(io)?;
+    }
+    if let Some(weights) = d.weight_values() {
+        let bits: Vec<u64> = weights.iter().map(|w| w.to_bits()).collect();
+        w.words(&bits).map_err(io)?;
+    }
+    let crc = w.crc.clone().finalize();
+    w.out.write_all(&crc.to_le_bytes()).map_err(io)?;
+    w.out.flush().map_err(io)
+}
+
+/// Writes `d` to a new binary cache file at `path`.
+pub fn write_file(d: &Dataset, path: &std::path::Path) -> Result<(), DataError> {
+    let name = path.display().to_string();
+    let f = std::fs::File::create(path).map_err(|e| DataError::io(&name, &e))?;
+    write(d, f).map_err(|e| match e {
+        DataError::Io { reason, .. } => DataError::Io { file: name, reason },
+        other => other,
+    })
+}
+
+/// Reads a binary cache of `len` bytes (the whole file, magic included) from `input`;
+/// `file` names it in errors.
+pub fn read<R: Read>(input: &mut R, file: &str, len: u64) -> Result<Dataset, DataError> {
+    let mut r = CrcReader {
+        input,
+        crc: crc32fast::Hasher::new(),
+        left: len,
+        file,
+    };
+    let mut magic = [0u8; 8];
+    r.bytes_into(&mut magic)?;
+    if magic != MAGIC {
+        return Err(r.bad("wrong magic bytes (not a freshgp cache)"));
+    }
+    let version = r.u32()?;
+    if version != VERSION {
+        return Err(r.bad(&format!(
+            "format version {version}, this build reads version {VERSION}"
+        )));
+    }
+    let flags = r.u32()?;
+    if flags & !(HAS_IDS | HAS_HOSTS | HAS_WEIGHTS) != 0 {
+        return Err(r.bad(&format!("unknown flags 0x{flags:x}")));
+    }
+    let pages = r.u64()?;
+    let cycles = r.u64()?;
+    if cycles == 0 || pages == 0 {
+        return Err(r.bad("zero pages or zero cycles"));
+    }
+    if pages > u32::MAX as u64 {
+        return Err(r.bad("more than 2^32 pages"));
+    }
+    let words = cycles.div_ceil(64);
+    let n = r.fits(pages.checked_mul(words), 16)?;
+    let (pages, cycles) = (pages as usize, cycles as usize);
+    let bits = r.words(n)?;
+    let unknown = r.words(n)?;
+    let wpp = words as usize;
+    for p in 0..pages {
+        for j in 0..wpp {
+            let (b, u) = (bits[p * wpp + j], unknown[p * wpp + j]);
+            if b & u != 0 {
+                return Err(r.bad(&format!("page {} has a cycle both changed and unknown", p + 1)));
+            }
+            let used = (cycles - 64 * j).min(64);
+            if used < 64 && (b | u) >> used != 0 {
+                return Err(r.bad(&format!("page {} has bits past its last cycle", p + 1)));
+            }
+        }
+    }
+    let mut d = Dataset::from_parts(pages, cycles, bits, unknown);
+    if flags & HAS_IDS != 0 {
+        let text_len = r.u64()?;
+        let ends = r.words(r.fits(Some(pages as u64), 8)?)?;
+        let text_len = r.fits(Some(text_len), 1)?;
+        let mut text = vec![0u8; text_len];
+        r.bytes_into(&mut text)?;
+        let text = String::from_utf8(text).map_err(|_| r.bad("page ids are not UTF-8"))?;
+        let mut prev = 0u64;
+        for &e in &ends {
+            if e < prev || e > text_len as u64 || !text.is_char_boundary(e as usize) {
+                return Err(r.bad("page id offsets out of order or out of range"));
+            }
+            prev = e;
+        }
+        if prev != text_len as u64 {
+            return Err(r.bad("page id offsets do not cover the id text"));
+        }
+        d.set_id_arena(text, ends.into_iter().map(|e| e as usize).collect());
+    }
+    if flags & HAS_HOSTS != 0 {
+        let count = r.u64()?;
+        let count = r.fits(Some(count), 4)?;
+        let mut names = Vec::with_capacity(count);
+        for _ in 0..count {
+            let len = r.u32()? as u64;
+            let len = r.fits(Some(len), 1)?;
+            let mut b = vec![0u8; len];
+            r.bytes_into(&mut b)?;
+            names.push(String::from_utf8(b).map_err(|_| r.bad("a host name is not UTF-8"))?);
+        }
+        r.fits(Some(pages as u64), 4)?;
+        let mut b = vec![0u8; 4 * pages];
+        r.bytes_into(&mut b)?;
+        let hosts: Vec<u32> = b
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        if hosts.iter().any(|&h| h as usize >= names.len()) {
+            return Err(r.bad("a host index is out of range"));
+        }
+        d.set_hosts(hosts, names);
+    }
+    if flags & HAS_WEIGHTS != 0 {
+        let weights: Vec<f64> = r
+            .words(r.fits(Some(pages as u64), 8)?)?
+            .into_iter()
+            .map(f64::from_bits)
+            .collect();
+        if weights.iter().any(|w| !w.is_finite() || *w < 0.0) {
+            return Err(r.bad("a weight is not a finite number >= 0"));
+        }
+        d.set_weights(weights);
+    }
+    let expected = r.crc.clone().finalize();
+    let mut crc = [0u8; 4];
+    r.bytes_into(&mut crc)?;
+    if u32::from_le_bytes(crc) != expected {
+        return Err(r.bad("checksum mismatch (the file is corrupt)"));
+    }
+    if r.left != 0 {
+        return Err(r.bad(&format!("{} unexpected bytes after the end", r.left)));
+    }
+    Ok(d)
+}
+
+/// Reads a binary cache file.
+pub fn read_file(path: &std::path::Path) -> Result<Dataset, DataError> {
+    let name = path.display().to_string();
+    let f = std::fs::File::open(path).map_err(|e| DataError::io(&name, &e))?;
+    let len = f.metadata().map_err(|e| DataError::io(&name, &e))?.len();
+    read(&mut std::io::BufReader::with_capacity(1 << 20, f), &name, len)
+}
+
+struct CrcWriter<W: Write> {
+    out: W,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: Write> CrcWriter<W> {
+    fn put(&mut self, b: &[u8]) -> std::io::Result<()> {
+        self.crc.update(b);
+        self.out.write_all(b)
+    }
+
+    fn words(&mut self, words: &[u64]) -> std::io::Result<()> {
+        let mut buf = Vec::with_capacity(8 * 8192);
+        for chunk in words.chunks(8192) {
+            buf.clear();
+            for w in chunk {
+                buf.extend_from_slice(&w.to_le_bytes());
+            }
+            self.put(&buf)?;
+        }
+        Ok(())
+    }
+}
+
+struct CrcReader<'a, R: Read> {
+    input: &'a mut R,
+    crc: crc32fast::Hasher,
+    left: u64,
+    file: &'a str,
+}
+
+impl<R: Read> CrcReader<'_, R> {
+    fn bad(&self, reason: &str) -> DataError {
+        DataError::Cache {
+            file: self.file.to_string(),
+            reason: reason.to_string(),
+        }
+    }
+
+    /// Checks that `count` items of `size` bytes fit in what is left of the file.
+    fn fits(&self, count: Option<u64>, size: u64) -> Result<usize, DataError> {
+        match count.and_then(|c| c.checked_mul(size).map(|b| (c, b))) {
+            Some((c, bytes)) if bytes <= self.left => Ok(c as usize),
+            _ => Err(self.bad("truncated (a section is longer than the rest of the file)")),
+        }
+    }
+
+    fn bytes_into(&mut self, buf: &mut [u8]) -> Result<(), DataError> {
+        if buf.len() as u64 > self.left {
+            return Err(self.bad("truncated (ends early)"));
+        }
+        self.input.read_exact(buf).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                self.bad("truncated (ends early)")
+            } else {
+                DataError::io(self.file, &e)
+            }
+        })?;
+        self.left -= buf.len() as u64;
+        self.crc.update(buf);
+        Ok(())
+    }
+
+    fn u32(&mut self) -> Result<u32, DataError> {
+        let mut b = [0u8; 4];
+        self.bytes_into(&mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    fn u64(&mut self) -> Result<u64, DataError> {
+        let mut b = [0u8; 8];
+        self.bytes_into(&mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    fn words(&mut self, n: usize) -> Result<Vec<u64>, DataError> {
+        self.fits(Some(n as u64), 8)?;
+        let mut out = Vec::with_capacity(n);
+        let mut buf = vec![0u8; 8 * 8192];
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(8192);
+            self.bytes_into(&mut buf[..8 * k])?;
+            out.extend(
+                buf[..8 * k]
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))),
+            );
+            left -= k;
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::text;
+
+    fn sample() -> Dataset {
+        text::read(
+            "0?1\tp1\th1\tweight=2.5\n111\tpé\th2\tweight=1\n000\tp3\t\tweight=0\n".as_bytes(),
+            "s",
+        )
+        .unwrap()
+    }
+
+    fn bytes(d: &Dataset) -> Vec<u8> {
+        let mut b = Vec::new();
+        write(d, &mut b).unwrap();
+        b
+    }
+
+    #[test]
+    fn round_trip() {
+        for d in [sample(), Dataset::from_bit_strings(&["1".repeat(130).as_str()]).unwrap()] {
+            let b = bytes(&d);
+            assert_eq!(read(&mut &b[..], "x", b.len() as u64).unwrap(), d);
+        }
+    }
+
+    #[test]
+    fn every_truncation_and_corruption_is_an_error() {
+        let b = bytes(&sample());
+        for cut in 0..b.len() {
+            let e = read(&mut &b[..cut], "c.bin", cut as u64).unwrap_err();
+            assert!(matches!(e, DataError::Cache { .. }), "cut {cut}: {e}");
+        }
+        for i in 0..b.len() {
+            let mut c = b.clone();
+            c[i] ^= 0x40;
+            assert!(read(&mut &c[..], "c.bin", c.len() as u64).is_err(), "flip at {i}");
+        }
+        let mut longer = b.clone();
+        longer.push(0);
+        let e = read(&mut &longer[..], "c.bin", longer.len() as u64).unwrap_err();
+        assert!(e.to_string().contains("unexpected bytes"), "{e}");
+        let mut v2 = b.clone();
+        v2[8] = 2;
+        let e = read(&mut &v2[..], "c.bin", v2.len() as u64).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "c.bin: not a usable freshgp binary cache: format version 2, this build reads version 1"
+        );
+    }
+
+    #[test]
+    fn huge_declared_sizes_do_not_allocate() {
+        let mut b = MAGIC.to_vec();
+        b.extend_from_slice(&1u32.to_le_bytes());
+        b.extend_from_slice(&0u32.to_le_bytes());
+        b.extend_from_slice(&(u32::MAX as u64).to_le_bytes());
+        b.extend_from_slice(&u64::MAX.to_le_bytes());
+        let e = read(&mut &b[..], "h", b.len() as u64).unwrap_err();
+        assert!(e.to_string().contains("truncated"), "{e}");
+    }
+}

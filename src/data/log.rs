@@ -1,0 +1,443 @@
+//! From crawl logs to a change history: how a crawler operator gets a dataset.
+//!
+//! Input: one fetch per line, `url<TAB>fetch_time<TAB>content_hash[<TAB>status]`.
+//! - `fetch_time`: RFC 3339 (`2012-03-01T08:15:00Z`, any offset) or Unix seconds (an
+//!   integer, optionally with a fractional part, which is dropped).
+//! - `content_hash`: any text identifying the content (compared for equality only; stored
+//!   as a 64-bit hash of the text). Empty = the fetch failed.
+//! - `status` (optional): an HTTP status code. 2xx = success; 304 = success, content
+//!   unchanged (the hash may then be empty); anything else = failed. Empty = no status.
+//! - Blank lines and lines starting with `#` are ignored; lines may come in any order.
+//!
+//! Output: one page per distinct URL (in order of first appearance), its id the URL and its
+//! host the URL's host (lower-cased by the `url` crate's WHATWG parsing). Cycles are
+//! consecutive windows of [`LogOptions::cycle`] seconds aligned to the Unix epoch (so `1d`
+//! = UTC days), from the first to the last window holding any fetch. Cycle d of a page is
+//! - `1` when some successful fetch in it has a hash different from the previous
+//!   successful fetch of the page (in time order; ties in time keep line order);
+//! - `0` when it has a successful fetch and none differs (the first successful fetch of a
+//!   page sets its reference copy, so its cycle is `0` unless a later fetch in the same
+//!   cycle differs);
+//! - `?` when the page has no successful fetch in it.
+//!
+//! ```
+//! use freshgp::data::log::{from_log, LogOptions};
+//!
+//! let log = "http://a.org/x\t2024-01-01T10:00:00Z\th1\n\
+//!            http://a.org/x\t1704196800\th2\n\
+//!            http://a.org/x\t2024-01-04T00:00:00+00:00\th2\t200\n";
+//! let (d, report) = from_log(log.as_bytes(), "crawl.log", &LogOptions::default()).unwrap();
+//! assert_eq!((d.pages(), d.cycles()), (1, 4));
+//! assert!(d.changed(0, 2) && d.is_unknown(0, 3) && !d.changed(0, 4));
+//! assert_eq!(d.host_names(), ["a.org"]);
+//! assert_eq!(report.fetches, 3);
+//! ```
+
+use super::{DataError, Dataset};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::io::BufRead;
+
+/// What to do with a malformed log line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnError {
+    /// Skip it and count it (the first few are kept in the report).
+    #[default]
+    Skip,
+    /// Stop with its error.
+    Stop,
+}
+
+/// How to read a log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogOptions {
+    /// Cycle length in seconds (default one day).
+    pub cycle: u64,
+    /// Malformed lines: skip or stop.
+    pub on_error: OnError,
+}
+
+impl Default for LogOptions {
+    fn default() -> Self {
+        LogOptions {
+            cycle: 86_400,
+            on_error: OnError::Skip,
+        }
+    }
+}
+
+/// What reading a log found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LogReport {
+    /// Lines read (all of them).
+    pub lines: usize,
+    /// Fetch lines accepted.
+    pub fetches: usize,
+    /// Of those, failed fetches.
+    pub failed_fetches: usize,
+    /// Malformed lines skipped.
+    pub skipped: usize,
+    /// The first malformed lines' errors (at most 20).
+    pub errors: Vec<DataError>,
+    /// Start of cycle 1, Unix seconds.
+    pub first_cycle_start: i64,
+}
+
+/// Parses a cycle length: a positive integer and a unit `s`, `m`, `h`, `d` or `w`
+/// (`1d`, `6h`, `90m`); returns seconds.
+///
+/// ```
+/// assert_eq!(freshgp::data::log::parse_cycle("6h"), Ok(21_600));
+/// assert!(freshgp::data::log::parse_cycle("0d").is_err());
+/// ```
+pub fn parse_cycle(s: &str) -> Result<u64, String> {
+    let unit_at = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (n, unit) = s.split_at(unit_at);
+    let n: u64 = n
+        .parse()
+        .map_err(|_| format!("cycle length `{s}`: expected a number and a unit, e.g. 1d or 6h"))?;
+    let mult = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3_600,
+        "d" => 86_400,
+        "w" => 604_800,
+        _ => return Err(format!("cycle length `{s}`: unit must be s, m, h, d or w")),
+    };
+    match n.checked_mul(mult) {
+        Some(0) | None => Err(format!("cycle length `{s}` must be between 1s and 2^64 s")),
+        Some(v) if v > i64::MAX as u64 => Err(format!("cycle length `{s}` is too long")),
+        Some(v) => Ok(v),
+    }
+}
+
+/// Parses a fetch time (RFC 3339 or Unix seconds) into Unix seconds (rounded down).
+pub fn parse_time(s: &str) -> Result<i64, String> {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    if !digits.is_empty() && digits.starts_with(|c: char| c.is_ascii_digit()) && !digits.contains(['-', ':', 'T', 't']) {
+        let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+        if !int.is_empty()
+            && int.bytes().all(|b| b.is_ascii_digit())
+            && frac.bytes().all(|b| b.is_ascii_digit())
+        {
+            let v: i64 = int.parse().map_err(|_| format!("`{s}`: Unix time out of range"))?;
+            return Ok(if s.starts_with('-') {
+                -v - i64::from(frac.bytes().any(|b| b != b'0'))
+            } else {
+                v
+            });
+        }
+        return Err(format!("`{s}` is neither Unix seconds nor RFC 3339"));
+    }
+    time::OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339)
+        .map(|t| t.unix_timestamp())
+        .map_err(|e| format!("`{s}` is neither Unix seconds nor RFC 3339 ({e})"))
+}
+
+#[derive(Clone, Copy)]
+struct Fetch {
+    time: i64,
+    hash: u64,
+    page: u32,
+    seq: u32,
+    kind: Kind,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Failed,
+    Content,
+    NotModified,
+}
+
+/// Reads a crawl log into a history (unknown cycles kept as `?`); `file` names it in errors.
+pub fn from_log<R: BufRead>(
+    mut reader: R,
+    file: &str,
+    options: &LogOptions,
+) -> Result<(Dataset, LogReport), DataError> {
+    if options.cycle == 0 || options.cycle > i64::MAX as u64 {
+        return Err(DataError::Invalid {
+            what: "cycle length".into(),
+            reason: "must be at least 1 second".into(),
+        });
+    }
+    let mut report = LogReport::default();
+    let mut pages: HashMap<String, u32> = HashMap::new();
+    let mut urls: Vec<String> = Vec::new();
+    let mut page_host: Vec<u32> = Vec::new();
+    let mut hosts: HashMap<String, u32> = HashMap::new();
+    let mut host_names: Vec<String> = Vec::new();
+    let mut fetches: Vec<Fetch> = Vec::new();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| DataError::io(file, &e))?
+            == 0
+        {
+            break;
+        }
+        report.lines += 1;
+        let no = report.lines;
+        let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let err = |column: usize, reason: String| DataError::Malformed {
+            file: file.to_string(),
+            line: no,
+            column,
+            reason,
+        };
+        let parsed = match std::str::from_utf8(line) {
+            Err(e) => Err(err(
+                String::from_utf8_lossy(&line[..e.valid_up_to()]).chars().count() + 1,
+                "not UTF-8".into(),
+            )),
+            Ok(l) if l.trim().is_empty() || l.starts_with('#') => continue,
+            Ok(l) => parse_line(l, &err),
+        };
+        let (url, host, time, kind, hash) = match parsed {
+            Ok(v) => v,
+            Err(e) => {
+                if options.on_error == OnError::Stop {
+                    return Err(e);
+                }
+                report.skipped += 1;
+                if report.errors.len() < 20 {
+                    report.errors.push(e);
+                }
+                continue;
+            }
+        };
+        let page = match pages.get(url) {
+            Some(&p) => p,
+            None => {
+                let p = u32::try_from(urls.len()).map_err(|_| err(1, "more than 2^32 URLs".into()))?;
+                let h = match hosts.get(&host) {
+                    Some(&h) => h,
+                    None => {
+                        let h = host_names.len() as u32;
+                        hosts.insert(host.clone(), h);
+                        host_names.push(host);
+                        h
+                    }
+                };
+                pages.insert(url.to_string(), p);
+                urls.push(url.to_string());
+                page_host.push(h);
+                p
+            }
+        };
+        report.fetches += 1;
+        report.failed_fetches += usize::from(kind == Kind::Failed);
+        fetches.push(Fetch {
+            time,
+            hash,
+            page,
+            seq: fetches.len() as u32,
+            kind,
+        });
+    }
+    if fetches.is_empty() {
+        return Err(DataError::Empty {
+            file: file.to_string(),
+        });
+    }
+    let len = options.cycle as i64;
+    let cycle_of = |t: i64| t.div_euclid(len);
+    let first = fetches.iter().map(|f| cycle_of(f.time)).min().unwrap_or(0);
+    let last = fetches.iter().map(|f| cycle_of(f.time)).max().unwrap_or(0);
+    let cycles = (last - first + 1) as u64;
+    let words = cycles.div_ceil(64);
+    if cycles > 10_000_000 || (urls.len() as u64).saturating_mul(words).saturating_mul(16) > 1 << 36 {
+        return Err(DataError::Invalid {
+            what: file.to_string(),
+            reason: format!(
+                "the fetches span {cycles} cycles of {}s for {} pages: too large (is a timestamp wrong?)",
+                options.cycle,
+                urls.len()
+            ),
+        });
+    }
+    report.first_cycle_start = first * len;
+    fetches.sort_unstable_by_key(|f| (f.page, f.time, f.seq));
+    let cycles = cycles as usize;
+    let mut d = Dataset::new(urls.len(), cycles);
+    for group in fetches.chunk_by(|a, b| a.page == b.page) {
+        let p = group[0].page as usize;
+        let mut seen = vec![false; cycles];
+        let mut changed = vec![false; cycles];
+        let mut prev: Option<u64> = None;
+        for f in group {
+            let c = (cycle_of(f.time) - first) as usize;
+            let hash = match f.kind {
+                Kind::Failed => continue,
+                Kind::NotModified => match prev {
+                    Some(h) => h,
+                    None => {
+                        seen[c] = true;
+                        continue;
+                    }
+                },
+                Kind::Content => f.hash,
+            };
+            seen[c] = true;
+            if prev.is_some_and(|h| h != hash) {
+                changed[c] = true;
+            }
+            prev = Some(hash);
+        }
+        for c in 0..cycles {
+            if !seen[c] {
+                d.set_unknown(p, c + 1, true);
+            } else if changed[c] {
+                d.set_changed(p, c + 1, true);
+            }
+        }
+    }
+    d.set_ids(urls);
+    d.set_hosts(page_host, host_names);
+    Ok((d, report))
+}
+
+type Parsed<'a> = (&'a str, String, i64, Kind, u64);
+
+fn parse_line<'a>(
+    line: &'a str,
+    err: &dyn Fn(usize, String) -> DataError,
+) -> Result<Parsed<'a>, DataError> {
+    let fields: Vec<&str> = line.split('\t').collect();
+    let col = |i: usize| fields[..i].iter().map(|f| f.chars().count() + 1).sum::<usize>() + 1;
+    if !(3..=4).contains(&fields.len()) {
+        return Err(err(
+            1,
+            format!(
+                "{} fields: expected url<TAB>fetch_time<TAB>content_hash[<TAB>status]",
+                fields.len()
+            ),
+        ));
+    }
+    let url = fields[0];
+    let parsed = url::Url::parse(url).map_err(|e| err(1, format!("bad URL `{url}`: {e}")))?;
+    let host = parsed
+        .host_str()
+        .ok_or_else(|| err(1, format!("URL `{url}` has no host")))?
+        .to_string();
+    let time = parse_time(fields[1]).map_err(|e| err(col(1), format!("bad fetch time {e}")))?;
+    let status = match fields.get(3).copied() {
+        None | Some("") => None,
+        Some(s) => match s.parse::<u16>() {
+            Ok(v) if (100..=999).contains(&v) => Some(v),
+            _ => return Err(err(col(3), format!("bad status `{s}`: expected an HTTP status code"))),
+        },
+    };
+    let hash_text = fields[2];
+    let kind = match status {
+        Some(304) => Kind::NotModified,
+        Some(s) if !(200..300).contains(&s) => Kind::Failed,
+        _ if hash_text.is_empty() => Kind::Failed,
+        _ => Kind::Content,
+    };
+    let hash = if kind == Kind::Content {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        hash_text.hash(&mut h);
+        h.finish()
+    } else {
+        0
+    };
+    Ok((url, host, time, kind, hash))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(log: &str, opts: &LogOptions) -> Result<(Vec<String>, Dataset, LogReport), DataError> {
+        let (d, r) = from_log(log.as_bytes(), "t.log", opts)?;
+        let rows = (0..d.pages())
+            .map(|p| {
+                (1..=d.cycles())
+                    .map(|c| if d.is_unknown(p, c) { '?' } else if d.changed(p, c) { '1' } else { '0' })
+                    .collect()
+            })
+            .collect();
+        Ok((rows, d, r))
+    }
+
+    #[test]
+    fn days_changes_failures_and_order() {
+        let log = "\
+# comment
+http://b.org/1\t2024-03-02T12:00:00Z\tB\n\
+http://a.org/1\t2024-03-01T00:00:00Z\tA\n\
+http://a.org/1\t2024-03-03T23:59:59Z\tA2\n\
+http://a.org/1\t2024-03-02T05:00:00Z\t\n\
+http://b.org/1\t2024-03-04T00:00:00Z\tB\t500\n\
+http://b.org/1\t2024-03-03T01:00:00Z\t\t304\n\
+http://A.ORG/2\t1709251200\th\n\
+http://A.ORG/2\t1709251300\tg\n\
+http://b.org/1\t2024-03-04T00:30:00+01:00\tC\n";
+        let (rows, d, r) = run(log, &LogOptions::default()).unwrap();
+        assert_eq!(d.cycles(), 4);
+        // b.org/1: day 2 first (0); day 3: 304 then C (03-04T00:30+01:00 is 03-03 UTC) → 1;
+        // day 4: only a 500 → ?
+        assert_eq!(rows[0], "?01?");
+        // a.org/1: day1 A (0), day2 failed (?), day3 A2 (1), day4 none (?)
+        assert_eq!(rows[1], "0?1?");
+        // A.ORG/2: two fetches on day 1, differing → 1
+        assert_eq!(rows[2], "1???");
+        assert_eq!(d.host_names(), ["b.org", "a.org"]);
+        assert_eq!(d.id(2), Some("http://A.ORG/2"));
+        assert_eq!((r.fetches, r.failed_fetches, r.skipped), (9, 2, 0));
+        assert_eq!(r.first_cycle_start, 1_709_251_200);
+    }
+
+    #[test]
+    fn six_hour_cycles() {
+        let log = "http://x.io/\t0\ta\nhttp://x.io/\t21600\tb\nhttp://x.io/\t43200\tb\n";
+        let opts = LogOptions {
+            cycle: parse_cycle("6h").unwrap(),
+            ..LogOptions::default()
+        };
+        let (rows, _, _) = run(log, &opts).unwrap();
+        assert_eq!(rows, ["010"]);
+    }
+
+    #[test]
+    fn malformed_lines_skip_or_stop() {
+        let log = "http://x.io/\t0\ta\nnot a url\t0\ta\nhttp://x.io/\tyesterday\ta\nhttp://x.io/\t5\n\
+                   http://x.io/\t5\ta\tOK\nhttp://x.io/\t86400\tb\n";
+        let (rows, _, r) = run(log, &LogOptions::default()).unwrap();
+        assert_eq!(rows, ["01"]);
+        assert_eq!(r.skipped, 4);
+        let msgs: Vec<String> = r.errors.iter().map(ToString::to_string).collect();
+        assert!(msgs[0].starts_with("t.log:2:1: bad URL `not a url`"), "{}", msgs[0]);
+        assert!(msgs[1].starts_with("t.log:3:14: bad fetch time `yesterday`"), "{}", msgs[1]);
+        assert!(msgs[2].starts_with("t.log:4:1: 2 fields"), "{}", msgs[2]);
+        assert_eq!(msgs[3], "t.log:5:18: bad status `OK`: expected an HTTP status code");
+        let stop = LogOptions {
+            on_error: OnError::Stop,
+            ..LogOptions::default()
+        };
+        let e = run(log, &stop).unwrap_err();
+        assert!(e.to_string().starts_with("t.log:2:1:"), "{e}");
+        assert!(matches!(run("# nothing\n", &stop), Err(DataError::Empty { .. })));
+        let e = run("http://x.io/\t0\ta\nhttp://x.io/\t9999999999999\ta\n", &stop).unwrap_err();
+        assert!(e.to_string().contains("too large"), "{e}");
+    }
+
+    #[test]
+    fn time_forms() {
+        assert_eq!(parse_time("1700000000"), Ok(1_700_000_000));
+        assert_eq!(parse_time("1700000000.75"), Ok(1_700_000_000));
+        assert_eq!(parse_time("-1.5"), Ok(-2));
+        assert_eq!(parse_time("1970-01-02T00:00:00Z"), Ok(86_400));
+        assert_eq!(parse_time("1970-01-02T01:00:00+01:00"), Ok(86_400));
+        assert!(parse_time("2024-13-01T00:00:00Z").is_err());
+        assert!(parse_time("").is_err());
+        assert!(parse_time("12abc").is_err());
+        assert_eq!(parse_cycle("1w"), Ok(604_800));
+        assert!(parse_cycle("d").is_err() && parse_cycle("3y").is_err());
+    }
+}

@@ -1,0 +1,254 @@
+//! Summary figures of a history: sizes, change fractions, per-page change counts, weekday
+//! profile and change clustering. Computed on the history as stored (unknown cycles are
+//! counted, and excluded from every change fraction).
+//!
+//! The weekday of cycle d is `(d - 1) mod 7` ("day 0" = the weekday of cycle 1), since the
+//! SPEC format carries no start date.
+//!
+//! ```
+//! use freshgp::data::{stats::Stats, Dataset};
+//!
+//! let s = Stats::of(&Dataset::from_bit_strings(&["0101", "000?"]).unwrap());
+//! assert_eq!((s.pages, s.cycles, s.unknown_cycles), (2, 4, 1));
+//! assert!((s.mean_change_fraction - 2.0 / 7.0).abs() < 1e-12);
+//! ```
+
+use super::Dataset;
+use std::fmt;
+
+/// Summary figures of a dataset.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Stats {
+    /// Pages P.
+    pub pages: usize,
+    /// Cycles D.
+    pub cycles: usize,
+    /// Distinct hosts (`None` when the dataset has no host column).
+    pub hosts: Option<usize>,
+    /// Mean pages per host.
+    pub pages_per_host: Option<f64>,
+    /// Largest host (pages).
+    pub largest_host: Option<usize>,
+    /// Unknown cycles over all pages.
+    pub unknown_cycles: usize,
+    /// Pages with at least one unknown cycle.
+    pub pages_with_unknown: usize,
+    /// Pages with more than 2 unknown cycles (dropped by the paper's policy).
+    pub pages_over_2_unknown: usize,
+    /// Changes (`1`) over all pages.
+    pub changes: usize,
+    /// Changes / known cycles.
+    pub mean_change_fraction: f64,
+    /// Per cycle d (index d-1): changed pages / pages known at d.
+    pub per_cycle_change_fraction: Vec<f64>,
+    /// `changes_per_page[c]` = number of pages with exactly c changes (c = 0..=D).
+    pub changes_per_page: Vec<usize>,
+    /// Fraction of pages that never change.
+    pub never_changed_fraction: f64,
+    /// Fraction of pages that change in at least half the cycles.
+    pub half_or_more_fraction: f64,
+    /// Quantiles of changes per page: 50%, 90%, 99%, max.
+    pub changes_quantiles: [usize; 4],
+    /// Change fraction per weekday `(d - 1) mod 7`.
+    pub weekday_change_fraction: [f64; 7],
+    /// P(change at d | change at d-1), over known pairs.
+    pub p_change_after_change: f64,
+    /// P(change at d | no change at d-1), over known pairs.
+    pub p_change_after_no_change: f64,
+}
+
+impl Stats {
+    /// Computes the figures of `d`.
+    pub fn of(d: &Dataset) -> Stats {
+        let (pages, cycles) = (d.pages(), d.cycles());
+        let mut per_cycle_changed = vec![0usize; cycles];
+        let mut per_cycle_known = vec![0usize; cycles];
+        let mut changes_per_page = vec![0usize; cycles + 1];
+        let (mut unknown_cycles, mut pages_with_unknown, mut over2) = (0, 0, 0);
+        let (mut cc, mut c_prev, mut nc, mut n_prev) = (0usize, 0usize, 0usize, 0usize);
+        for p in 0..pages {
+            let (bits, unknown) = (d.row(p), d.unknown_row(p));
+            let u: usize = unknown.iter().map(|w| w.count_ones() as usize).sum();
+            unknown_cycles += u;
+            pages_with_unknown += usize::from(u > 0);
+            over2 += usize::from(u > 2);
+            changes_per_page[d.changes_of(p)] += 1;
+            let get = |row: &[u64], k: usize| row[k / 64] >> (k % 64) & 1 == 1;
+            let mut prev: Option<bool> = None;
+            for k in 0..cycles {
+                if get(unknown, k) {
+                    prev = None;
+                    continue;
+                }
+                let c = get(bits, k);
+                per_cycle_known[k] += 1;
+                per_cycle_changed[k] += usize::from(c);
+                match prev {
+                    Some(true) => {
+                        c_prev += 1;
+                        cc += usize::from(c);
+                    }
+                    Some(false) => {
+                        n_prev += 1;
+                        nc += usize::from(c);
+                    }
+                    None => {}
+                }
+                prev = Some(c);
+            }
+        }
+        let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        let changes: usize = per_cycle_changed.iter().sum();
+        let known: usize = per_cycle_known.iter().sum();
+        let mut wk_c = [0usize; 7];
+        let mut wk_k = [0usize; 7];
+        for k in 0..cycles {
+            wk_c[k % 7] += per_cycle_changed[k];
+            wk_k[k % 7] += per_cycle_known[k];
+        }
+        let quantile = |q: f64| {
+            let target = (q * pages as f64).ceil().max(1.0) as usize;
+            let mut acc = 0;
+            for (c, &n) in changes_per_page.iter().enumerate() {
+                acc += n;
+                if acc >= target {
+                    return c;
+                }
+            }
+            cycles
+        };
+        let max = changes_per_page.iter().rposition(|&n| n > 0).unwrap_or(0);
+        let (hosts, pages_per_host, largest_host) = match (0..pages).map(|p| d.host(p)).collect::<Option<Vec<u32>>>() {
+            Some(h) if pages > 0 => {
+                let mut sizes = vec![0usize; d.host_names().len()];
+                for x in h {
+                    sizes[x as usize] += 1;
+                }
+                let n = sizes.iter().filter(|&&s| s > 0).count();
+                (Some(n), Some(ratio(pages, n)), sizes.iter().max().copied())
+            }
+            _ => (None, None, None),
+        };
+        Stats {
+            pages,
+            cycles,
+            hosts,
+            pages_per_host,
+            largest_host,
+            unknown_cycles,
+            pages_with_unknown,
+            pages_over_2_unknown: over2,
+            changes,
+            mean_change_fraction: ratio(changes, known),
+            per_cycle_change_fraction: (0..cycles)
+                .map(|k| ratio(per_cycle_changed[k], per_cycle_known[k]))
+                .collect(),
+            never_changed_fraction: ratio(changes_per_page[0], pages),
+            half_or_more_fraction: ratio(
+                changes_per_page[cycles.div_ceil(2)..].iter().sum(),
+                pages,
+            ),
+            changes_quantiles: [quantile(0.5), quantile(0.9), quantile(0.99), max],
+            changes_per_page,
+            weekday_change_fraction: [0, 1, 2, 3, 4, 5, 6].map(|w| ratio(wk_c[w], wk_k[w])),
+            p_change_after_change: ratio(cc, c_prev),
+            p_change_after_no_change: ratio(nc, n_prev),
+        }
+    }
+}
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "pages              {}", self.pages)?;
+        writeln!(f, "cycles             {}", self.cycles)?;
+        match (self.hosts, self.pages_per_host, self.largest_host) {
+            (Some(h), Some(m), Some(l)) => writeln!(
+                f,
+                "hosts              {h} (mean {m:.1} pages/host, largest {l})"
+            )?,
+            _ => writeln!(f, "hosts              - (no host column)")?,
+        }
+        writeln!(
+            f,
+            "unknown cycles     {} on {} pages ({} pages with more than 2)",
+            self.unknown_cycles, self.pages_with_unknown, self.pages_over_2_unknown
+        )?;
+        writeln!(
+            f,
+            "changes            {} (mean change fraction {:.4})",
+            self.changes, self.mean_change_fraction
+        )?;
+        writeln!(
+            f,
+            "P(change | change the cycle before) {:.4}, P(change | no change before) {:.4}",
+            self.p_change_after_change, self.p_change_after_no_change
+        )?;
+        writeln!(
+            f,
+            "changes per page   never {:.1}%, half the cycles or more {:.1}%; median {}, p90 {}, p99 {}, max {}",
+            100.0 * self.never_changed_fraction,
+            100.0 * self.half_or_more_fraction,
+            self.changes_quantiles[0],
+            self.changes_quantiles[1],
+            self.changes_quantiles[2],
+            self.changes_quantiles[3]
+        )?;
+        write!(f, "pages by changes  ")?;
+        let buckets: [(usize, usize); 8] = [(0, 0), (1, 1), (2, 3), (4, 7), (8, 15), (16, 31), (32, 63), (64, usize::MAX)];
+        for (lo, hi) in buckets {
+            if lo > self.cycles {
+                break;
+            }
+            let hi_c = hi.min(self.cycles);
+            let n: usize = self.changes_per_page[lo..=hi_c].iter().sum();
+            if lo == hi_c {
+                write!(f, " {lo}:{n}")?;
+            } else {
+                write!(f, " {lo}-{hi_c}:{n}")?;
+            }
+        }
+        writeln!(f)?;
+        write!(f, "weekday profile    (day k = cycles d with (d-1) mod 7 = k; no start date known)\n                  ")?;
+        for (w, x) in self.weekday_change_fraction.iter().enumerate() {
+            write!(f, " day{w} {x:.4}")?;
+        }
+        writeln!(f)?;
+        write!(f, "per-cycle change fraction")?;
+        for (k, x) in self.per_cycle_change_fraction.iter().enumerate() {
+            if k % 10 == 0 {
+                write!(f, "\n  {:>4}:", k + 1)?;
+            }
+            write!(f, " {x:.4}")?;
+        }
+        writeln!(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_by_hand() {
+        let mut d = Dataset::from_bit_strings(&["11000000", "0000000?", "10101010", "00000000"]).unwrap();
+        d.set_hosts(vec![0, 0, 1, 0], vec!["a".into(), "b".into()]);
+        let s = Stats::of(&d);
+        assert_eq!(s.hosts, Some(2));
+        assert_eq!(s.largest_host, Some(3));
+        assert_eq!(s.changes, 6);
+        assert_eq!(s.changes_per_page[0], 2);
+        assert_eq!(s.changes_per_page[2], 1);
+        assert_eq!(s.changes_per_page[4], 1);
+        assert_eq!(s.per_cycle_change_fraction[0], 0.5);
+        assert_eq!(s.per_cycle_change_fraction[7], 0.0);
+        assert!((s.per_cycle_change_fraction[2] - 0.25).abs() < 1e-12);
+        // weekday 0 = cycles 1 and 8: changes 2 of 7 known
+        assert!((s.weekday_change_fraction[0] - 2.0 / 7.0).abs() < 1e-12);
+        // pairs after a change: page 0: (1→1),(1→0); page 2: 4 × (1→0) → 1/6
+        assert!((s.p_change_after_change - 1.0 / 6.0).abs() < 1e-12);
+        assert_eq!(s.changes_quantiles, [0, 4, 4, 4]);
+        assert_eq!(s.never_changed_fraction, 0.5);
+        assert_eq!(s.half_or_more_fraction, 0.25);
+        assert!(s.to_string().contains("hosts              2"));
+    }
+}
