@@ -12,11 +12,16 @@
 //! 3. [`data`]: change-history datasets: loading, unknown cycles, folds, synthesis.
 //! 4. [`sim`]: the daily top-k crawl simulation, its terminals, metrics and baselines.
 //! 5. [`gp`]: the genetic programming engine, generic over a fitness trait.
+//! 6. [`experiment`]: the temporal cross-validation protocol around simulation and GP.
+//!
+//! [`stats`] holds the small statistics reports use.
 //!
 //! See `ARCHITECTURE.md` for the code map and the invariants each layer keeps.
 
 pub mod data;
 pub mod eval;
+pub mod experiment;
 pub mod formula;
 pub mod gp;
 pub mod sim;
+pub mod stats;
