@@ -11,8 +11,12 @@
 //! 2. [`eval`]: compiles a formula into a program that scores many pages at once.
 //! 3. [`data`]: change-history datasets: loading, unknown cycles, folds, synthesis.
 //!
+//! Beside them, [`export`] turns a formula into a self-contained Python, C, Java, Rust or SQL
+//! function (it uses only [`formula`]).
+//!
 //! See `ARCHITECTURE.md` for the code map and the invariants each layer keeps.
 
 pub mod data;
 pub mod eval;
+pub mod export;
 pub mod formula;
