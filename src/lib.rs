@@ -16,11 +16,15 @@
 //!
 //! [`stats`] holds the small statistics reports use.
 //!
+//! Beside them, [`export`] turns a formula into a self-contained Python, C, Java, Rust or SQL
+//! function (it uses only [`formula`]).
+//!
 //! See `ARCHITECTURE.md` for the code map and the invariants each layer keeps.
 
 pub mod data;
 pub mod eval;
 pub mod experiment;
+pub mod export;
 pub mod formula;
 pub mod gp;
 pub mod sim;
