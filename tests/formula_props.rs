@@ -168,6 +168,27 @@ proptest! {
     }
 
     #[test]
+    fn serde_and_subtrees_are_consistent(f in formula()) {
+        let json = serde_json::to_string(&f).unwrap();
+        let back: Formula = serde_json::from_str(&json).unwrap();
+        prop_assert!(back == f, "{json}");
+        let mut sizes = Vec::new();
+        f.subtree_sizes_into(&mut sizes);
+        let depths = f.node_depths();
+        prop_assert_eq!(depths[f.root()], 0);
+        prop_assert_eq!(depths.iter().max().copied(), Some(f.depth()));
+        for i in 0..f.len() {
+            let sub = f.subformula(i);
+            prop_assert_eq!(sub.len(), sizes[i]);
+            prop_assert_eq!(f.subtree(i).len(), sizes[i]);
+            prop_assert!(f.replace_subtree(i, sub.nodes()) == f);
+            for c in f.children(i) {
+                prop_assert_eq!(depths[c], depths[i] + 1);
+            }
+        }
+    }
+
+    #[test]
     fn simplify_and_canonical_keep_every_value(f in formula(), rows in rows(false, 24)) {
         for closure in CLOSURES {
             let s = f.simplify(closure);
@@ -413,5 +434,31 @@ fn nesting_past_the_limit_is_an_error() {
     ] {
         let e = Formula::parse(&text, &Grammar::all()).unwrap_err();
         assert!(e.expected.contains("levels of nesting"), "{e}");
+    }
+}
+
+/// Found by the fuzzer: a chain of unary minus before a number printed as `-(-(-(...`,
+/// nesting twice as deep as the text it was read from, past the parser's limit.
+#[test]
+fn what_parses_at_the_nesting_limit_prints_back() {
+    let depth = freshgp::formula::MAX_NESTING;
+    let texts = [
+        format!("{}1001.77", "-".repeat(depth)),
+        format!("{}t", "-".repeat(depth)),
+        format!("{}t{}", "pow(t, 1 + ".repeat(depth), ")".repeat(depth)),
+        format!(
+            "{}t{}",
+            "pow(-t, -".repeat(depth / 2),
+            ")".repeat(depth / 2)
+        ),
+        format!("{}t{}", "-(".repeat(depth / 2), " + 1)".repeat(depth / 2)),
+    ];
+    for text in &texts {
+        let f = Formula::parse(text, &Grammar::all())
+            .unwrap_or_else(|e| panic!("{}...: {e}", &text[..20]));
+        let printed = f.to_string();
+        let back = Formula::parse(&printed, &Grammar::all())
+            .unwrap_or_else(|e| panic!("{}... printed {}...: {e}", &text[..20], &printed[..20]));
+        assert_eq!(back, f);
     }
 }
