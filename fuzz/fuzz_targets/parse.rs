@@ -31,7 +31,11 @@ fuzz_target!(|data: &[u8]| {
             }
             Err(e) => {
                 assert!(e.offset <= text.len(), "{text:?}: offset {}", e.offset);
-                assert!(text.is_char_boundary(e.offset), "{text:?}: offset {}", e.offset);
+                assert!(
+                    text.is_char_boundary(e.offset),
+                    "{text:?}: offset {}",
+                    e.offset
+                );
             }
         }
     }
