@@ -3,7 +3,7 @@
 
 use crate::formula::{Closure, Formula};
 use crate::gp::{Evaluation, Fitness};
-use crate::sim::{Metric, Period, Scorer, SimConfig, SimError, Simulator};
+use crate::sim::{Metric, Period, Scorer, SimConfig, SimError, Simulator, TieOrder};
 
 /// Fitness of a formula: the mean of `metric` over the scored cycles of `period`.
 #[derive(Debug, Clone)]
@@ -12,6 +12,7 @@ pub struct CrawlFitness {
     config: SimConfig,
     metric: Metric,
     closure: Closure,
+    order: TieOrder,
 }
 
 impl CrawlFitness {
@@ -23,7 +24,9 @@ impl CrawlFitness {
         closure: Closure,
     ) -> Result<CrawlFitness, SimError> {
         config.check(&period)?;
+        let order = TieOrder::new(&period, config.seed());
         Ok(CrawlFitness {
+            order,
             period,
             config,
             metric,
@@ -46,7 +49,11 @@ impl Fitness for CrawlFitness {
 
     fn evaluate(&self, formula: &Formula, sim: &mut Simulator) -> Evaluation {
         let outcome = sim
-            .run(&self.period, &Scorer::formula(formula, self.closure))
+            .run_ordered(
+                &self.period,
+                &Scorer::formula(formula, self.closure),
+                &self.order,
+            )
             .expect("settings checked in CrawlFitness::new");
         Evaluation {
             value: outcome.mean(self.metric),

@@ -22,7 +22,7 @@
 use super::metrics::{discount, CycleMetrics, IdealDcg, Outcome};
 use super::scorer::ScoreBuffers;
 use super::stats::{PageStats, StatsKey};
-use super::{score_key, tie_key, tie_salt, Period, Scorer, SimConfig};
+use super::{score_key, tie_key, tie_salt, Period, Scorer, SimConfig, TieOrder};
 use rustc_hash::FxHashMap as HashMap;
 
 const NONE: u32 = u32::MAX;
@@ -38,6 +38,8 @@ struct Group {
     /// `moves_cycle` is the current cycle.
     moves_to: [u32; 2],
     moves_cycle: u32,
+    /// The cycle in which the group belongs to the class straddling rank k (0: none).
+    straddle_cycle: u32,
 }
 
 /// Reusable state and buffers of the fast simulator.
@@ -86,6 +88,7 @@ impl Fast {
         first.stale = 0;
         first.live_at = 0;
         first.moves_cycle = 0;
+        first.straddle_cycle = 0;
         self.live.push(0);
         self.index.insert(PageStats::default().key(), 0);
         for g in 1..self.groups.len() as u32 {
@@ -113,6 +116,7 @@ impl Fast {
         group.stats = stats;
         group.stale = 0;
         group.moves_cycle = 0;
+        group.straddle_cycle = 0;
         group.live_at = self.live.len() as u32;
         debug_assert!(group.members.is_empty());
         self.live.push(g);
@@ -227,7 +231,13 @@ impl Fast {
         self.scratch_groups = olds;
     }
 
-    pub(crate) fn run(&mut self, period: &Period, scorer: &Scorer, config: &SimConfig) -> Outcome {
+    pub(crate) fn run(
+        &mut self,
+        period: &Period,
+        scorer: &Scorer,
+        config: &SimConfig,
+        order: Option<&TieOrder>,
+    ) -> Outcome {
         let pages = period.pages();
         let k = config.k(pages);
         let warmup = config.warmup();
@@ -307,6 +317,37 @@ impl Fast {
                         found += stale;
                     }
                     taken += size;
+                } else if let Some(pages_in_order) = order
+                    .filter(|_| partial && size * size > room * pages)
+                    .map(|o| o.cycle(d))
+                {
+                    // A large straddling class with the cycle's tie order at hand: walk
+                    // the order and take the first `room` pages of the class (about
+                    // room · P / size steps instead of touching all `size` pages). They
+                    // come out in rank order.
+                    for &(_, g) in class_groups {
+                        self.groups[g as usize].straddle_cycle = cycle;
+                    }
+                    let mut rank = taken;
+                    for &p in pages_in_order {
+                        let g = self.group_of[p as usize] as usize;
+                        if self.groups[g].straddle_cycle != cycle {
+                            continue;
+                        }
+                        rank += 1;
+                        if self.stale[p as usize] {
+                            found += 1;
+                            dcg += discount(rank);
+                        }
+                        if self.groups[g].stats.last_visit as usize <= warmup {
+                            newly += 1;
+                        }
+                        self.visited.push(p);
+                        if rank == k {
+                            break;
+                        }
+                    }
+                    taken = k;
                 } else {
                     // The class's pages in tie-key order: take the first `room` (a
                     // linear selection), and rank its stale pages among them without

@@ -225,7 +225,13 @@ fn builtin_and_formula_baselines_rank_identically() {
         .map(|p| {
             let rate = [0, 2, 10, 40, 90][p % 5];
             (0..30)
-                .map(|_| if lcg(&mut state) % 100 < rate { '1' } else { '0' })
+                .map(|_| {
+                    if lcg(&mut state) % 100 < rate {
+                        '1'
+                    } else {
+                        '0'
+                    }
+                })
                 .collect()
         })
         .collect();
@@ -236,7 +242,9 @@ fn builtin_and_formula_baselines_rank_identically() {
         let mut sim = Simulator::new(config);
         for b in Baseline::ALL {
             let built_in = sim.run(&p, &Scorer::Baseline(b)).unwrap();
-            let formula = sim.run(&p, &Scorer::formula(&b.formula(), Closure::Paper)).unwrap();
+            let formula = sim
+                .run(&p, &Scorer::formula(&b.formula(), Closure::Paper))
+                .unwrap();
             assert_eq!(built_in, formula, "{b} ({ties:?})");
         }
     }

@@ -1,0 +1,43 @@
+//! One GP generation: 300 individuals evaluated on a 100,000-page training period of
+//! 19 cycles (issue 5), with the All grammar and NDCG fitness. The history comes from the
+//! `brdc12` synthetic preset.
+//!
+//! `initial` creates and evaluates a ramped half-and-half population (every individual is
+//! new, so nearly nothing comes from the cache); `bred` adds one generation of breeding
+//! and evaluation on top of it (elitism, crossover, mutation; copies hit the cache).
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use freshgp::data::synth::{generate, SynthParams};
+use freshgp::experiment::fitness::CrawlFitness;
+use freshgp::formula::Grammar;
+use freshgp::gp::{evolve, RawGpConfig};
+use freshgp::sim::{Metric, Period, SimConfig};
+
+fn bench(c: &mut Criterion) {
+    let mut params = SynthParams::preset("brdc12").unwrap();
+    params.pages = 100_000;
+    params.days = 19;
+    let data = generate(&params, 1).unwrap();
+    let period = Period::whole(&data).unwrap();
+    let grammar = Grammar::all();
+    let fitness =
+        CrawlFitness::new(period, SimConfig::paper(), Metric::Ndcg, grammar.closure()).unwrap();
+    let mut group = c.benchmark_group("gp-300-individuals-100k-pages-19-cycles");
+    group.sample_size(10);
+    for (name, generations) in [("initial", 0), ("initial+bred", 1)] {
+        let config = RawGpConfig {
+            population: 300,
+            generations,
+            ..Default::default()
+        }
+        .check()
+        .unwrap();
+        group.bench_with_input(BenchmarkId::from_parameter(name), &config, |b, config| {
+            b.iter(|| evolve(config, &grammar, &fitness, 1, |_| {}))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
