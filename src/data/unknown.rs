@@ -262,7 +262,7 @@ mod tests {
         let (out, r) = resolve("paper", &["0101010?0", "0101??000", "?11110000", "0?0000000"]);
         assert_eq!(out[0], "010101010");
         // page 2: ? at 5: last=4, current=0, mode 1 → 0; ? at 6: current=1 >= 1 → 1
-        assert_eq!(out[1], "010100100");
+        assert_eq!(out[1], "010101000");
         // page 3: ? at 1: no completed run → 0
         assert_eq!(out[2], "011110000");
         // page 4: ? at 2: no completed run → 0

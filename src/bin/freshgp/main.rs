@@ -6,6 +6,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod dataset_cmd;
 mod formula_cmd;
 
 /// Discover crawl revisit scoring functions by genetic programming.
@@ -20,12 +21,15 @@ struct Cli {
 enum Command {
     /// Parse, check, simplify, print and evaluate formulas.
     Formula(formula_cmd::Args),
+    /// Make, convert and describe change-history datasets.
+    Dataset(dataset_cmd::Args),
 }
 
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Formula(args) => formula_cmd::run(args),
+        Command::Dataset(args) => dataset_cmd::run(args),
     };
     if let Err(err) = result {
         eprintln!("error: {err}");
