@@ -22,7 +22,10 @@ fn load_err(bytes: &[u8]) -> String {
 
 #[test]
 fn each_kind_of_malformed_file_is_located() {
-    assert_eq!(load_err(b"0101\n01a1\n"), ":2:3: wrong character `a` in BITS (expected 0, 1 or ?)");
+    assert_eq!(
+        load_err(b"0101\n01a1\n"),
+        ":2:3: wrong character `a` in BITS (expected 0, 1 or ?)"
+    );
     assert_eq!(
         load_err(b"0101\n010\n"),
         ":2:4: length differs from the first line: 3 cycles, but line 1 has 4"
@@ -31,8 +34,14 @@ fn each_kind_of_malformed_file_is_located() {
         load_err(b"01\tp\th\tweight=abc\n"),
         ":1:15: bad attribute: weight `abc` is not a finite number >= 0"
     );
-    assert_eq!(load_err(b""), ": no pages (the file is empty or holds only comments)");
-    assert_eq!(load_err(b"0101\n\xff\xfe\n"), ":2:1: not UTF-8 (byte 0xff at byte offset 0)");
+    assert_eq!(
+        load_err(b""),
+        ": no pages (the file is empty or holds only comments)"
+    );
+    assert_eq!(
+        load_err(b"0101\n\xff\xfe\n"),
+        ":2:1: not UTF-8 (byte 0xff at byte offset 0)"
+    );
     assert_eq!(
         load_err(b"0101\tid\xe2\x82\n"),
         ":1:8: not UTF-8 (byte 0xe2 at byte offset 7)"
@@ -61,12 +70,25 @@ fn text_and_cache_load_alike_and_policies_report() {
     assert_eq!(lt.dataset, lc.dataset);
     assert_eq!(lt.report.unknown, lc.report.unknown);
     let r = &lt.report;
-    assert_eq!((r.pages_read, r.unknown.pages_dropped, r.unknown.cycles_imputed()), (3, 1, 1));
+    assert_eq!(
+        (
+            r.pages_read,
+            r.unknown.pages_dropped,
+            r.unknown.cycles_imputed()
+        ),
+        (3, 1, 1)
+    );
     assert_eq!(lt.dataset.pages(), 2);
     assert_eq!(lt.dataset.id(1), Some("c"));
     assert_eq!(lt.dataset.weight(1), 3.0);
     assert!(!lt.dataset.has_unknown());
-    let keep = load(&t, &LoadOptions { unknown: UnknownPolicy::Keep }).unwrap();
+    let keep = load(
+        &t,
+        &LoadOptions {
+            unknown: UnknownPolicy::Keep,
+        },
+    )
+    .unwrap();
     assert_eq!(keep.dataset.unknown_count(), 5);
     // a file whose every page is dropped is an error, not an empty dataset
     let all = write(dir.path(), "all.tsv", b"????\n0???\n");
@@ -92,7 +114,11 @@ fn truncated_or_foreign_cache_is_a_clear_error() {
 }
 
 fn shared(name: &str) -> Option<PathBuf> {
-    let p = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/datasets/real")).join(name);
+    let p = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/datasets/real"
+    ))
+    .join(name);
     if p.exists() {
         Some(p)
     } else {
@@ -111,16 +137,27 @@ fn real_files_load() {
     ] {
         let Some(p) = shared(name) else { continue };
         let l = load(&p, &LoadOptions::default()).unwrap();
-        assert_eq!((l.dataset.pages(), l.dataset.cycles()), (pages, 57), "{name}");
+        assert_eq!(
+            (l.dataset.pages(), l.dataset.cycles()),
+            (pages, 57),
+            "{name}"
+        );
         assert!(l.dataset.has_ids());
         let s = freshgp::data::stats::Stats::of(&l.dataset);
-        assert!((0.01..0.06).contains(&s.mean_change_fraction), "{name}: {}", s.mean_change_fraction);
+        assert!(
+            (0.01..0.06).contains(&s.mean_change_fraction),
+            "{name}: {}",
+            s.mean_change_fraction
+        );
     }
 }
 
 #[test]
 fn committed_sample_loads_and_matches_its_recipe() {
-    let p = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/brdc12-sample.tsv"));
+    let p = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/datasets/brdc12-sample.tsv"
+    ));
     let l = load(p, &LoadOptions::default()).unwrap();
     assert_eq!((l.dataset.pages(), l.dataset.cycles()), (3000, 57));
     // datasets/README.md: freshgp dataset synth --preset brdc12 --pages 3000 --days 57 --seed 12
@@ -128,5 +165,8 @@ fn committed_sample_loads_and_matches_its_recipe() {
     params.pages = 3000;
     params.days = 57;
     let g = freshgp::data::synth::generate(&params, 12).unwrap();
-    assert_eq!(g, l.dataset, "the sample no longer matches the generator: regenerate it");
+    assert_eq!(
+        g, l.dataset,
+        "the sample no longer matches the generator: regenerate it"
+    );
 }

@@ -11,7 +11,9 @@ fn synth_stats_convert_round_trip() {
     let dir = tempfile::tempdir().unwrap();
     let t = dir.path().join("s.tsv");
     freshgp()
-        .args(["dataset", "synth", "--pages", "700", "--days", "30", "--seed", "5", "--out"])
+        .args([
+            "dataset", "synth", "--pages", "700", "--days", "30", "--seed", "5", "--out",
+        ])
         .arg(&t)
         .assert()
         .success();
@@ -23,17 +25,37 @@ fn synth_stats_convert_round_trip() {
         .failure();
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("--force"));
     let b = dir.path().join("s.fgpd");
-    freshgp().args(["dataset", "convert"]).arg(&t).arg("--out").arg(&b).assert().success();
+    freshgp()
+        .args(["dataset", "convert"])
+        .arg(&t)
+        .arg("--out")
+        .arg(&b)
+        .assert()
+        .success();
     let back = dir.path().join("back.tsv");
-    freshgp().args(["dataset", "convert"]).arg(&b).arg("--out").arg(&back).assert().success();
+    freshgp()
+        .args(["dataset", "convert"])
+        .arg(&b)
+        .arg("--out")
+        .arg(&back)
+        .assert()
+        .success();
     assert_eq!(std::fs::read(&t).unwrap(), std::fs::read(&back).unwrap());
-    let out = freshgp().args(["dataset", "stats", "--json"]).arg(&b).output().unwrap();
+    let out = freshgp()
+        .args(["dataset", "stats", "--json"])
+        .arg(&b)
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["stats"]["pages"], 700);
     assert_eq!(v["stats"]["cycles"], 30);
     assert_eq!(v["load"]["format"], "binary");
-    let text = freshgp().args(["dataset", "stats"]).arg(&t).output().unwrap();
+    let text = freshgp()
+        .args(["dataset", "stats"])
+        .arg(&t)
+        .output()
+        .unwrap();
     let s = String::from_utf8(text.stdout).unwrap();
     assert!(s.contains("pages              700"), "{s}");
     assert!(s.contains("weekday profile"), "{s}");
@@ -53,7 +75,13 @@ fn from_log_writes_the_spec_format_and_reports_bad_lines() {
     )
     .unwrap();
     let out = dir.path().join("h.tsv");
-    let r = freshgp().args(["dataset", "from-log"]).arg(&log).arg("--out").arg(&out).output().unwrap();
+    let r = freshgp()
+        .args(["dataset", "from-log"])
+        .arg(&log)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
     assert!(r.status.success());
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(err.contains("crawl.log:3:1:"), "{err}");
@@ -78,7 +106,11 @@ fn malformed_input_exits_with_a_located_error() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.tsv");
     std::fs::write(&bad, "0101\n01\n").unwrap();
-    let r = freshgp().args(["dataset", "stats"]).arg(&bad).output().unwrap();
+    let r = freshgp()
+        .args(["dataset", "stats"])
+        .arg(&bad)
+        .output()
+        .unwrap();
     assert_eq!(r.status.code(), Some(2));
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(err.contains("bad.tsv:2:3: length differs"), "{err}");

@@ -69,7 +69,8 @@ pub fn write<W: Write>(d: &Dataset, out: W) -> Result<(), DataError> {
         w.put(text.as_bytes()).map_err(io)?;
     }
     if let Some(hosts) = d.host_indices() {
-        w.put(&(d.host_names().len() as u64).to_le_bytes()).map_err(io)?;
+        w.put(&(d.host_names().len() as u64).to_le_bytes())
+            .map_err(io)?;
         for name in d.host_names() {
             let len = u32::try_from(name.len()).map_err(|_| DataError::Invalid {
                 what: "host name".into(),
@@ -145,7 +146,10 @@ pub fn read<R: Read>(input: &mut R, file: &str, len: u64) -> Result<Dataset, Dat
         for j in 0..wpp {
             let (b, u) = (bits[p * wpp + j], unknown[p * wpp + j]);
             if b & u != 0 {
-                return Err(r.bad(&format!("page {} has a cycle both changed and unknown", p + 1)));
+                return Err(r.bad(&format!(
+                    "page {} has a cycle both changed and unknown",
+                    p + 1
+                )));
             }
             let used = (cycles - 64 * j).min(64);
             if used < 64 && (b | u) >> used != 0 {
@@ -224,7 +228,11 @@ pub fn read_file(path: &std::path::Path) -> Result<Dataset, DataError> {
     let name = path.display().to_string();
     let f = std::fs::File::open(path).map_err(|e| DataError::io(&name, &e))?;
     let len = f.metadata().map_err(|e| DataError::io(&name, &e))?.len();
-    read(&mut std::io::BufReader::with_capacity(1 << 20, f), &name, len)
+    read(
+        &mut std::io::BufReader::with_capacity(1 << 20, f),
+        &name,
+        len,
+    )
 }
 
 struct CrcWriter<W: Write> {
@@ -342,7 +350,10 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        for d in [sample(), Dataset::from_bit_strings(&["1".repeat(130).as_str()]).unwrap()] {
+        for d in [
+            sample(),
+            Dataset::from_bit_strings(&["1".repeat(130).as_str()]).unwrap(),
+        ] {
             let b = bytes(&d);
             assert_eq!(read(&mut &b[..], "x", b.len() as u64).unwrap(), d);
         }
@@ -358,7 +369,10 @@ mod tests {
         for i in 0..b.len() {
             let mut c = b.clone();
             c[i] ^= 0x40;
-            assert!(read(&mut &c[..], "c.bin", c.len() as u64).is_err(), "flip at {i}");
+            assert!(
+                read(&mut &c[..], "c.bin", c.len() as u64).is_err(),
+                "flip at {i}"
+            );
         }
         let mut longer = b.clone();
         longer.push(0);

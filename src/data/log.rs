@@ -114,13 +114,18 @@ pub fn parse_cycle(s: &str) -> Result<u64, String> {
 /// Parses a fetch time (RFC 3339 or Unix seconds) into Unix seconds (rounded down).
 pub fn parse_time(s: &str) -> Result<i64, String> {
     let digits = s.strip_prefix('-').unwrap_or(s);
-    if !digits.is_empty() && digits.starts_with(|c: char| c.is_ascii_digit()) && !digits.contains(['-', ':', 'T', 't']) {
+    if !digits.is_empty()
+        && digits.starts_with(|c: char| c.is_ascii_digit())
+        && !digits.contains(['-', ':', 'T', 't'])
+    {
         let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
         if !int.is_empty()
             && int.bytes().all(|b| b.is_ascii_digit())
             && frac.bytes().all(|b| b.is_ascii_digit())
         {
-            let v: i64 = int.parse().map_err(|_| format!("`{s}`: Unix time out of range"))?;
+            let v: i64 = int
+                .parse()
+                .map_err(|_| format!("`{s}`: Unix time out of range"))?;
             return Ok(if s.starts_with('-') {
                 -v - i64::from(frac.bytes().any(|b| b != b'0'))
             } else {
@@ -191,7 +196,10 @@ pub fn from_log<R: BufRead>(
         };
         let parsed = match std::str::from_utf8(line) {
             Err(e) => Err(err(
-                String::from_utf8_lossy(&line[..e.valid_up_to()]).chars().count() + 1,
+                String::from_utf8_lossy(&line[..e.valid_up_to()])
+                    .chars()
+                    .count()
+                    + 1,
                 "not UTF-8".into(),
             )),
             Ok(l) if l.trim().is_empty() || l.starts_with('#') => continue,
@@ -213,7 +221,8 @@ pub fn from_log<R: BufRead>(
         let page = match pages.get(url) {
             Some(&p) => p,
             None => {
-                let p = u32::try_from(urls.len()).map_err(|_| err(1, "more than 2^32 URLs".into()))?;
+                let p =
+                    u32::try_from(urls.len()).map_err(|_| err(1, "more than 2^32 URLs".into()))?;
                 let h = match hosts.get(&host) {
                     Some(&h) => h,
                     None => {
@@ -250,7 +259,8 @@ pub fn from_log<R: BufRead>(
     let last = fetches.iter().map(|f| cycle_of(f.time)).max().unwrap_or(0);
     let cycles = (last - first + 1) as u64;
     let words = cycles.div_ceil(64);
-    if cycles > 10_000_000 || (urls.len() as u64).saturating_mul(words).saturating_mul(16) > 1 << 36 {
+    if cycles > 10_000_000 || (urls.len() as u64).saturating_mul(words).saturating_mul(16) > 1 << 36
+    {
         return Err(DataError::Invalid {
             what: file.to_string(),
             reason: format!(
@@ -308,7 +318,13 @@ fn parse_line<'a>(
     err: &dyn Fn(usize, String) -> DataError,
 ) -> Result<Parsed<'a>, DataError> {
     let fields: Vec<&str> = line.split('\t').collect();
-    let col = |i: usize| fields[..i].iter().map(|f| f.chars().count() + 1).sum::<usize>() + 1;
+    let col = |i: usize| {
+        fields[..i]
+            .iter()
+            .map(|f| f.chars().count() + 1)
+            .sum::<usize>()
+            + 1
+    };
     if !(3..=4).contains(&fields.len()) {
         return Err(err(
             1,
@@ -329,7 +345,12 @@ fn parse_line<'a>(
         None | Some("") => None,
         Some(s) => match s.parse::<u16>() {
             Ok(v) if (100..=999).contains(&v) => Some(v),
-            _ => return Err(err(col(3), format!("bad status `{s}`: expected an HTTP status code"))),
+            _ => {
+                return Err(err(
+                    col(3),
+                    format!("bad status `{s}`: expected an HTTP status code"),
+                ))
+            }
         },
     };
     let hash_text = fields[2];
@@ -358,7 +379,15 @@ mod tests {
         let rows = (0..d.pages())
             .map(|p| {
                 (1..=d.cycles())
-                    .map(|c| if d.is_unknown(p, c) { '?' } else if d.changed(p, c) { '1' } else { '0' })
+                    .map(|c| {
+                        if d.is_unknown(p, c) {
+                            '?'
+                        } else if d.changed(p, c) {
+                            '1'
+                        } else {
+                            '0'
+                        }
+                    })
                     .collect()
             })
             .collect();
@@ -406,24 +435,43 @@ http://b.org/1\t2024-03-04T00:30:00+01:00\tC\n";
 
     #[test]
     fn malformed_lines_skip_or_stop() {
-        let log = "http://x.io/\t0\ta\nnot a url\t0\ta\nhttp://x.io/\tyesterday\ta\nhttp://x.io/\t5\n\
+        let log =
+            "http://x.io/\t0\ta\nnot a url\t0\ta\nhttp://x.io/\tyesterday\ta\nhttp://x.io/\t5\n\
                    http://x.io/\t5\ta\tOK\nhttp://x.io/\t86400\tb\n";
         let (rows, _, r) = run(log, &LogOptions::default()).unwrap();
         assert_eq!(rows, ["01"]);
         assert_eq!(r.skipped, 4);
         let msgs: Vec<String> = r.errors.iter().map(ToString::to_string).collect();
-        assert!(msgs[0].starts_with("t.log:2:1: bad URL `not a url`"), "{}", msgs[0]);
-        assert!(msgs[1].starts_with("t.log:3:14: bad fetch time `yesterday`"), "{}", msgs[1]);
+        assert!(
+            msgs[0].starts_with("t.log:2:1: bad URL `not a url`"),
+            "{}",
+            msgs[0]
+        );
+        assert!(
+            msgs[1].starts_with("t.log:3:14: bad fetch time `yesterday`"),
+            "{}",
+            msgs[1]
+        );
         assert!(msgs[2].starts_with("t.log:4:1: 2 fields"), "{}", msgs[2]);
-        assert_eq!(msgs[3], "t.log:5:18: bad status `OK`: expected an HTTP status code");
+        assert_eq!(
+            msgs[3],
+            "t.log:5:18: bad status `OK`: expected an HTTP status code"
+        );
         let stop = LogOptions {
             on_error: OnError::Stop,
             ..LogOptions::default()
         };
         let e = run(log, &stop).unwrap_err();
         assert!(e.to_string().starts_with("t.log:2:1:"), "{e}");
-        assert!(matches!(run("# nothing\n", &stop), Err(DataError::Empty { .. })));
-        let e = run("http://x.io/\t0\ta\nhttp://x.io/\t9999999999999\ta\n", &stop).unwrap_err();
+        assert!(matches!(
+            run("# nothing\n", &stop),
+            Err(DataError::Empty { .. })
+        ));
+        let e = run(
+            "http://x.io/\t0\ta\nhttp://x.io/\t9999999999999\ta\n",
+            &stop,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("too large"), "{e}");
     }
 

@@ -436,7 +436,8 @@ impl Dataset {
                 let row = &src[p * self.words..(p + 1) * self.words];
                 let out = &mut dst[p * d.words..(p + 1) * d.words];
                 for (j, slot) in out.iter_mut().enumerate() {
-                    *slot = extract_bits(row, first - 1 + 64 * j, (last + 1 - first - 64 * j).min(64));
+                    *slot =
+                        extract_bits(row, first - 1 + 64 * j, (last + 1 - first - 64 * j).min(64));
                 }
             }
         }
@@ -474,7 +475,9 @@ impl Dataset {
 
     /// The id arena: all ids concatenated and their end offsets (crate-internal).
     pub(crate) fn id_arena(&self) -> Option<(&str, &[usize])> {
-        self.ids.as_ref().map(|i| (i.text.as_str(), i.ends.as_slice()))
+        self.ids
+            .as_ref()
+            .map(|i| (i.text.as_str(), i.ends.as_slice()))
     }
 
     /// Mutable access to page `p`'s bits and unknown mask (crate-internal).
@@ -640,7 +643,9 @@ mod tests {
         assert!(c.changed(1, 1) && !c.changed(1, 2));
         assert_eq!(c.id(1), Some("bb"));
         // across word boundaries
-        let row: String = (0..150).map(|k| if k % 7 == 0 { '1' } else { '0' }).collect();
+        let row: String = (0..150)
+            .map(|k| if k % 7 == 0 { '1' } else { '0' })
+            .collect();
         let d = Dataset::from_bit_strings(&[&row]).unwrap();
         let c = d.cycle_range(60..=140);
         for k in 60..=140 {

@@ -160,7 +160,13 @@ mod tests {
         assert_eq!(parts(10, 5), [0..2, 2..4, 4..6, 6..8, 8..10]);
         assert_eq!(
             parts(417_048, 5),
-            [0..83_410, 83_410..166_820, 166_820..250_230, 250_230..333_639, 333_639..417_048]
+            [
+                0..83_410,
+                83_410..166_820,
+                166_820..250_230,
+                250_230..333_639,
+                333_639..417_048
+            ]
         );
         assert_eq!(periods(57), [1..=19, 20..=38, 39..=57]);
         assert_eq!(periods(58), [1..=20, 21..=39, 40..=58]);
@@ -180,8 +186,19 @@ mod tests {
         ];
         for (f, (test, val, train)) in expect.iter().enumerate() {
             let s = Split::new(7, 10, f).unwrap();
-            assert_eq!((&s.test[..], &s.validation[..], &s.train[..]), (*test, *val, *train), "rotation {f}");
-            assert_eq!((s.train_cycles.clone(), s.validation_cycles.clone(), s.test_cycles.clone()), (1..=4, 5..=7, 8..=10));
+            assert_eq!(
+                (&s.test[..], &s.validation[..], &s.train[..]),
+                (*test, *val, *train),
+                "rotation {f}"
+            );
+            assert_eq!(
+                (
+                    s.train_cycles.clone(),
+                    s.validation_cycles.clone(),
+                    s.test_cycles.clone()
+                ),
+                (1..=4, 5..=7, 8..=10)
+            );
         }
     }
 
@@ -220,7 +237,10 @@ mod tests {
     fn sets_partition_the_pages_and_shuffle_is_seeded() {
         for pages in [5, 6, 9, 101] {
             for f in 0..5 {
-                for s in [Split::new(pages, 9, f).unwrap(), Split::shuffled(pages, 9, f, 7).unwrap()] {
+                for s in [
+                    Split::new(pages, 9, f).unwrap(),
+                    Split::shuffled(pages, 9, f, 7).unwrap(),
+                ] {
                     let mut all: Vec<u32> = [&s.train[..], &s.validation[..], &s.test[..]].concat();
                     all.sort_unstable();
                     assert_eq!(all, (0..pages as u32).collect::<Vec<_>>());

@@ -118,17 +118,18 @@ impl Stats {
             cycles
         };
         let max = changes_per_page.iter().rposition(|&n| n > 0).unwrap_or(0);
-        let (hosts, pages_per_host, largest_host) = match (0..pages).map(|p| d.host(p)).collect::<Option<Vec<u32>>>() {
-            Some(h) if pages > 0 => {
-                let mut sizes = vec![0usize; d.host_names().len()];
-                for x in h {
-                    sizes[x as usize] += 1;
+        let (hosts, pages_per_host, largest_host) =
+            match (0..pages).map(|p| d.host(p)).collect::<Option<Vec<u32>>>() {
+                Some(h) if pages > 0 => {
+                    let mut sizes = vec![0usize; d.host_names().len()];
+                    for x in h {
+                        sizes[x as usize] += 1;
+                    }
+                    let n = sizes.iter().filter(|&&s| s > 0).count();
+                    (Some(n), Some(ratio(pages, n)), sizes.iter().max().copied())
                 }
-                let n = sizes.iter().filter(|&&s| s > 0).count();
-                (Some(n), Some(ratio(pages, n)), sizes.iter().max().copied())
-            }
-            _ => (None, None, None),
-        };
+                _ => (None, None, None),
+            };
         Stats {
             pages,
             cycles,
@@ -194,7 +195,16 @@ impl fmt::Display for Stats {
             self.changes_quantiles[3]
         )?;
         write!(f, "pages by changes  ")?;
-        let buckets: [(usize, usize); 8] = [(0, 0), (1, 1), (2, 3), (4, 7), (8, 15), (16, 31), (32, 63), (64, usize::MAX)];
+        let buckets: [(usize, usize); 8] = [
+            (0, 0),
+            (1, 1),
+            (2, 3),
+            (4, 7),
+            (8, 15),
+            (16, 31),
+            (32, 63),
+            (64, usize::MAX),
+        ];
         for (lo, hi) in buckets {
             if lo > self.cycles {
                 break;
@@ -230,7 +240,8 @@ mod tests {
 
     #[test]
     fn figures_by_hand() {
-        let mut d = Dataset::from_bit_strings(&["11000000", "0000000?", "10101010", "00000000"]).unwrap();
+        let mut d =
+            Dataset::from_bit_strings(&["11000000", "0000000?", "10101010", "00000000"]).unwrap();
         d.set_hosts(vec![0, 0, 1, 0], vec!["a".into(), "b".into()]);
         let s = Stats::of(&d);
         assert_eq!(s.hosts, Some(2));

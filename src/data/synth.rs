@@ -50,10 +50,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// The built-in presets: (name, RON text).
-pub const PRESETS: &[(&str, &str)] = &[(
-    "brdc12",
-    include_str!("../../datasets/presets/brdc12.ron"),
-)];
+pub const PRESETS: &[(&str, &str)] =
+    &[("brdc12", include_str!("../../datasets/presets/brdc12.ron"))];
 
 /// All parameters of the generator (see the module docs for the model).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -158,16 +156,21 @@ pub struct HostEventParams {
 impl SynthParams {
     /// A built-in preset by name (see [`PRESETS`]).
     pub fn preset(name: &str) -> Result<SynthParams, DataError> {
-        let (_, text) = PRESETS
-            .iter()
-            .find(|(n, _)| *n == name)
-            .ok_or_else(|| DataError::Invalid {
-                what: format!("preset `{name}`"),
-                reason: format!(
-                    "no such built-in preset (known: {})",
-                    PRESETS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
-                ),
-            })?;
+        let (_, text) =
+            PRESETS
+                .iter()
+                .find(|(n, _)| *n == name)
+                .ok_or_else(|| DataError::Invalid {
+                    what: format!("preset `{name}`"),
+                    reason: format!(
+                        "no such built-in preset (known: {})",
+                        PRESETS
+                            .iter()
+                            .map(|(n, _)| *n)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                })?;
         SynthParams::from_ron(text, name)
     }
 
@@ -228,24 +231,47 @@ impl SynthParams {
         let r = &self.rates;
         let total: f64 = r.static_fraction + r.frequent.iter().map(|c| c.fraction).sum::<f64>();
         if !prob(r.static_fraction) || r.frequent.iter().any(|c| !prob(c.fraction)) || total > 1.0 {
-            return bad("rates.static_fraction / frequent fractions", "must be probabilities summing to at most 1");
+            return bad(
+                "rates.static_fraction / frequent fractions",
+                "must be probabilities summing to at most 1",
+            );
         }
-        if r.frequent.iter().any(|c| !(prob(c.min) && c.min <= c.max && c.max < 1.0)) {
+        if r.frequent
+            .iter()
+            .any(|c| !(prob(c.min) && c.min <= c.max && c.max < 1.0))
+        {
             return bad("rates.frequent", "each class needs 0 <= min <= max < 1");
         }
-        if !(r.log10_mean.is_finite() && r.log10_sigma >= 0.0 && r.log10_sigma.is_finite() && r.max_rate > 0.0 && r.max_rate.is_finite()) {
-            return bad("rates.log10_mean / log10_sigma / max_rate", "must be finite, sigma >= 0, max_rate > 0");
+        if !(r.log10_mean.is_finite()
+            && r.log10_sigma >= 0.0
+            && r.log10_sigma.is_finite()
+            && r.max_rate > 0.0
+            && r.max_rate.is_finite())
+        {
+            return bad(
+                "rates.log10_mean / log10_sigma / max_rate",
+                "must be finite, sigma >= 0, max_rate > 0",
+            );
         }
         if self.weekday.len() != 7 || self.weekday.iter().any(|w| !(w.is_finite() && *w >= 0.0)) {
-            return bad("weekday", "needs 7 multipliers (Monday first), finite and >= 0");
+            return bad(
+                "weekday",
+                "needs 7 multipliers (Monday first), finite and >= 0",
+            );
         }
         for (name, ph) in [("bursts", &self.bursts), ("dormancy", &self.dormancy)] {
-            if !prob(ph.start)
-                || !(ph.mean_days >= 1.0 && ph.mean_days.is_finite())
-                || !(ph.factor >= 0.0 && ph.factor.is_finite())
-                || !(ph.boost >= 0.0 && ph.boost.is_finite())
-            {
-                return bad(name, "start must be a probability, mean_days >= 1, factor and boost >= 0");
+            let ok = prob(ph.start)
+                && ph.mean_days >= 1.0
+                && ph.mean_days.is_finite()
+                && ph.factor >= 0.0
+                && ph.factor.is_finite()
+                && ph.boost >= 0.0
+                && ph.boost.is_finite();
+            if !ok {
+                return bad(
+                    name,
+                    "start must be a probability, mean_days >= 1, factor and boost >= 0",
+                );
             }
         }
         if self.bursts.start + self.dormancy.start > 1.0 {
@@ -253,7 +279,10 @@ impl SynthParams {
         }
         let e = &self.host_events;
         if !prob(e.rate) || !prob(e.coverage) || !prob(e.static_coverage) {
-            return bad("host_events", "rate, coverage and static_coverage must be probabilities");
+            return bad(
+                "host_events",
+                "rate, coverage and static_coverage must be probabilities",
+            );
         }
         Ok(())
     }
@@ -310,7 +339,10 @@ pub fn generate(params: &SynthParams, seed: u64) -> Result<Dataset, DataError> {
         }
     }
     d.set_id_arena(text, ends);
-    d.set_hosts(hosts, (0..sizes.len()).map(|h| format!("h{h}.example")).collect());
+    d.set_hosts(
+        hosts,
+        (0..sizes.len()).map(|h| format!("h{h}.example")).collect(),
+    );
     Ok(d)
 }
 
@@ -321,7 +353,11 @@ fn host_rows(params: &SynthParams, seed: u64, h: usize, size: usize, words: usiz
     let mut rng = rand_pcg::Pcg64::new(state, h as u128);
     let days = params.days;
     let hp = &params.hosts;
-    let activity = lognormal(&mut rng, -hp.activity_sigma * hp.activity_sigma / 2.0, hp.activity_sigma);
+    let activity = lognormal(
+        &mut rng,
+        -hp.activity_sigma * hp.activity_sigma / 2.0,
+        hp.activity_sigma,
+    );
     let ev = &params.host_events;
     let events: Vec<bool> = (0..days).map(|_| rng.gen_bool(ev.rate)).collect();
     let r = &params.rates;
@@ -350,7 +386,11 @@ fn host_rows(params: &SynthParams, seed: u64, h: usize, size: usize, words: usiz
             let l = 10f64.powf(r.log10_mean + r.log10_sigma * standard_normal(&mut rng));
             (false, (l * activity).min(r.max_rate))
         };
-        let coverage = if is_static { ev.static_coverage } else { ev.coverage };
+        let coverage = if is_static {
+            ev.static_coverage
+        } else {
+            ev.coverage
+        };
         let x: f64 = rng.gen();
         let mut state = if x < pi_b {
             1u8
@@ -421,7 +461,10 @@ mod tests {
     fn deterministic_and_thread_independent() {
         let p = small(3000, 57);
         let a = generate(&p, 3).unwrap();
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
         let b = pool.install(|| generate(&p, 3).unwrap());
         assert_eq!(a, b);
         assert_ne!(a, generate(&p, 4).unwrap());
@@ -433,15 +476,33 @@ mod tests {
         let d = generate(&p, 1).unwrap();
         let s = Stats::of(&d);
         let per_host = s.pages_per_host.unwrap();
-        assert!((35.0..90.0).contains(&per_host), "pages per host {per_host}");
-        assert!(s.largest_host.unwrap() > 500, "heavy tail: largest {:?}", s.largest_host);
-        assert!(s.never_changed_fraction > 0.4, "{}", s.never_changed_fraction);
-        assert!(s.half_or_more_fraction > 0.02, "{}", s.half_or_more_fraction);
+        assert!(
+            (35.0..90.0).contains(&per_host),
+            "pages per host {per_host}"
+        );
+        assert!(
+            s.largest_host.unwrap() > 500,
+            "heavy tail: largest {:?}",
+            s.largest_host
+        );
+        assert!(
+            s.never_changed_fraction > 0.4,
+            "{}",
+            s.never_changed_fraction
+        );
+        assert!(
+            s.half_or_more_fraction > 0.02,
+            "{}",
+            s.half_or_more_fraction
+        );
         // weekends (days 5, 6 with start_weekday 0) change less than weekdays
         let wk = s.weekday_change_fraction;
         assert!(wk[5] < wk[1] && wk[6] < wk[2], "{wk:?}");
         // clustering: a change makes another one much likelier
-        assert!(s.p_change_after_change > 5.0 * s.p_change_after_no_change, "{s}");
+        assert!(
+            s.p_change_after_change > 5.0 * s.p_change_after_no_change,
+            "{s}"
+        );
     }
 
     #[test]

@@ -241,7 +241,10 @@ impl<'a> Parser<'a> {
                     if attr.is_empty() {
                         "bad attribute: empty field (expected key=value)".to_string()
                     } else {
-                        format!("bad attribute `{}`: expected key=value", attr.escape_debug())
+                        format!(
+                            "bad attribute `{}`: expected key=value",
+                            attr.escape_debug()
+                        )
                     },
                 ));
             };
@@ -250,16 +253,20 @@ impl<'a> Parser<'a> {
                     if weight.is_some() {
                         return Err(self.err(no, column, "bad attribute: weight given twice"));
                     }
-                    let w: f64 = value.parse().ok().filter(|w: &f64| w.is_finite() && *w >= 0.0).ok_or_else(|| {
-                        self.err(
-                            no,
-                            column + key.chars().count() + 1,
-                            format!(
-                                "bad attribute: weight `{}` is not a finite number >= 0",
-                                value.escape_debug()
-                            ),
-                        )
-                    })?;
+                    let w: f64 = value
+                        .parse()
+                        .ok()
+                        .filter(|w: &f64| w.is_finite() && *w >= 0.0)
+                        .ok_or_else(|| {
+                            self.err(
+                                no,
+                                column + key.chars().count() + 1,
+                                format!(
+                                    "bad attribute: weight `{}` is not a finite number >= 0",
+                                    value.escape_debug()
+                                ),
+                            )
+                        })?;
                     weight = Some(w);
                 }
                 other => {
@@ -298,11 +305,7 @@ impl<'a> Parser<'a> {
             if k >= self.cycles {
                 // Longer than the first line (all bytes so far were ASCII cycles).
                 let n = bits.chars().count();
-                return Err(self.err(
-                    no,
-                    self.cycles + 1,
-                    self.length_reason(n),
-                ));
+                return Err(self.err(no, self.cycles + 1, self.length_reason(n)));
             }
             let (w, m) = (start + k / 64, 1u64 << (k % 64));
             match c {
@@ -341,13 +344,22 @@ impl<'a> Parser<'a> {
                 file: self.file.to_string(),
             });
         }
-        let (bits, unknown) = (std::mem::take(&mut self.bits), std::mem::take(&mut self.unknown));
+        let (bits, unknown) = (
+            std::mem::take(&mut self.bits),
+            std::mem::take(&mut self.unknown),
+        );
         let mut d = Dataset::from_parts(self.pages, self.cycles, bits, unknown);
         if self.any_id {
-            d.set_id_arena(std::mem::take(&mut self.id_text), std::mem::take(&mut self.id_ends));
+            d.set_id_arena(
+                std::mem::take(&mut self.id_text),
+                std::mem::take(&mut self.id_ends),
+            );
         }
         if self.any_host {
-            d.set_hosts(std::mem::take(&mut self.hosts), std::mem::take(&mut self.host_names));
+            d.set_hosts(
+                std::mem::take(&mut self.hosts),
+                std::mem::take(&mut self.host_names),
+            );
         }
         if self.any_weight {
             d.set_weights(std::mem::take(&mut self.weights));
@@ -378,7 +390,10 @@ mod tests {
         assert_eq!((d.id(0), d.id(1)), (Some("a/b.md"), Some("c d")));
         let d = parse("01\tp1\th1\n10\tp2\th2\tweight=0.5\n11\tp3\th1\n").unwrap();
         assert_eq!(d.host_names(), ["h1", "h2"]);
-        assert_eq!((d.host(0), d.host(1), d.host(2)), (Some(0), Some(1), Some(0)));
+        assert_eq!(
+            (d.host(0), d.host(1), d.host(2)),
+            (Some(0), Some(1), Some(0))
+        );
         assert_eq!((d.weight(0), d.weight(1)), (1.0, 0.5));
     }
 
@@ -400,8 +415,14 @@ mod tests {
             err(b"0101\n01011\n"),
             "f.tsv:2:5: length differs from the first line: 5 cycles, but line 1 has 4"
         );
-        assert_eq!(err(b""), "f.tsv: no pages (the file is empty or holds only comments)");
-        assert_eq!(err(b"# only\n\n"), "f.tsv: no pages (the file is empty or holds only comments)");
+        assert_eq!(
+            err(b""),
+            "f.tsv: no pages (the file is empty or holds only comments)"
+        );
+        assert_eq!(
+            err(b"# only\n\n"),
+            "f.tsv: no pages (the file is empty or holds only comments)"
+        );
         assert_eq!(
             err(b"01\tp\th\tweight=x\n"),
             "f.tsv:1:15: bad attribute: weight `x` is not a finite number >= 0"
@@ -414,7 +435,10 @@ mod tests {
             err(b"01\tp\th\tcolour=red\n"),
             "f.tsv:1:8: bad attribute: unknown key `colour` (known: weight)"
         );
-        assert_eq!(err(b"01\tp\th\tnoequals\n"), "f.tsv:1:8: bad attribute `noequals`: expected key=value");
+        assert_eq!(
+            err(b"01\tp\th\tnoequals\n"),
+            "f.tsv:1:8: bad attribute `noequals`: expected key=value"
+        );
         assert_eq!(
             err(b"01\tp\th\tweight=1\tweight=2\n"),
             "f.tsv:1:17: bad attribute: weight given twice"
@@ -453,7 +477,17 @@ mod tests {
 
     #[test]
     fn long_rows_span_words() {
-        let row: String = (0..200).map(|k| if k % 3 == 0 { '1' } else if k % 5 == 0 { '?' } else { '0' }).collect();
+        let row: String = (0..200)
+            .map(|k| {
+                if k % 3 == 0 {
+                    '1'
+                } else if k % 5 == 0 {
+                    '?'
+                } else {
+                    '0'
+                }
+            })
+            .collect();
         let d = parse(&format!("{row}\n{row}\n")).unwrap();
         let e = Dataset::from_bit_strings(&[&row, &row]).unwrap();
         assert_eq!(d, e);

@@ -18,7 +18,7 @@
 //!
 //! // page 1: completed runs before cycle 9 have lengths 2, 2, 1 → mode 2;
 //! // the current run at 9 is 9-1-8 = 0 < 2 → 0. Page 2 has 4 `?`: dropped.
-//! let d = Dataset::from_bit_strings(&["00100101?", "0????0000", "010?"]).unwrap();
+//! let d = Dataset::from_bit_strings(&["00100101?", "0????0000", "010?00000"]).unwrap();
 //! let (d, report) = UnknownPolicy::default().apply(d);
 //! assert_eq!(report.pages_dropped, 1);
 //! assert_eq!(d.pages(), 2);
@@ -162,7 +162,11 @@ impl UnknownPolicy {
         };
         let mut keep = Vec::with_capacity(d.pages());
         for p in 0..d.pages() {
-            let n: usize = d.unknown_row(p).iter().map(|w| w.count_ones() as usize).sum();
+            let n: usize = d
+                .unknown_row(p)
+                .iter()
+                .map(|w| w.count_ones() as usize)
+                .sum();
             if max_unknown.is_some_and(|m| n > m) {
                 report.dropped.push(p as u32);
                 continue;
@@ -259,7 +263,10 @@ mod tests {
     #[test]
     fn paper_policy_by_hand() {
         // page 1: runs 1, 1, 1 → mode 1; ? at 8: current run = 8-1-6 = 1 >= 1 → 1
-        let (out, r) = resolve("paper", &["0101010?0", "0101??000", "?11110000", "0?0000000"]);
+        let (out, r) = resolve(
+            "paper",
+            &["0101010?0", "0101??000", "?11110000", "0?0000000"],
+        );
         assert_eq!(out[0], "010101010");
         // page 2: ? at 5: last=4, current=0, mode 1 → 0; ? at 6: current=1 >= 1 → 1
         assert_eq!(out[1], "010101000");
@@ -286,7 +293,10 @@ mod tests {
     fn dropping_and_other_policies() {
         let rows = ["0???", "01?0", "0000"];
         let (out, r) = resolve("paper", &rows);
-        assert_eq!((out.len(), r.pages_dropped, r.dropped.clone()), (2, 1, vec![0]));
+        assert_eq!(
+            (out.len(), r.pages_dropped, r.dropped.clone()),
+            (2, 1, vec![0])
+        );
         let (out, r) = resolve("paper:3", &rows);
         assert_eq!((out.len(), r.pages_dropped), (3, 0));
         let (out, _) = resolve("zero", &rows);
@@ -299,6 +309,9 @@ mod tests {
         let (out, r) = resolve("keep", &rows);
         assert_eq!((out[0].as_str(), r.kept_unknown), ("0???", 4));
         assert!("bogus".parse::<UnknownPolicy>().is_err());
-        assert_eq!("paper:5".parse::<UnknownPolicy>().unwrap().to_string(), "paper:5");
+        assert_eq!(
+            "paper:5".parse::<UnknownPolicy>().unwrap().to_string(),
+            "paper:5"
+        );
     }
 }

@@ -132,12 +132,19 @@ pub fn run(args: Args) -> Result<()> {
             };
             let name = log.display().to_string();
             let f = std::fs::File::open(&log).with_context(|| format!("cannot open {name}"))?;
-            let (d, report) = from_log(std::io::BufReader::with_capacity(1 << 20, f), &name, &options)?;
+            let (d, report) = from_log(
+                std::io::BufReader::with_capacity(1 << 20, f),
+                &name,
+                &options,
+            )?;
             for e in &report.errors {
                 eprintln!("skipped: {e}");
             }
             if report.skipped > report.errors.len() {
-                eprintln!("skipped: ... and {} more", report.skipped - report.errors.len());
+                eprintln!(
+                    "skipped: ... and {} more",
+                    report.skipped - report.errors.len()
+                );
             }
             write(&d, &out, to)?;
             let start = time::OffsetDateTime::from_unix_timestamp(report.first_cycle_start)
