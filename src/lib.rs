@@ -10,9 +10,22 @@
 //! 1. [`formula`]: the formula language: a postfix arena, parser, printer, simplifier.
 //! 2. [`eval`]: compiles a formula into a program that scores many pages at once.
 //! 3. [`data`]: change-history datasets: loading, unknown cycles, folds, synthesis.
+//! 4. [`sim`]: the daily top-k crawl simulation, its terminals, metrics and baselines.
+//! 5. [`gp`]: the genetic programming engine, generic over a fitness trait.
+//! 6. [`experiment`]: the temporal cross-validation protocol around simulation and GP.
+//!
+//! [`stats`] holds the small statistics reports use.
+//!
+//! Beside them, [`export`] turns a formula into a self-contained Python, C, Java, Rust or SQL
+//! function (it uses only [`formula`]).
 //!
 //! See `ARCHITECTURE.md` for the code map and the invariants each layer keeps.
 
 pub mod data;
 pub mod eval;
+pub mod experiment;
+pub mod export;
 pub mod formula;
+pub mod gp;
+pub mod sim;
+pub mod stats;

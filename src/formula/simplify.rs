@@ -19,7 +19,7 @@
 //! use freshgp::formula::{Closure, Formula};
 //!
 //! let f: Formula = "(t * 1) + log(100) * 0 + (X / X)".parse().unwrap();
-//! assert_eq!(f.simplify(Closure::Paper).to_string(), "t + 0 + X / X");
+//! assert_eq!(f.simplify(Closure::Paper).to_string(), "t + X / X");
 //! let g: Formula = "X / X + t".parse().unwrap();
 //! assert_eq!(f.canonical(Closure::Paper), g.canonical(Closure::Paper));
 //! ```

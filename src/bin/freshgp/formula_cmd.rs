@@ -1,8 +1,10 @@
-//! `freshgp formula`: check, simplify, print and evaluate formulas from the command line.
+//! `freshgp formula`: check, simplify, print, evaluate and export formulas from the command
+//! line.
 
 use anyhow::{Context, Result};
 use clap::{Subcommand, ValueEnum};
 use freshgp::eval::Program;
+use freshgp::export::{export, Language};
 use freshgp::formula::{Formula, Grammar, Latex, Terminal};
 
 /// Flags of `freshgp formula`.
@@ -36,6 +38,48 @@ enum Action {
         #[arg(long, default_value = "all")]
         grammar: String,
     },
+    /// Print a self-contained function (protected operators included) that computes the
+    /// formula's score from the terminal values exactly as freshgp does.
+    Export {
+        /// The formula text.
+        formula: String,
+        /// Target language.
+        #[arg(long = "to", value_enum)]
+        to: Target,
+        /// Grammar (its closure decides the protected-operator semantics of the code).
+        #[arg(long, default_value = "all")]
+        grammar: String,
+        /// Name of the generated function (SQL: of the score column).
+        #[arg(long, default_value = "score")]
+        name: String,
+    },
+}
+
+/// Languages of `freshgp formula export --to`.
+#[derive(Clone, Copy, ValueEnum)]
+enum Target {
+    /// Python 3 (standard library only).
+    Python,
+    /// C99 with <math.h>.
+    C,
+    /// Java 8+: a class holding a static method.
+    Java,
+    /// Rust, no dependencies.
+    Rust,
+    /// SQLite 3.35+ query over a table `pages`.
+    Sql,
+}
+
+impl From<Target> for Language {
+    fn from(target: Target) -> Language {
+        match target {
+            Target::Python => Language::Python,
+            Target::C => Language::C,
+            Target::Java => Language::Java,
+            Target::Rust => Language::Rust,
+            Target::Sql => Language::Sql,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -88,6 +132,17 @@ pub fn run(args: Args) -> Result<()> {
             }
             let program = Program::compile(&f, grammar.closure());
             println!("{}", program.eval_one(&terminals));
+        }
+        Action::Export {
+            formula,
+            to,
+            grammar,
+            name,
+        } => {
+            let grammar = Grammar::named_or_file(&grammar)?;
+            let f = parse(&formula, &grammar)?;
+            let code = export(&f, grammar.closure(), to.into(), &name)?;
+            print!("{code}");
         }
     }
     Ok(())

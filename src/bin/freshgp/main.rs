@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 mod dataset_cmd;
 mod formula_cmd;
+mod simulate_cmd;
 
 /// Discover crawl revisit scoring functions by genetic programming.
 #[derive(Parser)]

@@ -1,0 +1,81 @@
+//! Simulated page-cycles per second for one scoring function over a 100,000-page,
+//! 19-cycle period (issue 4's bar: 150 million per second per core for a 15-node formula).
+//!
+//! The history is drawn here from a simple heterogeneous model (most pages rarely change,
+//! some change often, changes cluster), so the bench needs no file.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use freshgp::data::Dataset;
+use freshgp::formula::{Closure, Formula};
+use freshgp::sim::{Baseline, Period, Scorer, SimConfig, Simulator};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+
+fn history(pages: usize, cycles: usize, seed: u64) -> Dataset {
+    let mut rng = Pcg64::seed_from_u64(seed);
+    let mut d = Dataset::new(pages, cycles);
+    for p in 0..pages {
+        // 60% never change, 25% rarely, 10% often, 5% almost daily.
+        let rate: f64 = match rng.gen_range(0..100) {
+            0..=59 => 0.0,
+            60..=84 => 0.03,
+            85..=94 => 0.3,
+            _ => 0.9,
+        };
+        let mut previous = false;
+        for c in 1..=cycles {
+            let boost = if previous { 3.0 } else { 1.0 };
+            let changed = rng.gen::<f64>() < (rate * boost).min(1.0);
+            if changed {
+                d.set_changed(p, c, true);
+            }
+            previous = changed;
+        }
+    }
+    d
+}
+
+fn bench(c: &mut Criterion) {
+    let pages = 100_000;
+    let data = history(pages, 19, 7);
+    let period = Period::whole(&data).unwrap();
+    let page_cycles = (pages * 19) as u64;
+    let formulas = [
+        ("baseline-NAD", None),
+        ("formula-15", Some("(t * X + CG) / (n + 1) - exp(-NAD * t)")),
+        (
+            "formula-40",
+            Some("(t * X + CG) / (n + 1) - exp(-NAD * t) * SAD + log(t + 1) * GAD * (AAD + 0.5) - pow(X + 1, 0.5) / (t + n) * CG"),
+        ),
+    ];
+    let mut group = c.benchmark_group("simulate-100k-pages-19-cycles");
+    group.throughput(Throughput::Elements(page_cycles));
+    group.sample_size(20);
+    for (name, text) in formulas {
+        let scorer = match text {
+            None => Scorer::Baseline(Baseline::Nad),
+            Some(t) => {
+                let f: Formula = t.parse().unwrap();
+                assert_eq!(Some(f.len()), name[8..].parse().ok(), "{name} node count");
+                Scorer::formula(&f, Closure::Paper)
+            }
+        };
+        let mut sim = Simulator::new(SimConfig::paper());
+        group.bench_with_input(BenchmarkId::new("fast", name), &scorer, |b, s| {
+            b.iter(|| sim.run(&period, s).unwrap())
+        });
+    }
+    let f: Formula = formulas[1].1.unwrap().parse().unwrap();
+    let scorer = Scorer::formula(&f, Closure::Paper);
+    let sim = Simulator::new(SimConfig::paper());
+    group.sample_size(10);
+    group.bench_with_input(
+        BenchmarkId::new("reference", "formula-15"),
+        &scorer,
+        |b, s| b.iter(|| sim.run_reference(&period, s).unwrap()),
+    );
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

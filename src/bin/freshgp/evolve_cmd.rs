@@ -1,0 +1,202 @@
+//! `freshgp evolve`: evolve scoring formulas on one rotation and report the chosen ones.
+
+use crate::common::{DataArgs, SimArgs};
+use anyhow::{bail, Context, Result};
+use freshgp::experiment::evolve::{self, EvolveSettings, Progress};
+use freshgp::formula::Grammar;
+use freshgp::gp::{RawGpConfig, Strategy};
+use freshgp::sim::Metric;
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Flags of `freshgp evolve`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    data: DataArgs,
+    /// Grammar: basic, all, basic-reference, all-reference, or a RON file.
+    #[arg(long, default_value = "all")]
+    grammar: String,
+    /// Fitness metric: ndcg or changerate.
+    #[arg(long, default_value = "ndcg")]
+    fitness: Metric,
+    /// Rotation (0..=4): which page fold is the test set.
+    #[arg(long, default_value_t = 0)]
+    rotation: usize,
+    /// Number of seeds (independent runs).
+    #[arg(long, default_value_t = 5)]
+    seeds: usize,
+    /// First seed; the runs use first-seed, first-seed + 1, ...
+    #[arg(long, default_value_t = 1)]
+    first_seed: u64,
+    /// GP parameters from a RON file (fields of RawGpConfig); flags below override it.
+    #[arg(long, value_name = "FILE")]
+    gp_config: Option<PathBuf>,
+    /// Population size.
+    #[arg(long)]
+    population: Option<usize>,
+    /// Generations.
+    #[arg(long)]
+    generations: Option<usize>,
+    /// Tournament size.
+    #[arg(long)]
+    tournament: Option<usize>,
+    #[command(flatten)]
+    sim: SimArgs,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// No progress on stderr.
+    #[arg(long)]
+    quiet: bool,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let grammar = Grammar::named_or_file(&args.grammar)?;
+    let mut raw = match &args.gp_config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            ron::from_str::<RawGpConfig>(&text).map_err(|e| {
+                anyhow::anyhow!(
+                    "{}:{}:{}: {}",
+                    path.display(),
+                    e.position.line,
+                    e.position.col,
+                    e.code
+                )
+            })?
+        }
+        None => RawGpConfig::default(),
+    };
+    if let Some(p) = args.population {
+        raw.population = p;
+    }
+    if let Some(g) = args.generations {
+        raw.generations = g;
+    }
+    if let Some(t) = args.tournament {
+        raw.tournament = t;
+    }
+    let gp = raw.check().context("invalid GP settings")?;
+    if args.seeds == 0 {
+        bail!("--seeds must be at least 1");
+    }
+    if args.rotation > 4 {
+        bail!("--rotation {} is out of range (0..=4)", args.rotation);
+    }
+    let settings = EvolveSettings {
+        grammar,
+        metric: args.fitness,
+        gp,
+        sim: args.sim.config()?,
+        seeds: (0..args.seeds as u64)
+            .map(|k| args.first_seed + k)
+            .collect(),
+    };
+    let dataset = args.data.load(args.quiet)?;
+    let start = Instant::now();
+    let total_generations = (settings.gp.generations + 1) * settings.seeds.len();
+    let quiet = args.quiet;
+    let run = evolve::run_rotation(&dataset, args.rotation, &settings, |event| {
+        if quiet {
+            return;
+        }
+        match event {
+            Progress::Generation {
+                seed_index,
+                seed,
+                report,
+            } => {
+                let done = seed_index * (report.generations + 1) + report.generation + 1;
+                let elapsed = start.elapsed().as_secs_f64();
+                let eta = elapsed / done as f64 * (total_generations - done) as f64;
+                let total = report.evaluated + report.cache_hits;
+                eprintln!(
+                    "seed {}/{} ({seed}) gen {:>3}/{} best {:.4} mean {:.4} cache {:>3.0}% {:>7.1}s ETA {:>6.0}s",
+                    seed_index + 1,
+                    args.seeds,
+                    report.generation,
+                    report.generations,
+                    report.best,
+                    report.mean,
+                    100.0 * report.cache_hits as f64 / total.max(1) as f64,
+                    elapsed,
+                    eta
+                );
+            }
+            Progress::Selecting { seed_index } => {
+                eprintln!(
+                    "seed {}/{}: validating the kept individuals, testing the choices",
+                    seed_index + 1,
+                    args.seeds
+                );
+            }
+        }
+    })?;
+    let evaluations: usize = run.seeds.iter().map(|s| s.evaluations).sum();
+    let cache_hits: usize = run.seeds.iter().map(|s| s.cache_hits).sum();
+    if args.json {
+        let mut out = serde_json::Map::new();
+        for strategy in Strategy::ALL {
+            let c = run.winner(strategy);
+            out.insert(
+                strategy.name().into(),
+                json!({
+                    "formula": c.formula.to_string(),
+                    "train": c.train,
+                    "validation": c.validation,
+                    "test": c.test,
+                    "score": c.score,
+                }),
+            );
+        }
+        out.insert("metric".into(), json!(settings.metric.name()));
+        out.insert("rotation".into(), json!(run.rotation));
+        out.insert("set_sizes".into(), json!(run.set_sizes));
+        out.insert("evaluations".into(), json!(evaluations));
+        out.insert("cache_hits".into(), json!(cache_hits));
+        out.insert("seconds".into(), json!(start.elapsed().as_secs_f64()));
+        out.insert("seeds".into(), serde_json::to_value(&run.seeds)?);
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    let metric = settings.metric.name();
+    println!(
+        "rotation {}: {} training, {} validation, {} test pages; fitness {metric}; {} simulations, {:.0}% from cache, {:.1}s",
+        run.rotation,
+        run.set_sizes[0],
+        run.set_sizes[1],
+        run.set_sizes[2],
+        evaluations,
+        100.0 * cache_hits as f64 / (evaluations + cache_hits).max(1) as f64,
+        start.elapsed().as_secs_f64()
+    );
+    for seed in &run.seeds {
+        println!("seed {} ({:.1}s):", seed.seed, seed.seconds);
+        for c in &seed.choices {
+            println!(
+                "  {:<9} train {:.4}  validation {:.4}  test {:.4}  {}",
+                c.strategy.name(),
+                c.train,
+                c.validation,
+                c.test,
+                c.formula
+            );
+        }
+    }
+    println!("winners across seeds:");
+    for strategy in Strategy::ALL {
+        let c = run.winner(strategy);
+        println!(
+            "  {:<9} train {:.4}  validation {:.4}  test {:.4}  {}",
+            strategy.name(),
+            c.train,
+            c.validation,
+            c.test,
+            c.formula
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,76 @@
+//! The seven published baselines over the test sets of the five rotations (SPEC §4).
+
+use super::ExperimentError;
+use crate::data::split::Split;
+use crate::data::Dataset;
+use crate::sim::{Baseline, CycleMetrics, Metric, Period, Scorer, SimConfig, Simulator};
+use crate::stats::{mean_ci, MeanCi};
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// The test set of each rotation: its pages over the test period.
+pub fn test_periods(dataset: &Dataset) -> Result<Vec<Period>, ExperimentError> {
+    Split::all(dataset.pages(), dataset.cycles())?
+        .iter()
+        .map(|s| Ok(Period::new(dataset, &s.test, s.test_cycles.clone())?))
+        .collect()
+}
+
+/// One baseline's results on all test rotations.
+#[derive(Debug, Clone, Serialize)]
+pub struct BaselineResult {
+    /// The baseline.
+    pub baseline: Baseline,
+    /// Mean and 95% CI of ChangeRate over all scored test cycles.
+    pub changerate: MeanCi,
+    /// Mean and 95% CI of NDCG.
+    pub ndcg: MeanCi,
+    /// Mean and 95% CI of Freshness.
+    pub freshness: MeanCi,
+    /// Per-cycle metrics, rotation by rotation.
+    pub cycles: Vec<Vec<CycleMetrics>>,
+}
+
+/// Simulates each of `baselines` on every rotation's test set.
+pub fn run(
+    dataset: &Dataset,
+    config: SimConfig,
+    baselines: &[Baseline],
+) -> Result<Vec<BaselineResult>, ExperimentError> {
+    let periods = test_periods(dataset)?;
+    for p in &periods {
+        config.check(p).map_err(|source| ExperimentError::Sim {
+            set: "test",
+            source,
+        })?;
+    }
+    let jobs: Vec<(usize, usize)> = (0..baselines.len())
+        .flat_map(|b| (0..periods.len()).map(move |r| (b, r)))
+        .collect();
+    let outcomes: Vec<Vec<CycleMetrics>> = jobs
+        .par_iter()
+        .map(|&(b, r)| {
+            let mut sim = Simulator::new(config);
+            sim.run(&periods[r], &Scorer::Baseline(baselines[b]))
+                .expect("checked above")
+                .cycles
+        })
+        .collect();
+    Ok(baselines
+        .iter()
+        .enumerate()
+        .map(|(b, &baseline)| {
+            let cycles: Vec<Vec<CycleMetrics>> =
+                outcomes[b * periods.len()..(b + 1) * periods.len()].to_vec();
+            let values =
+                |m: Metric| -> Vec<f64> { cycles.iter().flatten().map(|c| m.of(c)).collect() };
+            BaselineResult {
+                baseline,
+                changerate: mean_ci(&values(Metric::ChangeRate)),
+                ndcg: mean_ci(&values(Metric::Ndcg)),
+                freshness: mean_ci(&values(Metric::Freshness)),
+                cycles,
+            }
+        })
+        .collect())
+}

@@ -1,0 +1,284 @@
+//! One rotation of the paper's protocol (SPEC §2, §6).
+//!
+//! For each seed: evolve on the training set (period 1), keep the best distinct
+//! individuals, simulate them on the validation set (period 2), choose the final
+//! function by Best, Sum_σ and Avg_σ, and simulate the three choices on the test set
+//! (period 3). The winner across seeds, per strategy, is the seed whose choice has the
+//! highest strategy score (train and validation only: the test set never decides).
+
+use super::fitness::CrawlFitness;
+use super::ExperimentError;
+use crate::data::split::Split;
+use crate::data::Dataset;
+use crate::formula::{Formula, Grammar};
+use crate::gp::{self, evaluate_all, Candidate, GenerationReport, GpConfig, Strategy};
+use crate::sim::{CycleMetrics, Metric, Outcome, Period, Scorer, SimConfig, Simulator};
+use serde::Serialize;
+use std::time::Instant;
+
+/// What to evolve and how.
+#[derive(Debug, Clone)]
+pub struct EvolveSettings {
+    /// Terminals, constants, functions and closure.
+    pub grammar: Grammar,
+    /// Fitness metric (also what the selections compare).
+    pub metric: Metric,
+    /// GP parameters.
+    pub gp: GpConfig,
+    /// Simulation settings.
+    pub sim: SimConfig,
+    /// One run per seed.
+    pub seeds: Vec<u64>,
+}
+
+/// One generation's figures, as reported.
+#[derive(Debug, Clone, Serialize)]
+pub struct GenerationSummary {
+    /// 0 for the initial population.
+    pub generation: usize,
+    /// Best training fitness.
+    pub best: f64,
+    /// Mean training fitness.
+    pub mean: f64,
+    /// Simulations run.
+    pub evaluated: usize,
+    /// Fitness values taken from the cache.
+    pub cache_hits: usize,
+    /// Best formula of the generation.
+    pub best_formula: Formula,
+}
+
+/// A chosen function and its figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct Choice {
+    /// The strategy that chose it.
+    pub strategy: Strategy,
+    /// The formula, simplified (parses back).
+    pub formula: Formula,
+    /// Training fitness.
+    pub train: f64,
+    /// Validation fitness.
+    pub validation: f64,
+    /// Test fitness (the same metric).
+    pub test: f64,
+    /// The strategy's score (what the choice maximised).
+    pub score: f64,
+    /// Test-period metrics per cycle.
+    pub test_cycles: Vec<CycleMetrics>,
+}
+
+/// One seed's run.
+#[derive(Debug, Clone, Serialize)]
+pub struct SeedRun {
+    /// The seed.
+    pub seed: u64,
+    /// Per-generation progress.
+    pub generations: Vec<GenerationSummary>,
+    /// Simulations run.
+    pub evaluations: usize,
+    /// Fitness values taken from the cache.
+    pub cache_hits: usize,
+    /// Best, Sum_σ and Avg_σ choices.
+    pub choices: Vec<Choice>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+/// All seeds of one rotation.
+#[derive(Debug, Clone, Serialize)]
+pub struct RotationRun {
+    /// The rotation (which page fold is the test set).
+    pub rotation: usize,
+    /// Pages in the training, validation and test sets.
+    pub set_sizes: [usize; 3],
+    /// One run per seed.
+    pub seeds: Vec<SeedRun>,
+    /// Per strategy, the index in `seeds` of the winning seed.
+    pub winners: Vec<(Strategy, usize)>,
+}
+
+impl RotationRun {
+    /// The winning choice of `strategy` across seeds.
+    pub fn winner(&self, strategy: Strategy) -> &Choice {
+        let (_, seed) = self
+            .winners
+            .iter()
+            .find(|(s, _)| *s == strategy)
+            .expect("every strategy has a winner");
+        self.seeds[*seed]
+            .choices
+            .iter()
+            .find(|c| c.strategy == strategy)
+            .expect("every seed has every strategy")
+    }
+}
+
+/// Progress events of [`run_rotation`].
+#[derive(Debug)]
+pub enum Progress<'a> {
+    /// A generation finished.
+    Generation {
+        /// Index of the seed in the settings (0-based).
+        seed_index: usize,
+        /// The seed.
+        seed: u64,
+        /// The generation's report.
+        report: &'a GenerationReport,
+    },
+    /// Validating and testing the kept individuals of a seed.
+    Selecting {
+        /// Index of the seed.
+        seed_index: usize,
+    },
+}
+
+/// The three sets of one rotation.
+pub struct RotationSets {
+    /// Training pages over period 1.
+    pub train: Period,
+    /// Validation pages over period 2.
+    pub validation: Period,
+    /// Test pages over period 3.
+    pub test: Period,
+}
+
+impl RotationSets {
+    /// Builds the sets of `rotation`.
+    pub fn new(dataset: &Dataset, rotation: usize) -> Result<RotationSets, ExperimentError> {
+        let split = Split::new(dataset.pages(), dataset.cycles(), rotation)?;
+        Ok(RotationSets {
+            train: Period::new(dataset, &split.train, split.train_cycles.clone())?,
+            validation: Period::new(dataset, &split.validation, split.validation_cycles.clone())?,
+            test: Period::new(dataset, &split.test, split.test_cycles.clone())?,
+        })
+    }
+}
+
+fn fitness_for(
+    set: &'static str,
+    period: &Period,
+    settings: &EvolveSettings,
+) -> Result<CrawlFitness, ExperimentError> {
+    CrawlFitness::new(
+        period.clone(),
+        settings.sim,
+        settings.metric,
+        settings.grammar.closure(),
+    )
+    .map_err(|source| ExperimentError::Sim { set, source })
+}
+
+/// Runs every seed of `settings` on `rotation` of `dataset`.
+pub fn run_rotation(
+    dataset: &Dataset,
+    rotation: usize,
+    settings: &EvolveSettings,
+    mut progress: impl FnMut(Progress<'_>),
+) -> Result<RotationRun, ExperimentError> {
+    let sets = RotationSets::new(dataset, rotation)?;
+    let train = fitness_for("training", &sets.train, settings)?;
+    let validation = fitness_for("validation", &sets.validation, settings)?;
+    settings
+        .sim
+        .check(&sets.test)
+        .map_err(|source| ExperimentError::Sim {
+            set: "test",
+            source,
+        })?;
+    let mut seeds = Vec::new();
+    for (seed_index, &seed) in settings.seeds.iter().enumerate() {
+        let start = Instant::now();
+        let evolution = gp::evolve(&settings.gp, &settings.grammar, &train, seed, |report| {
+            progress(Progress::Generation {
+                seed_index,
+                seed,
+                report,
+            })
+        });
+        progress(Progress::Selecting { seed_index });
+        let kept: Vec<Formula> = evolution
+            .hall_of_fame
+            .iter()
+            .map(|i| i.canonical.clone())
+            .collect();
+        let validations = evaluate_all(&validation, &kept);
+        let candidates: Vec<Candidate> = evolution
+            .hall_of_fame
+            .iter()
+            .zip(validations)
+            .map(|(i, v)| Candidate {
+                formula: i.formula.clone(),
+                train: (*i.evaluation).clone(),
+                validation: v,
+            })
+            .collect();
+        let choices = Strategy::ALL
+            .iter()
+            .map(|&strategy| {
+                let c = &candidates[gp::choose(&candidates, strategy)];
+                let formula = c.formula.simplify(settings.grammar.closure());
+                let outcome = test_outcome(&sets.test, &formula, settings);
+                Choice {
+                    strategy,
+                    test: outcome.mean(settings.metric),
+                    train: c.train.value,
+                    validation: c.validation.value,
+                    score: strategy.score(c),
+                    formula,
+                    test_cycles: outcome.cycles,
+                }
+            })
+            .collect();
+        seeds.push(SeedRun {
+            seed,
+            generations: evolution
+                .generations
+                .iter()
+                .map(|g| GenerationSummary {
+                    generation: g.generation,
+                    best: g.best,
+                    mean: g.mean,
+                    evaluated: g.evaluated,
+                    cache_hits: g.cache_hits,
+                    best_formula: g.best_formula.clone(),
+                })
+                .collect(),
+            evaluations: evolution.evaluations,
+            cache_hits: evolution.cache_hits,
+            choices,
+            seconds: start.elapsed().as_secs_f64(),
+        });
+    }
+    let winners = Strategy::ALL
+        .iter()
+        .enumerate()
+        .map(|(k, &strategy)| {
+            let best = (0..seeds.len())
+                .max_by(|&a, &b| {
+                    seeds[a].choices[k]
+                        .score
+                        .total_cmp(&seeds[b].choices[k].score)
+                        .then(b.cmp(&a))
+                })
+                .expect("at least one seed");
+            (strategy, best)
+        })
+        .collect();
+    Ok(RotationRun {
+        rotation,
+        set_sizes: [
+            sets.train.pages(),
+            sets.validation.pages(),
+            sets.test.pages(),
+        ],
+        seeds,
+        winners,
+    })
+}
+
+/// Simulates `formula` on the test set.
+pub fn test_outcome(test: &Period, formula: &Formula, settings: &EvolveSettings) -> Outcome {
+    Simulator::new(settings.sim)
+        .run(test, &Scorer::formula(formula, settings.grammar.closure()))
+        .expect("test set checked")
+}

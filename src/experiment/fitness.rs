@@ -1,0 +1,56 @@
+//! The crawl simulation as a GP fitness: the bridge between `sim` and `gp`, which know
+//! nothing of each other.
+
+use crate::formula::{Closure, Formula};
+use crate::gp::{Evaluation, Fitness};
+use crate::sim::{Metric, Period, Scorer, SimConfig, SimError, Simulator};
+
+/// Fitness of a formula: the mean of `metric` over the scored cycles of `period`.
+#[derive(Debug, Clone)]
+pub struct CrawlFitness {
+    period: Period,
+    config: SimConfig,
+    metric: Metric,
+    closure: Closure,
+}
+
+impl CrawlFitness {
+    /// Checks that `period` can be simulated with `config`.
+    pub fn new(
+        period: Period,
+        config: SimConfig,
+        metric: Metric,
+        closure: Closure,
+    ) -> Result<CrawlFitness, SimError> {
+        config.check(&period)?;
+        Ok(CrawlFitness {
+            period,
+            config,
+            metric,
+            closure,
+        })
+    }
+
+    /// The simulated period.
+    pub fn period(&self) -> &Period {
+        &self.period
+    }
+}
+
+impl Fitness for CrawlFitness {
+    type Scratch = Simulator;
+
+    fn scratch(&self) -> Simulator {
+        Simulator::new(self.config)
+    }
+
+    fn evaluate(&self, formula: &Formula, sim: &mut Simulator) -> Evaluation {
+        let outcome = sim
+            .run(&self.period, &Scorer::formula(formula, self.closure))
+            .expect("settings checked in CrawlFitness::new");
+        Evaluation {
+            value: outcome.mean(self.metric),
+            cases: outcome.values(self.metric),
+        }
+    }
+}

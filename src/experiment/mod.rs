@@ -1,0 +1,40 @@
+//! Experiments: the temporal cross-validation protocol (SPEC §2) around the simulation
+//! and the GP engine.
+//!
+//! * [`fitness`]: the crawl simulation as a GP fitness.
+//! * [`baselines`]: the seven baselines over the five test rotations.
+//! * [`evolve`]: one rotation of the paper's protocol: evolve on the training set for
+//!   several seeds, keep the best, choose by Best / Sum_σ / Avg_σ on the validation set,
+//!   report the test figures.
+//!
+//! **Invariant:** this layer composes `data`, `sim` and `gp`; it never prints (progress
+//! goes to a callback) and never reads flags.
+
+pub mod baselines;
+pub mod evolve;
+pub mod fitness;
+
+use crate::data::split::SplitError;
+use crate::sim::{PeriodError, SimError};
+
+/// Why an experiment cannot run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ExperimentError {
+    /// The dataset cannot be split.
+    #[error("cannot split the dataset: {0}")]
+    Split(#[from] SplitError),
+    /// A page set or period is unusable.
+    #[error("cannot build the simulated period: {0}")]
+    Period(#[from] PeriodError),
+    /// The simulation settings do not fit a set.
+    #[error("{set} set: {source}")]
+    Sim {
+        /// Which set (training, validation, test).
+        set: &'static str,
+        /// The cause.
+        source: SimError,
+    },
+    /// A formula reads a terminal the grammar lacks.
+    #[error("{0}")]
+    Grammar(String),
+}

@@ -1,0 +1,625 @@
+//! Exporting a formula as source code: a self-contained function in Python, C, Java, Rust
+//! or SQL that computes the same score as freshgp's own evaluator.
+//!
+//! The generated function takes the terminals the formula reads, in freshgp's fixed column
+//! order `t n X CG NAD SAD AAD GAD` (only the used ones; a formula without terminals gives
+//! a function without arguments), and returns a double. The protected operators of the
+//! chosen [`Closure`] are defined in the output as small helper functions named
+//! `<name>_<op>` (`score_div`, `score_log`, ...), so several exports can share one file.
+//!
+//! Constant subexpressions are folded at export time with freshgp's own operator functions
+//! (as [`Program::compile`](crate::eval::Program::compile) does), so the generated code
+//! evaluates only operations that read a terminal. Every remaining operator node becomes one
+//! local variable (`v0`, `v1`, ... in postfix order), so the code never recurses or nests
+//! deeper than one call, whatever the formula's depth. SQL has no local variables: there
+//! each tree level becomes one common table expression (see [`Language::Sql`]).
+//!
+//! Constants are printed with Rust's shortest round-trip representation, which Python, C,
+//! Java and Rust parse back to the same double; infinities use each language's constant.
+//!
+//! The results equal freshgp's bit for bit as long as `log`, `exp` and `pow` come from the
+//! same math library (on Linux: glibc's libm, which Rust, Python, C and SQLite all call).
+//! Java's `Math.log/exp/pow` are the JVM's own and can differ from glibc's in the last bit
+//! for rare arguments; see [`Language::Java`].
+//!
+//! ```
+//! use freshgp::export::{export, Language};
+//! use freshgp::formula::{Closure, Formula};
+//!
+//! let f: Formula = "X / n * t".parse().unwrap();
+//! let code = export(&f, Closure::Paper, Language::Python, "score").unwrap();
+//! assert!(code.contains("def score(t, n, X):"));
+//! assert!(code.contains("def score_div(a, b):"));
+//! # Ok::<(), freshgp::export::ExportError>(())
+//! ```
+//!
+//! **Invariant:** this module reads formulas only; it knows nothing of evaluation buffers,
+//! datasets, GP or the CLI.
+
+mod c;
+mod java;
+mod python;
+mod rust;
+mod sql;
+
+use crate::formula::{Closure, Formula, Node, Op, Terminal};
+use std::fmt;
+use std::str::FromStr;
+
+/// A target language of [`export`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Language {
+    /// Python 3 (standard library `math` only). The function converts its arguments with
+    /// `float()`, so ints are accepted.
+    Python,
+    /// C99 with `<math.h>` (link with `-lm`). Do not compile with `-ffast-math` (it breaks
+    /// NaN tests and reassociates); `-ffp-contract=off` keeps the compiler from fusing a
+    /// multiplication and an addition into one FMA on targets that have it.
+    C,
+    /// Java 8 or later: a `public final class` named after the function with its first
+    /// letter upper-cased (`score` → `Score`), holding `public static double score(...)`.
+    /// `Math.log`, `Math.exp` and `Math.pow` are the JVM's (HotSpot on x86-64 uses its own
+    /// routines, and computes `pow(x, 2.0)` as `x * x`): they may differ from glibc's in the
+    /// last bit for rare arguments (about 2 results in 10,000 in the tests; the closure rules
+    /// themselves are exact).
+    Java,
+    /// Rust 1.66 or later (for `std::hint::black_box`, which keeps LLVM from rewriting `pow`
+    /// with a constant operand), `f64` throughout, no dependencies.
+    Rust,
+    /// SQLite 3.35 or later built with its math functions (`ln`, `exp`, `pow`; the default
+    /// for the `sqlite3` shell and most distributions). A `WITH` query that reads a table
+    /// or view named `pages` with one column per terminal the formula reads, and returns
+    /// every column of `pages`, one helper column per operator (`<name>_v0`, ...) and the
+    /// score as column `<name>`. Each tree level is one table expression (`MATERIALIZED`
+    /// under the reference closure, whose division reads its operands several times). In
+    /// SQLite every NaN result is NULL, which the query maps to 0 exactly as the closure
+    /// does, and `9e999` is +inf. Not for PostgreSQL: it raises errors where the closure
+    /// yields ±inf (float overflow, `exp` of large values), rejects `9e999` and has no
+    /// scalar `max()` (the reference closure's `log` uses it).
+    Sql,
+}
+
+impl Language {
+    /// Every target language.
+    pub const ALL: [Language; 5] = [
+        Language::Python,
+        Language::C,
+        Language::Java,
+        Language::Rust,
+        Language::Sql,
+    ];
+
+    /// The name accepted by `--to`: `python`, `c`, `java`, `rust`, `sql`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::C => "c",
+            Language::Java => "java",
+            Language::Rust => "rust",
+            Language::Sql => "sql",
+        }
+    }
+
+    /// Words that cannot be a function name in this language (a short, practical list).
+    fn reserved(self) -> &'static [&'static str] {
+        match self {
+            Language::Python => &[
+                "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+                "continue", "def", "del", "elif", "else", "except", "finally", "for", "from",
+                "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass",
+                "raise", "return", "try", "while", "with", "yield", "math", "float",
+            ],
+            Language::C => &[
+                "auto", "break", "case", "char", "const", "continue", "default", "do", "double",
+                "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
+                "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
+                "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "main",
+                "log", "exp", "pow", "isnan",
+            ],
+            Language::Java => &[
+                "_",
+                "abstract",
+                "assert",
+                "boolean",
+                "break",
+                "byte",
+                "case",
+                "catch",
+                "char",
+                "class",
+                "const",
+                "continue",
+                "default",
+                "do",
+                "double",
+                "else",
+                "enum",
+                "extends",
+                "final",
+                "finally",
+                "float",
+                "for",
+                "goto",
+                "if",
+                "implements",
+                "import",
+                "instanceof",
+                "int",
+                "interface",
+                "long",
+                "native",
+                "new",
+                "package",
+                "private",
+                "protected",
+                "public",
+                "return",
+                "short",
+                "static",
+                "strictfp",
+                "super",
+                "switch",
+                "synchronized",
+                "this",
+                "throw",
+                "throws",
+                "transient",
+                "try",
+                "void",
+                "volatile",
+                "while",
+                "true",
+                "false",
+                "null",
+                "var",
+            ],
+            Language::Rust => &[
+                "_", "as", "break", "const", "continue", "crate", "else", "enum", "extern",
+                "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move",
+                "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super",
+                "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await",
+                "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv",
+                "typeof", "unsized", "virtual", "yield", "try", "gen",
+            ],
+            Language::Sql => &[
+                "all",
+                "and",
+                "as",
+                "asc",
+                "between",
+                "by",
+                "case",
+                "cast",
+                "create",
+                "cross",
+                "delete",
+                "desc",
+                "distinct",
+                "drop",
+                "else",
+                "end",
+                "exists",
+                "from",
+                "full",
+                "group",
+                "having",
+                "in",
+                "inner",
+                "insert",
+                "into",
+                "is",
+                "join",
+                "left",
+                "like",
+                "limit",
+                "materialized",
+                "not",
+                "null",
+                "on",
+                "or",
+                "order",
+                "outer",
+                "pages",
+                "right",
+                "select",
+                "set",
+                "table",
+                "then",
+                "union",
+                "update",
+                "using",
+                "values",
+                "when",
+                "where",
+                "with",
+            ],
+        }
+    }
+}
+
+impl fmt::Display for Language {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Language {
+    type Err = ExportError;
+
+    /// Reads a language name (case-insensitive): `python`, `c`, `java`, `rust`, `sql`.
+    fn from_str(s: &str) -> Result<Language, ExportError> {
+        Language::ALL
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| ExportError::UnknownLanguage(s.to_string()))
+    }
+}
+
+/// Why a formula cannot be exported as asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExportError {
+    /// The function name is not an identifier of the target language.
+    #[error(
+        "function name `{name}`: {reason} (use letters, digits and `_`, not starting with a digit)"
+    )]
+    BadName {
+        /// The name given.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The language name is not one of `python c java rust sql`.
+    #[error("unknown language `{0}`: expected one of python, c, java, rust, sql")]
+    UnknownLanguage(String),
+}
+
+/// The source code of a function `name` that computes `formula` under `closure` in
+/// `language`. See the [module documentation](self) for the function's shape.
+///
+/// # Errors
+/// [`ExportError::BadName`] if `name` is not a plain identifier (ASCII letters, digits and
+/// `_`, not starting with a digit, at most 64 characters), is a reserved word of the
+/// language, is a terminal's name, or looks like a local variable (`v0`, `v1`, ...).
+pub fn export(
+    formula: &Formula,
+    closure: Closure,
+    language: Language,
+    name: &str,
+) -> Result<String, ExportError> {
+    check_name(name, language)?;
+    let lowered = Lowered::new(formula, closure);
+    let header = header(formula, closure, &lowered);
+    Ok(match language {
+        Language::Python => python::emit(&lowered, name, &header),
+        Language::C => c::emit(&lowered, name, &header),
+        Language::Java => java::emit(&lowered, name, &header),
+        Language::Rust => rust::emit(&lowered, name, &header),
+        Language::Sql => sql::emit(&lowered, name, &header),
+    })
+}
+
+fn check_name(name: &str, language: Language) -> Result<(), ExportError> {
+    let bad = |reason: &str| {
+        Err(ExportError::BadName {
+            name: name.to_string(),
+            reason: reason.to_string(),
+        })
+    };
+    let mut chars = name.chars();
+    match chars.next() {
+        None => return bad("it is empty"),
+        Some(c) if !(c.is_ascii_alphabetic() || c == '_') => {
+            return bad("it must start with an ASCII letter or `_`")
+        }
+        _ => {}
+    }
+    if !chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return bad("it may contain only ASCII letters, digits and `_`");
+    }
+    if name.len() > 64 {
+        return bad("it is longer than 64 characters");
+    }
+    let reserved = if language == Language::Sql {
+        let lower = name.to_ascii_lowercase();
+        language.reserved().contains(&lower.as_str())
+    } else {
+        language.reserved().contains(&name)
+    };
+    if reserved {
+        return bad(&format!("it is a reserved word in {}", language.name()));
+    }
+    let is_terminal = Terminal::ALL.iter().any(|t| {
+        if language == Language::Sql {
+            t.name().eq_ignore_ascii_case(name)
+        } else {
+            t.name() == name
+        }
+    });
+    if is_terminal {
+        return bad("it is the name of a terminal (an argument of the function)");
+    }
+    let local = name.len() > 1
+        && (name.starts_with('v') || name.starts_with('r'))
+        && name[1..].chars().all(|c| c.is_ascii_digit());
+    if local {
+        return bad("it would clash with the generated local variables");
+    }
+    Ok(())
+}
+
+/// An operator with the closure resolved: what a helper function computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Kind {
+    Add,
+    Sub,
+    Mul,
+    DivPaper,
+    DivReference,
+    Pow,
+    Neg,
+    LogPaper,
+    LogReference,
+    Exp,
+}
+
+impl Kind {
+    fn of(op: Op, closure: Closure) -> Kind {
+        match (op, closure) {
+            (Op::Add, _) => Kind::Add,
+            (Op::Sub, _) => Kind::Sub,
+            (Op::Mul, _) => Kind::Mul,
+            (Op::Div, Closure::Paper) => Kind::DivPaper,
+            (Op::Div, Closure::Reference) => Kind::DivReference,
+            (Op::Pow, _) => Kind::Pow,
+            (Op::Neg, _) => Kind::Neg,
+            (Op::Log, Closure::Paper) => Kind::LogPaper,
+            (Op::Log, Closure::Reference) => Kind::LogReference,
+            (Op::Exp, _) => Kind::Exp,
+        }
+    }
+
+    /// The helper's name suffix: `<name>_<suffix>`.
+    pub(crate) fn suffix(self) -> &'static str {
+        match self {
+            Kind::Add => "add",
+            Kind::Sub => "sub",
+            Kind::Mul => "mul",
+            Kind::DivPaper | Kind::DivReference => "div",
+            Kind::Pow => "pow",
+            Kind::Neg => "neg",
+            Kind::LogPaper | Kind::LogReference => "log",
+            Kind::Exp => "exp",
+        }
+    }
+
+    pub(crate) fn arity(self) -> usize {
+        match self {
+            Kind::Neg | Kind::LogPaper | Kind::LogReference | Kind::Exp => 1,
+            _ => 2,
+        }
+    }
+}
+
+/// Where an operand's value comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Operand {
+    /// A function argument.
+    Var(Terminal),
+    /// A constant (never NaN).
+    Const(f64),
+    /// The local variable `v<k>`.
+    Local(usize),
+}
+
+/// One local variable: `v<k> = kind(args)`.
+#[derive(Clone, Debug)]
+pub(crate) struct Step {
+    pub(crate) kind: Kind,
+    pub(crate) args: Vec<Operand>,
+    /// Height of the node once constant subtrees are folded: 1 for an operator whose
+    /// operands are all leaves. SQL computes each height in one table expression.
+    pub(crate) level: usize,
+}
+
+/// A formula as a straight-line program: what every emitter prints.
+#[derive(Clone, Debug)]
+pub(crate) struct Lowered {
+    /// The function's arguments, in column order.
+    pub(crate) params: Vec<Terminal>,
+    pub(crate) steps: Vec<Step>,
+    pub(crate) result: Operand,
+    /// The helpers the steps call, each once, in a fixed order.
+    pub(crate) kinds: Vec<Kind>,
+}
+
+impl Lowered {
+    fn new(formula: &Formula, closure: Closure) -> Lowered {
+        let mut steps: Vec<Step> = Vec::new();
+        let mut stack: Vec<Operand> = Vec::with_capacity(formula.stack_depth());
+        let level_of = |steps: &[Step], o: &Operand| match o {
+            Operand::Local(k) => steps[*k].level,
+            _ => 0,
+        };
+        for node in formula.nodes() {
+            match *node {
+                Node::Const(c) => stack.push(Operand::Const(c)),
+                Node::Var(t) => stack.push(Operand::Var(t)),
+                Node::Op(op) => {
+                    let at = stack.len() - op.arity();
+                    let args: Vec<Operand> = stack.drain(at..).collect();
+                    let folded = match args[..] {
+                        [Operand::Const(a)] => Some(closure.apply1(op, a)),
+                        [Operand::Const(a), Operand::Const(b)] => Some(closure.apply2(op, a, b)),
+                        _ => None,
+                    };
+                    if let Some(c) = folded {
+                        stack.push(Operand::Const(c));
+                        continue;
+                    }
+                    let level = 1 + args.iter().map(|a| level_of(&steps, a)).max().unwrap_or(0);
+                    stack.push(Operand::Local(steps.len()));
+                    steps.push(Step {
+                        kind: Kind::of(op, closure),
+                        args,
+                        level,
+                    });
+                }
+            }
+        }
+        let result = stack.pop().expect("a formula is one tree");
+        let mut kinds: Vec<Kind> = steps.iter().map(|s| s.kind).collect();
+        kinds.sort();
+        kinds.dedup();
+        Lowered {
+            params: formula.terminals(),
+            steps,
+            result,
+            kinds,
+        }
+    }
+
+    /// Whether the `unnan` helper is needed (by any binary operator or `exp`).
+    pub(crate) fn needs_unnan(&self) -> bool {
+        self.kinds
+            .iter()
+            .any(|k| !matches!(k, Kind::Neg | Kind::LogPaper | Kind::LogReference))
+    }
+}
+
+/// Rust's shortest round-trip text of a finite constant (`1.0`, `0.1`, `1e300`, `-0.0`,
+/// `5e-324`): valid, exact double literal text in Python, C, Java and Rust.
+pub(crate) fn finite_literal(c: f64) -> String {
+    debug_assert!(c.is_finite());
+    format!("{c:?}")
+}
+
+/// The comment lines every export starts with (without comment markers).
+fn header(formula: &Formula, closure: Closure, lowered: &Lowered) -> Vec<String> {
+    let params = if lowered.params.is_empty() {
+        "none (the formula reads no terminal)".to_string()
+    } else {
+        lowered
+            .params
+            .iter()
+            .map(|t| t.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let rules = match closure {
+        Closure::Paper => "x / 0 = 0; log(x) = 0 for x <= 0; any NaN result is 0",
+        Closure::Reference => {
+            "x / y = +-1e6 when |y| < 1e-6 (sign of x*y, +1e6 when x*y = 0); \
+             log(x) = ln|x| for |x| > 1, else 0; any NaN result is 0"
+        }
+    };
+    let text = formula.to_string();
+    vec![
+        format!(
+            "Generated by freshgp {} (`freshgp formula export`).",
+            env!("CARGO_PKG_VERSION")
+        ),
+        format!("Formula: {text}"),
+        format!("Closure: {} ({rules}).", closure.name()),
+        format!(
+            "Arguments: {params} (the terminals the formula reads, in freshgp's column order \
+             t n X CG NAD SAD AAD GAD)."
+        ),
+        "Constant subexpressions were folded by freshgp with its own operators.".to_string(),
+    ]
+}
+
+/// The header as comment lines with `marker` (`#`, `//`, `--`).
+pub(crate) fn comment(header: &[String], marker: &str) -> String {
+    header
+        .iter()
+        .map(|line| format!("{marker} {line}\n"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(s: &str) -> Formula {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn lowering_folds_constants_and_numbers_locals() {
+        let l = Lowered::new(&f("t * (2 + 3) + log(X)"), Closure::Paper);
+        assert_eq!(l.params, vec![Terminal::T, Terminal::X]);
+        assert_eq!(l.steps.len(), 3);
+        assert_eq!(
+            l.steps[0].args,
+            vec![Operand::Var(Terminal::T), Operand::Const(5.0)]
+        );
+        assert_eq!(l.steps[0].kind, Kind::Mul);
+        assert_eq!(l.steps[1].kind, Kind::LogPaper);
+        assert_eq!(l.steps[2].args, vec![Operand::Local(0), Operand::Local(1)]);
+        assert_eq!(l.steps[2].level, 2);
+        assert_eq!(l.result, Operand::Local(2));
+        assert_eq!(l.kinds, vec![Kind::Add, Kind::Mul, Kind::LogPaper]);
+    }
+
+    #[test]
+    fn constant_formula_has_no_steps() {
+        let l = Lowered::new(&f("log(0) + 1 / 0"), Closure::Paper);
+        assert!(l.steps.is_empty());
+        assert_eq!(l.result, Operand::Const(0.0));
+        let l = Lowered::new(&f("1 / 0"), Closure::Reference);
+        assert_eq!(l.result, Operand::Const(1e6));
+    }
+
+    #[test]
+    fn literals_round_trip() {
+        for c in [
+            0.1,
+            1.0,
+            -0.0,
+            1e300,
+            5e-324,
+            f64::MAX,
+            -2.5e-7,
+            1e16,
+            123456.0,
+        ] {
+            let text = finite_literal(c);
+            assert_eq!(
+                text.parse::<f64>().unwrap().to_bits(),
+                c.to_bits(),
+                "{text}"
+            );
+            assert!(
+                text.contains(['.', 'e']),
+                "{text} must not read as an integer"
+            );
+        }
+    }
+
+    #[test]
+    fn names_are_checked() {
+        let g = f("t");
+        for bad in ["", "1x", "a-b", "def", "t", "v12", "x y", "é"] {
+            assert!(
+                matches!(
+                    export(&g, Closure::Paper, Language::Python, bad),
+                    Err(ExportError::BadName { .. })
+                ),
+                "{bad:?} accepted"
+            );
+        }
+        assert!(export(&g, Closure::Paper, Language::Sql, "SELECT").is_err());
+        assert!(export(&g, Closure::Paper, Language::Sql, "x").is_err());
+        assert!(export(&g, Closure::Paper, Language::C, "x").is_ok());
+        assert!(export(&g, Closure::Paper, Language::Rust, "my_score2").is_ok());
+    }
+
+    #[test]
+    fn language_names_round_trip() {
+        for l in Language::ALL {
+            assert_eq!(l.name().parse::<Language>().unwrap(), l);
+        }
+        assert_eq!("Python".parse::<Language>().unwrap(), Language::Python);
+        assert!("cobol".parse::<Language>().is_err());
+    }
+}

@@ -1,0 +1,108 @@
+//! SQL output for SQLite (3.35+, with its math functions `ln`, `exp`, `pow`).
+//!
+//! SQL has no local variables, and nesting the operators' expressions would copy an operand
+//! once per use (the reference closure's division reads each operand three times), which
+//! grows exponentially with depth. Instead each tree level is one common table expression
+//! that adds one column per operator of that level to every row of the one before; the last
+//! `SELECT` adds the score.
+//!
+//! When an operator reads a column more than once (the reference closure's division), the
+//! levels are `MATERIALIZED`: SQLite would otherwise flatten them into one expression with
+//! a copy of each column's expression per use.
+//!
+//! SQLite turns every NaN result into NULL (and `x / 0` and `ln(x <= 0)` are NULL too), so
+//! `COALESCE(…, 0.0)` is exactly the closure's NaN → 0 rule.
+
+use super::{comment, finite_literal, Kind, Lowered, Operand};
+use std::fmt::Write;
+
+fn operand(o: &Operand, name: &str) -> String {
+    match *o {
+        Operand::Var(t) => format!("CAST({} AS DOUBLE PRECISION)", t.name()),
+        Operand::Const(c) if c == f64::INFINITY => "9e999".to_string(),
+        Operand::Const(c) if c == f64::NEG_INFINITY => "(-9e999)".to_string(),
+        Operand::Const(c) if c.is_sign_negative() => format!("({})", finite_literal(c)),
+        Operand::Const(c) => finite_literal(c),
+        Operand::Local(k) => format!("{name}_v{k}"),
+    }
+}
+
+fn expression(kind: Kind, args: &[String]) -> String {
+    let a = &args[0];
+    let b = args.get(1).map(String::as_str).unwrap_or("");
+    match kind {
+        Kind::Add => format!("COALESCE({a} + {b}, 0.0)"),
+        Kind::Sub => format!("COALESCE({a} - {b}, 0.0)"),
+        Kind::Mul => format!("COALESCE({a} * {b}, 0.0)"),
+        // SQLite computes `-x` as `0 - x`, which turns 0.0 into +0.0, not -0.0.
+        Kind::Neg => format!("(-1.0 * {a})"),
+        Kind::DivPaper => format!("COALESCE({a} / NULLIF({b}, 0.0), 0.0)"),
+        Kind::DivReference => format!(
+            "CASE WHEN abs({b}) < 1e-6 THEN (CASE WHEN {a} * {b} < 0.0 THEN -1e6 ELSE 1e6 END) \
+             ELSE COALESCE({a} / {b}, 0.0) END"
+        ),
+        Kind::LogPaper => format!("COALESCE(ln({a}), 0.0)"),
+        Kind::LogReference => format!("ln(max(abs({a}), 1.0))"),
+        Kind::Exp => format!("exp({a})"),
+        Kind::Pow => format!("COALESCE(pow({a}, {b}), 0.0)"),
+    }
+}
+
+/// The SQL query computing `lowered` as column `name` of every row of `pages`.
+pub(crate) fn emit(lowered: &Lowered, name: &str, header: &[String]) -> String {
+    let mut out = comment(header, "--");
+    let terminals: Vec<&str> = lowered.params.iter().map(|t| t.name()).collect();
+    let columns = if terminals.is_empty() {
+        "no terminal column".to_string()
+    } else {
+        format!("the terminal columns {}", terminals.join(", "))
+    };
+    let _ = write!(
+        out,
+        "-- Dialect: SQLite 3.35+ built with math functions (ln, exp, pow). NaN is NULL in SQLite;\n\
+         -- COALESCE(.., 0.0) maps it to 0 as the closure does, and 9e999 is +infinity.\n\
+         -- Not for PostgreSQL: it raises errors where the closure gives +-infinity (float\n\
+         -- overflow, exp of large values), rejects 9e999 and has no scalar max().\n\
+         -- Reads {columns} of the table or view `pages` (rename it below);\n\
+         -- returns every column of `pages`, helper columns {name}_v0, {name}_v1, ... and\n\
+         -- the score as column `{name}`.\n"
+    );
+    let levels = lowered.steps.iter().map(|s| s.level).max().unwrap_or(0);
+    let expr = |k: usize| {
+        let step = &lowered.steps[k];
+        let args: Vec<String> = step.args.iter().map(|a| operand(a, name)).collect();
+        expression(step.kind, &args)
+    };
+    // SQLite flattens a chain of table expressions into one expression tree, copying a
+    // column's expression into each place that reads it; only the reference division reads
+    // an operand more than once, so only then is materialising each level needed.
+    let copies = lowered.steps.iter().any(|s| {
+        s.kind == Kind::DivReference && s.args.iter().any(|a| matches!(a, Operand::Local(_)))
+    });
+    let materialized = if copies { "MATERIALIZED " } else { "" };
+    let mut from = "pages".to_string();
+    if levels > 1 {
+        out.push_str("WITH\n");
+        for level in 1..levels {
+            let _ = writeln!(out, "{name}_{level} AS {materialized}(\n  SELECT *,");
+            let cols: Vec<String> = lowered
+                .steps
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.level == level)
+                .map(|(k, _)| format!("    {} AS {name}_v{k}", expr(k)))
+                .collect();
+            let _ = writeln!(out, "{}\n  FROM {from}\n),", cols.join(",\n"));
+            from = format!("{name}_{level}");
+        }
+        // No comma after the last table expression.
+        out.truncate(out.len() - 2);
+        out.push('\n');
+    }
+    let result = match lowered.result {
+        Operand::Local(k) => expr(k),
+        ref leaf => operand(leaf, name),
+    };
+    let _ = writeln!(out, "SELECT *,\n  {result} AS {name}\nFROM {from};");
+    out
+}

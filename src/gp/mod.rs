@@ -1,0 +1,385 @@
+//! The genetic programming engine: evolves formulas for any [`Fitness`].
+//!
+//! One run ([`evolve`]) creates a ramped half-and-half population, then for each
+//! generation keeps the best individual (elitism) and fills the other slots by
+//! tournament selection, subtree crossover, reproduction, swap and replacement mutation
+//! ([`GpConfig`] holds the probabilities; SPEC §6 gives the defaults). Operators are
+//! slice splices on the postfix arena (`operators.rs`).
+//!
+//! Fitness is cached on each individual's canonical form ([`Formula::canonical`]): an
+//! individual equal to one already evaluated is not evaluated again. The uncached
+//! individuals of a generation are evaluated in parallel (rayon).
+//!
+//! **Determinism:** every offspring slot draws from its own random stream, derived from
+//! (seed, generation, slot), and evaluations are gathered in slot order, so a run's
+//! result is bit-identical whatever the number of threads.
+//!
+//! After the run, the [`keep_best`](RawGpConfig::keep_best) best distinct individuals of
+//! all generations are kept ([`Evolution::hall_of_fame`]); [`choose`] picks the final
+//! function from them by Best, Sum_σ or Avg_σ (de Almeida et al. 2007).
+//!
+//! **Invariant:** the engine knows a fitness only through the [`Fitness`] trait: nothing
+//! here knows of crawling, datasets or the CLI.
+
+mod config;
+mod create;
+mod operators;
+mod select;
+
+pub use config::{ConfigError, DepthPolicy, GpConfig, RawGpConfig};
+pub use create::{levels, Primitives};
+pub use operators::{crossover, replacement_mutation, swap_mutation};
+pub use select::{choose, Candidate, Strategy};
+
+use crate::formula::{Formula, Grammar};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::cmp::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What a fitness function says of a formula.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    /// The fitness: higher is better.
+    pub value: f64,
+    /// The per-case values it is the mean of (per simulated cycle, for the crawl), used
+    /// by the Sum_σ and Avg_σ selections.
+    pub cases: Vec<f64>,
+}
+
+/// A fitness function. Implementations must be deterministic: the same formula gives
+/// the same evaluation, on any thread.
+pub trait Fitness: Sync {
+    /// Per-thread working space (reused across evaluations).
+    type Scratch: Send;
+
+    /// Fresh working space.
+    fn scratch(&self) -> Self::Scratch;
+
+    /// Evaluates `formula`.
+    fn evaluate(&self, formula: &Formula, scratch: &mut Self::Scratch) -> Evaluation;
+}
+
+/// Evaluates `formulas` in parallel, results in the same order.
+pub fn evaluate_all<F: Fitness>(fitness: &F, formulas: &[Formula]) -> Vec<Evaluation> {
+    formulas
+        .par_iter()
+        .map_init(|| fitness.scratch(), |s, f| fitness.evaluate(f, s))
+        .collect()
+}
+
+/// A member of a population.
+#[derive(Debug, Clone)]
+pub struct Individual {
+    /// The formula as evolved.
+    pub formula: Formula,
+    /// Its canonical form (the cache key; equal for formulas that always agree).
+    pub canonical: Formula,
+    /// Its evaluation.
+    pub evaluation: Arc<Evaluation>,
+    /// Fitness minus the length penalty: what selection compares.
+    pub adjusted: f64,
+}
+
+impl Individual {
+    /// Better first: higher adjusted fitness, then fewer nodes, then canonical order.
+    pub fn rank_cmp(&self, other: &Individual) -> Ordering {
+        other
+            .adjusted
+            .total_cmp(&self.adjusted)
+            .then(self.canonical.len().cmp(&other.canonical.len()))
+            .then(self.canonical.cmp(&other.canonical))
+    }
+}
+
+/// Progress of one generation.
+#[derive(Debug, Clone)]
+pub struct GenerationReport {
+    /// 0 for the initial population.
+    pub generation: usize,
+    /// Generations in the run (after the initial one).
+    pub generations: usize,
+    /// Best fitness in the population.
+    pub best: f64,
+    /// Mean fitness of the population.
+    pub mean: f64,
+    /// The best individual's formula.
+    pub best_formula: Formula,
+    /// Fitness evaluations run in this generation.
+    pub evaluated: usize,
+    /// Individuals whose fitness came from the cache in this generation.
+    pub cache_hits: usize,
+    /// Time since the run started.
+    pub elapsed: Duration,
+}
+
+/// The result of one run.
+#[derive(Debug, Clone)]
+pub struct Evolution {
+    /// The best distinct individuals of all generations, best first.
+    pub hall_of_fame: Vec<Individual>,
+    /// One report per generation, the initial population first.
+    pub generations: Vec<GenerationReport>,
+    /// Fitness evaluations run.
+    pub evaluations: usize,
+    /// Individuals whose fitness came from the cache.
+    pub cache_hits: usize,
+}
+
+impl Evolution {
+    /// The best individual of the run.
+    pub fn best(&self) -> &Individual {
+        &self.hall_of_fame[0]
+    }
+
+    /// Fraction of individuals whose fitness came from the cache.
+    pub fn cache_hit_rate(&self) -> f64 {
+        let total = self.evaluations + self.cache_hits;
+        if total == 0 {
+            0.0
+        } else {
+            self.cache_hits as f64 / total as f64
+        }
+    }
+}
+
+fn mix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The random stream of one offspring slot.
+fn slot_rng(seed: u64, generation: usize, slot: usize) -> Pcg64 {
+    let key = mix64(mix64(mix64(seed) ^ generation as u64) ^ slot as u64);
+    Pcg64::seed_from_u64(key)
+}
+
+/// Caches evaluations on canonical forms and evaluates the misses in parallel.
+struct Evaluator<'f, F: Fitness> {
+    fitness: &'f F,
+    grammar_closure: crate::formula::Closure,
+    length_penalty: f64,
+    cache: FxHashMap<Formula, Arc<Evaluation>>,
+    evaluations: usize,
+    cache_hits: usize,
+}
+
+impl<F: Fitness> Evaluator<'_, F> {
+    /// Evaluates a population; returns (evaluated, cache hits) for this call.
+    fn population(&mut self, formulas: Vec<Formula>) -> (Vec<Individual>, usize, usize) {
+        let canonical: Vec<Formula> = formulas
+            .iter()
+            .map(|f| f.canonical(self.grammar_closure))
+            .collect();
+        let mut seen = FxHashSet::default();
+        let misses: Vec<Formula> = canonical
+            .iter()
+            .filter(|c| !self.cache.contains_key(*c) && seen.insert((*c).clone()))
+            .cloned()
+            .collect();
+        let evaluated = misses.len();
+        let results = evaluate_all(self.fitness, &misses);
+        for (f, e) in misses.into_iter().zip(results) {
+            self.cache.insert(f, Arc::new(e));
+        }
+        let hits = formulas.len() - evaluated;
+        self.evaluations += evaluated;
+        self.cache_hits += hits;
+        let individuals = formulas
+            .into_iter()
+            .zip(canonical)
+            .map(|(formula, canonical)| {
+                let evaluation = Arc::clone(&self.cache[&canonical]);
+                let adjusted = evaluation.value - self.length_penalty * canonical.len() as f64;
+                Individual {
+                    formula,
+                    canonical,
+                    evaluation,
+                    adjusted,
+                }
+            })
+            .collect();
+        (individuals, evaluated, hits)
+    }
+}
+
+/// The winner of a tournament of `size` drawn with replacement: better rank wins, the
+/// first drawn on a tie.
+fn tournament<'p>(rng: &mut impl Rng, population: &'p [Individual], size: usize) -> &'p Individual {
+    let mut best = &population[rng.gen_range(0..population.len())];
+    for _ in 1..size {
+        let other = &population[rng.gen_range(0..population.len())];
+        if other
+            .adjusted
+            .total_cmp(&best.adjusted)
+            .then(best.canonical.len().cmp(&other.canonical.len()))
+            == Ordering::Greater
+        {
+            best = other;
+        }
+    }
+    best
+}
+
+/// Evolves formulas over `grammar` for `fitness`; `observe` sees each generation.
+pub fn evolve<F: Fitness>(
+    config: &GpConfig,
+    grammar: &Grammar,
+    fitness: &F,
+    seed: u64,
+    mut observe: impl FnMut(&GenerationReport),
+) -> Evolution {
+    let start = Instant::now();
+    let primitives = Primitives::of(grammar);
+    let mut evaluator = Evaluator {
+        fitness,
+        grammar_closure: grammar.closure(),
+        length_penalty: config.length_penalty,
+        cache: FxHashMap::default(),
+        evaluations: 0,
+        cache_hits: 0,
+    };
+    let initial: Vec<Formula> = (0..config.population)
+        .map(|slot| {
+            primitives.ramped(
+                &mut slot_rng(seed, 0, slot),
+                slot,
+                config.min_creation_depth,
+                config.max_creation_depth,
+            )
+        })
+        .collect();
+    let (mut population, evaluated, hits) = evaluator.population(initial);
+    let mut hall: Vec<Individual> = Vec::new();
+    let mut reports = Vec::new();
+    for generation in 0..=config.generations {
+        if generation > 0 {
+            let best = population
+                .iter()
+                .min_by(|a, b| a.rank_cmp(b))
+                .expect("population is not empty");
+            let children: Vec<Formula> = (0..config.population)
+                .map(|slot| {
+                    if slot == 0 && config.elitism {
+                        return best.formula.clone();
+                    }
+                    breed(config, &primitives, &population, seed, generation, slot)
+                })
+                .collect();
+            let (next, evaluated, hits) = evaluator.population(children);
+            population = next;
+            reports.push(report(
+                &population,
+                generation,
+                config,
+                evaluated,
+                hits,
+                start,
+            ));
+        } else {
+            reports.push(report(&population, 0, config, evaluated, hits, start));
+        }
+        observe(reports.last().expect("just pushed"));
+        update_hall(&mut hall, &population, config.keep_best);
+    }
+    Evolution {
+        hall_of_fame: hall,
+        generations: reports,
+        evaluations: evaluator.evaluations,
+        cache_hits: evaluator.cache_hits,
+    }
+}
+
+/// One offspring, from its slot's own random stream.
+fn breed(
+    config: &GpConfig,
+    primitives: &Primitives,
+    population: &[Individual],
+    seed: u64,
+    generation: usize,
+    slot: usize,
+) -> Formula {
+    let rng = &mut slot_rng(seed, generation, slot);
+    let (policy, retries, max_depth) =
+        (config.depth_policy, config.depth_retries, config.max_depth);
+    let mut child = if rng.gen_bool(config.reproduction) {
+        tournament(rng, population, config.tournament)
+            .formula
+            .clone()
+    } else if rng.gen_bool(config.crossover) {
+        let mother = tournament(rng, population, config.tournament);
+        let father = tournament(rng, population, config.tournament);
+        crossover(
+            rng,
+            &mother.formula,
+            &father.formula,
+            max_depth,
+            policy,
+            retries,
+        )
+    } else {
+        tournament(rng, population, config.tournament)
+            .formula
+            .clone()
+    };
+    if rng.gen_bool(config.swap_mutation) {
+        child = swap_mutation(rng, &child, max_depth, policy, retries);
+    }
+    if rng.gen_bool(config.replacement_mutation) {
+        child = replacement_mutation(
+            rng,
+            &child,
+            primitives,
+            config.mutation_depth,
+            max_depth,
+            policy,
+            retries,
+        );
+    }
+    child
+}
+
+fn report(
+    population: &[Individual],
+    generation: usize,
+    config: &GpConfig,
+    evaluated: usize,
+    cache_hits: usize,
+    start: Instant,
+) -> GenerationReport {
+    let best = population
+        .iter()
+        .min_by(|a, b| a.rank_cmp(b))
+        .expect("population is not empty");
+    let mean = population.iter().map(|i| i.evaluation.value).sum::<f64>() / population.len() as f64;
+    GenerationReport {
+        generation,
+        generations: config.generations,
+        best: best.evaluation.value,
+        mean,
+        best_formula: best.formula.clone(),
+        evaluated,
+        cache_hits,
+        elapsed: start.elapsed(),
+    }
+}
+
+/// Merges `population` into the hall of fame: the `keep` best distinct canonical forms.
+fn update_hall(hall: &mut Vec<Individual>, population: &[Individual], keep: usize) {
+    let mut present: FxHashSet<Formula> = hall.iter().map(|i| i.canonical.clone()).collect();
+    for individual in population {
+        if present.insert(individual.canonical.clone()) {
+            hall.push(individual.clone());
+        }
+    }
+    hall.sort_by(|a, b| a.rank_cmp(b));
+    hall.truncate(keep);
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,134 @@
+//! Choosing the final function among the kept individuals (SPEC §6, de Almeida et al.
+//! 2007): *Best* takes the highest training fitness; *Sum_σ* maximises
+//! `f_train + f_val - σ` and *Avg_σ* maximises `(f_train + f_val) / 2 - σ`, where σ is the
+//! standard deviation (population form, dividing by the count) of the per-case values of
+//! both sets together. Sum_σ and Avg_σ prefer functions that do well on data they were
+//! not evolved on, and steadily so.
+
+use super::Evaluation;
+use crate::formula::Formula;
+use serde::{Deserialize, Serialize};
+
+/// A selection strategy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    /// Highest training fitness.
+    Best,
+    /// Highest `f_train + f_val - σ`.
+    SumSigma,
+    /// Highest `(f_train + f_val) / 2 - σ`.
+    AvgSigma,
+}
+
+impl Strategy {
+    /// All three, in report order.
+    pub const ALL: [Strategy; 3] = [Strategy::Best, Strategy::SumSigma, Strategy::AvgSigma];
+
+    /// Name in reports and JSON (`best`, `sum_sigma`, `avg_sigma`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Best => "best",
+            Strategy::SumSigma => "sum_sigma",
+            Strategy::AvgSigma => "avg_sigma",
+        }
+    }
+
+    /// The strategy's score of a candidate (higher is better).
+    pub fn score(self, c: &Candidate) -> f64 {
+        let (train, validation) = (c.train.value, c.validation.value);
+        match self {
+            Strategy::Best => train,
+            Strategy::SumSigma => train + validation - c.sigma(),
+            Strategy::AvgSigma => (train + validation) / 2.0 - c.sigma(),
+        }
+    }
+}
+
+/// A kept individual with its training and validation evaluations.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// The formula.
+    pub formula: Formula,
+    /// Evaluation on the training set.
+    pub train: Evaluation,
+    /// Evaluation on the validation set.
+    pub validation: Evaluation,
+}
+
+impl Candidate {
+    /// Standard deviation of the per-case values of both sets together.
+    pub fn sigma(&self) -> f64 {
+        let values: Vec<f64> = self
+            .train
+            .cases
+            .iter()
+            .chain(&self.validation.cases)
+            .copied()
+            .collect();
+        if values.is_empty() {
+            return 0.0;
+        }
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        (values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n).sqrt()
+    }
+}
+
+/// Index of the candidate `strategy` picks: highest score, then fewer nodes, then the
+/// earlier one.
+///
+/// # Panics
+/// If `candidates` is empty.
+pub fn choose(candidates: &[Candidate], strategy: Strategy) -> usize {
+    assert!(!candidates.is_empty(), "nothing to choose from");
+    let mut best = 0;
+    for (i, c) in candidates.iter().enumerate().skip(1) {
+        let b = &candidates[best];
+        let better = strategy
+            .score(c)
+            .total_cmp(&strategy.score(b))
+            .then(b.formula.len().cmp(&c.formula.len()));
+        if better == std::cmp::Ordering::Greater {
+            best = i;
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidate(text: &str, train: &[f64], validation: &[f64]) -> Candidate {
+        let eval = |v: &[f64]| Evaluation {
+            value: v.iter().sum::<f64>() / v.len() as f64,
+            cases: v.to_vec(),
+        };
+        Candidate {
+            formula: text.parse().unwrap(),
+            train: eval(train),
+            validation: eval(validation),
+        }
+    }
+
+    #[test]
+    fn strategies_pick_as_defined() {
+        let steady = candidate("t", &[0.5, 0.5], &[0.5, 0.5]);
+        let overfit = candidate("X", &[0.9, 0.7], &[0.1, 0.1]);
+        let all = [steady.clone(), overfit.clone()];
+        assert_eq!(choose(&all, Strategy::Best), 1);
+        assert_eq!(choose(&all, Strategy::SumSigma), 0);
+        assert_eq!(choose(&all, Strategy::AvgSigma), 0);
+        assert_eq!(steady.sigma(), 0.0);
+        // overfit: values 0.9 0.7 0.1 0.1, mean 0.45, squared deviations sum to 0.51.
+        assert!((overfit.sigma() - (0.51f64 / 4.0).sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ties_prefer_shorter() {
+        let long = candidate("t + 0 * X", &[0.5], &[0.5]);
+        let short = candidate("t", &[0.5], &[0.5]);
+        assert_eq!(choose(&[long, short], Strategy::Best), 1);
+    }
+}

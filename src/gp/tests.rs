@@ -1,0 +1,121 @@
+//! Engine tests on a toy fitness (no crawling): find a formula close to a target.
+
+use super::*;
+use crate::eval::Program;
+use crate::formula::Closure;
+
+/// Fitness: how close the formula comes to `t * t + X` on a grid of points.
+struct Target;
+
+impl Fitness for Target {
+    type Scratch = ();
+
+    fn scratch(&self) {}
+
+    fn evaluate(&self, formula: &Formula, _: &mut ()) -> Evaluation {
+        let program = Program::compile(formula, Closure::Paper);
+        let cases: Vec<f64> = (1..=10)
+            .flat_map(|t| (0..3).map(move |x| (t as f64, x as f64)))
+            .map(|(t, x)| {
+                let mut v = [0.0; 8];
+                v[0] = t;
+                v[2] = x;
+                let err = (program.eval_one(&v) - (t * t + x)).abs();
+                1.0 / (1.0 + err)
+            })
+            .collect();
+        Evaluation {
+            value: cases.iter().sum::<f64>() / cases.len() as f64,
+            cases,
+        }
+    }
+}
+
+fn small_config() -> GpConfig {
+    RawGpConfig {
+        population: 60,
+        generations: 8,
+        keep_best: 10,
+        ..Default::default()
+    }
+    .check()
+    .unwrap()
+}
+
+#[test]
+fn evolution_improves_and_keeps_distinct_best() {
+    let grammar = Grammar::basic();
+    let run = evolve(&small_config(), &grammar, &Target, 7, |_| {});
+    assert_eq!(run.generations.len(), 9);
+    let first = run.generations[0].best;
+    let last = run.generations.last().unwrap().best;
+    assert!(
+        last >= first,
+        "elitism never loses the best: {first} -> {last}"
+    );
+    assert!(run.hall_of_fame.len() == 10);
+    let distinct: FxHashSet<&Formula> = run.hall_of_fame.iter().map(|i| &i.canonical).collect();
+    assert_eq!(distinct.len(), 10);
+    assert!(run
+        .hall_of_fame
+        .windows(2)
+        .all(|w| w[0].rank_cmp(&w[1]) != Ordering::Greater));
+    assert_eq!(
+        run.best().evaluation.value,
+        last.max(run.best().evaluation.value)
+    );
+    assert!(run.cache_hits > 0, "elites and copies hit the cache");
+    assert_eq!(run.evaluations + run.cache_hits, 60 * 9);
+}
+
+#[test]
+fn same_seed_same_run_whatever_the_threads() {
+    let grammar = Grammar::all();
+    let config = small_config();
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(|| evolve(&config, &grammar, &Target, 11, |_| {}));
+    let two = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap()
+        .install(|| evolve(&config, &grammar, &Target, 11, |_| {}));
+    let formulas = |e: &Evolution| -> Vec<String> {
+        e.hall_of_fame
+            .iter()
+            .map(|i| i.formula.to_string())
+            .collect()
+    };
+    assert_eq!(formulas(&one), formulas(&two));
+    let bests =
+        |e: &Evolution| -> Vec<u64> { e.generations.iter().map(|g| g.best.to_bits()).collect() };
+    assert_eq!(bests(&one), bests(&two));
+    let other = evolve(&config, &grammar, &Target, 12, |_| {});
+    assert_ne!(
+        formulas(&one),
+        formulas(&other),
+        "another seed, another run"
+    );
+}
+
+#[test]
+fn length_penalty_prefers_short_formulas() {
+    let grammar = Grammar::basic();
+    let config = RawGpConfig {
+        population: 60,
+        generations: 5,
+        keep_best: 5,
+        length_penalty: 0.05,
+        ..Default::default()
+    }
+    .check()
+    .unwrap();
+    let penalised = evolve(&config, &grammar, &Target, 3, |_| {});
+    let best = penalised.best();
+    assert_eq!(
+        best.adjusted,
+        best.evaluation.value - 0.05 * best.canonical.len() as f64
+    );
+}

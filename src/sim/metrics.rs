@@ -1,0 +1,151 @@
+//! What a simulated cycle is worth (SPEC §3): ChangeRate, the authors' NDCG, Freshness.
+//!
+//! The DCG discount is the authors': `g(1) = 1` and `g(i) = 1 / ln(i + 1)` for `i >= 2`.
+//! Sums run in rank order, as theirs do, so values agree to the last bit.
+
+use serde::{Deserialize, Serialize};
+
+/// The DCG discount of rank `i` (1-based).
+pub fn discount(i: usize) -> f64 {
+    if i == 1 {
+        1.0
+    } else {
+        1.0 / ((i + 1) as f64).ln()
+    }
+}
+
+/// Prefix sums of the discount: `ideal[m] = Σ_{i=1}^{m} g(i)`, summed in rank order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct IdealDcg {
+    prefix: Vec<f64>,
+}
+
+impl IdealDcg {
+    /// The ideal DCG of `m` relevant pages at the top.
+    pub(crate) fn of(&mut self, m: usize) -> f64 {
+        if self.prefix.is_empty() {
+            self.prefix.push(0.0);
+        }
+        while self.prefix.len() <= m {
+            let i = self.prefix.len();
+            let next = self.prefix[i - 1] + discount(i);
+            self.prefix.push(next);
+        }
+        self.prefix[m]
+    }
+}
+
+/// The metrics of one scored cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CycleMetrics {
+    /// Cycle number inside the period (1-based).
+    pub cycle: usize,
+    /// Fraction of the k visited pages that had changed.
+    pub change_rate: f64,
+    /// DCG of the visits over the ideal DCG (0 when no page was stale).
+    pub ndcg: f64,
+    /// Fraction of all pages not stale after the cycle's visits.
+    pub freshness: f64,
+    /// Fraction of the k visited pages not visited since the warm-up.
+    pub newly_visited: f64,
+    /// Pages stale before the cycle's visits (R).
+    pub stale: usize,
+    /// Pages visited (k).
+    pub visited: usize,
+}
+
+/// Which per-cycle metric a fitness or a report uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Metric {
+    /// ChangeRate.
+    #[serde(alias = "ChangeRate")]
+    ChangeRate,
+    /// NDCG (the default fitness).
+    #[default]
+    #[serde(alias = "NDCG")]
+    Ndcg,
+    /// Freshness.
+    #[serde(alias = "Freshness")]
+    Freshness,
+}
+
+impl Metric {
+    /// The metric's value in one cycle.
+    pub fn of(self, m: &CycleMetrics) -> f64 {
+        match self {
+            Metric::ChangeRate => m.change_rate,
+            Metric::Ndcg => m.ndcg,
+            Metric::Freshness => m.freshness,
+        }
+    }
+
+    /// Lower-case name, as in JSON output (`changerate`, `ndcg`, `freshness`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::ChangeRate => "changerate",
+            Metric::Ndcg => "ndcg",
+            Metric::Freshness => "freshness",
+        }
+    }
+}
+
+impl std::str::FromStr for Metric {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Metric, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "changerate" | "change-rate" | "change_rate" => Ok(Metric::ChangeRate),
+            "ndcg" => Ok(Metric::Ndcg),
+            "freshness" => Ok(Metric::Freshness),
+            _ => Err(format!(
+                "unknown metric `{s}` (expected changerate, ndcg or freshness)"
+            )),
+        }
+    }
+}
+
+/// The result of one simulation: the metrics of every scored cycle.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Outcome {
+    /// One entry per scored cycle, in order.
+    pub cycles: Vec<CycleMetrics>,
+}
+
+impl Outcome {
+    /// The per-cycle values of `metric`.
+    pub fn values(&self, metric: Metric) -> Vec<f64> {
+        self.cycles.iter().map(|c| metric.of(c)).collect()
+    }
+
+    /// The mean of `metric` over the scored cycles (the fitness); 0 with no scored cycle.
+    pub fn mean(&self, metric: Metric) -> f64 {
+        if self.cycles.is_empty() {
+            return 0.0;
+        }
+        let sum: f64 = self.cycles.iter().map(|c| metric.of(c)).sum();
+        sum / self.cycles.len() as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn discount_and_ideal() {
+        assert_eq!(discount(1), 1.0);
+        assert_eq!(discount(2), 1.0 / 3f64.ln());
+        let mut ideal = IdealDcg::default();
+        assert_eq!(ideal.of(0), 0.0);
+        assert_eq!(ideal.of(1), 1.0);
+        assert_eq!(ideal.of(3), 1.0 + 1.0 / 3f64.ln() + 1.0 / 4f64.ln());
+    }
+
+    #[test]
+    fn metric_names_parse() {
+        assert_eq!("NDCG".parse::<Metric>(), Ok(Metric::Ndcg));
+        assert_eq!("changerate".parse::<Metric>(), Ok(Metric::ChangeRate));
+        assert!("speed".parse::<Metric>().is_err());
+    }
+}

@@ -1,0 +1,258 @@
+//! The daily top-k crawl simulation (SPEC §3) — the fitness of every formula.
+//!
+//! A [`Period`] is a set of pages over a run of cycles; a [`Scorer`] is a formula or a
+//! baseline; a [`SimConfig`] holds the checked settings (resources, warm-up, seed, how
+//! ties are broken). [`Simulator::run`] returns the [`Outcome`]: ChangeRate, NDCG and
+//! Freshness of every scored cycle.
+//!
+//! ```
+//! use freshgp::data::Dataset;
+//! use freshgp::formula::{Closure, Formula};
+//! use freshgp::sim::{Baseline, Metric, Period, Scorer, SimConfig, Simulator};
+//!
+//! let data = Dataset::from_bit_strings(&["0101010101", "0000000001", "1111111111", "0000000000"])?;
+//! let period = Period::whole(&data)?;
+//! let config = SimConfig::new(0.5, 2)?; // visit 2 of the 4 pages a cycle, after 2 warm-up cycles
+//! let mut sim = Simulator::new(config);
+//! let nad = sim.run(&period, &Scorer::Baseline(Baseline::Nad))?;
+//! assert_eq!(nad.cycles.len(), 8);
+//! let formula: Formula = "X / n * t".parse()?;
+//! let evolved = sim.run(&period, &Scorer::formula(&formula, Closure::Paper))?;
+//! assert!(evolved.mean(Metric::ChangeRate) > 0.5);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Two simulators implement the same semantics: the fast one groups pages of equal
+//! statistics (see `fast.rs`), the reference one is SPEC §3 read literally (see
+//! `naive.rs`) and serves as the tests' oracle and for [`TieBreak::Reference`].
+//!
+//! **Invariant:** the simulation knows nothing of GP; given (period, scorer, config) its
+//! outcome is deterministic.
+
+mod fast;
+mod metrics;
+mod naive;
+mod period;
+mod scorer;
+mod stats;
+mod stdsort;
+
+pub use metrics::{discount, CycleMetrics, Metric, Outcome};
+pub use period::{Period, PeriodError};
+pub use scorer::{Baseline, Scorer};
+pub use stats::PageStats;
+
+use serde::{Deserialize, Serialize};
+
+/// How pages with equal scores are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TieBreak {
+    /// A pseudo-random order fixed by (seed, cycle) — SPEC §3, the default.
+    #[default]
+    Seeded,
+    /// The order GCC's `std::sort` leaves tied pages in when, as in the authors'
+    /// program, each cycle sorts the previous cycle's ranking. For parity checks; uses the
+    /// reference simulator (O(P log P) per cycle).
+    Reference,
+}
+
+/// Why a simulation cannot run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimError {
+    /// Resources outside (0, 1].
+    #[error("resources must be in (0, 1], got {0}")]
+    Resources(f64),
+    /// Warm-up too long for the period.
+    #[error("warm-up of {warmup} cycles leaves no cycle to score in a period of {len}")]
+    Warmup {
+        /// Warm-up cycles.
+        warmup: usize,
+        /// Period length.
+        len: usize,
+    },
+    /// k would be 0.
+    #[error("{pages} pages × resources {resources} is less than one visit per cycle")]
+    NoVisits {
+        /// Pages simulated.
+        pages: usize,
+        /// Resources fraction.
+        resources: f64,
+    },
+}
+
+/// Checked simulation settings.
+///
+/// **Invariant:** `0 < resources <= 1`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SimConfig {
+    resources: f64,
+    warmup: usize,
+    seed: u64,
+    ties: TieBreak,
+}
+
+impl SimConfig {
+    /// Visit `floor(P · resources)` pages per cycle after `warmup` cycles that visit all.
+    pub fn new(resources: f64, warmup: usize) -> Result<SimConfig, SimError> {
+        if !(resources > 0.0 && resources <= 1.0) {
+            return Err(SimError::Resources(resources));
+        }
+        Ok(SimConfig {
+            resources,
+            warmup,
+            seed: 0,
+            ties: TieBreak::Seeded,
+        })
+    }
+
+    /// The paper's settings: resources 0.05, warm-up 2.
+    pub fn paper() -> SimConfig {
+        SimConfig::new(0.05, 2).expect("valid")
+    }
+
+    /// The same settings with another tie-break seed.
+    pub fn with_seed(mut self, seed: u64) -> SimConfig {
+        self.seed = seed;
+        self
+    }
+
+    /// The same settings with another tie-break rule.
+    pub fn with_ties(mut self, ties: TieBreak) -> SimConfig {
+        self.ties = ties;
+        self
+    }
+
+    /// The same settings with other resources.
+    pub fn with_resources(self, resources: f64) -> Result<SimConfig, SimError> {
+        Ok(SimConfig {
+            resources,
+            ..SimConfig::new(resources, self.warmup)?
+        }
+        .with_seed(self.seed)
+        .with_ties(self.ties))
+    }
+
+    /// Fraction of pages visited per cycle.
+    pub fn resources(&self) -> f64 {
+        self.resources
+    }
+
+    /// Warm-up cycles.
+    pub fn warmup(&self) -> usize {
+        self.warmup
+    }
+
+    /// Tie-break seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Tie-break rule.
+    pub fn ties(&self) -> TieBreak {
+        self.ties
+    }
+
+    /// Pages visited per scored cycle: `floor(pages · resources)`, as the authors compute it.
+    pub fn k(&self, pages: usize) -> usize {
+        (pages as f64 * self.resources) as usize
+    }
+
+    /// Checks that `period` can be simulated with these settings.
+    pub fn check(&self, period: &Period) -> Result<(), SimError> {
+        if self.warmup >= period.len() {
+            return Err(SimError::Warmup {
+                warmup: self.warmup,
+                len: period.len(),
+            });
+        }
+        if self.k(period.pages()) == 0 {
+            return Err(SimError::NoVisits {
+                pages: period.pages(),
+                resources: self.resources,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The ranking key of a score: higher ranks first; `-0` ties with `0`; NaN ranks last.
+#[inline]
+pub(crate) fn score_key(score: f64) -> u64 {
+    if score.is_nan() {
+        return 0;
+    }
+    let bits = (score + 0.0).to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    }
+}
+
+/// SplitMix64's finaliser (bijective).
+#[inline]
+fn mix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The per-cycle salt of the tie order.
+#[inline]
+pub(crate) fn tie_salt(seed: u64, cycle: u32) -> u64 {
+    mix64(mix64(seed) ^ (cycle as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93))
+}
+
+/// The tie key of page `p` (lower ranks first among equal scores). Distinct pages have
+/// distinct keys, so the order is total.
+#[inline]
+pub(crate) fn tie_key(salt: u64, p: u32) -> u64 {
+    mix64(salt ^ p as u64)
+}
+
+/// Runs simulations, reusing its buffers from one run to the next.
+#[derive(Debug, Clone)]
+pub struct Simulator {
+    config: SimConfig,
+    fast: fast::Fast,
+}
+
+impl Simulator {
+    /// A simulator with these settings.
+    pub fn new(config: SimConfig) -> Simulator {
+        Simulator {
+            config,
+            fast: fast::Fast::default(),
+        }
+    }
+
+    /// Its settings.
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    /// Simulates `scorer` over `period`.
+    pub fn run(&mut self, period: &Period, scorer: &Scorer) -> Result<Outcome, SimError> {
+        self.config.check(period)?;
+        Ok(match self.config.ties {
+            TieBreak::Seeded => self.fast.run(period, scorer, &self.config),
+            TieBreak::Reference => naive::run(period, scorer, &self.config),
+        })
+    }
+
+    /// Simulates with the reference simulator (slow; the tests' oracle).
+    pub fn run_reference(&self, period: &Period, scorer: &Scorer) -> Result<Outcome, SimError> {
+        self.config.check(period)?;
+        Ok(naive::run(period, scorer, &self.config))
+    }
+
+    /// Groups of equal statistics alive at the end of the last fast run.
+    pub fn last_group_count(&self) -> usize {
+        self.fast.live_groups()
+    }
+}
+
+#[cfg(test)]
+mod tests;

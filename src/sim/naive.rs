@@ -1,0 +1,91 @@
+//! The reference simulator: SPEC §3 read literally, one page at a time.
+//!
+//! Every scored cycle it scores every page, sorts them all and visits the first k. It is
+//! slow (O(P log P) per cycle) and kept simple on purpose: it is the oracle the fast
+//! simulator is tested against, and the only one that can rank ties the way the authors'
+//! program does ([`TieBreak::Reference`]).
+
+use super::metrics::{discount, CycleMetrics, IdealDcg, Outcome};
+use super::stats::PageStats;
+use super::{score_key, stdsort, tie_key, tie_salt, Period, Scorer, SimConfig, TieBreak};
+
+/// Runs `scorer` over `period`.
+pub(crate) fn run(period: &Period, scorer: &Scorer, config: &SimConfig) -> Outcome {
+    let pages = period.pages();
+    let k = config.k(pages);
+    let warmup = config.warmup();
+    let mut stats = vec![PageStats::default(); pages];
+    let mut stale = vec![false; pages];
+    let mut stale_count = 0usize;
+    let mut order: Vec<u32> = (0..pages as u32).collect();
+    let mut scores = vec![0.0f64; pages];
+    let mut ideal = IdealDcg::default();
+    let mut outcome = Outcome::default();
+    for d in 1..=period.len() {
+        for &p in period.changes(d) {
+            if !stale[p as usize] {
+                stale[p as usize] = true;
+                stale_count += 1;
+            }
+        }
+        let cycle = d as u32;
+        if d <= warmup {
+            for p in 0..pages {
+                stats[p].visit(cycle, stale[p]);
+                stale[p] = false;
+            }
+            stale_count = 0;
+            continue;
+        }
+        for p in 0..pages {
+            scores[p] = scorer.score_one(&stats[p], cycle);
+        }
+        match config.ties() {
+            TieBreak::Seeded => {
+                let salt = tie_salt(config.seed(), cycle);
+                order.sort_unstable_by_key(|&p| {
+                    (
+                        std::cmp::Reverse(score_key(scores[p as usize])),
+                        tie_key(salt, p),
+                    )
+                });
+            }
+            TieBreak::Reference => {
+                stdsort::sort(&mut order, &|a: u32, b: u32| {
+                    scores[a as usize] > scores[b as usize]
+                });
+            }
+        }
+        let stale_before = stale_count;
+        let (mut found, mut dcg, mut newly) = (0usize, 0.0f64, 0usize);
+        for (i, &p) in order[..k].iter().enumerate() {
+            let p = p as usize;
+            if stale[p] {
+                found += 1;
+                dcg += discount(i + 1);
+            }
+            if stats[p].last_visit as usize <= warmup {
+                newly += 1;
+            }
+        }
+        for &p in &order[..k] {
+            let p = p as usize;
+            stats[p].visit(cycle, stale[p]);
+            if stale[p] {
+                stale[p] = false;
+                stale_count -= 1;
+            }
+        }
+        let idcg = ideal.of(stale_before.min(k));
+        outcome.cycles.push(CycleMetrics {
+            cycle: d,
+            change_rate: found as f64 / k as f64,
+            ndcg: if idcg == 0.0 { 0.0 } else { dcg / idcg },
+            freshness: (pages - stale_count) as f64 / pages as f64,
+            newly_visited: newly as f64 / k as f64,
+            stale: stale_before,
+            visited: k,
+        });
+    }
+    outcome
+}

@@ -1,0 +1,155 @@
+//! The slice of a change history one simulation runs over: a set of pages and a period.
+//!
+//! [`Period::new`] extracts, once, the change events of the chosen pages inside the
+//! chosen cycles, renumbered `1..=len` (SPEC §2: each simulation starts fresh at the
+//! start of its period). A GP run simulates thousands of formulas over the same period,
+//! so everything per-period is computed here and nothing per formula.
+
+use crate::data::Dataset;
+use std::ops::RangeInclusive;
+
+/// Why a period cannot be simulated.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PeriodError {
+    /// No page to simulate.
+    #[error("the page set is empty")]
+    NoPages,
+    /// The cycles fall outside the dataset.
+    #[error("cycles {start}..={end} are not inside the dataset's 1..={cycles}")]
+    Cycles {
+        /// First cycle asked for.
+        start: usize,
+        /// Last cycle asked for.
+        end: usize,
+        /// Cycles in the dataset.
+        cycles: usize,
+    },
+    /// A page index is out of range.
+    #[error("page {page} is not in the dataset ({pages} pages)")]
+    Page {
+        /// The index.
+        page: u32,
+        /// Pages in the dataset.
+        pages: usize,
+    },
+}
+
+/// The change events of a page set within one period, ready to simulate.
+#[derive(Debug, Clone)]
+pub struct Period {
+    pages: usize,
+    len: usize,
+    /// Pages (local indices) changing in cycle `d` are `events[offsets[d]..offsets[d + 1]]`.
+    offsets: Vec<u32>,
+    events: Vec<u32>,
+}
+
+impl Period {
+    /// The pages `pages` (dataset indices; local index = position in this list) over the
+    /// dataset cycles `cycles` (1-based, inclusive). Unknown cycles read as no change.
+    pub fn new(
+        dataset: &Dataset,
+        pages: &[u32],
+        cycles: RangeInclusive<usize>,
+    ) -> Result<Period, PeriodError> {
+        let (start, end) = (*cycles.start(), *cycles.end());
+        if pages.is_empty() {
+            return Err(PeriodError::NoPages);
+        }
+        if start < 1 || end > dataset.cycles() || start > end {
+            return Err(PeriodError::Cycles {
+                start,
+                end,
+                cycles: dataset.cycles(),
+            });
+        }
+        if let Some(&page) = pages.iter().find(|&&p| p as usize >= dataset.pages()) {
+            return Err(PeriodError::Page {
+                page,
+                pages: dataset.pages(),
+            });
+        }
+        let len = end - start + 1;
+        let mut by_cycle: Vec<Vec<u32>> = vec![Vec::new(); len + 1];
+        for (local, &page) in pages.iter().enumerate() {
+            let row = dataset.row(page as usize);
+            for (d, list) in by_cycle.iter_mut().enumerate().skip(1) {
+                let k = start + d - 2;
+                if row[k / 64] >> (k % 64) & 1 == 1 {
+                    list.push(local as u32);
+                }
+            }
+        }
+        let mut offsets = Vec::with_capacity(len + 2);
+        let mut events = Vec::with_capacity(by_cycle.iter().map(Vec::len).sum());
+        offsets.push(0);
+        for list in &by_cycle {
+            events.extend_from_slice(list);
+            offsets.push(events.len() as u32);
+        }
+        Ok(Period {
+            pages: pages.len(),
+            len,
+            offsets,
+            events,
+        })
+    }
+
+    /// A period over all pages and cycles of `dataset`.
+    pub fn whole(dataset: &Dataset) -> Result<Period, PeriodError> {
+        let pages: Vec<u32> = (0..dataset.pages() as u32).collect();
+        Period::new(dataset, &pages, 1..=dataset.cycles())
+    }
+
+    /// Number of pages simulated.
+    pub fn pages(&self) -> usize {
+        self.pages
+    }
+
+    /// Number of cycles, `L`.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always false: a period has at least one cycle.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Local indices of the pages whose content changed in cycle `d` (1-based).
+    pub fn changes(&self, d: usize) -> &[u32] {
+        &self.events[self.offsets[d] as usize..self.offsets[d + 1] as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_renumbered_within_the_period() {
+        let d = Dataset::from_bit_strings(&["100100", "010010", "000001"]).unwrap();
+        let p = Period::new(&d, &[2, 0], 4..=6).unwrap();
+        assert_eq!((p.pages(), p.len()), (2, 3));
+        assert_eq!(p.changes(1), &[1]); // dataset page 0 changed at cycle 4
+        assert_eq!(p.changes(2), &[] as &[u32]);
+        assert_eq!(p.changes(3), &[0]); // dataset page 2 at cycle 6
+    }
+
+    #[test]
+    fn bad_requests_are_errors() {
+        let d = Dataset::from_bit_strings(&["0101"]).unwrap();
+        assert_eq!(
+            Period::new(&d, &[], 1..=4).unwrap_err(),
+            PeriodError::NoPages
+        );
+        assert!(matches!(
+            Period::new(&d, &[0], 2..=5),
+            Err(PeriodError::Cycles { .. })
+        ));
+        assert!(matches!(
+            Period::new(&d, &[1], 1..=4),
+            Err(PeriodError::Page { page: 1, .. })
+        ));
+    }
+}

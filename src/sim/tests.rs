@@ -1,0 +1,219 @@
+//! Hand-computed cases and the fast-versus-reference check.
+
+use super::*;
+use crate::data::Dataset;
+use crate::formula::{Closure, Formula};
+
+fn period(rows: &[&str]) -> Period {
+    Period::whole(&Dataset::from_bit_strings(rows).unwrap()).unwrap()
+}
+
+fn both(period: &Period, scorer: &Scorer, config: SimConfig) -> Outcome {
+    let mut sim = Simulator::new(config);
+    let fast = sim.run(period, scorer).unwrap();
+    let reference = sim.run_reference(period, scorer).unwrap();
+    assert_eq!(
+        fast,
+        reference,
+        "fast and reference simulators differ for {}",
+        scorer.label()
+    );
+    fast
+}
+
+/// Four pages, five cycles, k = 2, NAD (worked out by hand in the comments).
+#[test]
+fn hand_computed_nad_run() {
+    let p = period(&["01100", "00010", "11111", "00000"]);
+    let out = both(
+        &p,
+        &Scorer::Baseline(Baseline::Nad),
+        SimConfig::new(0.5, 2).unwrap(),
+    );
+    assert_eq!(out.cycles.len(), 3);
+    let g2 = 1.0 + discount(2);
+    // Cycle 3: pages 0 and 2 stale, NAD ranks 2 (rate 1) then 0 (rate 1/2): both found.
+    let c3 = out.cycles[0];
+    assert_eq!((c3.cycle, c3.stale, c3.visited), (3, 2, 2));
+    assert_eq!((c3.change_rate, c3.ndcg, c3.freshness), (1.0, 1.0, 1.0));
+    // Cycle 4: pages 1 and 2 stale; NAD still ranks 2 then 0: one found, at rank 1.
+    let c4 = out.cycles[1];
+    assert_eq!(
+        (c4.change_rate, c4.ndcg, c4.freshness),
+        (0.5, 1.0 / g2, 0.75)
+    );
+    // Cycle 5: pages 1 and 2 stale; same ranking.
+    let c5 = out.cycles[2];
+    assert_eq!(
+        (c5.change_rate, c5.ndcg, c5.freshness),
+        (0.5, 1.0 / g2, 0.75)
+    );
+    assert_eq!(out.mean(Metric::ChangeRate), 2.0 / 3.0);
+    // Cycle 3 visits two pages last seen in the warm-up; later cycles revisit them.
+    let newly: Vec<f64> = out.cycles.iter().map(|c| c.newly_visited).collect();
+    assert_eq!(newly, [1.0, 0.0, 0.0]);
+}
+
+#[test]
+fn no_stale_page_gives_zero_ndcg() {
+    let p = period(&["0000", "0000", "0000"]);
+    let out = both(
+        &p,
+        &Scorer::Baseline(Baseline::Age),
+        SimConfig::new(0.34, 1).unwrap(),
+    );
+    assert!(out
+        .cycles
+        .iter()
+        .all(|c| c.ndcg == 0.0 && c.change_rate == 0.0 && c.stale == 0));
+    assert!(out.cycles.iter().all(|c| c.freshness == 1.0));
+}
+
+#[test]
+fn k_larger_than_the_stale_count() {
+    // k = 3 of 4 pages, only page 0 ever changes: at most 1/3 of a cycle's visits find it.
+    let p = period(&["01111", "00000", "00000", "00000"]);
+    let out = both(
+        &p,
+        &Scorer::Baseline(Baseline::Nad),
+        SimConfig::new(0.75, 2).unwrap(),
+    );
+    for c in &out.cycles {
+        assert_eq!(c.stale, 1);
+        assert_eq!(c.change_rate, 1.0 / 3.0);
+        assert_eq!(c.ndcg, 1.0, "the one stale page is ranked first");
+    }
+}
+
+#[test]
+fn pages_never_visited_after_warmup_are_newly_visited_when_reached() {
+    // Age with k = 1 of 3: every page is eventually visited for the first time since warm-up.
+    let p = period(&["000000", "000000", "000000"]);
+    let out = both(
+        &p,
+        &Scorer::Baseline(Baseline::Age),
+        SimConfig::new(0.34, 1).unwrap(),
+    );
+    let newly: Vec<f64> = out.cycles.iter().map(|c| c.newly_visited).collect();
+    // Cycles 2, 3, 4 each reach a page last seen in the warm-up; cycle 5 revisits.
+    assert_eq!(newly, [1.0, 1.0, 1.0, 0.0, 0.0]);
+}
+
+#[test]
+fn ties_follow_the_seed() {
+    let rows: Vec<String> = (0..200)
+        .map(|p| {
+            (0..12)
+                .map(|d| if (p * 7 + d * 3) % 11 == 0 { '1' } else { '0' })
+                .collect()
+        })
+        .collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let p = period(&rows);
+    let rand = Scorer::Baseline(Baseline::Rand);
+    let a = both(&p, &rand, SimConfig::new(0.05, 2).unwrap().with_seed(1));
+    let b = both(&p, &rand, SimConfig::new(0.05, 2).unwrap().with_seed(1));
+    let c = both(&p, &rand, SimConfig::new(0.05, 2).unwrap().with_seed(2));
+    assert_eq!(a, b);
+    assert_ne!(a, c, "another seed breaks ties another way");
+}
+
+#[test]
+fn errors_for_impossible_settings() {
+    assert_eq!(SimConfig::new(0.0, 2), Err(SimError::Resources(0.0)));
+    assert_eq!(SimConfig::new(1.5, 2), Err(SimError::Resources(1.5)));
+    assert!(SimConfig::new(f64::NAN, 2).is_err());
+    let p = period(&["0101", "1010"]);
+    let mut sim = Simulator::new(SimConfig::new(0.5, 4).unwrap());
+    assert!(matches!(
+        sim.run(&p, &Scorer::Baseline(Baseline::Age)),
+        Err(SimError::Warmup { warmup: 4, len: 4 })
+    ));
+    let mut sim = Simulator::new(SimConfig::new(0.1, 1).unwrap());
+    assert!(matches!(
+        sim.run(&p, &Scorer::Baseline(Baseline::Age)),
+        Err(SimError::NoVisits { pages: 2, .. })
+    ));
+}
+
+/// A small deterministic generator for random histories.
+fn lcg(state: &mut u64) -> u64 {
+    *state = state
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    *state >> 33
+}
+
+#[test]
+fn fast_equals_reference_on_random_histories() {
+    let formulas = [
+        "t",
+        "0",
+        "X / n * t",
+        "1 - exp(-NAD * t)",
+        "CG * t + SAD",
+        "log(t) * GAD + AAD",
+        "(t * X)^0.5 - n / 10",
+        "exp(CG * (1 + log(t)))",
+        "pow(99.5 * exp(GAD), (t + GAD)^CG)",
+        "X",
+        "-t",
+        "SAD",
+    ];
+    let mut state = 42u64;
+    for case in 0..60 {
+        let pages = 1 + lcg(&mut state) as usize % 150;
+        let cycles = 3 + lcg(&mut state) as usize % 30;
+        let rate = lcg(&mut state) % 100;
+        let rows: Vec<String> = (0..pages)
+            .map(|_| {
+                let page_rate = rate * (lcg(&mut state) % 3) / 2;
+                (0..cycles)
+                    .map(|_| {
+                        if lcg(&mut state) % 100 < page_rate {
+                            '1'
+                        } else {
+                            '0'
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let p = period(&rows);
+        let warmup = (lcg(&mut state) % 3) as usize;
+        let resources = (1 + lcg(&mut state) % 100) as f64 / 100.0;
+        let Ok(config) = SimConfig::new(resources, warmup) else {
+            continue;
+        };
+        let config = config.with_seed(case);
+        if config.check(&p).is_err() {
+            continue;
+        }
+        for text in formulas {
+            let f: Formula = text.parse().unwrap();
+            both(&p, &Scorer::formula(&f, Closure::Paper), config);
+        }
+        for b in Baseline::ALL {
+            both(&p, &Scorer::Baseline(b), config);
+        }
+    }
+}
+
+#[test]
+fn reference_ties_are_deterministic_and_differ_from_seeded() {
+    let rows: Vec<String> = (0..300)
+        .map(|p| {
+            (0..19)
+                .map(|d| if (p * 13 + d * 5) % 17 == 0 { '1' } else { '0' })
+                .collect()
+        })
+        .collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let p = period(&rows);
+    let config = SimConfig::paper().with_ties(TieBreak::Reference);
+    let mut sim = Simulator::new(config);
+    let a = sim.run(&p, &Scorer::Baseline(Baseline::Age)).unwrap();
+    let b = sim.run(&p, &Scorer::Baseline(Baseline::Age)).unwrap();
+    assert_eq!(a, b);
+}
