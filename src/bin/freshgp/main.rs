@@ -6,7 +6,10 @@
 
 use clap::{Parser, Subcommand};
 
+mod baselines_cmd;
+mod common;
 mod dataset_cmd;
+mod evolve_cmd;
 mod formula_cmd;
 mod simulate_cmd;
 
@@ -22,6 +25,12 @@ struct Cli {
 enum Command {
     /// Parse, check, simplify, print and evaluate formulas.
     Formula(formula_cmd::Args),
+    /// The seven published baselines over the five test rotations.
+    Baselines(baselines_cmd::Args),
+    /// Per-cycle metrics of one formula or baseline on one set.
+    Simulate(simulate_cmd::Args),
+    /// Evolve scoring formulas on one rotation.
+    Evolve(evolve_cmd::Args),
     /// Make, convert and describe change-history datasets.
     Dataset(dataset_cmd::Args),
 }
@@ -30,6 +39,9 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Formula(args) => formula_cmd::run(args),
+        Command::Baselines(args) => baselines_cmd::run(args),
+        Command::Simulate(args) => simulate_cmd::run(args),
+        Command::Evolve(args) => evolve_cmd::run(args),
         Command::Dataset(args) => dataset_cmd::run(args),
     };
     if let Err(err) = result {
