@@ -30,7 +30,7 @@ mod simplify;
 
 pub use grammar::{Grammar, GrammarError};
 pub use ops::Closure;
-pub use parse::ParseError;
+pub use parse::{ParseError, MAX_NESTING};
 pub use print::Latex;
 
 use serde::{Deserialize, Serialize};
@@ -190,7 +190,7 @@ impl Op {
 /// `-0` are different nodes (they can give different results, e.g. under `pow`).
 #[derive(Clone, Copy, Debug)]
 pub enum Node {
-    /// A numeric constant (never NaN).
+    /// A numeric constant (always finite, so that it can be written as formula text).
     Const(f64),
     /// A page statistic.
     Var(Terminal),
@@ -283,12 +283,19 @@ pub enum ShapeError {
         /// Position of the constant.
         index: usize,
     },
+    /// A constant is infinite: formula text cannot hold it, so the formula would not
+    /// print as text that parses back.
+    #[error("node {index} is an infinite constant; constants must be finite")]
+    InfiniteConstant {
+        /// Position of the constant.
+        index: usize,
+    },
 }
 
 /// A formula: a tree stored flat in postfix order (children before parents).
 ///
-/// **Invariant:** the nodes always form exactly one well-shaped tree and no constant is NaN;
-/// every constructor checks it.
+/// **Invariant:** the nodes always form exactly one well-shaped tree and every constant is
+/// finite; every constructor checks it.
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Formula {
     nodes: Vec<Node>,
@@ -305,6 +312,9 @@ impl Formula {
             if let Node::Const(c) = node {
                 if c.is_nan() {
                     return Err(ShapeError::NanConstant { index });
+                }
+                if c.is_infinite() {
+                    return Err(ShapeError::InfiniteConstant { index });
                 }
             }
             let arity = node.arity();
@@ -328,9 +338,15 @@ impl Formula {
         Ok(Formula { nodes })
     }
 
-    /// A formula of one constant. NaN becomes 0, as the closure would make it.
+    /// A formula of one constant. NaN becomes 0, as the closure would make it, and ±inf
+    /// becomes ±[`f64::MAX`], the largest magnitude formula text can hold (constants are
+    /// always finite, so every formula prints as text that parses back).
     pub fn constant(value: f64) -> Formula {
-        let value = if value.is_nan() { 0.0 } else { value };
+        let value = if value.is_nan() {
+            0.0
+        } else {
+            value.clamp(f64::MIN, f64::MAX)
+        };
         Formula {
             nodes: vec![Node::Const(value)],
         }
@@ -482,6 +498,10 @@ impl Formula {
     }
 
     /// Replaces the subtree rooted at node `i` by `with`.
+    ///
+    /// # Panics
+    /// If `with` is not one well-shaped tree of finite constants (take it from another
+    /// formula's [`Formula::subtree`]).
     pub fn replace_subtree(&self, i: usize, with: &[Node]) -> Formula {
         let range = self.subtree(i);
         let mut nodes = Vec::with_capacity(self.len() - range.len() + with.len());
@@ -610,12 +630,32 @@ mod tests {
             Err(ShapeError::SeveralRoots { roots: 2 })
         );
         assert!(Formula::from_postfix(vec![Node::Const(f64::NAN)]).is_err());
+        assert_eq!(
+            Formula::from_postfix(vec![
+                Node::Var(Terminal::T),
+                Node::Const(f64::INFINITY),
+                Node::Op(Op::Mul)
+            ]),
+            Err(ShapeError::InfiniteConstant { index: 1 })
+        );
     }
 
     #[test]
     fn constants_compare_by_bits() {
         assert_ne!(Formula::constant(0.0), Formula::constant(-0.0));
         assert_eq!(Formula::constant(f64::NAN), Formula::constant(0.0));
+        // Infinite constants would print as `inf`, which is not formula text.
+        assert_eq!(
+            Formula::constant(f64::INFINITY),
+            Formula::constant(f64::MAX)
+        );
+        assert_eq!(
+            Formula::constant(f64::NEG_INFINITY)
+                .to_string()
+                .parse::<Formula>()
+                .unwrap(),
+            Formula::constant(f64::MIN)
+        );
     }
 
     #[test]

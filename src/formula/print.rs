@@ -5,6 +5,12 @@
 //! so it never recurses, whatever the depth. Precedence levels, loosest first:
 //! `+ -` (1), `* /` (2), unary minus and negative constants (3), `^` (4), atoms (5).
 //!
+//! The printed text never nests parentheses, function calls, unary minus and `^` deeper
+//! than any text that reads as the same formula, so whatever [`Formula::parse`] accepted
+//! prints as text it accepts again (the parser refuses nesting deeper than
+//! [`MAX_NESTING`](super::MAX_NESTING); a formula built deeper than that by other means
+//! prints, but does not parse back).
+//!
 //! ```
 //! use freshgp::formula::Formula;
 //!
@@ -63,10 +69,12 @@ impl fmt::Display for Formula {
                     let (a, pa) = stack.pop().expect("well-shaped");
                     match op {
                         Op::Neg => {
-                            // `-2` would read back as the constant -2, and `--x` is hard
-                            // to read: parenthesise literals and other negations.
+                            // `-2` would read back as the constant -2: parenthesise
+                            // literals. A negation or negative constant needs none (`--x`,
+                            // `--2`): `-(-x)` would nest twice as deep as the text it was
+                            // read from, and a long chain of them would not parse back.
                             let literal = pa == ATOM && a.starts_with(|c: char| c.is_ascii_digit());
-                            (format!("-{}", wrap(a, pa <= UNARY || literal)), UNARY)
+                            (format!("-{}", wrap(a, pa < UNARY || literal)), UNARY)
                         }
                         Op::Log => (format!("log({a})"), ATOM),
                         Op::Exp => (format!("exp({a})"), ATOM),
@@ -77,10 +85,12 @@ impl fmt::Display for Formula {
                     let (b, pb) = stack.pop().expect("well-shaped");
                     let (a, pa) = stack.pop().expect("well-shaped");
                     match op {
-                        Op::Pow => (
-                            format!("{}^{}", wrap(a, pa <= POWER), wrap(b, pb < UNARY)),
-                            POWER,
-                        ),
+                        // An exponent that needs parentheses is written `pow(a, b)`:
+                        // `a^(b + c)` nests two levels (`^`, `(`) where `pow(` nests one,
+                        // and printing must never nest deeper than the text it was read
+                        // from, or a deep formula that parsed would not parse back.
+                        Op::Pow if pb < UNARY => (format!("pow({a}, {b})"), ATOM),
+                        Op::Pow => (format!("{}^{b}", wrap(a, pa <= POWER)), POWER),
                         Op::Mul | Op::Div => (
                             format!(
                                 "{} {} {}",
@@ -220,6 +230,12 @@ mod tests {
         assert_eq!(p("(-t) ^ 2"), "(-t)^2");
         assert_eq!(p("2 ^ (-t)"), "2^-t");
         assert_eq!(p("-(t * n)"), "-(t * n)");
+        assert_eq!(p("-(-t)"), "--t");
+        assert_eq!(p("-(-(t ^ 2))"), "--t^2");
+        assert_eq!(p("t ^ (n + X)"), "pow(t, n + X)");
+        assert_eq!(p("(t + 1) ^ (n * X)"), "pow(t + 1, n * X)");
+        assert_eq!(p("pow(t, n)^X"), "(t^n)^X");
+        assert_eq!(p("pow(t, n + 1)^X"), "pow(t, n + 1)^X");
     }
 
     #[test]
@@ -229,10 +245,12 @@ mod tests {
         let negated_two = Formula::apply(Op::Neg, &[&Formula::constant(2.0)]);
         assert_eq!(negated_two.to_string(), "-(2)");
         let double = Formula::apply(Op::Neg, &[&neg_two]);
-        assert_eq!(double.to_string(), "-(-2)");
+        assert_eq!(double.to_string(), "--2");
+        let double_neg = Formula::apply(Op::Neg, &[&negated_two]);
+        assert_eq!(double_neg.to_string(), "--(2)");
         let pow = Formula::apply(Op::Pow, &[&neg_two, &Formula::var(Terminal::T)]);
         assert_eq!(pow.to_string(), "(-2)^t");
-        for f in [neg_two, negated_two, double, pow] {
+        for f in [neg_two, negated_two, double, double_neg, pow] {
             assert_eq!(f.to_string().parse::<Formula>().unwrap(), f);
         }
     }

@@ -18,6 +18,8 @@
 //! ```
 //! use freshgp::formula::{Closure, Formula};
 //!
+//! // `log(100) * 0` folds to 0, and `t + 0` is `t` (a terminal is never -0); `X / X`
+//! // stays (it is 0 when X is 0).
 //! let f: Formula = "(t * 1) + log(100) * 0 + (X / X)".parse().unwrap();
 //! assert_eq!(f.simplify(Closure::Paper).to_string(), "t + X / X");
 //! let g: Formula = "X / X + t".parse().unwrap();
@@ -93,7 +95,15 @@ impl Rewriter {
     }
 
     /// Reduces the binary node `op` whose operands occupy `out[a..b]` and `out[b..]`.
-    fn binary(&mut self, a: usize, b: usize, op: Op) {
+    fn binary(&mut self, a: usize, mut b: usize, op: Op) {
+        // In canonical form the operands of `+` and `*` are ordered *before* any rule
+        // looks at them, so every rule sees the same pair whichever way round they were
+        // written (`-a + -b` and `-b + -a` once became `-a - b` and `-b - a`).
+        if self.order_operands && op.is_commutative() && self.out[b..] < self.out[a..b] {
+            let left_len = b - a;
+            self.out[a..].rotate_left(left_len);
+            b = self.out.len() - left_len;
+        }
         let out = &self.out;
         if let (Some(x), Some(y)) = (single_const(&out[a..b]), single_const(&out[b..])) {
             let v = self.closure.apply2(op, x, y);
@@ -156,13 +166,6 @@ impl Rewriter {
                 self.out.pop();
                 self.out.remove(b - 1);
                 self.binary(a, b - 1, op);
-            }
-            Op::Add | Op::Mul if self.order_operands && right < left => {
-                let left_len = b - a;
-                self.out[a..].rotate_left(left_len);
-                let new_b = self.out.len() - left_len;
-                self.out.push(Node::Op(op));
-                let _ = new_b;
             }
             _ => self.out.push(Node::Op(op)),
         }
@@ -287,6 +290,9 @@ mod tests {
         assert_eq!(c("(t + n) * log(X)"), c("log(X) * (n + t)"));
         assert_eq!(c("1 * (t + 0)"), c("t"));
         assert_ne!(c("t - X"), c("X - t"));
+        // Both operands negated: the rule `a + -b = a - b` must see them in one order.
+        assert_eq!(c("-t + -n"), c("-n + -t"));
+        assert_eq!(c("-t * -n + -X"), c("-X + -n * -t"));
         assert_eq!(
             c("t * X").structural_hash(),
             c("X * t * 1").structural_hash()

@@ -125,10 +125,15 @@ pub fn run(args: Args) -> Result<()> {
                     .with_context(|| format!("`{value}`: expected NAME=VALUE, e.g. t=3"))?;
                 let t = Terminal::from_name(name.trim())
                     .with_context(|| format!("`{value}`: `{name}` is not a terminal"))?;
-                terminals[t.index()] = number
+                let number: f64 = number
                     .trim()
                     .parse()
                     .with_context(|| format!("`{value}`: `{number}` is not a number"))?;
+                if number.is_nan() {
+                    // Evaluation never yields NaN only because no input is NaN.
+                    anyhow::bail!("`{value}`: a terminal value cannot be NaN");
+                }
+                terminals[t.index()] = number;
             }
             let program = Program::compile(&f, grammar.closure());
             println!("{}", program.eval_one(&terminals));

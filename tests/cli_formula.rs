@@ -1,0 +1,91 @@
+//! The `freshgp formula` subcommand, run as a user would.
+
+use assert_cmd::Command;
+
+fn freshgp() -> Command {
+    Command::cargo_bin("freshgp").expect("the freshgp binary is built")
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = freshgp().args(args).assert().success();
+    String::from_utf8(out.get_output().stdout.clone()).expect("UTF-8 output")
+}
+
+#[test]
+fn print_styles() {
+    let text = "(t * 1) + log(100) * 0 + (X / X)";
+    assert_eq!(
+        stdout_of(&["formula", "print", text]),
+        "t * 1 + log(100) * 0 + X / X\n"
+    );
+    assert_eq!(
+        stdout_of(&["formula", "print", text, "--style", "simplified"]),
+        "t + X / X\n"
+    );
+    // Canonical form orders commutative operands: both spellings print the same.
+    let canonical = stdout_of(&["formula", "print", text, "--style", "canonical"]);
+    assert_eq!(
+        stdout_of(&["formula", "print", "X / X + t", "--style", "canonical"]),
+        canonical
+    );
+    assert_eq!(canonical, "t + X / X\n");
+    assert_eq!(
+        stdout_of(&["formula", "print", "1 - exp(-NAD * t)", "--style", "latex"]),
+        "1 - e^{-\\mathit{NAD} \\cdot t}\n"
+    );
+}
+
+#[test]
+fn eval_one_page() {
+    assert_eq!(
+        stdout_of(&["formula", "eval", "t * X", "t=2", "X=3"]),
+        "6\n"
+    );
+    // Missing terminals are 0, and the closure makes x / 0 = 0.
+    assert_eq!(stdout_of(&["formula", "eval", "t / X", "t=2"]), "0\n");
+    // The reference closure's division by (nearly) zero is 1e6.
+    assert_eq!(
+        stdout_of(&[
+            "formula",
+            "eval",
+            "t / X",
+            "t=2",
+            "--grammar",
+            "basic-reference"
+        ]),
+        "1000000\n"
+    );
+}
+
+#[test]
+fn unknown_terminal_for_the_grammar_exits_2_and_names_the_offset() {
+    let out = freshgp()
+        .args(["formula", "print", "t * CG", "--grammar", "basic"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("at byte 4"), "{stderr}");
+    assert!(stderr.contains("`CG`"), "{stderr}");
+    assert!(stderr.contains("grammar `basic`"), "{stderr}");
+    // The caret stands under the offending terminal.
+    assert!(stderr.contains("  t * CG\n      ^\n"), "{stderr}");
+    assert!(out.get_output().stdout.is_empty());
+}
+
+#[test]
+fn bad_values_exit_2() {
+    for (values, says) in [
+        (["t=2", "Q=3"], "`Q` is not a terminal"),
+        (["t=2", "X=three"], "`three` is not a number"),
+        (["t=2", "X=NaN"], "cannot be NaN"),
+        (["t=2", "X3"], "expected NAME=VALUE"),
+    ] {
+        let out = freshgp()
+            .args(["formula", "eval", "t * X"])
+            .args(values)
+            .assert()
+            .code(2);
+        let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(stderr.contains(says), "{values:?}: {stderr}");
+    }
+}
