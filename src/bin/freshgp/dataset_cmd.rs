@@ -182,8 +182,7 @@ pub fn run(args: Args) -> Result<()> {
             }
             params.validate(&preset)?;
             if print_preset {
-                println!("{}", params.to_ron());
-                return Ok(());
+                return print_out(&format!("{}\n", params.to_ron()));
             }
             let out = out.context("--out is required")?;
             check_out(&out, force)?;
@@ -208,20 +207,21 @@ pub fn run(args: Args) -> Result<()> {
         } => {
             let loaded = load(&file, &LoadOptions { unknown })?;
             let stats = Stats::of(&loaded.dataset);
-            if json {
+            let text = if json {
                 let v = serde_json::json!({
                     "file": file.display().to_string(),
                     "load": loaded.report,
                     "stats": stats,
                 });
-                println!("{}", serde_json::to_string_pretty(&v)?);
+                format!("{}\n", serde_json::to_string_pretty(&v)?)
             } else {
-                println!("file               {}", file.display());
+                let mut t = format!("file               {}\n", file.display());
                 if loaded.report.unknown.policy != "keep" {
-                    println!("{}", loaded.report.unknown);
+                    t += &format!("{}\n", loaded.report.unknown);
                 }
-                print!("{stats}");
-            }
+                t + &stats.to_string()
+            };
+            print_out(&text)?;
         }
         Action::Convert {
             input,
@@ -245,6 +245,16 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Writes to stdout; a closed pipe (`| head`) ends quietly instead of panicking.
+fn print_out(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
 }
 
 fn check_out(out: &Path, force: bool) -> Result<()> {
