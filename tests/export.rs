@@ -68,7 +68,14 @@ fn push_tree(rng: &mut Pcg64, depth: usize, nodes: &mut Vec<Node>) {
         if rng.gen_bool(0.65) {
             nodes.push(Node::Var(Terminal::ALL[rng.gen_range(0..Terminal::COUNT)]));
         } else {
-            nodes.push(Node::Const(random_value(rng)));
+            // Constants are finite (formulas reject ±inf constants); inputs need not be.
+            let c = loop {
+                let v = random_value(rng);
+                if v.is_finite() {
+                    break v;
+                }
+            };
+            nodes.push(Node::Const(c));
         }
         return;
     }

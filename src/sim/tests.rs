@@ -217,3 +217,27 @@ fn reference_ties_are_deterministic_and_differ_from_seeded() {
     let b = sim.run(&p, &Scorer::Baseline(Baseline::Age)).unwrap();
     assert_eq!(a, b);
 }
+
+#[test]
+fn builtin_and_formula_baselines_rank_identically() {
+    let mut state = 7u64;
+    let rows: Vec<String> = (0..400)
+        .map(|p| {
+            let rate = [0, 2, 10, 40, 90][p % 5];
+            (0..30)
+                .map(|_| if lcg(&mut state) % 100 < rate { '1' } else { '0' })
+                .collect()
+        })
+        .collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let p = period(&rows);
+    for ties in [TieBreak::Seeded, TieBreak::Reference] {
+        let config = SimConfig::new(0.1, 2).unwrap().with_seed(5).with_ties(ties);
+        let mut sim = Simulator::new(config);
+        for b in Baseline::ALL {
+            let built_in = sim.run(&p, &Scorer::Baseline(b)).unwrap();
+            let formula = sim.run(&p, &Scorer::formula(&b.formula(), Closure::Paper)).unwrap();
+            assert_eq!(built_in, formula, "{b} ({ties:?})");
+        }
+    }
+}
