@@ -8,23 +8,24 @@
 //!    spent; each host's pages are contiguous in the output. Each host has an *activity*
 //!    factor (log-normal, mean 1, shape `hosts.activity_sigma`) multiplying its pages' rates.
 //! 2. **Page rates** λ (expected changes per day), heterogeneous: a fraction
-//!    `rates.static_fraction` never changes on its own; a fraction `rates.daily_fraction`
-//!    changes nearly every day (daily change probability uniform in
-//!    `rates.daily_min..rates.daily_max`); the rest have log10 λ normal with mean
+//!    `rates.static_fraction` never changes on its own; classes `rates.frequent` change
+//!    often (each a fraction of pages with a daily change probability uniform in
+//!    `min..=max`); the rest have log10 λ normal with mean
 //!    `rates.log10_mean` and s.d. `rates.log10_sigma` (λ capped at `rates.max_rate`).
 //! 3. **Weekday seasonality**: λ is multiplied by `weekday[w]`, w = weekday of the cycle
 //!    (`(start_weekday + d - 1) mod 7`, 0 = Monday).
 //! 4. **Bursts and dormant periods**: each page runs a 3-state Markov chain (normal, burst,
-//!    dormant) day by day; a burst multiplies λ by `bursts.factor`, a dormant page does not
-//!    change. Entry probabilities per day and mean lengths are parameters; the chain starts
+//!    dormant) day by day; a burst turns λ into `λ · bursts.factor + bursts.boost` (static
+//!    pages stay static), a dormant page does not change. Entry probabilities per day and mean lengths are parameters; the chain starts
 //!    in its stationary distribution.
 //! 5. **Host-wide changes** (template or site-wide edits): on each day a host has such an
 //!    event with probability `host_events.rate`; each of its changing pages then changes
 //!    with probability `host_events.coverage`, each static page with
 //!    `host_events.static_coverage`.
 //!
-//! A page changes on day d with probability `1 - exp(-λ_eff)` (λ_eff = λ · activity ·
-//! weekday · burst factor, 0 when dormant), or by a host event.
+//! A page changes on day d with probability `1 - exp(-λ_eff)` (λ_eff = λ · weekday, with
+//! λ as modified by a burst, 0 when dormant; λ of ordinary pages includes the host
+//! activity), or by a host event.
 //!
 //! **Determinism:** host sizes come from one generator seeded by `seed`; each host then
 //! draws from its own PCG stream (`seed`, host index), hosts are generated in parallel by
@@ -96,18 +97,27 @@ pub struct HostParams {
 pub struct RateParams {
     /// Fraction of pages that never change on their own.
     pub static_fraction: f64,
-    /// Fraction of pages that change nearly every day.
-    pub daily_fraction: f64,
-    /// Lowest daily change probability of a daily page.
-    pub daily_min: f64,
-    /// Highest daily change probability of a daily page.
-    pub daily_max: f64,
+    /// Classes of frequently changing pages, each a fraction of all pages with a daily
+    /// change probability uniform in `min..=max`.
+    pub frequent: Vec<FrequentClass>,
     /// Mean of log10 λ (changes per day) of the other pages.
     pub log10_mean: f64,
     /// Standard deviation of log10 λ.
     pub log10_sigma: f64,
     /// Cap on λ of the other pages.
     pub max_rate: f64,
+}
+
+/// A class of frequently changing pages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrequentClass {
+    /// Fraction of all pages in the class.
+    pub fraction: f64,
+    /// Lowest daily change probability.
+    pub min: f64,
+    /// Highest daily change probability (< 1).
+    pub max: f64,
 }
 
 /// A phase of a page's Markov chain (burst or dormancy).
@@ -121,6 +131,10 @@ pub struct PhaseParams {
     /// Rate multiplier during the phase (bursts; ignored for dormancy, which is 0).
     #[serde(default = "one")]
     pub factor: f64,
+    /// Rate added during the phase (bursts of non-static pages: λ·factor + boost;
+    /// ignored for dormancy).
+    #[serde(default)]
+    pub boost: f64,
 }
 
 fn one() -> f64 {
@@ -215,24 +229,18 @@ impl SynthParams {
             return bad("hosts.max_pages", "must be at least 1");
         }
         let r = &self.rates;
-        if !prob(r.static_fraction)
-            || !prob(r.daily_fraction)
-            || r.static_fraction + r.daily_fraction > 1.0
-        {
+        let total: f64 = r.static_fraction + r.frequent.iter().map(|c| c.fraction).sum::<f64>();
+        if !prob(r.static_fraction) || r.frequent.iter().any(|c| !prob(c.fraction)) || total > 1.0 {
             return bad(
-                "rates.static_fraction / daily_fraction",
+                "rates.static_fraction / frequent fractions",
                 "must be probabilities summing to at most 1",
             );
         }
-        if !(prob(r.daily_min)
-            && prob(r.daily_max)
-            && r.daily_min <= r.daily_max
-            && r.daily_max < 1.0)
+        if r.frequent
+            .iter()
+            .any(|c| !(prob(c.min) && c.min <= c.max && c.max < 1.0))
         {
-            return bad(
-                "rates.daily_min / daily_max",
-                "need 0 <= daily_min <= daily_max < 1",
-            );
+            return bad("rates.frequent", "each class needs 0 <= min <= max < 1");
         }
         if !(r.log10_mean.is_finite()
             && r.log10_sigma >= 0.0
@@ -252,13 +260,17 @@ impl SynthParams {
             );
         }
         for (name, ph) in [("bursts", &self.bursts), ("dormancy", &self.dormancy)] {
-            if !prob(ph.start)
-                || !(ph.mean_days >= 1.0 && ph.mean_days.is_finite())
-                || !(ph.factor >= 0.0 && ph.factor.is_finite())
-            {
+            let ok = prob(ph.start)
+                && ph.mean_days >= 1.0
+                && ph.mean_days.is_finite()
+                && ph.factor >= 0.0
+                && ph.factor.is_finite()
+                && ph.boost >= 0.0
+                && ph.boost.is_finite();
+            if !ok {
                 return bad(
                     name,
-                    "start must be a probability, mean_days >= 1, factor >= 0",
+                    "start must be a probability, mean_days >= 1, factor and boost >= 0",
                 );
             }
         }
@@ -357,10 +369,18 @@ fn host_rows(params: &SynthParams, seed: u64, h: usize, size: usize, words: usiz
     let mut out = vec![0u64; size * words];
     for p in 0..size {
         let u: f64 = rng.gen();
+        let mut class = None;
+        let mut acc = r.static_fraction;
+        for c in &r.frequent {
+            if u >= acc && u < acc + c.fraction {
+                class = Some(c);
+            }
+            acc += c.fraction;
+        }
         let (is_static, lambda) = if u < r.static_fraction {
             (true, 0.0)
-        } else if u < r.static_fraction + r.daily_fraction {
-            let q = rng.gen_range(r.daily_min..=r.daily_max);
+        } else if let Some(c) = class {
+            let q = rng.gen_range(c.min..=c.max);
             (false, -(1.0 - q).ln())
         } else {
             let l = 10f64.powf(r.log10_mean + r.log10_sigma * standard_normal(&mut rng));
@@ -382,12 +402,12 @@ fn host_rows(params: &SynthParams, seed: u64, h: usize, size: usize, words: usiz
         let row = &mut out[p * words..(p + 1) * words];
         for (k, &event) in events.iter().enumerate() {
             let w = (params.start_weekday + k) % 7;
-            let mult = match state {
-                1 => b.factor,
+            let base = match state {
+                1 if !is_static => lambda * b.factor + b.boost,
                 2 => 0.0,
-                _ => 1.0,
+                _ => lambda,
             };
-            let l = lambda * params.weekday[w] * mult;
+            let l = base * params.weekday[w];
             let mut changed = l > 0.0 && rng.gen::<f64>() < 1.0 - (-l).exp();
             if event && rng.gen::<f64>() < coverage {
                 changed = true;

@@ -18,7 +18,7 @@
 //!
 //! // page 1: completed runs before cycle 9 have lengths 2, 2, 1 → mode 2;
 //! // the current run at 9 is 9-1-8 = 0 < 2 → 0. Page 2 has 4 `?`: dropped.
-//! let d = Dataset::from_bit_strings(&["00100101?", "0????0000", "010?"]).unwrap();
+//! let d = Dataset::from_bit_strings(&["00100101?", "0????0000", "010?00000"]).unwrap();
 //! let (d, report) = UnknownPolicy::default().apply(d);
 //! assert_eq!(report.pages_dropped, 1);
 //! assert_eq!(d.pages(), 2);
@@ -269,7 +269,7 @@ mod tests {
         );
         assert_eq!(out[0], "010101010");
         // page 2: ? at 5: last=4, current=0, mode 1 → 0; ? at 6: current=1 >= 1 → 1
-        assert_eq!(out[1], "010100100");
+        assert_eq!(out[1], "010101000");
         // page 3: ? at 1: no completed run → 0
         assert_eq!(out[2], "011110000");
         // page 4: ? at 2: no completed run → 0

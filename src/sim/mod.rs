@@ -306,7 +306,7 @@ impl Simulator {
             period.len() + 1,
             "tie order of another period"
         );
-        assert!(period.len() == 0 || order.orders[1].len() == period.pages());
+        assert_eq!(order.orders[1].len(), period.pages(), "tie order of another page set");
         Ok(match self.config.ties {
             TieBreak::Seeded => self.fast.run(period, scorer, &self.config, Some(order)),
             TieBreak::Reference => naive::run(period, scorer, &self.config),

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 mod baselines_cmd;
 mod common;
+mod dataset_cmd;
 mod evolve_cmd;
 mod formula_cmd;
 mod simulate_cmd;
@@ -30,6 +31,8 @@ enum Command {
     Simulate(simulate_cmd::Args),
     /// Evolve scoring formulas on one rotation.
     Evolve(evolve_cmd::Args),
+    /// Make, convert and describe change-history datasets.
+    Dataset(dataset_cmd::Args),
 }
 
 fn main() {
@@ -39,6 +42,7 @@ fn main() {
         Command::Baselines(args) => baselines_cmd::run(args),
         Command::Simulate(args) => simulate_cmd::run(args),
         Command::Evolve(args) => evolve_cmd::run(args),
+        Command::Dataset(args) => dataset_cmd::run(args),
     };
     if let Err(err) = result {
         eprintln!("error: {err}");
