@@ -36,6 +36,13 @@ enum Command {
 }
 
 fn main() {
+    // Stop quietly when the reader of our output goes away (`freshgp ... | head`), as Unix
+    // tools do, instead of panicking on a failed write.
+    #[cfg(unix)]
+    // SAFETY: called before any other thread exists; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Formula(args) => formula_cmd::run(args),
