@@ -306,7 +306,11 @@ impl Simulator {
             period.len() + 1,
             "tie order of another period"
         );
-        assert_eq!(order.orders[1].len(), period.pages(), "tie order of another page set");
+        assert_eq!(
+            order.orders[1].len(),
+            period.pages(),
+            "tie order of another page set"
+        );
         Ok(match self.config.ties {
             TieBreak::Seeded => self.fast.run(period, scorer, &self.config, Some(order)),
             TieBreak::Reference => naive::run(period, scorer, &self.config),

@@ -1,0 +1,201 @@
+//! `freshgp baselines`, `simulate` and `evolve` as a user runs them.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/brdc12-sample.tsv");
+
+fn freshgp() -> Command {
+    Command::cargo_bin("freshgp").unwrap()
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = freshgp()
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+fn fails_with(args: &[&str], message: &str) {
+    let out = freshgp()
+        .args(args)
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains(message),
+        "stderr of {args:?} lacks {message:?}:\n{text}"
+    );
+}
+
+#[test]
+fn baselines_json_shape() {
+    let v = json(&["baselines", "--data", SAMPLE, "--json"]);
+    assert_eq!(v["cycles"], 85);
+    for name in ["Rand", "Age", "NAD", "SAD", "AAD", "GAD", "CG"] {
+        let b = &v["baselines"][name];
+        for metric in ["changerate", "ndcg"] {
+            let mean = b[metric]["mean"].as_f64().unwrap();
+            let ci = b[metric]["ci95"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&mean) && ci >= 0.0, "{name} {metric}");
+        }
+    }
+    let nad = v["baselines"]["NAD"]["ndcg"]["mean"].as_f64().unwrap();
+    let rand = v["baselines"]["Rand"]["ndcg"]["mean"].as_f64().unwrap();
+    assert!(nad > rand, "NAD {nad} beats Rand {rand}");
+}
+
+#[test]
+fn simulate_formula_equals_baseline() {
+    let formula = json(&[
+        "simulate",
+        "--data",
+        SAMPLE,
+        "--formula",
+        "1 - exp(-NAD * t)",
+        "--json",
+    ]);
+    let baseline = json(&["simulate", "--data", SAMPLE, "--baseline", "NAD", "--json"]);
+    assert_eq!(formula["cycles"], baseline["cycles"]);
+    assert_eq!(formula["cycles"].as_array().unwrap().len(), 17);
+    let all = json(&[
+        "simulate",
+        "--data",
+        SAMPLE,
+        "--baseline",
+        "Age",
+        "--period",
+        "all",
+        "--json",
+    ]);
+    assert_eq!(all["pages"], 3000);
+    assert_eq!(all["cycles"].as_array().unwrap().len(), 55);
+}
+
+#[test]
+fn bad_arguments_exit_2_with_a_reason() {
+    fails_with(
+        &[
+            "simulate",
+            "--data",
+            SAMPLE,
+            "--formula",
+            "t * CG",
+            "--grammar",
+            "basic",
+        ],
+        "at byte 4",
+    );
+    fails_with(
+        &[
+            "simulate",
+            "--data",
+            SAMPLE,
+            "--baseline",
+            "NAD",
+            "--resources",
+            "1.5",
+        ],
+        "resources must be in (0, 1]",
+    );
+    fails_with(
+        &[
+            "simulate",
+            "--data",
+            SAMPLE,
+            "--baseline",
+            "NAD",
+            "--warmup",
+            "19",
+        ],
+        "warm-up of 19 cycles",
+    );
+    fails_with(
+        &["simulate", "--data", SAMPLE, "--baseline", "Fresh"],
+        "unknown baseline",
+    );
+    fails_with(
+        &["baselines", "--data", "/no/such/file.tsv"],
+        "/no/such/file.tsv",
+    );
+    fails_with(
+        &["evolve", "--data", SAMPLE, "--population", "1"],
+        "population = 1",
+    );
+    fails_with(
+        &[
+            "evolve",
+            "--data",
+            SAMPLE,
+            "--population",
+            "10",
+            "--tournament",
+            "20",
+        ],
+        "tournament = 20",
+    );
+    fails_with(
+        &["evolve", "--data", SAMPLE, "--resources", "0"],
+        "resources",
+    );
+    fails_with(&["evolve", "--data", SAMPLE, "--rotation", "5"], "rotation");
+}
+
+fn evolve_json(threads: &str) -> Value {
+    let out = freshgp()
+        .env("RAYON_NUM_THREADS", threads)
+        .args([
+            "evolve",
+            "--data",
+            SAMPLE,
+            "--seeds",
+            "2",
+            "--population",
+            "20",
+            "--generations",
+            "3",
+            "--json",
+            "--quiet",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let mut v: Value = serde_json::from_slice(&out).unwrap();
+    v.as_object_mut().unwrap().remove("seconds");
+    for seed in v["seeds"].as_array_mut().unwrap() {
+        seed.as_object_mut().unwrap().remove("seconds");
+    }
+    v
+}
+
+#[test]
+fn evolve_json_shape_and_determinism_across_threads() {
+    let one = evolve_json("1");
+    let two = evolve_json("2");
+    assert_eq!(
+        one, two,
+        "same seed, same result, whatever the thread count"
+    );
+    for strategy in ["best", "sum_sigma", "avg_sigma"] {
+        let c = &one[strategy];
+        let text = c["formula"].as_str().unwrap();
+        // The printed formula parses back.
+        text.parse::<freshgp::formula::Formula>().unwrap();
+        for field in ["train", "validation", "test"] {
+            assert!(
+                (0.0..=1.0).contains(&c[field].as_f64().unwrap()),
+                "{strategy}.{field}"
+            );
+        }
+    }
+    assert_eq!(one["seeds"].as_array().unwrap().len(), 2);
+}
