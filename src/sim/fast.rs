@@ -11,8 +11,10 @@
 //! 3. sorts the groups by score and walks them best first, gathering pages until k are
 //!    taken. Equal-score groups form one class whose pages are ordered by the seeded tie
 //!    key; only the class that straddles rank k needs a selection among its pages
-//!    (`select_nth_unstable`, linear), and a class is put in rank order only when DCG
-//!    needs the ranks of its stale pages;
+//!    (`select_nth_unstable`, linear; or, when the period's [`TieOrder`] is at hand and
+//!    the class is large, a walk along the cycle's tie order that stops after the first
+//!    pages of the class), and a class is ranked inside only when DCG needs the ranks of
+//!    its stale pages (counted against its sorted stale keys, without sorting the rest);
 //! 4. visits the chosen pages, moving each to the group of its new statistics.
 //!
 //! The cost per cycle is O(changes + G log G + k log k + size of the straddling class),
