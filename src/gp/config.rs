@@ -2,11 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
-/// What to do with an offspring deeper than [`GpConfig::max_depth`].
+/// What to do with an offspring deeper than [`RawGpConfig::max_depth`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum DepthPolicy {
-    /// Draw new cut points, up to [`GpConfig::depth_retries`] times; if every try is too
+    /// Draw new cut points, up to [`RawGpConfig::depth_retries`] times; if every try is too
     /// deep, the offspring is a copy of its first parent (the authors' library redraws
     /// without bound).
     #[default]
