@@ -27,5 +27,6 @@ pub mod experiment;
 pub mod export;
 pub mod formula;
 pub mod gp;
+mod hash;
 pub mod sim;
 pub mod stats;

@@ -10,8 +10,8 @@
 //! At run time each instruction is one tight loop over a chunk of [`CHUNK`] pages, which
 //! the compiler vectorises for the arithmetic operators.
 
-use crate::formula::ops;
-use crate::formula::{Closure, Formula, Node, Op, Terminal};
+use crate::formula::ops::{self, Kind};
+use crate::formula::{Closure, Formula, Node, Terminal};
 
 /// Pages evaluated per instruction dispatch.
 pub const CHUNK: usize = 256;
@@ -27,72 +27,14 @@ enum Src {
     Imm(f64),
 }
 
-/// One instruction: `dst = op(a, b)` (`b` unused for unary operators).
+/// One instruction: `dst = op(a, b)` (`b` unused for unary operators); `op` is `None`
+/// for `dst = a` (only in programs whose formula is a single leaf).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Instr {
-    kind: Kind,
+    op: Option<Kind>,
     dst: u32,
     a: Src,
     b: Src,
-}
-
-/// The operator with the closure resolved at compile time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Add,
-    Sub,
-    Mul,
-    DivPaper,
-    DivReference,
-    Pow,
-    Neg,
-    LogPaper,
-    LogReference,
-    Exp,
-    /// `dst = a` (only for formulas that are a single leaf).
-    Copy,
-}
-
-impl Kind {
-    fn of(op: Op, closure: Closure) -> Kind {
-        match (op, closure) {
-            (Op::Add, _) => Kind::Add,
-            (Op::Sub, _) => Kind::Sub,
-            (Op::Mul, _) => Kind::Mul,
-            (Op::Div, Closure::Paper) => Kind::DivPaper,
-            (Op::Div, Closure::Reference) => Kind::DivReference,
-            (Op::Pow, _) => Kind::Pow,
-            (Op::Neg, _) => Kind::Neg,
-            (Op::Log, Closure::Paper) => Kind::LogPaper,
-            (Op::Log, Closure::Reference) => Kind::LogReference,
-            (Op::Exp, _) => Kind::Exp,
-        }
-    }
-
-    #[inline(always)]
-    fn scalar2(self, a: f64, b: f64) -> f64 {
-        match self {
-            Kind::Add => ops::add(a, b),
-            Kind::Sub => ops::sub(a, b),
-            Kind::Mul => ops::mul(a, b),
-            Kind::DivPaper => ops::div_paper(a, b),
-            Kind::DivReference => ops::div_reference(a, b),
-            Kind::Pow => ops::pow(a, b),
-            _ => unreachable!("binary kinds only"),
-        }
-    }
-
-    #[inline(always)]
-    fn scalar1(self, a: f64) -> f64 {
-        match self {
-            Kind::Neg => ops::neg(a),
-            Kind::LogPaper => ops::log_paper(a),
-            Kind::LogReference => ops::log_reference(a),
-            Kind::Exp => ops::exp(a),
-            Kind::Copy => a,
-            _ => unreachable!("unary kinds only"),
-        }
-    }
 }
 
 /// The terminal values of a batch of pages, one slice per terminal a program reads.
@@ -190,7 +132,7 @@ impl Program {
                         continue;
                     }
                     code.push(Instr {
-                        kind: Kind::of(op, closure),
+                        op: Some(Kind::of(op, closure)),
                         dst: dst as u32,
                         a,
                         b: Src::Imm(0.0),
@@ -207,7 +149,7 @@ impl Program {
                         continue;
                     }
                     code.push(Instr {
-                        kind: Kind::of(op, closure),
+                        op: Some(Kind::of(op, closure)),
                         dst: dst as u32,
                         a,
                         b,
@@ -220,7 +162,7 @@ impl Program {
         match stack.pop().expect("well-shaped") {
             Src::Reg => {}
             leaf => code.push(Instr {
-                kind: Kind::Copy,
+                op: None,
                 dst: 0,
                 a: leaf,
                 b: Src::Imm(0.0),
@@ -262,11 +204,10 @@ impl Program {
         for ins in &self.code {
             let d = ins.dst as usize;
             let a = fetch(ins.a, regs[d]);
-            regs[d] = match ins.kind {
-                Kind::Neg | Kind::LogPaper | Kind::LogReference | Kind::Exp | Kind::Copy => {
-                    ins.kind.scalar1(a)
-                }
-                kind => kind.scalar2(a, fetch(ins.b, regs[d + 1])),
+            regs[d] = match ins.op {
+                None => a,
+                Some(kind) if kind.arity() == 1 => kind.scalar1(a),
+                Some(kind) => kind.scalar2(a, fetch(ins.b, regs[d + 1])),
             };
         }
         regs[0]
@@ -306,22 +247,28 @@ impl Program {
             let (head, tail) = regs.split_at_mut(d + CHUNK);
             let dst = &mut head[d..d + n];
             let next = &tail[..n.min(tail.len())];
-            let kind = ins.kind;
             let operand_b = |src: Src| match src {
                 Src::Reg => Operand::Slice(next),
                 Src::Col(t) => Operand::Slice(&columns.column(t)[start..end]),
                 Src::Imm(c) => Operand::Scalar(c),
             };
-            match kind {
-                Kind::Neg | Kind::LogPaper | Kind::LogReference | Kind::Exp | Kind::Copy => {
-                    match ins.a {
-                        Src::Reg => unary_in_place(dst, |x| kind.scalar1(x)),
-                        Src::Col(t) => {
-                            unary_from(dst, &columns.column(t)[start..end], |x| kind.scalar1(x))
-                        }
-                        Src::Imm(c) => dst.fill(kind.scalar1(c)),
-                    }
+            let Some(kind) = ins.op else {
+                // A copy: the formula is a single leaf.
+                match ins.a {
+                    Src::Reg => {}
+                    Src::Col(t) => dst.copy_from_slice(&columns.column(t)[start..end]),
+                    Src::Imm(c) => dst.fill(c),
                 }
+                continue;
+            };
+            match kind {
+                Kind::Neg | Kind::LogPaper | Kind::LogReference | Kind::Exp => match ins.a {
+                    Src::Reg => unary_in_place(dst, |x| kind.scalar1(x)),
+                    Src::Col(t) => {
+                        unary_from(dst, &columns.column(t)[start..end], |x| kind.scalar1(x))
+                    }
+                    Src::Imm(c) => dst.fill(kind.scalar1(c)),
+                },
                 Kind::Add => binary(dst, ins.a, operand_b(ins.b), columns, start, ops::add),
                 Kind::Sub => binary(dst, ins.a, operand_b(ins.b), columns, start, ops::sub),
                 Kind::Mul => binary(dst, ins.a, operand_b(ins.b), columns, start, ops::mul),

@@ -42,7 +42,8 @@ mod python;
 mod rust;
 mod sql;
 
-use crate::formula::{Closure, Formula, Node, Op, Terminal};
+use crate::formula::ops::Kind;
+use crate::formula::{Closure, Formula, Node, Terminal};
 use std::fmt;
 use std::str::FromStr;
 
@@ -347,37 +348,7 @@ fn check_name(name: &str, language: Language) -> Result<(), ExportError> {
     Ok(())
 }
 
-/// An operator with the closure resolved: what a helper function computes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Kind {
-    Add,
-    Sub,
-    Mul,
-    DivPaper,
-    DivReference,
-    Pow,
-    Neg,
-    LogPaper,
-    LogReference,
-    Exp,
-}
-
 impl Kind {
-    fn of(op: Op, closure: Closure) -> Kind {
-        match (op, closure) {
-            (Op::Add, _) => Kind::Add,
-            (Op::Sub, _) => Kind::Sub,
-            (Op::Mul, _) => Kind::Mul,
-            (Op::Div, Closure::Paper) => Kind::DivPaper,
-            (Op::Div, Closure::Reference) => Kind::DivReference,
-            (Op::Pow, _) => Kind::Pow,
-            (Op::Neg, _) => Kind::Neg,
-            (Op::Log, Closure::Paper) => Kind::LogPaper,
-            (Op::Log, Closure::Reference) => Kind::LogReference,
-            (Op::Exp, _) => Kind::Exp,
-        }
-    }
-
     /// The helper's name suffix: `<name>_<suffix>`.
     pub(crate) fn suffix(self) -> &'static str {
         match self {
@@ -389,13 +360,6 @@ impl Kind {
             Kind::Neg => "neg",
             Kind::LogPaper | Kind::LogReference => "log",
             Kind::Exp => "exp",
-        }
-    }
-
-    pub(crate) fn arity(self) -> usize {
-        match self {
-            Kind::Neg | Kind::LogPaper | Kind::LogReference | Kind::Exp => 1,
-            _ => 2,
         }
     }
 }

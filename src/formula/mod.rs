@@ -33,6 +33,7 @@ pub use ops::Closure;
 pub use parse::{ParseError, MAX_NESTING};
 pub use print::Latex;
 
+use crate::hash::mix64;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -542,14 +543,6 @@ impl Formula {
         }
         h
     }
-}
-
-/// SplitMix64's finaliser: a fast bijective mixer.
-fn mix64(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 impl fmt::Debug for Formula {

@@ -108,6 +108,74 @@ pub(crate) fn pow(a: f64, b: f64) -> f64 {
     unnan(a.powf(b))
 }
 
+/// An operator with its closure resolved: what one evaluation step computes. The
+/// compiled evaluator and the exporters both dispatch on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Kind {
+    Add,
+    Sub,
+    Mul,
+    DivPaper,
+    DivReference,
+    Pow,
+    Neg,
+    LogPaper,
+    LogReference,
+    Exp,
+}
+
+impl Kind {
+    /// `op` under `closure`.
+    pub(crate) fn of(op: Op, closure: Closure) -> Kind {
+        match (op, closure) {
+            (Op::Add, _) => Kind::Add,
+            (Op::Sub, _) => Kind::Sub,
+            (Op::Mul, _) => Kind::Mul,
+            (Op::Div, Closure::Paper) => Kind::DivPaper,
+            (Op::Div, Closure::Reference) => Kind::DivReference,
+            (Op::Pow, _) => Kind::Pow,
+            (Op::Neg, _) => Kind::Neg,
+            (Op::Log, Closure::Paper) => Kind::LogPaper,
+            (Op::Log, Closure::Reference) => Kind::LogReference,
+            (Op::Exp, _) => Kind::Exp,
+        }
+    }
+
+    /// Number of operands.
+    pub(crate) fn arity(self) -> usize {
+        match self {
+            Kind::Neg | Kind::LogPaper | Kind::LogReference | Kind::Exp => 1,
+            _ => 2,
+        }
+    }
+
+    /// The value of a unary kind.
+    #[inline(always)]
+    pub(crate) fn scalar1(self, a: f64) -> f64 {
+        match self {
+            Kind::Neg => neg(a),
+            Kind::LogPaper => log_paper(a),
+            Kind::LogReference => log_reference(a),
+            Kind::Exp => exp(a),
+            _ => unreachable!("unary kinds only"),
+        }
+    }
+
+    /// The value of a binary kind.
+    #[inline(always)]
+    pub(crate) fn scalar2(self, a: f64, b: f64) -> f64 {
+        match self {
+            Kind::Add => add(a, b),
+            Kind::Sub => sub(a, b),
+            Kind::Mul => mul(a, b),
+            Kind::DivPaper => div_paper(a, b),
+            Kind::DivReference => div_reference(a, b),
+            Kind::Pow => pow(a, b),
+            _ => unreachable!("binary kinds only"),
+        }
+    }
+}
+
 impl Closure {
     /// The value of a unary operator.
     ///

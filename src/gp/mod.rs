@@ -32,6 +32,7 @@ pub use operators::{crossover, replacement_mutation, swap_mutation};
 pub use select::{choose, Candidate, Strategy};
 
 use crate::formula::{Formula, Grammar};
+use crate::hash::mix64;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use rayon::prelude::*;
@@ -144,13 +145,6 @@ impl Evolution {
             self.cache_hits as f64 / total as f64
         }
     }
-}
-
-fn mix64(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// The random stream of one offspring slot.

@@ -21,7 +21,7 @@
 //! at most O(P) and usually far less; nothing is allocated per cycle once the buffers
 //! have grown. The result is bit for bit the reference simulator's (tested).
 
-use super::metrics::{discount, CycleMetrics, IdealDcg, Outcome};
+use super::metrics::{discount, IdealDcg, Outcome, Tally};
 use super::scorer::ScoreBuffers;
 use super::stats::{PageStats, StatsKey};
 use super::{score_key, tie_key, tie_salt, Period, Scorer, SimConfig, TieOrder};
@@ -402,15 +402,20 @@ impl Fast {
             self.visit_all(cycle);
             stale_count -= found;
             let idcg = self.ideal.of(stale_before.min(k));
-            outcome.cycles.push(CycleMetrics {
-                cycle: d,
-                change_rate: found as f64 / k as f64,
-                ndcg: if idcg == 0.0 { 0.0 } else { dcg / idcg },
-                freshness: (pages - stale_count) as f64 / pages as f64,
-                newly_visited: newly as f64 / k as f64,
-                stale: stale_before,
-                visited: k,
-            });
+            outcome.cycles.push(
+                Tally {
+                    cycle: d,
+                    pages,
+                    visited: k,
+                    stale_before,
+                    stale_after: stale_count,
+                    found,
+                    newly,
+                    dcg,
+                    ideal_dcg: idcg,
+                }
+                .metrics(),
+            );
         }
         outcome
     }

@@ -54,6 +54,39 @@ pub struct CycleMetrics {
     pub visited: usize,
 }
 
+/// What a simulator counted in one scored cycle; [`Tally::metrics`] turns it into
+/// [`CycleMetrics`] (one definition for both simulators).
+pub(crate) struct Tally {
+    pub(crate) cycle: usize,
+    pub(crate) pages: usize,
+    pub(crate) visited: usize,
+    pub(crate) stale_before: usize,
+    pub(crate) stale_after: usize,
+    pub(crate) found: usize,
+    pub(crate) newly: usize,
+    pub(crate) dcg: f64,
+    pub(crate) ideal_dcg: f64,
+}
+
+impl Tally {
+    pub(crate) fn metrics(&self) -> CycleMetrics {
+        let k = self.visited as f64;
+        CycleMetrics {
+            cycle: self.cycle,
+            change_rate: self.found as f64 / k,
+            ndcg: if self.ideal_dcg == 0.0 {
+                0.0
+            } else {
+                self.dcg / self.ideal_dcg
+            },
+            freshness: (self.pages - self.stale_after) as f64 / self.pages as f64,
+            newly_visited: self.newly as f64 / k,
+            stale: self.stale_before,
+            visited: self.visited,
+        }
+    }
+}
+
 /// Which per-cycle metric a fitness or a report uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]

@@ -42,6 +42,7 @@ pub use period::{Period, PeriodError};
 pub use scorer::{Baseline, Scorer};
 pub use stats::PageStats;
 
+use crate::hash::mix64;
 use serde::{Deserialize, Serialize};
 
 /// How pages with equal scores are ordered.
@@ -188,15 +189,6 @@ pub(crate) fn score_key(score: f64) -> u64 {
     } else {
         bits | (1 << 63)
     }
-}
-
-/// SplitMix64's finaliser (bijective).
-#[inline]
-fn mix64(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// The per-cycle salt of the tie order.

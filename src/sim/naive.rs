@@ -5,7 +5,7 @@
 //! simulator is tested against, and the only one that can rank ties the way the authors'
 //! program does ([`TieBreak::Reference`]).
 
-use super::metrics::{discount, CycleMetrics, IdealDcg, Outcome};
+use super::metrics::{discount, IdealDcg, Outcome, Tally};
 use super::stats::PageStats;
 use super::{score_key, stdsort, tie_key, tie_salt, Period, Scorer, SimConfig, TieBreak};
 
@@ -77,15 +77,20 @@ pub(crate) fn run(period: &Period, scorer: &Scorer, config: &SimConfig) -> Outco
             }
         }
         let idcg = ideal.of(stale_before.min(k));
-        outcome.cycles.push(CycleMetrics {
-            cycle: d,
-            change_rate: found as f64 / k as f64,
-            ndcg: if idcg == 0.0 { 0.0 } else { dcg / idcg },
-            freshness: (pages - stale_count) as f64 / pages as f64,
-            newly_visited: newly as f64 / k as f64,
-            stale: stale_before,
-            visited: k,
-        });
+        outcome.cycles.push(
+            Tally {
+                cycle: d,
+                pages,
+                visited: k,
+                stale_before,
+                stale_after: stale_count,
+                found,
+                newly,
+                dcg,
+                ideal_dcg: idcg,
+            }
+            .metrics(),
+        );
     }
     outcome
 }
