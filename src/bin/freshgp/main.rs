@@ -10,6 +10,7 @@ mod baselines_cmd;
 mod common;
 mod evolve_cmd;
 mod formula_cmd;
+mod schedule_cmd;
 mod simulate_cmd;
 
 /// Discover crawl revisit scoring functions by genetic programming.
@@ -30,6 +31,8 @@ enum Command {
     Simulate(simulate_cmd::Args),
     /// Evolve scoring formulas on one rotation.
     Evolve(evolve_cmd::Args),
+    /// Apply a crawler's download log to a saved state and print the next batch.
+    Schedule(schedule_cmd::Args),
 }
 
 fn main() {
@@ -39,6 +42,7 @@ fn main() {
         Command::Baselines(args) => baselines_cmd::run(args),
         Command::Simulate(args) => simulate_cmd::run(args),
         Command::Evolve(args) => evolve_cmd::run(args),
+        Command::Schedule(args) => schedule_cmd::run(args),
     };
     if let Err(err) = result {
         eprintln!("error: {err}");
