@@ -17,7 +17,8 @@
 //! [`stats`] holds the small statistics reports use.
 //!
 //! Beside them, [`export`] turns a formula into a self-contained Python, C, Java, Rust or SQL
-//! function (it uses only [`formula`]).
+//! function (it uses only [`formula`]), and [`schedule`] ranks a live crawler's pages for each
+//! cycle exactly as the simulation would (beside [`experiment`]: it uses `formula`, `eval`, `sim`).
 //!
 //! See `ARCHITECTURE.md` for the code map and the invariants each layer keeps.
 
@@ -28,5 +29,6 @@ pub mod export;
 pub mod formula;
 pub mod gp;
 mod hash;
+pub mod schedule;
 pub mod sim;
 pub mod stats;

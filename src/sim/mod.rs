@@ -39,8 +39,10 @@ mod stdsort;
 
 pub use metrics::{discount, CycleMetrics, Metric, Outcome};
 pub use period::{Period, PeriodError};
+pub(crate) use scorer::ScoreBuffers;
 pub use scorer::{Baseline, Scorer};
 pub use stats::PageStats;
+pub(crate) use stats::StatsKey;
 
 use crate::hash::mix64;
 use serde::{Deserialize, Serialize};
@@ -313,6 +315,21 @@ impl Simulator {
     pub fn run_reference(&self, period: &Period, scorer: &Scorer) -> Result<Outcome, SimError> {
         self.config.check(period)?;
         Ok(naive::run(period, scorer, &self.config))
+    }
+
+    /// Simulates with the reference simulator and also returns, for each scored cycle, the
+    /// pages it visited (local indices, best ranked first).
+    pub fn run_reference_traced(
+        &self,
+        period: &Period,
+        scorer: &Scorer,
+    ) -> Result<(Outcome, Vec<Vec<u32>>), SimError> {
+        self.config.check(period)?;
+        let mut visits = Vec::new();
+        let outcome = naive::run_traced(period, scorer, &self.config, |_, pages| {
+            visits.push(pages.to_vec())
+        });
+        Ok((outcome, visits))
     }
 
     /// Groups of equal statistics alive at the end of the last fast run.

@@ -11,6 +11,17 @@ use super::{score_key, stdsort, tie_key, tie_salt, Period, Scorer, SimConfig, Ti
 
 /// Runs `scorer` over `period`.
 pub(crate) fn run(period: &Period, scorer: &Scorer, config: &SimConfig) -> Outcome {
+    run_traced(period, scorer, config, |_, _| {})
+}
+
+/// Runs `scorer` over `period`, calling `visited(cycle, pages)` with each scored cycle's
+/// visited pages (local indices) in rank order.
+pub(crate) fn run_traced(
+    period: &Period,
+    scorer: &Scorer,
+    config: &SimConfig,
+    mut visited: impl FnMut(u32, &[u32]),
+) -> Outcome {
     let pages = period.pages();
     let k = config.k(pages);
     let warmup = config.warmup();
@@ -68,6 +79,7 @@ pub(crate) fn run(period: &Period, scorer: &Scorer, config: &SimConfig) -> Outco
                 newly += 1;
             }
         }
+        visited(cycle, &order[..k]);
         for &p in &order[..k] {
             let p = p as usize;
             stats[p].visit(cycle, stale[p]);

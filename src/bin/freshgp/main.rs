@@ -11,6 +11,7 @@ mod common;
 mod dataset_cmd;
 mod evolve_cmd;
 mod formula_cmd;
+mod schedule_cmd;
 mod simulate_cmd;
 
 /// Discover crawl revisit scoring functions by genetic programming.
@@ -33,6 +34,8 @@ enum Command {
     Evolve(evolve_cmd::Args),
     /// Make, convert and describe change-history datasets.
     Dataset(dataset_cmd::Args),
+    /// Apply a crawler's download log to a saved state and print the next batch.
+    Schedule(schedule_cmd::Args),
 }
 
 fn main() {
@@ -50,6 +53,7 @@ fn main() {
         Command::Simulate(args) => simulate_cmd::run(args),
         Command::Evolve(args) => evolve_cmd::run(args),
         Command::Dataset(args) => dataset_cmd::run(args),
+        Command::Schedule(args) => schedule_cmd::run(args),
     };
     if let Err(err) = result {
         eprintln!("error: {err}");

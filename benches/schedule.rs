@@ -1,0 +1,138 @@
+//! `Scheduler::next_batch` over 10 million pages with a 15-node formula and k = 5%
+//! (issue 7's bar: under 1 second on one core).
+//!
+//! The state is built by crawling a simple heterogeneous change model (most pages rarely
+//! change, some often) for two warm-up cycles that download every page, then eight cycles
+//! that download each batch, so the pages hold varied, realistic statistics. Pages belong
+//! to 200,000 hosts of skewed sizes, for the host-capped variant.
+//! A second, worst-case state gives nearly every page its own statistics (four downloads
+//! at random cycles of a 2,000-cycle crawl), so grouping saves nothing.
+//! `FRESHGP_BENCH_PAGES` overrides the page count (e.g. for a quick run); run as a test
+//! (`cargo test --benches`, without `--bench`) it uses 20,000 pages.
+//!
+//! ```text
+//! RAYON_NUM_THREADS=1 cargo bench --bench schedule
+//! ```
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use freshgp::formula::{Closure, Formula};
+use freshgp::schedule::{Rule, Scheduler};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+use std::time::Instant;
+
+const FORMULA: &str = "(t * X + CG) / (n + 1) - exp(-NAD * t)";
+
+fn build(pages: usize, cycles: u32, k: usize) -> Scheduler<u64> {
+    let f: Formula = FORMULA.parse().unwrap();
+    assert_eq!(f.len(), 15, "a 15-node formula");
+    let mut s: Scheduler<u64> = Scheduler::new(Rule::formula(&f, Closure::Paper));
+    let mut rng = Pcg64::seed_from_u64(7);
+    let mut rate = Vec::with_capacity(pages);
+    for p in 0..pages as u64 {
+        // Host sizes: skewed (a few large hosts, many small).
+        let host = (rng.gen::<f64>().powi(3) * 200_000.0) as u32;
+        s.add_with_host(p, &format!("host{host}.example")).unwrap();
+        rate.push(match rng.gen_range(0..100) {
+            0..=59 => 0.002f32,
+            60..=84 => 0.03,
+            85..=94 => 0.3,
+            _ => 0.9,
+        });
+    }
+    let mut stale = vec![false; pages];
+    for d in 1..=cycles {
+        for p in 0..pages {
+            if rng.gen::<f32>() < rate[p] {
+                stale[p] = true;
+            }
+        }
+        let visit: Vec<u64> = if d <= 2 {
+            (0..pages as u64).collect()
+        } else {
+            s.next_batch(d, k).unwrap()
+        };
+        for p in visit {
+            s.observe(&p, d, stale[p as usize]).unwrap();
+            stale[p as usize] = false;
+        }
+    }
+    s
+}
+
+/// Nearly every page with distinct statistics: four downloads at random cycles in 1..=2000.
+fn build_heterogeneous(pages: usize) -> Scheduler<u64> {
+    let f: Formula = FORMULA.parse().unwrap();
+    let mut s: Scheduler<u64> = Scheduler::new(Rule::formula(&f, Closure::Paper));
+    let mut rng = Pcg64::seed_from_u64(8);
+    for p in 0..pages as u64 {
+        s.add(p).unwrap();
+        let mut cycles: Vec<u32> = (0..4).map(|_| rng.gen_range(1..=2000)).collect();
+        cycles.sort_unstable();
+        cycles.dedup();
+        for d in cycles {
+            s.observe(&p, d, rng.gen::<f64>() < 0.4).unwrap();
+        }
+    }
+    s
+}
+
+fn bench(c: &mut Criterion) {
+    // `cargo test --all-targets` runs benches once without `--bench`: keep that quick.
+    let measuring = std::env::args().any(|a| a == "--bench");
+    let pages: usize = std::env::var("FRESHGP_BENCH_PAGES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if measuring { 10_000_000 } else { 20_000 });
+    let k = pages / 20;
+    let cycles = 10;
+    let start = Instant::now();
+    let mut s = build(pages, cycles, k);
+    eprintln!(
+        "state: {} pages, {} distinct statistics, built in {:.1} s",
+        s.len(),
+        s.distinct_stats(),
+        start.elapsed().as_secs_f64()
+    );
+    let next = cycles + 1;
+    let mut group = c.benchmark_group(format!("next-batch-{pages}-pages"));
+    group.sample_size(10);
+    group.bench_function("formula-15-k-5pct", |b| {
+        b.iter(|| {
+            let batch = s.next_batch(next, k).unwrap();
+            assert_eq!(batch.len(), k);
+            batch
+        })
+    });
+    group.bench_function("formula-15-k-5pct-host-cap-20", |b| {
+        b.iter(|| s.next_batch_capped(next, k, Some(20)).unwrap())
+    });
+    // Not a criterion measurement: one save/load round trip in memory, for the record.
+    let start = Instant::now();
+    let bytes = s.to_bytes().unwrap();
+    let encoded = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let back: Scheduler<u64> = Scheduler::from_bytes(&bytes, "<memory>").unwrap();
+    eprintln!(
+        "state of {} pages: {} bytes, encoded in {encoded:.2} s, decoded and checked in {:.2} s",
+        back.len(),
+        bytes.len(),
+        start.elapsed().as_secs_f64()
+    );
+    drop((s, back, bytes));
+    let start = Instant::now();
+    let mut s = build_heterogeneous(pages);
+    eprintln!(
+        "heterogeneous state: {} pages, {} distinct statistics, built in {:.1} s",
+        s.len(),
+        s.distinct_stats(),
+        start.elapsed().as_secs_f64()
+    );
+    group.bench_function("formula-15-k-5pct-heterogeneous", |b| {
+        b.iter(|| s.next_batch(2001, k).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

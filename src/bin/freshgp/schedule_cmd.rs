@@ -1,0 +1,158 @@
+//! `freshgp schedule`: one step of a live crawl — apply a log of downloads to a saved
+//! scheduler state, print the next batch, save the state.
+
+use crate::formula_cmd::parse;
+use anyhow::{bail, Context, Result};
+use freshgp::formula::Grammar;
+use freshgp::schedule::{log, Rule, Scheduler};
+use freshgp::sim::{Baseline, SimConfig};
+use serde_json::json;
+use std::io::{BufReader, Write};
+use std::path::PathBuf;
+
+/// Flags of `freshgp schedule`.
+#[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("size").required(true).args(["k", "resources"])))]
+pub struct Args {
+    /// The scoring formula, e.g. "1 - exp(-NAD * t)". Needed to create a state; with an
+    /// existing state it may be omitted, and if given must be the state's formula.
+    #[arg(long, conflicts_with = "baseline")]
+    formula: Option<String>,
+    /// A built-in baseline instead of a formula: Rand, Age, NAD, SAD, AAD, GAD or CG.
+    #[arg(long)]
+    baseline: Option<String>,
+    /// Grammar whose terminals the formula may use (basic, all, basic-reference,
+    /// all-reference, or a RON file); its closure evaluates the formula.
+    #[arg(long, default_value = "all")]
+    grammar: String,
+    /// Scheduler state file: read if it exists, created otherwise; saved on success.
+    #[arg(long, value_name = "FILE")]
+    state: PathBuf,
+    /// Log of downloads to record first: lines `page<TAB>cycle<TAB>0|1[<TAB>host]`
+    /// (1 = the content had changed). Unknown pages are added. `-` reads stdin.
+    #[arg(long, value_name = "LOG")]
+    observe: Option<PathBuf>,
+    /// Pages in the batch.
+    #[arg(long)]
+    k: Option<usize>,
+    /// Pages in the batch as a fraction of the scheduled pages, in (0, 1]
+    /// (k = floor(pages · resources), as in the simulation).
+    #[arg(long)]
+    resources: Option<f64>,
+    /// At most this many pages of one host per batch (pages without host are not capped).
+    #[arg(long, value_name = "M")]
+    host_cap: Option<usize>,
+    /// The cycle to schedule (default: 1 + the latest observed cycle).
+    #[arg(long, value_name = "D")]
+    cycle: Option<u32>,
+    /// Tie-break seed, fixed when the state is created (default 0).
+    #[arg(long = "tie-seed")]
+    tie_seed: Option<u64>,
+    /// Print JSON (cycle, k, the batch with scores) instead of one page id per line.
+    #[arg(long)]
+    json: bool,
+}
+
+fn rule(args: &Args) -> Result<Option<Rule>> {
+    Ok(match (&args.formula, &args.baseline) {
+        (Some(text), _) => {
+            let grammar = Grammar::named_or_file(&args.grammar)?;
+            let formula = parse(text, &grammar)?;
+            Some(Rule::formula(&formula, grammar.closure()))
+        }
+        (None, Some(name)) => match Baseline::from_name(name) {
+            Some(b) => Some(Rule::Baseline(b)),
+            None => {
+                bail!("unknown baseline `{name}` (expected Rand, Age, NAD, SAD, AAD, GAD or CG)")
+            }
+        },
+        (None, None) => None,
+    })
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let given = rule(&args)?;
+    let state = args.state.display().to_string();
+    let mut scheduler: Scheduler = if args.state.exists() {
+        let s: Scheduler = Scheduler::load(&args.state).context("cannot load the state")?;
+        if let Some(rule) = &given {
+            if rule != s.rule() {
+                bail!(
+                    "{state} schedules with `{}`, not `{rule}`: omit --formula/--baseline to \
+                     keep it, or use a new state file",
+                    s.rule()
+                );
+            }
+        }
+        if let Some(seed) = args.tie_seed {
+            if seed != s.seed() {
+                bail!(
+                    "{state} was created with --tie-seed {}, not {seed}",
+                    s.seed()
+                );
+            }
+        }
+        s
+    } else {
+        let Some(rule) = given else {
+            bail!("{state} does not exist: give --formula or --baseline to create it");
+        };
+        Scheduler::new(rule).with_seed(args.tie_seed.unwrap_or(0))
+    };
+    if let Some(path) = &args.observe {
+        let summary = if path.as_os_str() == "-" {
+            log::apply(&mut scheduler, std::io::stdin().lock(), "<stdin>")?
+        } else {
+            let name = path.display().to_string();
+            let file =
+                std::fs::File::open(path).with_context(|| format!("cannot open the log {name}"))?;
+            log::apply(&mut scheduler, BufReader::new(file), &name)?
+        };
+        eprintln!(
+            "{}: {} observations recorded, {} new pages",
+            path.display(),
+            summary.observations,
+            summary.added
+        );
+    }
+    let cycle = match args.cycle {
+        Some(d) => d,
+        None => scheduler
+            .latest_cycle()
+            .checked_add(1)
+            .context("the latest cycle is the largest possible")?,
+    };
+    let k = match (args.k, args.resources) {
+        (Some(k), _) => k,
+        (None, Some(r)) => SimConfig::new(r, 0)?.k(scheduler.len()),
+        (None, None) => bail!("give --k or --resources"),
+    };
+    let batch = scheduler.next_batch_scored(cycle, k, args.host_cap)?;
+    scheduler
+        .save(&args.state)
+        .context("cannot save the state")?;
+    eprintln!(
+        "{state}: {} pages, latest observed cycle {}; batch for cycle {cycle}: {} pages",
+        scheduler.len(),
+        scheduler.latest_cycle(),
+        batch.len()
+    );
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if args.json {
+        let value = json!({
+            "rule": scheduler.rule().to_string(),
+            "cycle": cycle,
+            "k": k,
+            "host_cap": args.host_cap,
+            "pages": scheduler.len(),
+            "batch": batch,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+    } else {
+        for pick in &batch {
+            writeln!(out, "{}", pick.page)?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,105 @@
+//! Pages of equal statistics, counted together.
+//!
+//! A page's score depends only on its [`PageStats`] and the cycle, and a crawler's pages
+//! mostly share statistics (every page seen twice without change and not since, for
+//! instance). [`Groups`] interns the distinct statistics: each page points at its group,
+//! each group knows how many pages point at it, so a batch scores each distinct
+//! statistics once (see `Scheduler::next_batch`). Unlike the fast simulator's groups,
+//! these hold no member lists: a batch finds its pages with one pass over the pages.
+//!
+//! **Invariant:** a group with `count > 0` is in `index` under its statistics' key; a
+//! group with `count == 0` is on the free list and nowhere else.
+
+use crate::sim::{PageStats, StatsKey};
+use rustc_hash::FxHashMap as HashMap;
+
+/// The interned statistics of a scheduler's pages.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Groups {
+    /// Statistics of each group (stale for free groups).
+    pub stats: Vec<PageStats>,
+    /// Pages in each group (0: the group is free).
+    pub count: Vec<u32>,
+    index: HashMap<StatsKey, u32>,
+    free: Vec<u32>,
+}
+
+impl Groups {
+    /// Adds one page with statistics `stats`; returns its group.
+    pub fn join(&mut self, stats: PageStats) -> u32 {
+        let key = stats.key();
+        if let Some(&g) = self.index.get(&key) {
+            self.count[g as usize] += 1;
+            return g;
+        }
+        let g = match self.free.pop() {
+            Some(g) => {
+                self.stats[g as usize] = stats;
+                self.count[g as usize] = 1;
+                g
+            }
+            None => {
+                self.stats.push(stats);
+                self.count.push(1);
+                (self.stats.len() - 1) as u32
+            }
+        };
+        self.index.insert(key, g);
+        g
+    }
+
+    /// Removes one page from group `g`, freeing the group when it empties.
+    pub fn leave(&mut self, g: u32) {
+        let count = &mut self.count[g as usize];
+        debug_assert!(*count > 0, "leaving an empty group");
+        *count -= 1;
+        if *count == 0 {
+            self.index.remove(&self.stats[g as usize].key());
+            self.free.push(g);
+        }
+    }
+
+    /// Number of groups with at least one page.
+    pub fn live(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Number of group slots, live or free (group ids are below it).
+    pub fn slots(&self) -> usize {
+        self.stats.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_statistics_share_a_group_and_empty_groups_are_reused() {
+        let mut g = Groups::default();
+        let fresh = PageStats::default();
+        let mut seen = PageStats::default();
+        seen.visit(1, true);
+        let a = g.join(fresh);
+        let b = g.join(fresh);
+        let c = g.join(seen);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(
+            (g.count[a as usize], g.count[c as usize], g.live()),
+            (2, 1, 2)
+        );
+        g.leave(c);
+        assert_eq!(g.live(), 1);
+        let mut other = PageStats::default();
+        other.visit(2, false);
+        let d = g.join(other);
+        assert_eq!(d, c, "the freed group is reused");
+        assert_eq!(g.stats[d as usize], other);
+        assert_eq!(g.slots(), 2);
+        g.leave(a);
+        g.leave(a);
+        assert_eq!(g.live(), 1);
+        assert_eq!(g.join(seen), a, "a fresh key reuses the freed group");
+    }
+}

@@ -1,0 +1,613 @@
+//! Scheduling a live crawl with a scoring formula: the simulation's ranking, for real.
+//!
+//! A [`Scheduler`] holds what a crawler knows about each of its pages — the SPEC §4
+//! statistics ([`PageStats`]) — keyed by the crawler's own page ids, and ranks them with a
+//! [`Rule`] (an evolved formula or a baseline) exactly as the simulation does:
+//!
+//! * [`Scheduler::add`] / [`Scheduler::add_with_host`] / [`Scheduler::remove`] keep the page set;
+//! * [`Scheduler::observe`] records a download at a cycle that did or did not find the
+//!   page changed ([`PageStats::visit`]);
+//! * [`Scheduler::next_batch`] returns the `k` best-scoring pages for a cycle, best first;
+//!   [`Scheduler::next_batch_capped`] also keeps at most `m` pages of one host per batch;
+//! * [`Scheduler::save`] / [`Scheduler::load`] keep the state across restarts ([`state`]);
+//! * [`log`] reads observation logs (`page<TAB>cycle<TAB>0|1[<TAB>host]`).
+//!
+//! ```
+//! use freshgp::formula::{Closure, Formula};
+//! use freshgp::schedule::{Rule, Scheduler};
+//!
+//! let formula: Formula = "X / n * t".parse()?;
+//! let mut s: Scheduler = Scheduler::new(Rule::formula(&formula, Closure::Paper));
+//! for page in ["a", "b", "c"] {
+//!     s.add(page.to_string())?;
+//! }
+//! // Cycle 1: every page downloaded; only b had changed.
+//! s.observe("a", 1, false)?;
+//! s.observe("b", 1, true)?;
+//! s.observe("c", 1, false)?;
+//! assert_eq!(s.next_batch(2, 1)?, ["b"]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Semantics
+//!
+//! * **Cycles** are the crawler's, numbered from 1 and growing. A page's observations must
+//!   come at increasing cycles; a batch for cycle `d` ranks the state as it is, with
+//!   `t = d - last_visit`, and `d` must be after every observation so far (the batch of a
+//!   cycle is decided before its downloads). A page added but never observed has
+//!   `last_visit = 0`, so its age is the cycle number itself (as in the simulation,
+//!   where every page starts at 0).
+//! * **Ranking** is the simulation's (SPEC §3): descending score, NaN last, equal scores
+//!   in the seeded pseudo-random order of (seed, cycle) applied to the page's *slot* — the
+//!   dense index it got when added (0, 1, 2, ... in insertion order). Added in a dataset's
+//!   order and fed the simulation's visits, a scheduler returns exactly the pages the
+//!   simulation visits each cycle, in the same order (tested on a real file).
+//! * **Removal** leaves a hole: the other pages keep their slots (so their tie order is
+//!   unchanged), and the next page added takes the most recently freed slot.
+//! * **Host cap** ([`Scheduler::next_batch_capped`]): walking the ranking best first, a page
+//!   whose host already has `m` pages in the batch is skipped and the next-ranked pages
+//!   (of other hosts) fill its place; pages without a host are never capped. If the cap
+//!   leaves too few eligible pages, the batch is shorter than `k`.
+//!
+//! ## Speed
+//!
+//! Statistics are interned: pages with equal [`PageStats`] share a group, so a batch
+//! scores each distinct statistics once (the compiled formula over columns). It then
+//! finds the score threshold of rank `k` from the sizes of the `k` best groups (selected
+//! in linear time, then sorted), gathers with one pass over
+//! the pages those strictly above it and those tied at it, selects among the tied ones by
+//! tie key (`select_nth_unstable`, linear) and sorts only the `k` chosen:
+//! O(P + G + k log k) for P pages and G distinct statistics. With a host cap, if
+//! the first `k` ranks do not fill the batch the prefix considered doubles until it does.
+//!
+//! **Invariant:** this layer uses `formula`, `eval` and `sim` (the terminals, scores and
+//! ranking keys are the simulation's own); nothing below it uses it.
+
+mod groups;
+pub mod log;
+pub mod state;
+
+use crate::formula::{Closure, Formula, Grammar, ParseError};
+use crate::sim::{score_key, tie_key, tie_salt, Baseline, PageStats, ScoreBuffers, Scorer};
+use groups::Groups;
+use rustc_hash::FxHashMap as HashMap;
+use serde::{Deserialize, Serialize};
+use std::borrow::Borrow;
+use std::fmt::{self, Debug};
+use std::hash::Hash;
+
+pub use state::StateError;
+
+/// Marks a free slot (in `group_of`) or a page without host (in `host_of`).
+const NONE: u32 = u32::MAX;
+
+/// What ranks the pages: a formula under a closure, or a built-in baseline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Rule {
+    /// A formula, evaluated under `closure`.
+    Formula {
+        /// The formula.
+        formula: Formula,
+        /// Its protected-operator rules.
+        closure: Closure,
+    },
+    /// A built-in baseline (SPEC §4).
+    Baseline(Baseline),
+}
+
+impl Rule {
+    /// A formula evaluated under `closure`.
+    pub fn formula(formula: &Formula, closure: Closure) -> Rule {
+        Rule::Formula {
+            formula: formula.clone(),
+            closure,
+        }
+    }
+
+    /// Parses `text` with `grammar`, to be evaluated under the grammar's closure.
+    pub fn parse(text: &str, grammar: &Grammar) -> Result<Rule, ParseError> {
+        Ok(Rule::formula(
+            &Formula::parse(text, grammar)?,
+            grammar.closure(),
+        ))
+    }
+
+    /// The scorer the simulation would use for this rule.
+    pub fn scorer(&self) -> Scorer {
+        match self {
+            Rule::Formula { formula, closure } => Scorer::formula(formula, *closure),
+            Rule::Baseline(b) => Scorer::Baseline(*b),
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    /// The formula text, followed by ` [reference closure]` when not the paper's; or the
+    /// baseline's name.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rule::Formula { formula, closure } => {
+                write!(f, "{formula}")?;
+                if *closure != Closure::Paper {
+                    write!(f, " [{closure:?} closure]")?;
+                }
+                Ok(())
+            }
+            Rule::Baseline(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// Why a scheduler operation was refused (the state is unchanged).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScheduleError {
+    /// The page is not in the scheduler.
+    #[error("page {0} is not scheduled (add it first)")]
+    UnknownPage(String),
+    /// The page is already in the scheduler.
+    #[error("page {0} is already scheduled")]
+    DuplicatePage(String),
+    /// An observation at a cycle not after the page's last one.
+    #[error(
+        "page {page}: observation at cycle {cycle} is not after its last observation \
+         (cycle {last}; cycles start at 1)"
+    )]
+    CycleNotAfter {
+        /// The page.
+        page: String,
+        /// The cycle given.
+        cycle: u32,
+        /// The page's last observed cycle (0: never).
+        last: u32,
+    },
+    /// A batch asked for a cycle not after the latest observation.
+    #[error(
+        "a batch for cycle {cycle} must come after the latest observation (cycle {latest}): \
+         batches rank the state before the cycle's downloads"
+    )]
+    BatchCycle {
+        /// The cycle asked for.
+        cycle: u32,
+        /// The latest observed cycle.
+        latest: u32,
+    },
+    /// Too many pages for 32-bit slots.
+    #[error("more than {} pages", u32::MAX - 1)]
+    Full,
+}
+
+/// One page of a batch.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pick<K> {
+    /// The page.
+    pub page: K,
+    /// Its score.
+    pub score: f64,
+}
+
+/// A crawler's pages, their statistics and the rule that ranks them.
+///
+/// `K` is the crawler's page id (`String` by default; any `Hash + Eq + Clone + Debug`
+/// type, and `Serialize`/`Deserialize` to save and load). See the [module docs](self)
+/// for the semantics of cycles, ties, removal and the host cap.
+#[derive(Debug, Clone)]
+pub struct Scheduler<K = String> {
+    rule: Rule,
+    scorer: Scorer,
+    seed: u64,
+    latest: u32,
+    /// Slot → page id (`None`: a free slot).
+    ids: Vec<Option<K>>,
+    index: HashMap<K, u32>,
+    /// Slot → group (NONE: a free slot).
+    group_of: Vec<u32>,
+    /// Free slots; the last one is reused first.
+    free: Vec<u32>,
+    /// Slot → host (NONE: no host).
+    host_of: Vec<u32>,
+    host_names: Vec<String>,
+    host_index: HashMap<String, u32>,
+    groups: Groups,
+    work: Work,
+}
+
+/// Reusable buffers of `next_batch`.
+#[derive(Debug, Clone, Default)]
+struct Work {
+    buffers: ScoreBuffers,
+    live: Vec<u32>,
+    live_stats: Vec<PageStats>,
+    live_scores: Vec<f64>,
+    /// Group → (score key, score), valid for live groups.
+    group_key: Vec<u64>,
+    group_score: Vec<f64>,
+    /// Live groups by descending score key: (key, pages).
+    ranked: Vec<(u64, u32)>,
+    /// (score key, tie key, slot) of the pages considered.
+    chosen: Vec<(u64, u64, u32)>,
+    /// (tie key, slot) of the pages tied at the threshold.
+    tied: Vec<(u64, u32)>,
+    host_count: Vec<u32>,
+}
+
+impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
+    /// An empty scheduler ranking by `rule`, with tie-break seed 0 (the simulation's
+    /// default).
+    pub fn new(rule: Rule) -> Scheduler<K> {
+        Scheduler {
+            scorer: rule.scorer(),
+            rule,
+            seed: 0,
+            latest: 0,
+            ids: Vec::new(),
+            index: HashMap::default(),
+            group_of: Vec::new(),
+            free: Vec::new(),
+            host_of: Vec::new(),
+            host_names: Vec::new(),
+            host_index: HashMap::default(),
+            groups: Groups::default(),
+            work: Work::default(),
+        }
+    }
+
+    /// The same scheduler with another tie-break seed (the simulation's `--tie-seed`).
+    pub fn with_seed(mut self, seed: u64) -> Scheduler<K> {
+        self.seed = seed;
+        self
+    }
+
+    /// The ranking rule.
+    pub fn rule(&self) -> &Rule {
+        &self.rule
+    }
+
+    /// The tie-break seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The latest cycle observed (0: none yet).
+    pub fn latest_cycle(&self) -> u32 {
+        self.latest
+    }
+
+    /// Number of pages scheduled.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Whether no page is scheduled.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// Number of distinct statistics among the pages (what a batch scores).
+    pub fn distinct_stats(&self) -> usize {
+        self.groups.live()
+    }
+
+    /// Whether `page` is scheduled.
+    pub fn contains<Q>(&self, page: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.index.contains_key(page)
+    }
+
+    /// The page's statistics.
+    pub fn stats<Q>(&self, page: &Q) -> Option<&PageStats>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        let slot = *self.index.get(page)?;
+        Some(&self.groups.stats[self.group_of[slot as usize] as usize])
+    }
+
+    /// The page's host, if it has one.
+    pub fn host<Q>(&self, page: &Q) -> Option<&str>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        let slot = *self.index.get(page)?;
+        match self.host_of[slot as usize] {
+            NONE => None,
+            h => Some(&self.host_names[h as usize]),
+        }
+    }
+
+    /// The page's slot: its tie-break index (see the module docs).
+    pub fn slot<Q>(&self, page: &Q) -> Option<u32>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.index.get(page).copied()
+    }
+
+    /// The scheduled pages, in slot order.
+    pub fn pages(&self) -> impl Iterator<Item = &K> {
+        self.ids.iter().flatten()
+    }
+
+    /// Adds a page without host, never observed.
+    pub fn add(&mut self, page: K) -> Result<u32, ScheduleError> {
+        self.insert(page, NONE, PageStats::default())
+    }
+
+    /// Adds a page of `host`, never observed.
+    pub fn add_with_host(&mut self, page: K, host: &str) -> Result<u32, ScheduleError> {
+        let h = self.intern_host(host);
+        self.insert(page, h, PageStats::default())
+    }
+
+    /// Sets (or, with `None`, clears) the page's host.
+    pub fn set_host<Q>(&mut self, page: &Q, host: Option<&str>) -> Result<(), ScheduleError>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + Debug + ?Sized,
+    {
+        let slot = self.slot_of(page)?;
+        self.host_of[slot as usize] = match host {
+            Some(name) => self.intern_host(name),
+            None => NONE,
+        };
+        Ok(())
+    }
+
+    /// Removes a page and its history; the other pages keep their slots.
+    pub fn remove<Q>(&mut self, page: &Q) -> Result<(), ScheduleError>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + Debug + ?Sized,
+    {
+        let slot = self
+            .index
+            .remove(page)
+            .ok_or_else(|| ScheduleError::UnknownPage(format!("{page:?}")))?;
+        let s = slot as usize;
+        self.groups.leave(self.group_of[s]);
+        self.group_of[s] = NONE;
+        self.host_of[s] = NONE;
+        self.ids[s] = None;
+        self.free.push(slot);
+        Ok(())
+    }
+
+    /// Records a download of `page` at `cycle` that did (`changed`) or did not find its
+    /// content changed since the previous download.
+    pub fn observe<Q>(&mut self, page: &Q, cycle: u32, changed: bool) -> Result<(), ScheduleError>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + Debug + ?Sized,
+    {
+        let slot = self.slot_of(page)? as usize;
+        let g = self.group_of[slot];
+        let mut stats = self.groups.stats[g as usize];
+        if cycle <= stats.last_visit {
+            return Err(ScheduleError::CycleNotAfter {
+                page: format!("{page:?}"),
+                cycle,
+                last: stats.last_visit,
+            });
+        }
+        stats.visit(cycle, changed);
+        self.groups.leave(g);
+        self.group_of[slot] = self.groups.join(stats);
+        self.latest = self.latest.max(cycle);
+        Ok(())
+    }
+
+    /// The `k` best-ranked pages for `cycle`, best first (all pages if fewer than `k`).
+    pub fn next_batch(&mut self, cycle: u32, k: usize) -> Result<Vec<K>, ScheduleError> {
+        self.next_batch_capped(cycle, k, None)
+    }
+
+    /// The `k` best-ranked pages for `cycle`, best first, with at most `host_cap` pages of
+    /// one host when given (see the module docs).
+    pub fn next_batch_capped(
+        &mut self,
+        cycle: u32,
+        k: usize,
+        host_cap: Option<usize>,
+    ) -> Result<Vec<K>, ScheduleError> {
+        self.rank(cycle, k, host_cap)?;
+        Ok(self
+            .work
+            .chosen
+            .iter()
+            .map(|&(_, _, slot)| self.ids[slot as usize].clone().expect("live slot"))
+            .collect())
+    }
+
+    /// Like [`Scheduler::next_batch_capped`], with each page's score.
+    pub fn next_batch_scored(
+        &mut self,
+        cycle: u32,
+        k: usize,
+        host_cap: Option<usize>,
+    ) -> Result<Vec<Pick<K>>, ScheduleError> {
+        self.rank(cycle, k, host_cap)?;
+        Ok(self
+            .work
+            .chosen
+            .iter()
+            .map(|&(_, _, slot)| Pick {
+                page: self.ids[slot as usize].clone().expect("live slot"),
+                score: self.work.group_score[self.group_of[slot as usize] as usize],
+            })
+            .collect())
+    }
+
+    /// Leaves the batch's slots in rank order in `self.work.chosen`.
+    fn rank(&mut self, cycle: u32, k: usize, host_cap: Option<usize>) -> Result<(), ScheduleError> {
+        if cycle <= self.latest {
+            return Err(ScheduleError::BatchCycle {
+                cycle,
+                latest: self.latest,
+            });
+        }
+        let w = &mut self.work;
+        w.chosen.clear();
+        let pages = self.index.len();
+        let k = k.min(pages);
+        if k == 0 || host_cap == Some(0) {
+            return Ok(());
+        }
+        // Score each live group once.
+        w.live.clear();
+        w.live_stats.clear();
+        for (g, &count) in self.groups.count.iter().enumerate() {
+            if count > 0 {
+                w.live.push(g as u32);
+                w.live_stats.push(self.groups.stats[g]);
+            }
+        }
+        w.live_scores.clear();
+        w.live_scores.resize(w.live.len(), 0.0);
+        self.scorer
+            .score_into(&w.live_stats, cycle, &mut w.live_scores, &mut w.buffers);
+        w.group_key.resize(self.groups.slots(), 0);
+        w.group_score.resize(self.groups.slots(), 0.0);
+        w.ranked.clear();
+        for (&g, &score) in w.live.iter().zip(&w.live_scores) {
+            let key = score_key(score);
+            w.group_key[g as usize] = key;
+            w.group_score[g as usize] = score;
+            w.ranked.push((key, self.groups.count[g as usize]));
+        }
+        let salt = tie_salt(self.seed, cycle);
+        let mut want = k;
+        loop {
+            // The `want` best groups hold at least `want` pages, so rank `want` falls
+            // among them, and every group scoring above theirs is one of them: select
+            // them (linear) and sort only those.
+            let top = want.min(w.ranked.len());
+            let by_key = |&(key, _): &(u64, u32)| std::cmp::Reverse(key);
+            if top < w.ranked.len() {
+                w.ranked.select_nth_unstable_by_key(top - 1, by_key);
+            }
+            let ranked = &mut w.ranked[..top];
+            ranked.sort_unstable_by_key(by_key);
+            // The threshold: rank `want` falls in the class of score key `threshold`, of
+            // which `need` pages are taken. (The class may have more groups beyond `top`;
+            // the pass over the pages below gathers them all.)
+            let (mut above, mut i) = (0usize, 0usize);
+            let (threshold, need) = loop {
+                let key = ranked[i].0;
+                let mut size = 0usize;
+                while i < ranked.len() && ranked[i].0 == key {
+                    size += ranked[i].1 as usize;
+                    i += 1;
+                }
+                if above + size >= want {
+                    break (key, want - above);
+                }
+                above += size;
+            };
+            w.chosen.clear();
+            w.tied.clear();
+            for (slot, &g) in self.group_of.iter().enumerate() {
+                if g == NONE {
+                    continue;
+                }
+                let key = w.group_key[g as usize];
+                if key > threshold {
+                    w.chosen
+                        .push((key, tie_key(salt, slot as u32), slot as u32));
+                } else if key == threshold {
+                    w.tied.push((tie_key(salt, slot as u32), slot as u32));
+                }
+            }
+            if w.tied.len() > need {
+                w.tied.select_nth_unstable(need - 1);
+                w.tied.truncate(need);
+            }
+            w.chosen
+                .extend(w.tied.iter().map(|&(tie, slot)| (threshold, tie, slot)));
+            w.chosen
+                .sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            let Some(cap) = host_cap else {
+                return Ok(());
+            };
+            // Walk the prefix, skipping pages of full hosts. A page's eligibility depends
+            // only on the pages of its host ranked before it, all inside the prefix.
+            let cap = cap.min(u32::MAX as usize) as u32;
+            w.host_count.clear();
+            w.host_count.resize(self.host_names.len(), 0);
+            let mut taken = 0usize;
+            let host_of = &self.host_of;
+            let host_count = &mut w.host_count;
+            w.chosen.retain(|&(_, _, slot)| {
+                if taken == k {
+                    return false;
+                }
+                let h = host_of[slot as usize];
+                if h != NONE {
+                    if host_count[h as usize] >= cap {
+                        return false;
+                    }
+                    host_count[h as usize] += 1;
+                }
+                taken += 1;
+                true
+            });
+            if taken == k || want == pages {
+                return Ok(());
+            }
+            want = want.saturating_mul(2).min(pages);
+        }
+    }
+
+    fn slot_of<Q>(&self, page: &Q) -> Result<u32, ScheduleError>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + Debug + ?Sized,
+    {
+        self.index
+            .get(page)
+            .copied()
+            .ok_or_else(|| ScheduleError::UnknownPage(format!("{page:?}")))
+    }
+
+    fn intern_host(&mut self, host: &str) -> u32 {
+        if let Some(&h) = self.host_index.get(host) {
+            return h;
+        }
+        let h = self.host_names.len() as u32;
+        self.host_names.push(host.to_string());
+        self.host_index.insert(host.to_string(), h);
+        h
+    }
+
+    /// Adds `page` in a free slot (the last freed) or a new one.
+    fn insert(&mut self, page: K, host: u32, stats: PageStats) -> Result<u32, ScheduleError> {
+        if self.index.contains_key(&page) {
+            return Err(ScheduleError::DuplicatePage(format!("{page:?}")));
+        }
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
+            None => {
+                if self.ids.len() >= (u32::MAX - 1) as usize {
+                    return Err(ScheduleError::Full);
+                }
+                self.ids.push(None);
+                self.group_of.push(NONE);
+                self.host_of.push(NONE);
+                (self.ids.len() - 1) as u32
+            }
+        };
+        let s = slot as usize;
+        self.ids[s] = Some(page.clone());
+        self.group_of[s] = self.groups.join(stats);
+        self.host_of[s] = host;
+        self.index.insert(page, slot);
+        Ok(slot)
+    }
+}
+
+#[cfg(test)]
+mod tests;

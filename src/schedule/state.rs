@@ -1,0 +1,481 @@
+//! Saving and loading a [`Scheduler`]: a versioned, checksummed binary file.
+//!
+//! A crawler restarts without losing history: everything the ranking depends on (the rule,
+//! the tie seed, the latest cycle, every slot's page id, statistics and host, the free
+//! slots) is saved, and a loaded scheduler ranks exactly as the saved one would have.
+//!
+//! The payload is the state encoded with [`bincode`] (serde; variable-length integers, so
+//! the mostly small counters take a byte or two). It is compact and fast for the millions
+//! of pages a crawler holds, where JSON would be several times larger and slower to read.
+//! Layout:
+//!
+//! | bytes | content |
+//! |---|---|
+//! | 8 | magic `\x89FGPSCH\n` |
+//! | 4 | format version, little-endian (`1`) |
+//! | 8 | payload length, little-endian |
+//! | n | payload (bincode) |
+//! | 4 | CRC-32 of every byte before it; the file ends here |
+//!
+//! A truncated, corrupt or foreign file is an error naming the file and what is wrong,
+//! never a panic or a huge allocation (the decoder is limited to the payload's length),
+//! and the decoded state is checked for consistency before use. The page id type must be
+//! the one the file was saved with. Saving writes a temporary file beside the target,
+//! syncs it and renames it over the target, so a crash leaves the old or the new state,
+//! never a mix.
+//!
+//! ```
+//! use freshgp::schedule::{Rule, Scheduler};
+//! use freshgp::sim::Baseline;
+//!
+//! let mut s: Scheduler = Scheduler::new(Rule::Baseline(Baseline::Nad));
+//! s.add("a".to_string())?;
+//! s.observe("a", 1, true)?;
+//! let bytes = s.to_bytes()?;
+//! let back: Scheduler = Scheduler::from_bytes(&bytes, "<memory>")?;
+//! assert_eq!(back.stats("a"), s.stats("a"));
+//! assert!(Scheduler::<String>::from_bytes(&bytes[..bytes.len() - 1], "<memory>").is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use super::{Rule, Scheduler, NONE};
+use crate::sim::PageStats;
+use bincode::Options;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::io::Write;
+use std::path::Path;
+
+/// The first 8 bytes of every state file.
+pub const MAGIC: [u8; 8] = *b"\x89FGPSCH\n";
+/// The format version this build writes and reads.
+pub const VERSION: u32 = 1;
+
+const HEADER: usize = 8 + 4 + 8;
+const TRAILER: usize = 4;
+
+/// Why a state cannot be saved or loaded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StateError {
+    /// Reading or writing failed.
+    #[error("{file}: {reason}")]
+    Io {
+        /// The file.
+        file: String,
+        /// The system's reason.
+        reason: String,
+    },
+    /// The file is not a usable scheduler state.
+    #[error("{file}: not a usable scheduler state: {reason}")]
+    Corrupt {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The state cannot be encoded.
+    #[error("cannot encode the scheduler state: {0}")]
+    Encode(String),
+}
+
+/// One slot's statistics, as saved.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+struct SavedStats {
+    n: u32,
+    x: u32,
+    last_visit: u32,
+    last_change: u32,
+    change_cycle_sum: u64,
+    gad_anchor: f64,
+}
+
+impl From<PageStats> for SavedStats {
+    fn from(s: PageStats) -> SavedStats {
+        SavedStats {
+            n: s.n,
+            x: s.x,
+            last_visit: s.last_visit,
+            last_change: s.last_change,
+            change_cycle_sum: s.change_cycle_sum,
+            gad_anchor: s.gad_anchor,
+        }
+    }
+}
+
+impl SavedStats {
+    fn to_stats(self) -> PageStats {
+        PageStats {
+            n: self.n,
+            x: self.x,
+            last_visit: self.last_visit,
+            last_change: self.last_change,
+            change_cycle_sum: self.change_cycle_sum,
+            gad_anchor: self.gad_anchor,
+        }
+    }
+
+    /// What is inconsistent in these statistics, if anything.
+    fn check(&self, latest: u32) -> Option<&'static str> {
+        if self.x > self.n {
+            return Some("more changes than visits");
+        }
+        if self.last_visit > latest {
+            return Some("a visit after the latest cycle");
+        }
+        if (self.n == 0) != (self.last_visit == 0) {
+            return Some("visit count and last visit disagree");
+        }
+        if (self.x == 0) != (self.last_change == 0) || self.last_change > self.last_visit {
+            return Some("change count and last change disagree");
+        }
+        let sum_ok = if self.x == 0 {
+            self.change_cycle_sum == 0
+        } else {
+            self.change_cycle_sum >= self.last_change as u64
+                && self.change_cycle_sum <= self.x as u64 * self.last_change as u64
+        };
+        if !sum_ok {
+            return Some("impossible sum of change cycles");
+        }
+        let gad_ok = if self.x == 0 {
+            self.gad_anchor == 0.0
+        } else {
+            self.gad_anchor >= 1.0 && self.gad_anchor < 2.0
+        };
+        if !gad_ok {
+            return Some("impossible GAD sum");
+        }
+        None
+    }
+}
+
+/// The saved state (field order is the format; bump [`VERSION`] when it changes).
+#[derive(Serialize)]
+struct SavedRef<'a, K> {
+    rule: &'a Rule,
+    seed: u64,
+    latest: u32,
+    ids: &'a [Option<K>],
+    stats: Vec<SavedStats>,
+    hosts: &'a [u32],
+    host_names: &'a [String],
+    free: &'a [u32],
+}
+
+/// [`SavedRef`], owned, for decoding.
+#[derive(Deserialize)]
+struct Saved<K> {
+    rule: Rule,
+    seed: u64,
+    latest: u32,
+    ids: Vec<Option<K>>,
+    stats: Vec<SavedStats>,
+    hosts: Vec<u32>,
+    host_names: Vec<String>,
+    free: Vec<u32>,
+}
+
+fn codec() -> impl Options {
+    bincode::DefaultOptions::new().reject_trailing_bytes()
+}
+
+impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
+    /// The state as bytes (the file format above).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, StateError> {
+        let stats = self
+            .group_of
+            .iter()
+            .map(|&g| match g {
+                NONE => SavedStats::default(),
+                g => self.groups.stats[g as usize].into(),
+            })
+            .collect();
+        let saved = SavedRef {
+            rule: &self.rule,
+            seed: self.seed,
+            latest: self.latest,
+            ids: &self.ids,
+            stats,
+            hosts: &self.host_of,
+            host_names: &self.host_names,
+            free: &self.free,
+        };
+        let size = codec()
+            .serialized_size(&saved)
+            .map_err(|e| StateError::Encode(e.to_string()))?;
+        let mut out = Vec::with_capacity(HEADER + size as usize + TRAILER);
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&size.to_le_bytes());
+        codec()
+            .serialize_into(&mut out, &saved)
+            .map_err(|e| StateError::Encode(e.to_string()))?;
+        let crc = crc32fast::hash(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
+        Ok(out)
+    }
+
+    /// Reads a state from `bytes` (a whole file); `file` names it in errors.
+    pub fn from_bytes(bytes: &[u8], file: &str) -> Result<Scheduler<K>, StateError> {
+        let bad = |reason: String| StateError::Corrupt {
+            file: file.to_string(),
+            reason,
+        };
+        if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
+            return Err(bad(
+                "wrong magic bytes (not a freshgp scheduler state)".into()
+            ));
+        }
+        if bytes.len() < HEADER + TRAILER {
+            return Err(bad(format!(
+                "truncated: {} bytes, a state has at least {}",
+                bytes.len(),
+                HEADER + TRAILER
+            )));
+        }
+        let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+        if version != VERSION {
+            return Err(bad(format!(
+                "format version {version}, this build reads version {VERSION}"
+            )));
+        }
+        let size = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
+        let actual = (bytes.len() - HEADER - TRAILER) as u64;
+        if size != actual {
+            return Err(bad(format!(
+                "the header announces {size} bytes of state, the file holds {actual} \
+                 (truncated or appended to)"
+            )));
+        }
+        let (body, trailer) = bytes.split_at(bytes.len() - TRAILER);
+        let stored = u32::from_le_bytes(trailer.try_into().expect("4 bytes"));
+        let crc = crc32fast::hash(body);
+        if crc != stored {
+            return Err(bad(format!(
+                "checksum mismatch (stored {stored:08x}, computed {crc:08x}): the file is corrupt"
+            )));
+        }
+        let saved: Saved<K> = codec()
+            .with_limit(size)
+            .deserialize(&body[HEADER..])
+            .map_err(|e| {
+                bad(format!(
+                    "cannot decode ({e}); was it saved with another page id type?"
+                ))
+            })?;
+        Scheduler::from_saved(saved).map_err(bad)
+    }
+
+    /// Builds the scheduler from a decoded state, checking every invariant.
+    fn from_saved(saved: Saved<K>) -> Result<Scheduler<K>, String> {
+        let slots = saved.ids.len();
+        if saved.stats.len() != slots || saved.hosts.len() != slots {
+            return Err(format!(
+                "{} page ids, {} statistics and {} hosts",
+                slots,
+                saved.stats.len(),
+                saved.hosts.len()
+            ));
+        }
+        if slots >= (u32::MAX - 1) as usize {
+            return Err(format!("{slots} slots"));
+        }
+        let mut s = Scheduler::new(saved.rule).with_seed(saved.seed);
+        s.latest = saved.latest;
+        for name in &saved.host_names {
+            if s.host_index.contains_key(name.as_str()) {
+                return Err(format!("host {name:?} is listed twice"));
+            }
+            s.intern_host(name);
+        }
+        let mut is_free = vec![false; slots];
+        for &f in &saved.free {
+            match is_free.get_mut(f as usize) {
+                Some(flag) if !*flag => *flag = true,
+                _ => return Err(format!("bad free slot {f}")),
+            }
+        }
+        s.ids.reserve(slots);
+        s.group_of.reserve(slots);
+        s.host_of.reserve(slots);
+        s.index.reserve(slots - saved.free.len().min(slots));
+        for (slot, ((id, stats), &host)) in saved
+            .ids
+            .into_iter()
+            .zip(saved.stats)
+            .zip(&saved.hosts)
+            .enumerate()
+        {
+            match id {
+                None => {
+                    if !is_free[slot] {
+                        return Err(format!("slot {slot} has no page and is not free"));
+                    }
+                    s.ids.push(None);
+                    s.group_of.push(NONE);
+                    s.host_of.push(NONE);
+                }
+                Some(page) => {
+                    if is_free[slot] {
+                        return Err(format!("slot {slot} holds page {page:?} and is free"));
+                    }
+                    if let Some(reason) = stats.check(saved.latest) {
+                        return Err(format!("page {page:?}: {reason}"));
+                    }
+                    if host != NONE && host as usize >= s.host_names.len() {
+                        return Err(format!("page {page:?}: host {host} is not listed"));
+                    }
+                    if s.index.insert(page.clone(), slot as u32).is_some() {
+                        return Err(format!("page {page:?} is listed twice"));
+                    }
+                    s.ids.push(Some(page));
+                    s.group_of.push(s.groups.join(stats.to_stats()));
+                    s.host_of.push(host);
+                }
+            }
+        }
+        s.free = saved.free;
+        Ok(s)
+    }
+
+    /// Saves the state to `path` atomically (a temporary file beside it, then a rename).
+    pub fn save(&self, path: &Path) -> Result<(), StateError> {
+        let name = path.display().to_string();
+        let io = |e: std::io::Error| StateError::Io {
+            file: name.clone(),
+            reason: e.to_string(),
+        };
+        let bytes = self.to_bytes()?;
+        let file_name = path.file_name().ok_or_else(|| StateError::Io {
+            file: name.clone(),
+            reason: "not a file name".into(),
+        })?;
+        let mut temp_name = std::ffi::OsString::from(".");
+        temp_name.push(file_name);
+        temp_name.push(format!(".tmp{}", std::process::id()));
+        let temp = path.with_file_name(temp_name);
+        let written = (|| {
+            let mut f = std::fs::File::create(&temp)?;
+            f.write_all(&bytes)?;
+            f.sync_all()?;
+            std::fs::rename(&temp, path)
+        })();
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&temp);
+            return Err(io(e));
+        }
+        Ok(())
+    }
+
+    /// Loads a state saved by [`Scheduler::save`].
+    pub fn load(path: &Path) -> Result<Scheduler<K>, StateError> {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| StateError::Io {
+            file: name.clone(),
+            reason: e.to_string(),
+        })?;
+        Scheduler::from_bytes(&bytes, &name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Baseline;
+
+    fn sample() -> Scheduler {
+        let mut s: Scheduler = Scheduler::new(Rule::Baseline(Baseline::Gad)).with_seed(9);
+        for (i, page) in ["a", "b", "c", "d"].iter().enumerate() {
+            if i % 2 == 0 {
+                s.add_with_host(page.to_string(), "h").unwrap();
+            } else {
+                s.add(page.to_string()).unwrap();
+            }
+        }
+        for d in 1..=5u32 {
+            s.observe("a", d, d % 2 == 1).unwrap();
+            s.observe("b", d, d == 3).unwrap();
+        }
+        s.observe("c", 2, true).unwrap();
+        s.remove("d").unwrap();
+        s
+    }
+
+    #[test]
+    fn round_trip_keeps_everything() {
+        let mut s = sample();
+        let bytes = s.to_bytes().unwrap();
+        let mut back: Scheduler = Scheduler::from_bytes(&bytes, "mem").unwrap();
+        assert_eq!((back.seed(), back.latest_cycle(), back.len()), (9, 5, 3));
+        assert_eq!(back.rule(), s.rule());
+        for page in ["a", "b", "c"] {
+            assert_eq!(back.stats(page), s.stats(page), "{page}");
+            assert_eq!(back.host(page), s.host(page), "{page}");
+            assert_eq!(back.slot(page), s.slot(page), "{page}");
+        }
+        assert_eq!(back.free, s.free);
+        assert_eq!(
+            back.next_batch_scored(6, 3, Some(1)).unwrap(),
+            s.next_batch_scored(6, 3, Some(1)).unwrap()
+        );
+        assert_eq!(back.to_bytes().unwrap(), bytes, "saving is deterministic");
+    }
+
+    #[test]
+    fn damaged_files_are_clear_errors() {
+        let bytes = sample().to_bytes().unwrap();
+        let reason = |b: &[u8]| match Scheduler::<String>::from_bytes(b, "st.bin") {
+            Err(StateError::Corrupt { file, reason }) => {
+                assert_eq!(file, "st.bin");
+                reason
+            }
+            other => panic!("expected a corrupt-state error, got {other:?}"),
+        };
+        assert!(reason(b"BITS\t0101\n").contains("magic"));
+        assert!(reason(&bytes[..10]).contains("truncated"));
+        assert!(reason(&bytes[..bytes.len() - 3]).contains("truncated"));
+        let mut flipped = bytes.clone();
+        flipped[30] ^= 0x10;
+        assert!(reason(&flipped).contains("checksum"));
+        let mut version = bytes.clone();
+        version[8] = 7;
+        assert!(reason(&version).contains("version 7"));
+        // A consistent checksum over an inconsistent state is still refused.
+        let saved = SavedRef::<String> {
+            rule: &Rule::Baseline(Baseline::Age),
+            seed: 0,
+            latest: 2,
+            ids: &[Some("a".into())],
+            stats: vec![SavedStats {
+                n: 1,
+                x: 2,
+                last_visit: 1,
+                last_change: 1,
+                change_cycle_sum: 1,
+                gad_anchor: 1.0,
+            }],
+            hosts: &[NONE],
+            host_names: &[],
+            free: &[],
+        };
+        let mut forged = MAGIC.to_vec();
+        forged.extend_from_slice(&VERSION.to_le_bytes());
+        let payload = codec().serialize(&saved).unwrap();
+        forged.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        forged.extend_from_slice(&payload);
+        let crc = crc32fast::hash(&forged);
+        forged.extend_from_slice(&crc.to_le_bytes());
+        assert!(reason(&forged).contains("more changes than visits"));
+    }
+
+    #[test]
+    fn another_id_type_does_not_decode() {
+        let bytes = sample().to_bytes().unwrap();
+        assert!(matches!(
+            Scheduler::<u64>::from_bytes(&bytes, "x"),
+            Err(StateError::Corrupt { .. })
+        ));
+    }
+}
