@@ -31,6 +31,17 @@ pub struct EvolveSettings {
     pub seeds: Vec<u64>,
 }
 
+/// The published baselines that `grammar` can express, as formulas (from
+/// `grammars/baselines.ron`; Rand, a constant, is left out), to seed a search with.
+pub fn baseline_seeds(grammar: &Grammar) -> Vec<Formula> {
+    crate::sim::Baseline::ALL
+        .iter()
+        .filter(|b| !b.is_random())
+        .map(|b| b.formula())
+        .filter(|f| f.terminals().iter().all(|&t| grammar.has_terminal(t)))
+        .collect()
+}
+
 /// One generation's figures, as reported.
 #[derive(Debug, Clone, Serialize)]
 pub struct GenerationSummary {

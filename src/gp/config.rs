@@ -1,5 +1,6 @@
 //! GP settings, checked once into a [`GpConfig`] (SPEC §6 defaults).
 
+use crate::formula::Formula;
 use serde::{Deserialize, Serialize};
 
 /// What to do with an offspring deeper than [`RawGpConfig::max_depth`].
@@ -68,6 +69,10 @@ pub struct RawGpConfig {
     pub keep_best: usize,
     /// Fitness subtracted per node (0: none; ties prefer shorter formulas anyway).
     pub length_penalty: f64,
+    /// Formulas placed in the first slots of the initial population (e.g. known good
+    /// functions, so the search starts no worse than them); the rest is ramped
+    /// half-and-half. Empty by default, as in the paper.
+    pub initial: Vec<Formula>,
 }
 
 impl Default for RawGpConfig {
@@ -89,6 +94,7 @@ impl Default for RawGpConfig {
             elitism: true,
             keep_best: 50,
             length_penalty: 0.0,
+            initial: Vec::new(),
         }
     }
 }
@@ -167,6 +173,9 @@ impl RawGpConfig {
         }
         if self.keep_best < 1 {
             bad("keep_best", self.keep_best, "at least 1")?;
+        }
+        if self.initial.len() > self.population {
+            bad("initial", self.initial.len(), "at most the population size")?;
         }
         if !(self.length_penalty >= 0.0 && self.length_penalty.is_finite()) {
             bad(

@@ -240,6 +240,9 @@ pub fn evolve<F: Fitness>(
     };
     let initial: Vec<Formula> = (0..config.population)
         .map(|slot| {
+            if let Some(f) = config.initial.get(slot) {
+                return f.clone();
+            }
             primitives.ramped(
                 &mut slot_rng(seed, 0, slot),
                 slot,

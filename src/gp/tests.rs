@@ -119,3 +119,31 @@ fn length_penalty_prefers_short_formulas() {
         best.evaluation.value - 0.05 * best.canonical.len() as f64
     );
 }
+
+#[test]
+fn initial_formulas_start_the_population() {
+    let grammar = Grammar::basic();
+    let target: Formula = "t * t + X".parse().unwrap();
+    let config = RawGpConfig {
+        population: 30,
+        generations: 0,
+        keep_best: 5,
+        initial: vec![target.clone()],
+        ..Default::default()
+    }
+    .check()
+    .unwrap();
+    let run = evolve(&config, &grammar, &Target, 1, |_| {});
+    assert_eq!(
+        run.best().evaluation.value,
+        1.0,
+        "the exact target was seeded"
+    );
+    assert_eq!(run.best().formula, target);
+    let too_many = RawGpConfig {
+        population: 2,
+        initial: vec![target.clone(); 3],
+        ..Default::default()
+    };
+    assert!(too_many.check().is_err());
+}

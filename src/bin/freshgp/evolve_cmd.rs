@@ -42,6 +42,11 @@ pub struct Args {
     /// Tournament size.
     #[arg(long)]
     tournament: Option<usize>,
+    /// Seed the initial population with the published baselines the grammar can express
+    /// (NAD, SAD, AAD, GAD as `1 - exp(-RATE * t)`, CG, Age) instead of starting from
+    /// random formulas only, as the paper does.
+    #[arg(long)]
+    seed_baselines: bool,
     #[command(flatten)]
     sim: SimArgs,
     /// Print JSON instead of text.
@@ -78,6 +83,19 @@ pub fn run(args: Args) -> Result<()> {
     }
     if let Some(t) = args.tournament {
         raw.tournament = t;
+    }
+    if args.seed_baselines && raw.initial.is_empty() {
+        raw.initial = evolve::baseline_seeds(&grammar);
+    }
+    if let Some(f) = raw
+        .initial
+        .iter()
+        .find(|f| f.terminals().iter().any(|&t| !grammar.has_terminal(t)))
+    {
+        bail!(
+            "initial formula `{f}` reads a terminal grammar `{}` lacks",
+            grammar.name()
+        );
     }
     let gp = raw.check().context("invalid GP settings")?;
     if args.seeds == 0 {
