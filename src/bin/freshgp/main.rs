@@ -9,7 +9,9 @@ use clap::{Parser, Subcommand};
 mod baselines_cmd;
 mod common;
 mod evolve_cmd;
+mod experiment_cmd;
 mod formula_cmd;
+mod report_cmd;
 mod simulate_cmd;
 
 /// Discover crawl revisit scoring functions by genetic programming.
@@ -30,6 +32,10 @@ enum Command {
     Simulate(simulate_cmd::Args),
     /// Evolve scoring formulas on one rotation.
     Evolve(evolve_cmd::Args),
+    /// Run a whole study from an experiment file (RON), resumable and shardable.
+    Experiment(experiment_cmd::Args),
+    /// Write a study's tables and plots from its output directory; merge shards.
+    Report(report_cmd::Args),
 }
 
 fn main() {
@@ -39,6 +45,8 @@ fn main() {
         Command::Baselines(args) => baselines_cmd::run(args),
         Command::Simulate(args) => simulate_cmd::run(args),
         Command::Evolve(args) => evolve_cmd::run(args),
+        Command::Experiment(args) => experiment_cmd::run(args),
+        Command::Report(args) => report_cmd::run(args),
     };
     if let Err(err) = result {
         eprintln!("error: {err}");
