@@ -128,6 +128,15 @@ impl Store {
     /// `study.json`. A non-empty directory is accepted only with `resume` and when it holds
     /// the same study (see the module docs).
     pub fn create(dir: &Path, study: &Study, resume: bool) -> Result<Store, StoreError> {
+        let store = Store::check(dir, study, resume)?;
+        let units = dir.join(UNITS_DIR);
+        std::fs::create_dir_all(&units).map_err(|e| io(&units, e))?;
+        store.write_json(&dir.join(STUDY_FILE), study)?;
+        Ok(store)
+    }
+
+    /// The checks of [`Store::create`], without writing anything.
+    pub fn check(dir: &Path, study: &Study, resume: bool) -> Result<Store, StoreError> {
         let store = Store {
             dir: dir.to_path_buf(),
         };
@@ -157,9 +166,6 @@ impl Store {
                 return Err(StoreError::Exists { dir: shown });
             }
         }
-        let units = dir.join(UNITS_DIR);
-        std::fs::create_dir_all(&units).map_err(|e| io(&units, e))?;
-        store.write_json(&dir.join(STUDY_FILE), study)?;
         Ok(store)
     }
 

@@ -222,7 +222,7 @@ pub enum RunError {
     #[error(transparent)]
     Store(#[from] StoreError),
     /// The protocol (splits, simulation settings).
-    #[error("{0}")]
+    #[error(transparent)]
     Experiment(#[from] ExperimentError),
 }
 

@@ -34,12 +34,13 @@ pub fn run(args: Args) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("results").join(&study.name));
-    let store = Store::create(&out, &study, args.resume)?;
+    Store::check(&out, &study, args.resume)?;
     let quiet = args.quiet;
     if !quiet {
         eprintln!("{}: loading the dataset ({})", study.name, study.dataset_label());
     }
     let runner = Runner::new(study, &base_dir(&args.file))?;
+    let store = Store::create(&out, runner.study(), args.resume)?;
     if !quiet {
         let d = runner.dataset();
         eprintln!("{} pages × {} cycles", d.pages(), d.cycles());
