@@ -59,7 +59,12 @@ fn assert_same_reports(a: &Path, b: &Path) {
             std::fs::read(a.join(name)).unwrap_or_else(|e| panic!("{name}: {e}")),
             std::fs::read(b.join(name)).unwrap_or_else(|e| panic!("{name}: {e}")),
         );
-        assert!(x == y, "{name} differs between {} and {}", a.display(), b.display());
+        assert!(
+            x == y,
+            "{name} differs between {} and {}",
+            a.display(),
+            b.display()
+        );
     }
 }
 
@@ -90,7 +95,10 @@ fn full_run_writes_the_report() {
         "## Table 4",
         "### Basic-CR (fitness ChangeRate",
     ] {
-        assert!(summary.contains(needle), "summary lacks {needle:?}:\n{summary}");
+        assert!(
+            summary.contains(needle),
+            "summary lacks {needle:?}:\n{summary}"
+        );
     }
     let results: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
@@ -132,7 +140,10 @@ fn misspelt_field_names_field_and_line() {
         .failure();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     assert!(stderr.contains("tiny.ron:7: gp.population"), "{stderr}");
-    assert!(!tmp.path().join("out").exists(), "nothing written for a bad file");
+    assert!(
+        !tmp.path().join("out").exists(),
+        "nothing written for a bad file"
+    );
 }
 
 #[test]
@@ -152,7 +163,11 @@ fn resume_after_losing_units_gives_identical_reports() {
         }
     }
     // A stray temporary file of a killed write is ignored.
-    std::fs::write(b.join("units").join(".All-NDCG-r0-s1.json.99.tmp"), "{\"trunc").unwrap();
+    std::fs::write(
+        b.join("units").join(".All-NDCG-r0-s1.json.99.tmp"),
+        "{\"trunc",
+    )
+    .unwrap();
     // Without --resume the directory is refused.
     let out = freshgp()
         .arg("experiment")
@@ -215,11 +230,17 @@ fn shards_merge_into_the_unsharded_report() {
     run(&study, &s1, &["--shard", "1/2"]);
     let (n0, n1) = (unit_files(&s0).len(), unit_files(&s1).len());
     assert_eq!((n0, n1), (13, 12));
-    assert!(!s0.join("summary.md").exists(), "an incomplete shard writes no report");
+    assert!(
+        !s0.join("summary.md").exists(),
+        "an incomplete shard writes no report"
+    );
     // An incomplete directory cannot be reported.
     let out = freshgp().arg("report").arg(&s0).assert().failure();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
-    assert!(stderr.contains("12 of 25 units are not finished"), "{stderr}");
+    assert!(
+        stderr.contains("12 of 25 units are not finished"),
+        "{stderr}"
+    );
     // Merge both into a fresh directory.
     let merged = tmp.path().join("merged");
     freshgp()
@@ -249,7 +270,10 @@ fn a_different_study_is_refused() {
     let study = write_study(tmp.path(), TINY);
     let out = tmp.path().join("out");
     run(&study, &out, &["--shard", "0/5"]);
-    let other = write_study(tmp.path(), &TINY.replace("generations: 2", "generations: 3"));
+    let other = write_study(
+        tmp.path(),
+        &TINY.replace("generations: 2", "generations: 3"),
+    );
     let result = freshgp()
         .arg("experiment")
         .arg(&other)
@@ -283,4 +307,54 @@ fn results_do_not_depend_on_the_thread_count() {
             .success();
     }
     assert_same_reports(&one, &two);
+}
+
+#[test]
+fn shipped_experiment_files_are_valid() {
+    use freshgp::experiment::study::Study;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+    for name in ["quick.ron", "paper.ron", "scoop.ron"] {
+        let study = Study::load(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(study.rotations, [0, 1, 2, 3, 4], "{name}");
+        assert_eq!(study.configurations.len(), 4, "{name}");
+        assert_eq!(study.baselines.len(), 7, "{name}");
+    }
+    let paper = Study::load(&dir.join("paper.ron")).unwrap();
+    let gp = &paper.configurations[0].gp;
+    assert_eq!((gp.population, gp.generations, gp.keep_best), (300, 50, 50));
+    assert_eq!(paper.configurations[3].seeds, [1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn scoop_study_runs_on_the_shared_real_file() {
+    let data = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/datasets/real/ScoopInstaller+Main.57.tsv"
+    );
+    if !Path::new(data).exists() {
+        eprintln!("skipped: {data} is absent (shared/ is not beside the clone)");
+        return;
+    }
+    // experiments/scoop.ron, scaled down: same dataset, 1 seed, a tiny GP.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/experiments/scoop.ron"
+    ))
+    .unwrap()
+    .replace("seeds: 5", "seeds: 1")
+    .replace(
+        "gp: (population: 300, generations: 50)",
+        "gp: (population: 8, generations: 1, keep_best: 4)",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let study = tmp.path().join("scoop.ron");
+    let relative = "../../shared/datasets/real/ScoopInstaller+Main.57.tsv";
+    assert!(text.contains(relative));
+    std::fs::write(&study, text.replace(relative, data)).unwrap();
+    let out = tmp.path().join("out");
+    run(&study, &out, &[]);
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["dataset"][0], 1590);
+    assert_eq!(results["cycles_per_rotation"], 17);
 }

@@ -289,14 +289,12 @@ impl Study {
         let study = Study::from_ron(&text, &path.display().to_string())?;
         let base = base_dir(path);
         for (i, c) in study.configurations.iter().enumerate() {
-            study
-                .grammar(i, &base)
-                .map_err(|e| StudyError::Invalid {
-                    file: path.display().to_string(),
-                    line: line_of(&text, "grammar", line_of_string(&text, &c.name)),
-                    field: format!("configurations[{i}].grammar"),
-                    reason: e.to_string(),
-                })?;
+            study.grammar(i, &base).map_err(|e| StudyError::Invalid {
+                file: path.display().to_string(),
+                line: line_of(&text, "grammar", line_of_string(&text, &c.name)),
+                field: format!("configurations[{i}].grammar"),
+                reason: e.to_string(),
+            })?;
         }
         Ok(study)
     }
@@ -594,7 +592,10 @@ mod tests {
         assert_eq!(e, "t.ron:5: seeds: at least 1");
         let bad = TINY.replace("\"b\"", "\"a\"");
         let e = Study::from_ron(&bad, "t.ron").unwrap_err().to_string();
-        assert!(e.contains("configurations[1].name") && e.contains("twice"), "{e}");
+        assert!(
+            e.contains("configurations[1].name") && e.contains("twice"),
+            "{e}"
+        );
     }
 
     #[test]

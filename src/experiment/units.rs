@@ -252,7 +252,11 @@ impl Runner {
                 .map_err(ExperimentError::from)?;
             for (set, pages, cycles) in [
                 ("training", &split.train, split.train_cycles.clone()),
-                ("validation", &split.validation, split.validation_cycles.clone()),
+                (
+                    "validation",
+                    &split.validation,
+                    split.validation_cycles.clone(),
+                ),
                 ("test", &split.test, split.test_cycles.clone()),
             ] {
                 let period =
@@ -307,7 +311,11 @@ impl Runner {
         EvolveSettings {
             grammar: self.grammars[index].clone(),
             metric: c.fitness,
-            gp: c.gp.clone().check().expect("checked when the study was read"),
+            gp: c
+                .gp
+                .clone()
+                .check()
+                .expect("checked when the study was read"),
             sim: self.study.sim,
             seeds: c.seeds.clone(),
         }

@@ -267,11 +267,15 @@ pub fn analyse(study: &Study, store: &Store) -> Result<Analysis, ReportError> {
                 let u: BaselineUnit = store.read_unit(&name)?.expect("checked present");
                 let ok = u.rotation == rotation
                     && u.baselines.len() == study.baselines.len()
-                    && u.baselines.iter().zip(&study.baselines).all(|(r, b)| {
-                        r.baseline == *b && r.top.len() == study.top_resources.len()
-                    });
+                    && u.baselines
+                        .iter()
+                        .zip(&study.baselines)
+                        .all(|(r, b)| r.baseline == *b && r.top.len() == study.top_resources.len());
                 if !ok {
-                    return Err(inconsistent(&name, "does not match the study's baselines, rotation or top_resources".into()));
+                    return Err(inconsistent(
+                        &name,
+                        "does not match the study's baselines, rotation or top_resources".into(),
+                    ));
                 }
                 baseline_units.push(u);
             }
@@ -285,7 +289,9 @@ pub fn analyse(study: &Study, store: &Store) -> Result<Analysis, ReportError> {
                     && u.seed == seed
                     && u.configuration == study.configurations[configuration].name
                     && u.run.choices.len() == Strategy::ALL.len()
-                    && u.top.iter().all(|t| t.runs.len() == study.top_resources.len());
+                    && u.top
+                        .iter()
+                        .all(|t| t.runs.len() == study.top_resources.len());
                 if !ok {
                     return Err(inconsistent(&name, "does not match its configuration, rotation, seed or the study's top_resources".into()));
                 }
@@ -308,7 +314,8 @@ pub fn analyse(study: &Study, store: &Store) -> Result<Analysis, ReportError> {
         let runs = &gp_units[offset..offset + n];
         offset += n;
         // Per rotation: the seed runs and the winners.
-        let per_rotation: Vec<(&[GpUnit], Vec<(Strategy, usize)>)> = runs
+        type Winners<'u> = (&'u [GpUnit], Vec<(Strategy, usize)>);
+        let per_rotation: Vec<Winners<'_>> = runs
             .chunks(c.seeds.len())
             .map(|seeds| {
                 let seed_runs: Vec<_> = seeds.iter().map(|u| u.run.clone()).collect();
@@ -372,7 +379,14 @@ pub fn analyse(study: &Study, store: &Store) -> Result<Analysis, ReportError> {
             .unwrap_or(0);
         let column = |f: &dyn Fn(&evolve::GenerationSummary) -> f64| -> Vec<f64> {
             (0..len)
-                .map(|g| mean(&runs.iter().map(|u| f(&u.run.generations[g])).collect::<Vec<_>>()))
+                .map(|g| {
+                    mean(
+                        &runs
+                            .iter()
+                            .map(|u| f(&u.run.generations[g]))
+                            .collect::<Vec<_>>(),
+                    )
+                })
                 .collect()
         };
         generations.push(GenerationCurve {
@@ -570,7 +584,10 @@ pub fn write(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     };
     put(
         "summary.md",
-        &summary::markdown(&analysis, &plots.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>()),
+        &summary::markdown(
+            &analysis,
+            &plots.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+        ),
     )?;
     let mut json = serde_json::to_string_pretty(&analysis).expect("results serialize");
     json.push('\n');

@@ -46,7 +46,8 @@ const PALETTE: [RGBColor; 12] = [
 /// A line chart as SVG text, legend on the right.
 pub fn line_chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series]) -> String {
     let mut svg = String::new();
-    let (xs, ys): (Vec<f64>, Vec<f64>) = series.iter().flat_map(|s| s.points.iter()).copied().unzip();
+    let (xs, ys): (Vec<f64>, Vec<f64>) =
+        series.iter().flat_map(|s| s.points.iter()).copied().unzip();
     let range = |v: &[f64], pad: f64| {
         let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -72,11 +73,7 @@ pub fn line_chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series]) ->
             .y_label_area_size(60)
             .build_cartesian_2d(x0..x1, y0..y1)
         {
-            let _ = chart
-                .configure_mesh()
-                .x_desc(x_desc)
-                .y_desc(y_desc)
-                .draw();
+            let _ = chart.configure_mesh().x_desc(x_desc).y_desc(y_desc).draw();
             for (i, s) in series.iter().enumerate() {
                 let color = PALETTE[i % PALETTE.len()];
                 let style = color.stroke_width(if s.thin { 1 } else { 2 });
@@ -256,6 +253,25 @@ mod tests {
         assert!(svg.starts_with("<svg"), "{}", &svg[..50]);
         assert!(svg.contains("GP/best") && svg.contains("NAD"));
         assert!(svg.matches("<polyline").count() >= 2, "{svg}");
-        assert_eq!(svg, line_chart("t", "x", "y", &[Series { label: "GP/best".into(), points: vec![(1.0, 0.5), (2.0, 0.7), (3.0, 0.6)], thin: false }, Series { label: "NAD".into(), points: vec![(1.0, 0.4), (2.0, 0.4), (3.0, 0.45)], thin: true }]));
+        assert_eq!(
+            svg,
+            line_chart(
+                "t",
+                "x",
+                "y",
+                &[
+                    Series {
+                        label: "GP/best".into(),
+                        points: vec![(1.0, 0.5), (2.0, 0.7), (3.0, 0.6)],
+                        thin: false
+                    },
+                    Series {
+                        label: "NAD".into(),
+                        points: vec![(1.0, 0.4), (2.0, 0.4), (3.0, 0.45)],
+                        thin: true
+                    }
+                ]
+            )
+        );
     }
 }

@@ -37,7 +37,11 @@ pub fn run(args: Args) -> Result<()> {
     Store::check(&out, &study, args.resume)?;
     let quiet = args.quiet;
     if !quiet {
-        eprintln!("{}: loading the dataset ({})", study.name, study.dataset_label());
+        eprintln!(
+            "{}: loading the dataset ({})",
+            study.name,
+            study.dataset_label()
+        );
     }
     let runner = Runner::new(study, &base_dir(&args.file))?;
     let store = Store::create(&out, runner.study(), args.resume)?;
@@ -88,7 +92,8 @@ pub fn run(args: Args) -> Result<()> {
                 report,
                 work_done,
             } => {
-                if last.elapsed() < Duration::from_secs(2) && report.generation < report.generations {
+                if last.elapsed() < Duration::from_secs(2) && report.generation < report.generations
+                {
                     return;
                 }
                 last = Instant::now();
@@ -108,7 +113,10 @@ pub fn run(args: Args) -> Result<()> {
                 seconds,
                 work_done,
             } => {
-                eprintln!("    {label}: done in {seconds:.1}s | {}", eta(work_done, work_total));
+                eprintln!(
+                    "    {label}: done in {seconds:.1}s | {}",
+                    eta(work_done, work_total)
+                );
             }
         }
     })?;
