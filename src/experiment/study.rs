@@ -16,7 +16,7 @@
 //! assert_eq!(study.rotations, [0, 1, 2, 3, 4]);
 //!
 //! let err = Study::from_ron(&text.replace("seeds: 2", "sedes: 2"), "tiny.ron").unwrap_err();
-//! assert!(err.to_string().starts_with("tiny.ron:5:"), "{err}");
+//! assert!(err.to_string().starts_with("tiny.ron:4:"), "{err}");
 //! assert!(err.to_string().contains("sedes"), "{err}");
 //! ```
 //!
