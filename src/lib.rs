@@ -12,7 +12,9 @@
 //! 3. [`data`]: change-history datasets: loading, unknown cycles, folds, synthesis.
 //! 4. [`sim`]: the daily top-k crawl simulation, its terminals, metrics and baselines.
 //! 5. [`gp`]: the genetic programming engine, generic over a fitness trait.
-//! 6. [`experiment`]: the temporal cross-validation protocol around simulation and GP.
+//! 6. [`experiment`]: the temporal cross-validation protocol around simulation and GP, and
+//!    whole studies from one experiment file.
+//! 7. [`report`]: tables and plots of a study, from its output directory.
 //!
 //! [`stats`] holds the small statistics reports use.
 //!
@@ -29,6 +31,7 @@ pub mod export;
 pub mod formula;
 pub mod gp;
 mod hash;
+pub mod report;
 pub mod schedule;
 pub mod sim;
 pub mod stats;

@@ -13,7 +13,7 @@ use crate::data::Dataset;
 use crate::formula::{Formula, Grammar};
 use crate::gp::{self, evaluate_all, Candidate, GenerationReport, GpConfig, Strategy};
 use crate::sim::{CycleMetrics, Metric, Outcome, Period, Scorer, SimConfig, Simulator};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
 /// What to evolve and how.
@@ -43,7 +43,7 @@ pub fn baseline_seeds(grammar: &Grammar) -> Vec<Formula> {
 }
 
 /// One generation's figures, as reported.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GenerationSummary {
     /// 0 for the initial population.
     pub generation: usize,
@@ -60,7 +60,7 @@ pub struct GenerationSummary {
 }
 
 /// A chosen function and its figures.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Choice {
     /// The strategy that chose it.
     pub strategy: Strategy,
@@ -79,7 +79,7 @@ pub struct Choice {
 }
 
 /// One seed's run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SeedRun {
     /// The seed.
     pub seed: u64,
@@ -179,88 +179,140 @@ fn fitness_for(
     .map_err(|source| ExperimentError::Sim { set, source })
 }
 
-/// Runs every seed of `settings` on `rotation` of `dataset`.
-pub fn run_rotation(
-    dataset: &Dataset,
-    rotation: usize,
+/// One rotation made ready to evolve on: the training and validation fitnesses and the
+/// test period, checked against the simulation settings.
+pub struct RotationFitness {
+    /// The rotation.
+    pub rotation: usize,
+    /// Fitness on the training set (period 1).
+    pub train: CrawlFitness,
+    /// Fitness on the validation set (period 2).
+    pub validation: CrawlFitness,
+    /// The test set (period 3).
+    pub test: Period,
+}
+
+impl RotationFitness {
+    /// Builds and checks the sets of `rotation` for `settings` (its seeds are ignored).
+    pub fn new(
+        dataset: &Dataset,
+        rotation: usize,
+        settings: &EvolveSettings,
+    ) -> Result<RotationFitness, ExperimentError> {
+        let sets = RotationSets::new(dataset, rotation)?;
+        let train = fitness_for("training", &sets.train, settings)?;
+        let validation = fitness_for("validation", &sets.validation, settings)?;
+        settings
+            .sim
+            .check(&sets.test)
+            .map_err(|source| ExperimentError::Sim {
+                set: "test",
+                source,
+            })?;
+        Ok(RotationFitness {
+            rotation,
+            train,
+            validation,
+            test: sets.test,
+        })
+    }
+
+    /// Pages in the training, validation and test sets.
+    pub fn set_sizes(&self) -> [usize; 3] {
+        [
+            self.train.period().pages(),
+            self.validation.period().pages(),
+            self.test.pages(),
+        ]
+    }
+}
+
+/// Runs one seed on a prepared rotation: evolve on the training set, validate the hall of
+/// fame, choose by every [`Strategy`] and test the choices. `seed_index` only labels the
+/// progress events. The result depends only on (rotation, settings without seeds, seed).
+pub fn run_seed(
+    sets: &RotationFitness,
     settings: &EvolveSettings,
-    mut progress: impl FnMut(Progress<'_>),
-) -> Result<RotationRun, ExperimentError> {
-    let sets = RotationSets::new(dataset, rotation)?;
-    let train = fitness_for("training", &sets.train, settings)?;
-    let validation = fitness_for("validation", &sets.validation, settings)?;
-    settings
-        .sim
-        .check(&sets.test)
-        .map_err(|source| ExperimentError::Sim {
-            set: "test",
-            source,
-        })?;
-    let mut seeds = Vec::new();
-    for (seed_index, &seed) in settings.seeds.iter().enumerate() {
-        let start = Instant::now();
-        let evolution = gp::evolve(&settings.gp, &settings.grammar, &train, seed, |report| {
+    seed_index: usize,
+    seed: u64,
+    progress: &mut impl FnMut(Progress<'_>),
+) -> SeedRun {
+    let start = Instant::now();
+    let evolution = gp::evolve(
+        &settings.gp,
+        &settings.grammar,
+        &sets.train,
+        seed,
+        |report| {
             progress(Progress::Generation {
                 seed_index,
                 seed,
                 report,
             })
-        });
-        progress(Progress::Selecting { seed_index });
-        let kept: Vec<Formula> = evolution
-            .hall_of_fame
+        },
+    );
+    progress(Progress::Selecting { seed_index });
+    let kept: Vec<Formula> = evolution
+        .hall_of_fame
+        .iter()
+        .map(|i| i.canonical.clone())
+        .collect();
+    let validations = evaluate_all(&sets.validation, &kept);
+    let candidates: Vec<Candidate> = evolution
+        .hall_of_fame
+        .iter()
+        .zip(validations)
+        .map(|(i, v)| Candidate {
+            formula: i.formula.clone(),
+            train: (*i.evaluation).clone(),
+            validation: v,
+        })
+        .collect();
+    let choices = Strategy::ALL
+        .iter()
+        .map(|&strategy| {
+            let c = &candidates[gp::choose(&candidates, strategy)];
+            let formula = c.formula.simplify(settings.grammar.closure());
+            let outcome = test_outcome(&sets.test, &formula, settings);
+            Choice {
+                strategy,
+                test: outcome.mean(settings.metric),
+                train: c.train.value,
+                validation: c.validation.value,
+                score: strategy.score(c),
+                formula,
+                test_cycles: outcome.cycles,
+            }
+        })
+        .collect();
+    SeedRun {
+        seed,
+        generations: evolution
+            .generations
             .iter()
-            .map(|i| i.canonical.clone())
-            .collect();
-        let validations = evaluate_all(&validation, &kept);
-        let candidates: Vec<Candidate> = evolution
-            .hall_of_fame
-            .iter()
-            .zip(validations)
-            .map(|(i, v)| Candidate {
-                formula: i.formula.clone(),
-                train: (*i.evaluation).clone(),
-                validation: v,
+            .map(|g| GenerationSummary {
+                generation: g.generation,
+                best: g.best,
+                mean: g.mean,
+                evaluated: g.evaluated,
+                cache_hits: g.cache_hits,
+                best_formula: g.best_formula.clone(),
             })
-            .collect();
-        let choices = Strategy::ALL
-            .iter()
-            .map(|&strategy| {
-                let c = &candidates[gp::choose(&candidates, strategy)];
-                let formula = c.formula.simplify(settings.grammar.closure());
-                let outcome = test_outcome(&sets.test, &formula, settings);
-                Choice {
-                    strategy,
-                    test: outcome.mean(settings.metric),
-                    train: c.train.value,
-                    validation: c.validation.value,
-                    score: strategy.score(c),
-                    formula,
-                    test_cycles: outcome.cycles,
-                }
-            })
-            .collect();
-        seeds.push(SeedRun {
-            seed,
-            generations: evolution
-                .generations
-                .iter()
-                .map(|g| GenerationSummary {
-                    generation: g.generation,
-                    best: g.best,
-                    mean: g.mean,
-                    evaluated: g.evaluated,
-                    cache_hits: g.cache_hits,
-                    best_formula: g.best_formula.clone(),
-                })
-                .collect(),
-            evaluations: evolution.evaluations,
-            cache_hits: evolution.cache_hits,
-            choices,
-            seconds: start.elapsed().as_secs_f64(),
-        });
+            .collect(),
+        evaluations: evolution.evaluations,
+        cache_hits: evolution.cache_hits,
+        choices,
+        seconds: start.elapsed().as_secs_f64(),
     }
-    let winners = Strategy::ALL
+}
+
+/// Per strategy, the index of the winning seed: the highest strategy score (train and
+/// validation only), the earlier seed on ties.
+///
+/// # Panics
+/// If `seeds` is empty or a run lacks a strategy's choice.
+pub fn winners(seeds: &[SeedRun]) -> Vec<(Strategy, usize)> {
+    Strategy::ALL
         .iter()
         .enumerate()
         .map(|(k, &strategy)| {
@@ -274,14 +326,27 @@ pub fn run_rotation(
                 .expect("at least one seed");
             (strategy, best)
         })
+        .collect()
+}
+
+/// Runs every seed of `settings` on `rotation` of `dataset`.
+pub fn run_rotation(
+    dataset: &Dataset,
+    rotation: usize,
+    settings: &EvolveSettings,
+    mut progress: impl FnMut(Progress<'_>),
+) -> Result<RotationRun, ExperimentError> {
+    let sets = RotationFitness::new(dataset, rotation, settings)?;
+    let seeds: Vec<SeedRun> = settings
+        .seeds
+        .iter()
+        .enumerate()
+        .map(|(seed_index, &seed)| run_seed(&sets, settings, seed_index, seed, &mut progress))
         .collect();
+    let winners = winners(&seeds);
     Ok(RotationRun {
         rotation,
-        set_sizes: [
-            sets.train.pages(),
-            sets.validation.pages(),
-            sets.test.pages(),
-        ],
+        set_sizes: sets.set_sizes(),
         seeds,
         winners,
     })

@@ -6,6 +6,11 @@
 //! * [`evolve`]: one rotation of the paper's protocol: evolve on the training set for
 //!   several seeds, keep the best, choose by Best / Sum_σ / Avg_σ on the validation set,
 //!   report the test figures.
+//! * [`study`]: experiment files: a whole study in one RON file.
+//! * [`units`]: a study cut into units of work (configuration × rotation × seed, and the
+//!   baselines of each rotation), run one by one, resumable and shardable.
+//! * [`store`]: the output directory: the study record and one file per finished unit,
+//!   written atomically.
 //!
 //! **Invariant:** this layer composes `data`, `sim` and `gp`; it never prints (progress
 //! goes to a callback) and never reads flags.
@@ -13,6 +18,9 @@
 pub mod baselines;
 pub mod evolve;
 pub mod fitness;
+pub mod store;
+pub mod study;
+pub mod units;
 
 use crate::data::split::SplitError;
 use crate::sim::{PeriodError, SimError};

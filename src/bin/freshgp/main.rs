@@ -10,7 +10,9 @@ mod baselines_cmd;
 mod common;
 mod dataset_cmd;
 mod evolve_cmd;
+mod experiment_cmd;
 mod formula_cmd;
+mod report_cmd;
 mod schedule_cmd;
 mod simulate_cmd;
 
@@ -36,6 +38,10 @@ enum Command {
     Dataset(dataset_cmd::Args),
     /// Apply a crawler's download log to a saved state and print the next batch.
     Schedule(schedule_cmd::Args),
+    /// Run a whole study from an experiment file (RON), resumable and shardable.
+    Experiment(experiment_cmd::Args),
+    /// Write a study's tables and plots from its output directory; merge shards.
+    Report(report_cmd::Args),
 }
 
 fn main() {
@@ -54,6 +60,8 @@ fn main() {
         Command::Evolve(args) => evolve_cmd::run(args),
         Command::Dataset(args) => dataset_cmd::run(args),
         Command::Schedule(args) => schedule_cmd::run(args),
+        Command::Experiment(args) => experiment_cmd::run(args),
+        Command::Report(args) => report_cmd::run(args),
     };
     if let Err(err) = result {
         eprintln!("error: {err}");

@@ -1,0 +1,148 @@
+//! `freshgp experiment`: run a whole study from an experiment file, unit by unit, into an
+//! output directory, then write its report.
+
+use anyhow::{Context, Result};
+use freshgp::experiment::store::Store;
+use freshgp::experiment::study::{base_dir, Study};
+use freshgp::experiment::units::{self, Event, Runner, Shard};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Flags of `freshgp experiment`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The experiment file (RON; see experiments/*.ron).
+    file: PathBuf,
+    /// Output directory (default: results/<study name>).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Continue a stopped run in DIR: skip the units already stored.
+    #[arg(long)]
+    resume: bool,
+    /// Run only the units whose index modulo n is i (e.g. 0/4); merge the shards with
+    /// `freshgp report DIR --merge OTHER`.
+    #[arg(long, value_name = "i/n", default_value = "0/1")]
+    shard: Shard,
+    /// No progress on stderr.
+    #[arg(long)]
+    quiet: bool,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let study = Study::load(&args.file)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(&study.name));
+    Store::check(&out, &study, args.resume)?;
+    let quiet = args.quiet;
+    if !quiet {
+        eprintln!(
+            "{}: loading the dataset ({})",
+            study.name,
+            study.dataset_label()
+        );
+    }
+    let runner = Runner::new(study, &base_dir(&args.file))?;
+    let store = Store::create(&out, runner.study(), args.resume)?;
+    if !quiet {
+        let d = runner.dataset();
+        eprintln!("{} pages × {} cycles", d.pages(), d.cycles());
+    }
+    let start = Instant::now();
+    let mut work_total = 0.0;
+    let mut last = Instant::now() - Duration::from_secs(60);
+    let mut count = 0;
+    let eta = |done: f64, total: f64| -> String {
+        let elapsed = start.elapsed().as_secs_f64();
+        if done <= 0.0 {
+            return format!("{elapsed:.0}s elapsed");
+        }
+        let left = elapsed / done * (total - done).max(0.0);
+        format!("{elapsed:.0}s elapsed, ETA {left:.0}s")
+    };
+    let ran = units::run_study(&runner, &store, args.shard, |event| {
+        if quiet {
+            return;
+        }
+        match event {
+            Event::Plan {
+                total,
+                in_shard,
+                done,
+                work,
+            } => {
+                work_total = work;
+                count = in_shard - done;
+                eprintln!(
+                    "{total} units in the study, {in_shard} in shard {}/{}, {done} already done, {} to run; results in {}",
+                    args.shard.index,
+                    args.shard.count,
+                    in_shard - done,
+                    out.display()
+                );
+            }
+            Event::Start {
+                position, label, ..
+            } => {
+                eprintln!("[{}/{count}] {label}", position + 1);
+            }
+            Event::Generation {
+                label,
+                report,
+                work_done,
+            } => {
+                if last.elapsed() < Duration::from_secs(2) && report.generation < report.generations
+                {
+                    return;
+                }
+                last = Instant::now();
+                let population = (report.evaluated + report.cache_hits) as f64;
+                let done = work_done + population * (report.generation + 1) as f64;
+                eprintln!(
+                    "    {label}: gen {:>3}/{} best {:.4} mean {:.4} | {}",
+                    report.generation,
+                    report.generations,
+                    report.best,
+                    report.mean,
+                    eta(done, work_total)
+                );
+            }
+            Event::Finished {
+                label,
+                seconds,
+                work_done,
+            } => {
+                eprintln!(
+                    "    {label}: done in {seconds:.1}s | {}",
+                    eta(work_done, work_total)
+                );
+            }
+        }
+    })?;
+    let study = runner.study();
+    let missing = units::units(study)
+        .iter()
+        .filter(|u| !store.unit_path(&u.file_name(study)).exists())
+        .count();
+    if missing > 0 {
+        eprintln!(
+            "ran {ran} units in {:.1}s; {missing} units of the study are in other shards: merge them with `freshgp report {} --merge OTHER_DIR`",
+            start.elapsed().as_secs_f64(),
+            out.display()
+        );
+        return Ok(());
+    }
+    let written = freshgp::report::write(&out).context("cannot write the report")?;
+    if !quiet {
+        eprintln!(
+            "ran {ran} units in {:.1}s; report: {}",
+            start.elapsed().as_secs_f64(),
+            out.join("summary.md").display()
+        );
+    }
+    for path in written {
+        println!("{}", path.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,307 @@
+//! The output directory of a study: `study.json` (the checked [`Study`]) and one JSON file
+//! per finished unit of work in `units/`.
+//!
+//! Every file is written atomically ([`write_atomic`]): to a temporary file in the same
+//! directory, flushed to disk, then renamed over the target. A crash or a kill leaves
+//! either the complete old state or the complete new file, never a half-written result
+//! (at worst a stray `.*.tmp` file, which is ignored and replaced on the next run).
+//!
+//! A directory belongs to one study: [`Store::create`] refuses a non-empty directory
+//! unless it holds the same study and the caller resumes; "the same" means every field of
+//! `study.json` but `description` and `reports` is equal (those two only change what the
+//! report shows, so a resumed run may update them).
+
+use super::study::Study;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The study record inside an output directory.
+pub const STUDY_FILE: &str = "study.json";
+/// The folder of unit results inside an output directory.
+pub const UNITS_DIR: &str = "units";
+
+/// Why an output directory cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A file or directory operation failed.
+    #[error("{path}: {reason}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The system's reason.
+        reason: String,
+    },
+    /// The directory holds files but no study.
+    #[error("{dir} is not empty and holds no {STUDY_FILE}: choose another --out directory")]
+    Foreign {
+        /// The directory.
+        dir: String,
+    },
+    /// The directory holds results of this study and the caller did not resume.
+    #[error("{dir} already holds results of this study: pass --resume to continue it, or choose another --out directory")]
+    Exists {
+        /// The directory.
+        dir: String,
+    },
+    /// The directory holds another study.
+    #[error("{dir} holds a different study: its `{field}` differs from the experiment file's (stored {stored}, file {given})")]
+    Different {
+        /// The directory.
+        dir: String,
+        /// The first differing field of `study.json`.
+        field: String,
+        /// The stored value (JSON).
+        stored: String,
+        /// The file's value (JSON).
+        given: String,
+    },
+    /// A stored file does not parse.
+    #[error("{path}: {reason}")]
+    Corrupt {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+fn io(path: &Path, e: std::io::Error) -> StoreError {
+    StoreError::Io {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    }
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, synced, then renamed.
+/// On error the target is unchanged and the temporary file is removed.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// The first top-level field (besides `description` and `reports`) in which two studies
+/// differ, with both values as JSON.
+pub fn difference(stored: &Study, given: &Study) -> Option<(String, String, String)> {
+    let a = serde_json::to_value(stored).expect("a study serializes");
+    let b = serde_json::to_value(given).expect("a study serializes");
+    let (a, b) = (a.as_object()?, b.as_object()?);
+    for (key, va) in a {
+        if key == "description" || key == "reports" {
+            continue;
+        }
+        let vb = b.get(key).cloned().unwrap_or(serde_json::Value::Null);
+        if *va != vb {
+            return Some((key.clone(), va.to_string(), vb.to_string()));
+        }
+    }
+    None
+}
+
+/// An output directory.
+#[derive(Debug, Clone)]
+pub struct Store {
+    dir: PathBuf,
+}
+
+impl Store {
+    /// Prepares `dir` for `study`: creates it (and `units/`) if needed and writes
+    /// `study.json`. A non-empty directory is accepted only with `resume` and when it holds
+    /// the same study (see the module docs).
+    pub fn create(dir: &Path, study: &Study, resume: bool) -> Result<Store, StoreError> {
+        let store = Store::check(dir, study, resume)?;
+        let units = dir.join(UNITS_DIR);
+        std::fs::create_dir_all(&units).map_err(|e| io(&units, e))?;
+        store.write_json(&dir.join(STUDY_FILE), study)?;
+        Ok(store)
+    }
+
+    /// The checks of [`Store::create`], without writing anything.
+    pub fn check(dir: &Path, study: &Study, resume: bool) -> Result<Store, StoreError> {
+        let store = Store {
+            dir: dir.to_path_buf(),
+        };
+        let shown = dir.display().to_string();
+        let empty = match std::fs::read_dir(dir) {
+            Ok(mut entries) => entries.next().is_none(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+            Err(e) => return Err(io(dir, e)),
+        };
+        if !empty {
+            let stored = match store.study() {
+                Ok(s) => s,
+                Err(StoreError::Io { .. }) if !dir.join(STUDY_FILE).exists() => {
+                    return Err(StoreError::Foreign { dir: shown })
+                }
+                Err(e) => return Err(e),
+            };
+            if let Some((field, stored, given)) = difference(&stored, study) {
+                return Err(StoreError::Different {
+                    dir: shown,
+                    field,
+                    stored,
+                    given,
+                });
+            }
+            if !resume {
+                return Err(StoreError::Exists { dir: shown });
+            }
+        }
+        Ok(store)
+    }
+
+    /// Opens an existing output directory and reads its study.
+    pub fn open(dir: &Path) -> Result<(Store, Study), StoreError> {
+        let store = Store {
+            dir: dir.to_path_buf(),
+        };
+        let study = store.study()?;
+        Ok((store, study))
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The stored study.
+    pub fn study(&self) -> Result<Study, StoreError> {
+        self.read_json(&self.dir.join(STUDY_FILE))?
+            .ok_or_else(|| StoreError::Io {
+                path: self.dir.join(STUDY_FILE).display().to_string(),
+                reason: "no such file".into(),
+            })
+    }
+
+    /// The path of the unit file `name` (e.g. `GP4C_All-NDCG-r0-s1.json`).
+    pub fn unit_path(&self, name: &str) -> PathBuf {
+        self.dir.join(UNITS_DIR).join(name)
+    }
+
+    /// Writes a unit result atomically.
+    pub fn write_unit<T: Serialize>(&self, name: &str, value: &T) -> Result<(), StoreError> {
+        self.write_json(&self.unit_path(name), value)
+    }
+
+    /// Reads a unit result: `None` if absent, an error if it does not parse.
+    pub fn read_unit<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>, StoreError> {
+        self.read_json(&self.unit_path(name))
+    }
+
+    /// Writes any file of the directory atomically (JSON, pretty, newline-terminated).
+    pub fn write_json<T: Serialize>(&self, path: &Path, value: &T) -> Result<(), StoreError> {
+        let mut text = serde_json::to_string_pretty(value).expect("results serialize");
+        text.push('\n');
+        write_atomic(path, text.as_bytes()).map_err(|e| io(path, e))
+    }
+
+    fn read_json<T: DeserializeOwned>(&self, path: &Path) -> Result<Option<T>, StoreError> {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io(path, e)),
+        };
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| StoreError::Corrupt {
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            })
+    }
+
+    /// Copies into this directory the unit files of `other` (a shard of the same study)
+    /// that it lacks; returns how many were copied.
+    pub fn merge_from(&self, other: &Path) -> Result<usize, StoreError> {
+        let (theirs, their_study) = Store::open(other)?;
+        let ours = self.study()?;
+        if let Some((field, stored, given)) = difference(&ours, &their_study) {
+            return Err(StoreError::Different {
+                dir: other.display().to_string(),
+                field,
+                stored: given,
+                given: stored,
+            });
+        }
+        let from = theirs.dir.join(UNITS_DIR);
+        let entries = match std::fs::read_dir(&from) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(io(&from, e)),
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".json") && !n.starts_with('.'))
+            .collect();
+        names.sort();
+        let units = self.dir.join(UNITS_DIR);
+        std::fs::create_dir_all(&units).map_err(|e| io(&units, e))?;
+        let mut copied = 0;
+        for name in names {
+            let target = self.unit_path(&name);
+            if target.exists() {
+                continue;
+            }
+            let source = from.join(&name);
+            let bytes = std::fs::read(&source).map_err(|e| io(&source, e))?;
+            serde_json::from_slice::<serde_json::Value>(&bytes).map_err(|e| {
+                StoreError::Corrupt {
+                    path: source.display().to_string(),
+                    reason: e.to_string(),
+                }
+            })?;
+            write_atomic(&target, &bytes).map_err(|e| io(&target, e))?;
+            copied += 1;
+        }
+        Ok(copied)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_leaves_no_partial_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("a.json");
+        write_atomic(&target, b"{\"x\": 1}\n").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"{\"x\": 1}\n");
+        // A rename onto a non-empty directory fails: the target directory and its content
+        // stay, and no temporary file is left behind.
+        let blocked = dir.path().join("b.json");
+        std::fs::create_dir(&blocked).unwrap();
+        std::fs::write(blocked.join("keep"), b"k").unwrap();
+        assert!(write_atomic(&blocked, b"new").is_err());
+        assert!(blocked.is_dir());
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+        assert_eq!(names.len(), 2);
+        // A failed overwrite keeps the old content.
+        let ro = dir.path().join("missing-dir").join("c.json");
+        assert!(write_atomic(&ro, b"x").is_err());
+        assert_eq!(std::fs::read(&target).unwrap(), b"{\"x\": 1}\n");
+    }
+}

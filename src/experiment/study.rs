@@ -1,0 +1,614 @@
+//! Experiment files: a whole study (dataset, rotations, resources, the GP configurations
+//! to compare, the baselines, the reports) in one RON file, checked into a [`Study`].
+//!
+//! ```
+//! use freshgp::experiment::study::Study;
+//!
+//! let text = r#"(
+//!     name: "tiny",
+//!     dataset: Synthetic(preset: "brdc12", pages: 200, days: 21, seed: 1),
+//!     seeds: 2,
+//!     gp: (population: 10, generations: 2),
+//!     configurations: [(name: "All-NDCG", grammar: "all", fitness: ndcg)],
+//! )"#;
+//! let study = Study::from_ron(text, "tiny.ron").unwrap();
+//! assert_eq!(study.configurations[0].seeds, [1, 2]);
+//! assert_eq!(study.rotations, [0, 1, 2, 3, 4]);
+//!
+//! let err = Study::from_ron(&text.replace("seeds: 2", "sedes: 2"), "tiny.ron").unwrap_err();
+//! assert!(err.to_string().starts_with("tiny.ron:4:"), "{err}");
+//! assert!(err.to_string().contains("sedes"), "{err}");
+//! ```
+//!
+//! Every field but `name`, `dataset` and `configurations` has a default (the paper's
+//! protocol, SPEC §2 and §6). Unknown or misspelt fields are errors that name the field
+//! and its line; so are values out of range (the line is that of the field's first
+//! occurrence after its configuration's `name`).
+//!
+//! Relative paths (`Path(...)` datasets, grammar and preset files) are resolved against
+//! the directory of the experiment file, so a study runs the same from any working
+//! directory. The checked [`Study`] keeps them as written: it is what an output directory
+//! stores (`study.json`) to recognise its study when a run is resumed or merged.
+
+use crate::data::synth::{self, SynthParams};
+use crate::data::{self, DataError, Dataset, LoadOptions, UnknownPolicy};
+use crate::formula::{Grammar, GrammarError};
+use crate::gp::{RawGpConfig, Strategy};
+use crate::sim::{Baseline, Metric, SimConfig, TieBreak};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Why an experiment file is unusable.
+#[derive(Debug, thiserror::Error)]
+pub enum StudyError {
+    /// The file cannot be read.
+    #[error("cannot read {file}: {reason}")]
+    Io {
+        /// The file.
+        file: String,
+        /// The system's reason.
+        reason: String,
+    },
+    /// Not RON of the expected shape (includes unknown and misspelt fields).
+    #[error("{file}:{line}:{column}: {reason}")]
+    Syntax {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A field's value is out of range.
+    #[error("{file}:{line}: {field}: {reason}")]
+    Invalid {
+        /// The file.
+        file: String,
+        /// 1-based line of the field (0 if it was not written: a default).
+        line: usize,
+        /// The field, e.g. `configurations[1].grammar`.
+        field: String,
+        /// The rule it breaks.
+        reason: String,
+    },
+    /// The dataset cannot be loaded or generated.
+    #[error("dataset: {0}")]
+    Data(#[from] DataError),
+    /// A grammar cannot be loaded.
+    #[error("grammar: {0}")]
+    Grammar(#[from] GrammarError),
+}
+
+/// Where the change history comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum DatasetSpec {
+    /// A history file (SPEC text format or freshgp's binary cache); a relative path is
+    /// resolved against the experiment file's directory.
+    Path(String),
+    /// A synthetic history from a generator preset (a built-in name such as `brdc12`, or a
+    /// RON preset file), with its page and day counts optionally overridden.
+    Synthetic {
+        /// Preset name or file.
+        preset: String,
+        /// Pages (default: the preset's).
+        #[serde(default)]
+        pages: Option<usize>,
+        /// Days (default: the preset's).
+        #[serde(default)]
+        days: Option<usize>,
+        /// Generator seed.
+        seed: u64,
+    },
+}
+
+/// Which reports `freshgp report` writes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Reports {
+    /// The selection strategies that become methods (configuration × strategy).
+    pub strategies: Vec<Strategy>,
+    /// SVG plots.
+    pub plots: bool,
+    /// Per-cycle CSV files.
+    pub csv: bool,
+}
+
+impl Default for Reports {
+    fn default() -> Self {
+        Reports {
+            strategies: Strategy::ALL.to_vec(),
+            plots: true,
+            csv: true,
+        }
+    }
+}
+
+/// One GP configuration as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfiguration {
+    name: String,
+    grammar: String,
+    fitness: Metric,
+    #[serde(default)]
+    population: Option<usize>,
+    #[serde(default)]
+    generations: Option<usize>,
+    #[serde(default)]
+    seeds: Option<usize>,
+}
+
+fn default_unknown() -> String {
+    "paper".into()
+}
+fn all_rotations() -> Vec<usize> {
+    (0..crate::data::split::FOLDS).collect()
+}
+fn paper_resources() -> f64 {
+    0.05
+}
+fn paper_warmup() -> usize {
+    2
+}
+fn default_top() -> Vec<f64> {
+    vec![0.01, 0.02, 0.03, 0.04, 0.05]
+}
+fn five() -> usize {
+    5
+}
+fn first() -> u64 {
+    1
+}
+fn all_baselines() -> Vec<Baseline> {
+    Baseline::ALL.to_vec()
+}
+
+/// An experiment file as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStudy {
+    name: String,
+    #[serde(default)]
+    description: String,
+    dataset: DatasetSpec,
+    #[serde(default = "default_unknown")]
+    unknown: String,
+    #[serde(default = "all_rotations")]
+    rotations: Vec<usize>,
+    #[serde(default = "paper_resources")]
+    resources: f64,
+    #[serde(default = "paper_warmup")]
+    warmup: usize,
+    #[serde(default)]
+    tie_seed: u64,
+    #[serde(default)]
+    ties: TieBreak,
+    #[serde(default = "default_top")]
+    top_resources: Vec<f64>,
+    #[serde(default = "five")]
+    seeds: usize,
+    #[serde(default = "first")]
+    first_seed: u64,
+    #[serde(default)]
+    gp: RawGpConfig,
+    configurations: Vec<RawConfiguration>,
+    #[serde(default = "all_baselines")]
+    baselines: Vec<Baseline>,
+    #[serde(default)]
+    reports: Reports,
+}
+
+/// One checked GP configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Configuration {
+    /// Its name (letters, digits, `_`, `.`, `-`): the prefix of its methods and unit files.
+    pub name: String,
+    /// Grammar: `basic`, `all`, `basic-reference`, `all-reference`, or a RON file (as
+    /// written, relative to the experiment file).
+    pub grammar: String,
+    /// Fitness metric.
+    pub fitness: Metric,
+    /// GP parameters (checked).
+    pub gp: RawGpConfig,
+    /// The seeds, one run each.
+    pub seeds: Vec<u64>,
+}
+
+/// A checked study: what an output directory stores as `study.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Study {
+    /// Name (the default output directory is `results/<name>`).
+    pub name: String,
+    /// Free text, repeated in the summary.
+    pub description: String,
+    /// The change history.
+    pub dataset: DatasetSpec,
+    /// Unknown-cycle policy for file datasets (`paper`, `paper:N`, `infer`, `zero`, `one`,
+    /// `drop`, `keep`).
+    pub unknown: String,
+    /// The rotations (test folds) run, in order.
+    pub rotations: Vec<usize>,
+    /// Simulation settings (resources, warm-up, tie seed and rule).
+    pub sim: SimConfig,
+    /// Resources at which the chosen functions and the baselines are also tested (Fig. 5).
+    pub top_resources: Vec<f64>,
+    /// The GP configurations compared.
+    pub configurations: Vec<Configuration>,
+    /// The baselines compared.
+    pub baselines: Vec<Baseline>,
+    /// What the report shows.
+    pub reports: Reports,
+}
+
+/// Line (1-based) of the first `key:` at or after line `from`, outside `//` comments.
+fn line_of(text: &str, key: &str, from: usize) -> usize {
+    for (i, line) in text.lines().enumerate().skip(from.saturating_sub(1)) {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(at) = rest.find(key) {
+            let before_ok = rest[..at]
+                .chars()
+                .last()
+                .map_or(true, |c| !(c.is_alphanumeric() || c == '_'));
+            let after = rest[at + key.len()..].trim_start();
+            if before_ok && after.starts_with(':') {
+                return i + 1;
+            }
+            rest = &rest[at + key.len()..];
+        }
+    }
+    0
+}
+
+/// Line of the quoted string `value` (1-based), or 0.
+fn line_of_string(text: &str, value: &str) -> usize {
+    let quoted = format!("\"{value}\"");
+    text.lines()
+        .position(|l| l.split("//").next().unwrap_or("").contains(&quoted))
+        .map_or(0, |i| i + 1)
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && !name.starts_with('.')
+}
+
+impl Study {
+    /// Reads and checks an experiment file.
+    pub fn load(path: &Path) -> Result<Study, StudyError> {
+        let text = std::fs::read_to_string(path).map_err(|e| StudyError::Io {
+            file: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        let study = Study::from_ron(&text, &path.display().to_string())?;
+        let base = base_dir(path);
+        for (i, c) in study.configurations.iter().enumerate() {
+            study.grammar(i, &base).map_err(|e| StudyError::Invalid {
+                file: path.display().to_string(),
+                line: line_of(&text, "grammar", line_of_string(&text, &c.name)),
+                field: format!("configurations[{i}].grammar"),
+                reason: e.to_string(),
+            })?;
+        }
+        Ok(study)
+    }
+
+    /// Parses and checks RON text; `origin` names it in errors. Grammar files are not
+    /// opened here ([`Study::load`] does).
+    pub fn from_ron(text: &str, origin: &str) -> Result<Study, StudyError> {
+        let options = ron::Options::default()
+            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+        let raw: RawStudy = options.from_str(text).map_err(|e| StudyError::Syntax {
+            file: origin.to_string(),
+            line: e.position.line,
+            column: e.position.col,
+            reason: e.code.to_string(),
+        })?;
+        let invalid = |field: &str, line: usize, reason: String| StudyError::Invalid {
+            file: origin.to_string(),
+            line,
+            field: field.to_string(),
+            reason,
+        };
+        let at = |key: &str| line_of(text, key, 1);
+        if !valid_name(&raw.name) {
+            return Err(invalid(
+                "name",
+                at("name"),
+                "must be letters, digits, `_`, `-` or `.` (it names the output directory)".into(),
+            ));
+        }
+        if raw.unknown.parse::<UnknownPolicy>().is_err() {
+            return Err(invalid(
+                "unknown",
+                at("unknown"),
+                format!(
+                    "`{}`: expected paper, paper:N, infer, zero, one, drop or keep",
+                    raw.unknown
+                ),
+            ));
+        }
+        if let DatasetSpec::Synthetic { pages, days, .. } = &raw.dataset {
+            if *pages == Some(0) || *days == Some(0) {
+                return Err(invalid(
+                    "dataset",
+                    at("dataset"),
+                    "pages and days must be at least 1".into(),
+                ));
+            }
+        }
+        if raw.rotations.is_empty() {
+            return Err(invalid(
+                "rotations",
+                at("rotations"),
+                "list at least one".into(),
+            ));
+        }
+        for (i, &r) in raw.rotations.iter().enumerate() {
+            if r >= crate::data::split::FOLDS || raw.rotations[..i].contains(&r) {
+                return Err(invalid(
+                    "rotations",
+                    at("rotations"),
+                    format!("{r}: rotations are distinct numbers in 0..=4"),
+                ));
+            }
+        }
+        let sim = SimConfig::new(raw.resources, raw.warmup)
+            .map_err(|e| invalid("resources", at("resources"), e.to_string()))?
+            .with_seed(raw.tie_seed)
+            .with_ties(raw.ties);
+        for (i, &r) in raw.top_resources.iter().enumerate() {
+            if !(r > 0.0 && r <= 1.0) || raw.top_resources[..i].contains(&r) {
+                return Err(invalid(
+                    "top_resources",
+                    at("top_resources"),
+                    format!("{r}: distinct fractions in (0, 1]"),
+                ));
+            }
+        }
+        if raw.seeds == 0 {
+            return Err(invalid("seeds", at("seeds"), "at least 1".into()));
+        }
+        raw.gp.clone().check().map_err(|e| {
+            let crate::gp::ConfigError::Invalid { field, .. } = &e;
+            invalid(&format!("gp.{field}"), at(field), e.to_string())
+        })?;
+        if raw.configurations.is_empty() {
+            return Err(invalid(
+                "configurations",
+                at("configurations"),
+                "list at least one".into(),
+            ));
+        }
+        let mut configurations = Vec::new();
+        for (i, c) in raw.configurations.iter().enumerate() {
+            let start = line_of_string(text, &c.name);
+            let field = |f: &str| format!("configurations[{i}].{f}");
+            if !valid_name(&c.name) || c.name == "baselines" {
+                return Err(invalid(
+                    &field("name"),
+                    start,
+                    format!(
+                        "`{}`: letters, digits, `_`, `-` or `.`, not `baselines` (it names unit files)",
+                        c.name
+                    ),
+                ));
+            }
+            if raw.configurations[..i].iter().any(|o| o.name == c.name) {
+                return Err(invalid(
+                    &field("name"),
+                    start,
+                    format!("`{}` is used twice", c.name),
+                ));
+            }
+            let mut gp = raw.gp.clone();
+            if let Some(p) = c.population {
+                gp.population = p;
+            }
+            if let Some(g) = c.generations {
+                gp.generations = g;
+            }
+            let gp = gp.check().map_err(|e| {
+                let crate::gp::ConfigError::Invalid { field: f, .. } = &e;
+                invalid(&field(f), line_of(text, f, start), e.to_string())
+            })?;
+            let seeds = c.seeds.unwrap_or(raw.seeds);
+            if seeds == 0 {
+                return Err(invalid(
+                    &field("seeds"),
+                    line_of(text, "seeds", start),
+                    "at least 1".into(),
+                ));
+            }
+            configurations.push(Configuration {
+                name: c.name.clone(),
+                grammar: c.grammar.clone(),
+                fitness: c.fitness,
+                gp: gp.raw().clone(),
+                seeds: (0..seeds as u64)
+                    .map(|k| raw.first_seed.wrapping_add(k))
+                    .collect(),
+            });
+        }
+        for (i, b) in raw.baselines.iter().enumerate() {
+            if raw.baselines[..i].contains(b) {
+                return Err(invalid(
+                    "baselines",
+                    at("baselines"),
+                    format!("{b} is listed twice"),
+                ));
+            }
+        }
+        let strategies = &raw.reports.strategies;
+        if strategies.is_empty()
+            || (1..strategies.len()).any(|i| strategies[..i].contains(&strategies[i]))
+        {
+            return Err(invalid(
+                "reports.strategies",
+                at("strategies"),
+                "list distinct strategies (best, sum_sigma, avg_sigma)".into(),
+            ));
+        }
+        Ok(Study {
+            name: raw.name,
+            description: raw.description,
+            dataset: raw.dataset,
+            unknown: raw.unknown,
+            rotations: raw.rotations,
+            sim,
+            top_resources: raw.top_resources,
+            configurations,
+            baselines: raw.baselines,
+            reports: raw.reports,
+        })
+    }
+
+    /// The grammar of configuration `index`, files resolved against `base`.
+    pub fn grammar(&self, index: usize, base: &Path) -> Result<Grammar, GrammarError> {
+        let spec = &self.configurations[index].grammar;
+        match spec.as_str() {
+            "basic" | "all" | "basic-reference" | "all-reference" => Grammar::named_or_file(spec),
+            _ => Grammar::load(&base.join(spec)),
+        }
+    }
+
+    /// Loads (or generates) the dataset, relative paths resolved against `base`.
+    pub fn load_dataset(&self, base: &Path) -> Result<Dataset, StudyError> {
+        match &self.dataset {
+            DatasetSpec::Path(path) => {
+                let unknown: UnknownPolicy = self.unknown.parse().expect("checked");
+                Ok(data::load(&base.join(path), &LoadOptions { unknown })?.dataset)
+            }
+            DatasetSpec::Synthetic {
+                preset,
+                pages,
+                days,
+                seed,
+            } => {
+                let mut params = if synth::PRESETS.iter().any(|(n, _)| n == preset) {
+                    SynthParams::preset(preset)?
+                } else {
+                    SynthParams::named_or_file(&base.join(preset).display().to_string())?
+                };
+                if let Some(p) = pages {
+                    params.pages = *p;
+                }
+                if let Some(d) = days {
+                    params.days = *d;
+                }
+                params.validate(preset)?;
+                Ok(synth::generate(&params, *seed)?)
+            }
+        }
+    }
+
+    /// A one-line description of the dataset spec.
+    pub fn dataset_label(&self) -> String {
+        match &self.dataset {
+            DatasetSpec::Path(p) => format!("file `{p}` (unknown cycles: {})", self.unknown),
+            DatasetSpec::Synthetic {
+                preset,
+                pages,
+                days,
+                seed,
+            } => {
+                let mut s = format!("synthetic preset `{preset}`");
+                if let Some(p) = pages {
+                    s += &format!(", {p} pages");
+                }
+                if let Some(d) = days {
+                    s += &format!(", {d} days");
+                }
+                s + &format!(", seed {seed}")
+            }
+        }
+    }
+}
+
+/// The directory relative paths of an experiment file are resolved against.
+pub fn base_dir(file: &Path) -> PathBuf {
+    match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TINY: &str = r#"// a test study
+(
+    name: "tiny",
+    dataset: Synthetic(preset: "brdc12", pages: 300, days: 21, seed: 3),
+    seeds: 2,
+    gp: (population: 10, generations: 2),
+    configurations: [
+        (name: "a", grammar: "basic", fitness: changerate),
+        (name: "b", grammar: "all", fitness: ndcg, population: 12),
+    ],
+)"#;
+
+    #[test]
+    fn reads_defaults_and_overrides() {
+        let s = Study::from_ron(TINY, "t.ron").unwrap();
+        assert_eq!(s.sim.resources(), 0.05);
+        assert_eq!(s.sim.warmup(), 2);
+        assert_eq!(s.baselines.len(), 7);
+        assert_eq!(s.top_resources, [0.01, 0.02, 0.03, 0.04, 0.05]);
+        assert_eq!(s.configurations[0].gp.population, 10);
+        assert_eq!(s.configurations[1].gp.population, 12);
+        assert_eq!(s.configurations[1].gp.tournament, 2);
+        assert_eq!(s.configurations[1].fitness, Metric::Ndcg);
+    }
+
+    #[test]
+    fn unknown_fields_name_field_and_line() {
+        let bad = TINY.replace("population: 12", "popluation: 12");
+        let e = Study::from_ron(&bad, "t.ron").unwrap_err().to_string();
+        assert!(e.starts_with("t.ron:9:"), "{e}");
+        assert!(e.contains("popluation"), "{e}");
+        let bad = TINY.replace("generations: 2)", "generations: 2, tournment: 3)");
+        let e = Study::from_ron(&bad, "t.ron").unwrap_err().to_string();
+        assert!(e.starts_with("t.ron:6:") && e.contains("tournment"), "{e}");
+    }
+
+    #[test]
+    fn bad_values_name_field_and_line() {
+        let bad = TINY.replace("population: 12", "population: 1");
+        let e = Study::from_ron(&bad, "t.ron").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "t.ron:9: configurations[1].population: population = 1: at least 2 individuals"
+        );
+        let bad = TINY.replace("seeds: 2", "seeds: 0");
+        let e = Study::from_ron(&bad, "t.ron").unwrap_err().to_string();
+        assert_eq!(e, "t.ron:5: seeds: at least 1");
+        let bad = TINY.replace("\"b\"", "\"a\"");
+        let e = Study::from_ron(&bad, "t.ron").unwrap_err().to_string();
+        assert!(
+            e.contains("configurations[1].name") && e.contains("twice"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn line_lookup_skips_comments_and_prefixes() {
+        let text = "// seeds: 1\n( first_seeds: 3,\n  seeds: 2 )";
+        assert_eq!(line_of(text, "seeds", 1), 3);
+    }
+
+    #[test]
+    fn synthetic_dataset_is_deterministic() {
+        let s = Study::from_ron(TINY, "t.ron").unwrap();
+        let a = s.load_dataset(Path::new(".")).unwrap();
+        assert_eq!((a.pages(), a.cycles()), (300, 21));
+        assert_eq!(a, s.load_dataset(Path::new(".")).unwrap());
+    }
+}

@@ -1,0 +1,619 @@
+//! The units of work of a study and running them.
+//!
+//! A study is cut into independent units, in a fixed order: first one *baseline unit* per
+//! rotation (every baseline on the rotation's test set, at the study's resources and at
+//! each of its `top_resources`), then one *GP unit* per configuration × rotation × seed
+//! (evolve, validate, choose by Best / Sum_σ / Avg_σ, test the choices, and test them again
+//! at each `top_resources`, for Fig. 5). A unit's result depends only on the study and the
+//! unit, never on which other units ran, in which process or on how many threads.
+//!
+//! Each finished unit is stored at once as `units/<name>.json` ([`Unit::file_name`]), so
+//! a killed run resumes where it stopped, and shards ([`Shard`]: the units whose index
+//! modulo n is i) can run on different machines and be merged.
+
+use super::evolve::{self, EvolveSettings, Progress, RotationFitness, SeedRun};
+use super::store::{Store, StoreError};
+use super::study::{Study, StudyError};
+use super::ExperimentError;
+use crate::data::split::Split;
+use crate::data::Dataset;
+use crate::formula::Grammar;
+use crate::gp::{GenerationReport, Strategy};
+use crate::sim::{Baseline, CycleMetrics, Period, Scorer, SimConfig, Simulator};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::time::Instant;
+
+/// One unit of work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Every baseline on one rotation's test set.
+    Baselines {
+        /// The rotation.
+        rotation: usize,
+    },
+    /// One seed of one configuration on one rotation.
+    Gp {
+        /// Index into [`Study::configurations`].
+        configuration: usize,
+        /// The rotation.
+        rotation: usize,
+        /// The seed.
+        seed: u64,
+    },
+}
+
+impl Unit {
+    /// The unit's result file name inside `units/`: `baselines-r<rotation>.json` or
+    /// `<configuration>-r<rotation>-s<seed>.json`.
+    pub fn file_name(&self, study: &Study) -> String {
+        match *self {
+            Unit::Baselines { rotation } => format!("baselines-r{rotation}.json"),
+            Unit::Gp {
+                configuration,
+                rotation,
+                seed,
+            } => format!(
+                "{}-r{rotation}-s{seed}.json",
+                study.configurations[configuration].name
+            ),
+        }
+    }
+
+    /// A short label for progress lines.
+    pub fn label(&self, study: &Study) -> String {
+        match *self {
+            Unit::Baselines { rotation } => format!("baselines rotation {rotation}"),
+            Unit::Gp {
+                configuration,
+                rotation,
+                seed,
+            } => format!(
+                "{} rotation {rotation} seed {seed}",
+                study.configurations[configuration].name
+            ),
+        }
+    }
+
+    /// A rough measure of the unit's work, for ETAs: generations (+1 for the initial
+    /// population) times population for GP units; one generation's worth for baselines.
+    pub fn work(&self, study: &Study) -> f64 {
+        match *self {
+            Unit::Baselines { .. } => {
+                let p = study
+                    .configurations
+                    .iter()
+                    .map(|c| c.gp.population)
+                    .max()
+                    .unwrap_or(1);
+                p as f64
+            }
+            Unit::Gp { configuration, .. } => {
+                let gp = &study.configurations[configuration].gp;
+                ((gp.generations + 1) * gp.population) as f64
+            }
+        }
+    }
+}
+
+/// Every unit of `study`, in the fixed order of the module docs.
+pub fn units(study: &Study) -> Vec<Unit> {
+    let mut all: Vec<Unit> = study
+        .rotations
+        .iter()
+        .map(|&rotation| Unit::Baselines { rotation })
+        .collect();
+    for (configuration, c) in study.configurations.iter().enumerate() {
+        for &rotation in &study.rotations {
+            for &seed in &c.seeds {
+                all.push(Unit::Gp {
+                    configuration,
+                    rotation,
+                    seed,
+                });
+            }
+        }
+    }
+    all
+}
+
+/// A deterministic subset of the units: those whose index modulo `count` is `index`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, `0..count`.
+    pub index: usize,
+    /// Number of shards.
+    pub count: usize,
+}
+
+impl Shard {
+    /// All units.
+    pub const ALL: Shard = Shard { index: 0, count: 1 };
+
+    /// Whether unit number `i` belongs to this shard.
+    pub fn holds(&self, i: usize) -> bool {
+        i % self.count == self.index
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    /// `i/n` with `0 <= i < n`.
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("`{s}`: expected i/n with 0 <= i < n, e.g. 0/4");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let index: usize = i.trim().parse().map_err(|_| bad())?;
+        let count: usize = n.trim().parse().map_err(|_| bad())?;
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+/// One simulation at given resources.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResourceRun {
+    /// Fraction of the test pages visited per cycle.
+    pub resources: f64,
+    /// Per scored cycle.
+    pub cycles: Vec<CycleMetrics>,
+}
+
+/// A chosen function re-tested at other resources.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StrategyRuns {
+    /// The strategy whose choice this is.
+    pub strategy: Strategy,
+    /// One run per `top_resources` entry, in order.
+    pub runs: Vec<ResourceRun>,
+}
+
+/// The result of a GP unit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GpUnit {
+    /// Configuration name.
+    pub configuration: String,
+    /// Rotation.
+    pub rotation: usize,
+    /// Seed.
+    pub seed: u64,
+    /// Pages in the training, validation and test sets.
+    pub set_sizes: [usize; 3],
+    /// The run: generations, choices and their test cycles at the study's resources.
+    pub run: SeedRun,
+    /// The choices tested at each `top_resources`.
+    pub top: Vec<StrategyRuns>,
+}
+
+/// One baseline on one test set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BaselineRuns {
+    /// The baseline.
+    pub baseline: Baseline,
+    /// At the study's resources.
+    pub main: Vec<CycleMetrics>,
+    /// At each `top_resources`, in order.
+    pub top: Vec<ResourceRun>,
+}
+
+/// The result of a baseline unit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BaselineUnit {
+    /// Rotation.
+    pub rotation: usize,
+    /// Pages and cycles of the whole dataset.
+    pub dataset: [usize; 2],
+    /// Pages in the test set.
+    pub test_pages: usize,
+    /// One entry per study baseline, in order.
+    pub baselines: Vec<BaselineRuns>,
+}
+
+/// Why a study cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The experiment file or its dataset.
+    #[error(transparent)]
+    Study(#[from] StudyError),
+    /// The output directory.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The protocol (splits, simulation settings).
+    #[error(transparent)]
+    Experiment(#[from] ExperimentError),
+}
+
+/// A study with its dataset and grammars loaded, ready to run units.
+pub struct Runner {
+    study: Study,
+    dataset: Dataset,
+    grammars: Vec<Grammar>,
+}
+
+impl Runner {
+    /// Loads the dataset and grammars (paths relative to `base`) and checks that every
+    /// rotation can be simulated at every resources level of the study.
+    pub fn new(study: Study, base: &Path) -> Result<Runner, RunError> {
+        let grammars = (0..study.configurations.len())
+            .map(|i| study.grammar(i, base))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(StudyError::from)?;
+        let dataset = study.load_dataset(base)?;
+        let runner = Runner {
+            study,
+            dataset,
+            grammars,
+        };
+        for &rotation in &runner.study.rotations {
+            let split = Split::new(runner.dataset.pages(), runner.dataset.cycles(), rotation)
+                .map_err(ExperimentError::from)?;
+            for (set, pages, cycles) in [
+                ("training", &split.train, split.train_cycles.clone()),
+                (
+                    "validation",
+                    &split.validation,
+                    split.validation_cycles.clone(),
+                ),
+                ("test", &split.test, split.test_cycles.clone()),
+            ] {
+                let period =
+                    Period::new(&runner.dataset, pages, cycles).map_err(ExperimentError::from)?;
+                let mut configs = vec![runner.study.sim];
+                if set == "test" {
+                    configs.extend(runner.top_configs()?);
+                }
+                for c in configs {
+                    c.check(&period)
+                        .map_err(|source| ExperimentError::Sim { set, source })?;
+                }
+            }
+        }
+        Ok(runner)
+    }
+
+    /// The study.
+    pub fn study(&self) -> &Study {
+        &self.study
+    }
+
+    /// The dataset.
+    pub fn dataset(&self) -> &Dataset {
+        &self.dataset
+    }
+
+    fn top_configs(&self) -> Result<Vec<SimConfig>, ExperimentError> {
+        self.study
+            .top_resources
+            .iter()
+            .map(|&r| {
+                self.study
+                    .sim
+                    .with_resources(r)
+                    .map_err(|source| ExperimentError::Sim {
+                        set: "test",
+                        source,
+                    })
+            })
+            .collect()
+    }
+
+    fn test_period(&self, rotation: usize) -> Result<Period, ExperimentError> {
+        let split = Split::new(self.dataset.pages(), self.dataset.cycles(), rotation)?;
+        Ok(Period::new(&self.dataset, &split.test, split.test_cycles)?)
+    }
+
+    /// The evolution settings of configuration `index`.
+    pub fn settings(&self, index: usize) -> EvolveSettings {
+        let c = &self.study.configurations[index];
+        EvolveSettings {
+            grammar: self.grammars[index].clone(),
+            metric: c.fitness,
+            gp: c
+                .gp
+                .clone()
+                .check()
+                .expect("checked when the study was read"),
+            sim: self.study.sim,
+            seeds: c.seeds.clone(),
+        }
+    }
+
+    /// Runs one unit of work.
+    pub fn run(
+        &self,
+        unit: Unit,
+        progress: &mut impl FnMut(&GenerationReport),
+    ) -> Result<UnitResult, ExperimentError> {
+        match unit {
+            Unit::Baselines { rotation } => self.run_baselines(rotation).map(UnitResult::Baselines),
+            Unit::Gp {
+                configuration,
+                rotation,
+                seed,
+            } => self
+                .run_gp(configuration, rotation, seed, progress)
+                .map(|u| UnitResult::Gp(Box::new(u))),
+        }
+    }
+
+    /// Every baseline of the study on the test set of `rotation`.
+    pub fn run_baselines(&self, rotation: usize) -> Result<BaselineUnit, ExperimentError> {
+        let test = self.test_period(rotation)?;
+        let mut configs = vec![self.study.sim];
+        configs.extend(self.top_configs()?);
+        let jobs: Vec<(Baseline, SimConfig)> = self
+            .study
+            .baselines
+            .iter()
+            .flat_map(|&b| configs.iter().map(move |&c| (b, c)))
+            .collect();
+        let mut outcomes = jobs
+            .par_iter()
+            .map(|&(b, c)| {
+                Simulator::new(c)
+                    .run(&test, &Scorer::Baseline(b))
+                    .map(|o| o.cycles)
+                    .map_err(|source| ExperimentError::Sim {
+                        set: "test",
+                        source,
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter();
+        let baselines = self
+            .study
+            .baselines
+            .iter()
+            .map(|&baseline| {
+                let main = outcomes.next().expect("one per job");
+                let top = self
+                    .study
+                    .top_resources
+                    .iter()
+                    .map(|&resources| ResourceRun {
+                        resources,
+                        cycles: outcomes.next().expect("one per job"),
+                    })
+                    .collect();
+                BaselineRuns {
+                    baseline,
+                    main,
+                    top,
+                }
+            })
+            .collect();
+        Ok(BaselineUnit {
+            rotation,
+            dataset: [self.dataset.pages(), self.dataset.cycles()],
+            test_pages: test.pages(),
+            baselines,
+        })
+    }
+
+    /// One seed of configuration `configuration` on `rotation`.
+    pub fn run_gp(
+        &self,
+        configuration: usize,
+        rotation: usize,
+        seed: u64,
+        progress: &mut impl FnMut(&GenerationReport),
+    ) -> Result<GpUnit, ExperimentError> {
+        let settings = self.settings(configuration);
+        let sets = RotationFitness::new(&self.dataset, rotation, &settings)?;
+        let run = evolve::run_seed(&sets, &settings, 0, seed, &mut |event| {
+            if let Progress::Generation { report, .. } = event {
+                progress(report)
+            }
+        });
+        let tops = self.top_configs()?;
+        let top = run
+            .choices
+            .iter()
+            .map(|choice| {
+                let scorer = Scorer::formula(&choice.formula, settings.grammar.closure());
+                let runs = tops
+                    .par_iter()
+                    .map(|&c| {
+                        Simulator::new(c)
+                            .run(&sets.test, &scorer)
+                            .map(|o| ResourceRun {
+                                resources: c.resources(),
+                                cycles: o.cycles,
+                            })
+                            .map_err(|source| ExperimentError::Sim {
+                                set: "test",
+                                source,
+                            })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(StrategyRuns {
+                    strategy: choice.strategy,
+                    runs,
+                })
+            })
+            .collect::<Result<Vec<_>, ExperimentError>>()?;
+        Ok(GpUnit {
+            configuration: self.study.configurations[configuration].name.clone(),
+            rotation,
+            seed,
+            set_sizes: sets.set_sizes(),
+            run,
+            top,
+        })
+    }
+}
+
+/// The result of any unit.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UnitResult {
+    /// A baseline unit.
+    Baselines(BaselineUnit),
+    /// A GP unit.
+    Gp(Box<GpUnit>),
+}
+
+impl UnitResult {
+    /// Stores the result as its unit's file.
+    pub fn store(&self, store: &Store, name: &str) -> Result<(), StoreError> {
+        match self {
+            UnitResult::Baselines(u) => store.write_unit(name, u),
+            UnitResult::Gp(u) => store.write_unit(name, u),
+        }
+    }
+}
+
+/// Whether `unit`'s result file exists and parses.
+pub fn is_done(store: &Store, study: &Study, unit: Unit) -> bool {
+    let name = unit.file_name(study);
+    match unit {
+        Unit::Baselines { .. } => matches!(store.read_unit::<BaselineUnit>(&name), Ok(Some(_))),
+        Unit::Gp { .. } => matches!(store.read_unit::<GpUnit>(&name), Ok(Some(_))),
+    }
+}
+
+/// What [`run_study`] reports as it goes.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// The plan: units in the study, in this shard, already done, to run, and their work.
+    Plan {
+        /// Units in the study.
+        total: usize,
+        /// Units in this shard.
+        in_shard: usize,
+        /// Units of this shard already stored (skipped).
+        done: usize,
+        /// Total work of the units to run (see [`Unit::work`]).
+        work: f64,
+    },
+    /// A unit starts.
+    Start {
+        /// Its position among the units to run (0-based).
+        position: usize,
+        /// Units to run.
+        count: usize,
+        /// Its label.
+        label: String,
+    },
+    /// A generation of the running GP unit finished.
+    Generation {
+        /// The unit's label.
+        label: &'a str,
+        /// The generation.
+        report: &'a GenerationReport,
+        /// Work finished before this unit.
+        work_done: f64,
+    },
+    /// A unit finished and was stored.
+    Finished {
+        /// Its label.
+        label: String,
+        /// Wall-clock seconds.
+        seconds: f64,
+        /// Work finished so far.
+        work_done: f64,
+    },
+}
+
+/// Runs the units of `shard` that `store` lacks, storing each as soon as it finishes.
+/// Returns the number of units run.
+pub fn run_study(
+    runner: &Runner,
+    store: &Store,
+    shard: Shard,
+    mut progress: impl FnMut(Event<'_>),
+) -> Result<usize, RunError> {
+    let study = runner.study();
+    let all = units(study);
+    let mine: Vec<Unit> = all
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| shard.holds(*i))
+        .map(|(_, u)| *u)
+        .collect();
+    let todo: Vec<Unit> = mine
+        .iter()
+        .copied()
+        .filter(|&u| !is_done(store, study, u))
+        .collect();
+    progress(Event::Plan {
+        total: all.len(),
+        in_shard: mine.len(),
+        done: mine.len() - todo.len(),
+        work: todo.iter().map(|u| u.work(study)).sum(),
+    });
+    let mut work_done = 0.0;
+    for (position, &unit) in todo.iter().enumerate() {
+        let label = unit.label(study);
+        progress(Event::Start {
+            position,
+            count: todo.len(),
+            label: label.clone(),
+        });
+        let start = Instant::now();
+        let result = runner.run(unit, &mut |report| {
+            progress(Event::Generation {
+                label: &label,
+                report,
+                work_done,
+            })
+        })?;
+        result.store(store, &unit.file_name(study))?;
+        work_done += unit.work(study);
+        progress(Event::Finished {
+            label,
+            seconds: start.elapsed().as_secs_f64(),
+            work_done,
+        });
+    }
+    Ok(todo.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn study() -> Study {
+        Study::from_ron(
+            r#"(name: "t", dataset: Synthetic(preset: "brdc12", pages: 100, days: 15, seed: 1),
+                rotations: [0, 2], seeds: 2, first_seed: 7, gp: (population: 4, generations: 1),
+                configurations: [(name: "a", grammar: "basic", fitness: ndcg),
+                                 (name: "b", grammar: "all", fitness: changerate, seeds: 1)])"#,
+            "t.ron",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn unit_order_and_names() {
+        let s = study();
+        let names: Vec<String> = units(&s).iter().map(|u| u.file_name(&s)).collect();
+        assert_eq!(
+            names,
+            [
+                "baselines-r0.json",
+                "baselines-r2.json",
+                "a-r0-s7.json",
+                "a-r0-s8.json",
+                "a-r2-s7.json",
+                "a-r2-s8.json",
+                "b-r0-s7.json",
+                "b-r2-s7.json"
+            ]
+        );
+    }
+
+    #[test]
+    fn shards_partition_units() {
+        assert_eq!("1/3".parse::<Shard>(), Ok(Shard { index: 1, count: 3 }));
+        assert!("3/3".parse::<Shard>().is_err());
+        assert!("x".parse::<Shard>().is_err());
+        let n = units(&study()).len();
+        let shards: Vec<Shard> = (0..3).map(|i| Shard { index: i, count: 3 }).collect();
+        for i in 0..n {
+            assert_eq!(shards.iter().filter(|s| s.holds(i)).count(), 1);
+        }
+    }
+}

@@ -1,0 +1,603 @@
+//! Reports of a study, regenerated from its output directory alone (`study.json` and the
+//! unit files; the dataset is not needed: every number a report shows is stored in a unit).
+//!
+//! [`analyse`] gathers the units into [`Analysis`]: one *method* per configuration ×
+//! selection strategy (e.g. `GP4C_All-NDCG/sum_sigma`) plus one per baseline. Per rotation
+//! and configuration, a strategy's reported function is the winner across seeds (the
+//! highest strategy score on training and validation, earlier seed on ties; the test set
+//! never decides). [`write`] then writes into the directory:
+//!
+//! * `summary.md`: mean ± 95% CI of ChangeRate and NDCG of every method over all test
+//!   cycles (paper Table 2); per-cycle victories, ties and losses against each baseline by
+//!   the paired t-test over the rotations (Table 3); the chosen formula per rotation and
+//!   configuration (Table 4); the top-of-schedule table (Fig. 5 in numbers);
+//! * `results.json`: the same figures, machine-readable;
+//! * `cycles.csv` and `generations.csv`: every per-cycle value and every generation's
+//!   fitness (if the study's `reports.csv`);
+//! * `plots/*.svg` (if `reports.plots`): see [`plots`].
+//!
+//! **Determinism:** every output is a function of the stored units only (timings are left
+//! out), so a resumed or merged run yields byte-identical reports.
+
+pub mod plots;
+mod summary;
+
+use crate::experiment::evolve::{self, Choice};
+use crate::experiment::store::{Store, StoreError};
+use crate::experiment::study::Study;
+use crate::experiment::units::{self, BaselineUnit, GpUnit, Unit};
+use crate::gp::Strategy;
+use crate::sim::{CycleMetrics, Metric};
+use crate::stats::{mean, mean_ci, paired_t_test, MeanCi};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Why a report cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// The output directory or a stored file.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Units are missing.
+    #[error("{dir}: {missing} of {total} units are not finished (first: {first}); run the remaining shards or `freshgp experiment FILE --resume`, or merge the shards with `freshgp report DIR --merge OTHER`")]
+    Incomplete {
+        /// The directory.
+        dir: String,
+        /// Units missing.
+        missing: usize,
+        /// Units in the study.
+        total: usize,
+        /// The first missing unit file.
+        first: String,
+    },
+    /// A unit's content does not fit the study.
+    #[error("{file}: {reason}")]
+    Inconsistent {
+        /// The unit file.
+        file: String,
+        /// What does not fit.
+        reason: String,
+    },
+    /// Writing a report file failed.
+    #[error("{path}: {reason}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The system's reason.
+        reason: String,
+    },
+}
+
+/// A GP method or a baseline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Configuration × strategy.
+    Gp,
+    /// A published baseline.
+    Baseline,
+}
+
+/// The function a GP method reports on one rotation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Chosen {
+    /// The rotation.
+    pub rotation: usize,
+    /// The winning seed.
+    pub seed: u64,
+    /// The formula (simplified).
+    pub formula: String,
+    /// Training fitness.
+    pub train: f64,
+    /// Validation fitness.
+    pub validation: f64,
+    /// Test value of the fitness metric.
+    pub test: f64,
+    /// The strategy's score (what chose it).
+    pub score: f64,
+}
+
+/// A method's figures at one resources level.
+#[derive(Debug, Clone, Serialize)]
+pub struct AtResources {
+    /// Fraction of the test pages visited per cycle.
+    pub resources: f64,
+    /// ChangeRate over all test cycles.
+    pub changerate: MeanCi,
+    /// NDCG over all test cycles.
+    pub ndcg: MeanCi,
+}
+
+/// One method's results.
+#[derive(Debug, Clone, Serialize)]
+pub struct Method {
+    /// `configuration/strategy`, or the baseline's name.
+    pub name: String,
+    /// GP or baseline.
+    pub kind: Kind,
+    /// The configuration (GP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub configuration: Option<String>,
+    /// The selection strategy (GP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<Strategy>,
+    /// The fitness metric it was evolved with (GP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fitness: Option<Metric>,
+    /// ChangeRate over all test cycles of all rotations.
+    pub changerate: MeanCi,
+    /// NDCG over all test cycles.
+    pub ndcg: MeanCi,
+    /// Freshness over all test cycles.
+    pub freshness: MeanCi,
+    /// Fraction of visited pages not visited since the warm-up, over all test cycles.
+    pub newly_visited: MeanCi,
+    /// The chosen function per rotation (GP; empty for baselines).
+    pub chosen: Vec<Chosen>,
+    /// The same at each `top_resources` (Fig. 5).
+    pub top: Vec<AtResources>,
+    /// Per rotation (study order), per scored test cycle.
+    #[serde(skip)]
+    pub cycles: Vec<Vec<CycleMetrics>>,
+    /// Per `top_resources`, per rotation, per cycle.
+    #[serde(skip)]
+    pub top_cycles: Vec<Vec<Vec<CycleMetrics>>>,
+}
+
+/// A method against a baseline on one metric, cycle by cycle (Table 3).
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    /// The method.
+    pub method: String,
+    /// The baseline.
+    pub baseline: String,
+    /// The metric.
+    pub metric: Metric,
+    /// Cycles where the method is better (paired t-test over rotations, p < 0.05).
+    pub wins: usize,
+    /// Cycles where the baseline is better.
+    pub losses: usize,
+    /// Cycles without a significant difference.
+    pub ties: usize,
+    /// The p-value per cycle position.
+    pub p_values: Vec<f64>,
+}
+
+/// Mean best and mean fitness per generation of one configuration, averaged over its
+/// rotation × seed runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct GenerationCurve {
+    /// The configuration.
+    pub configuration: String,
+    /// Its fitness metric.
+    pub fitness: Metric,
+    /// Per generation (0 = initial population): mean over runs of the best fitness.
+    pub best: Vec<f64>,
+    /// Per generation: mean over runs of the population's mean fitness.
+    pub mean: Vec<f64>,
+}
+
+/// Everything a report shows (`results.json` is its serialization).
+#[derive(Debug, Clone, Serialize)]
+pub struct Analysis {
+    /// The study.
+    pub study: Study,
+    /// Pages and cycles of the dataset.
+    pub dataset: [usize; 2],
+    /// Test pages per rotation (study order).
+    pub test_pages: Vec<usize>,
+    /// Scored test cycles per rotation.
+    pub cycles_per_rotation: usize,
+    /// GP methods (configuration order, then strategy order), then baselines.
+    pub methods: Vec<Method>,
+    /// Every GP method against every baseline, on ChangeRate and NDCG.
+    pub comparisons: Vec<Comparison>,
+    /// Fitness per generation, per configuration.
+    pub generations: Vec<GenerationCurve>,
+    /// The GP units, in unit order (for `generations.csv`).
+    #[serde(skip)]
+    pub gp_units: Vec<GpUnit>,
+}
+
+fn metrics_ci(cycles: &[Vec<CycleMetrics>], f: impl Fn(&CycleMetrics) -> f64) -> MeanCi {
+    let values: Vec<f64> = cycles.iter().flatten().map(f).collect();
+    mean_ci(&values)
+}
+
+fn method(
+    name: String,
+    kind: Kind,
+    cycles: Vec<Vec<CycleMetrics>>,
+    top_cycles: Vec<Vec<Vec<CycleMetrics>>>,
+    study: &Study,
+) -> Method {
+    let top = study
+        .top_resources
+        .iter()
+        .zip(&top_cycles)
+        .map(|(&resources, c)| AtResources {
+            resources,
+            changerate: metrics_ci(c, |m| m.change_rate),
+            ndcg: metrics_ci(c, |m| m.ndcg),
+        })
+        .collect();
+    Method {
+        name,
+        kind,
+        configuration: None,
+        strategy: None,
+        fitness: None,
+        changerate: metrics_ci(&cycles, |m| m.change_rate),
+        ndcg: metrics_ci(&cycles, |m| m.ndcg),
+        freshness: metrics_ci(&cycles, |m| m.freshness),
+        newly_visited: metrics_ci(&cycles, |m| m.newly_visited),
+        chosen: Vec::new(),
+        top,
+        cycles,
+        top_cycles,
+    }
+}
+
+/// Reads every unit of the study stored in `store` and computes the report's figures.
+pub fn analyse(study: &Study, store: &Store) -> Result<Analysis, ReportError> {
+    let all = units::units(study);
+    let mut missing = all
+        .iter()
+        .map(|u| u.file_name(study))
+        .filter(|n| !store.unit_path(n).exists());
+    if let Some(first) = missing.next() {
+        return Err(ReportError::Incomplete {
+            dir: store.dir().display().to_string(),
+            missing: 1 + missing.count(),
+            total: all.len(),
+            first,
+        });
+    }
+    let inconsistent = |file: &str, reason: String| ReportError::Inconsistent {
+        file: store.unit_path(file).display().to_string(),
+        reason,
+    };
+    let mut baseline_units: Vec<BaselineUnit> = Vec::new();
+    let mut gp_units: Vec<GpUnit> = Vec::new();
+    for unit in &all {
+        let name = unit.file_name(study);
+        match *unit {
+            Unit::Baselines { rotation } => {
+                let u: BaselineUnit = store.read_unit(&name)?.expect("checked present");
+                let ok = u.rotation == rotation
+                    && u.baselines.len() == study.baselines.len()
+                    && u.baselines
+                        .iter()
+                        .zip(&study.baselines)
+                        .all(|(r, b)| r.baseline == *b && r.top.len() == study.top_resources.len());
+                if !ok {
+                    return Err(inconsistent(
+                        &name,
+                        "does not match the study's baselines, rotation or top_resources".into(),
+                    ));
+                }
+                baseline_units.push(u);
+            }
+            Unit::Gp {
+                configuration,
+                rotation,
+                seed,
+            } => {
+                let u: GpUnit = store.read_unit(&name)?.expect("checked present");
+                let ok = u.rotation == rotation
+                    && u.seed == seed
+                    && u.configuration == study.configurations[configuration].name
+                    && u.run.choices.len() == Strategy::ALL.len()
+                    && u.top
+                        .iter()
+                        .all(|t| t.runs.len() == study.top_resources.len());
+                if !ok {
+                    return Err(inconsistent(&name, "does not match its configuration, rotation, seed or the study's top_resources".into()));
+                }
+                gp_units.push(u);
+            }
+        }
+    }
+    let rotations = study.rotations.len();
+    let cycles_per_rotation = baseline_units
+        .first()
+        .and_then(|u| u.baselines.first().map(|b| b.main.len()))
+        .or_else(|| gp_units.first().map(|u| u.run.choices[0].test_cycles.len()))
+        .unwrap_or(0);
+
+    let mut methods = Vec::new();
+    let mut generations = Vec::new();
+    let mut offset = 0;
+    for c in &study.configurations {
+        let n = rotations * c.seeds.len();
+        let runs = &gp_units[offset..offset + n];
+        offset += n;
+        // Per rotation: the seed runs and the winners.
+        type Winners<'u> = (&'u [GpUnit], Vec<(Strategy, usize)>);
+        let per_rotation: Vec<Winners<'_>> = runs
+            .chunks(c.seeds.len())
+            .map(|seeds| {
+                let seed_runs: Vec<_> = seeds.iter().map(|u| u.run.clone()).collect();
+                (seeds, evolve::winners(&seed_runs))
+            })
+            .collect();
+        for &strategy in &study.reports.strategies {
+            let mut cycles = Vec::new();
+            let mut top_cycles = vec![Vec::new(); study.top_resources.len()];
+            let mut chosen = Vec::new();
+            for (seeds, winners) in &per_rotation {
+                let (_, w) = winners
+                    .iter()
+                    .find(|(s, _)| *s == strategy)
+                    .expect("every strategy");
+                let unit = &seeds[*w];
+                let choice: &Choice = unit
+                    .run
+                    .choices
+                    .iter()
+                    .find(|ch| ch.strategy == strategy)
+                    .ok_or_else(|| {
+                        inconsistent(
+                            &format!("{}-r{}-s{}.json", c.name, unit.rotation, unit.seed),
+                            format!("no {} choice", strategy.name()),
+                        )
+                    })?;
+                cycles.push(choice.test_cycles.clone());
+                if let Some(t) = unit.top.iter().find(|t| t.strategy == strategy) {
+                    for (k, run) in t.runs.iter().enumerate() {
+                        top_cycles[k].push(run.cycles.clone());
+                    }
+                }
+                chosen.push(Chosen {
+                    rotation: unit.rotation,
+                    seed: unit.seed,
+                    formula: choice.formula.to_string(),
+                    train: choice.train,
+                    validation: choice.validation,
+                    test: choice.test,
+                    score: choice.score,
+                });
+            }
+            let mut m = method(
+                format!("{}/{}", c.name, strategy.name()),
+                Kind::Gp,
+                cycles,
+                top_cycles,
+                study,
+            );
+            m.configuration = Some(c.name.clone());
+            m.strategy = Some(strategy);
+            m.fitness = Some(c.fitness);
+            m.chosen = chosen;
+            methods.push(m);
+        }
+        let len = runs
+            .iter()
+            .map(|u| u.run.generations.len())
+            .min()
+            .unwrap_or(0);
+        let column = |f: &dyn Fn(&evolve::GenerationSummary) -> f64| -> Vec<f64> {
+            (0..len)
+                .map(|g| {
+                    mean(
+                        &runs
+                            .iter()
+                            .map(|u| f(&u.run.generations[g]))
+                            .collect::<Vec<_>>(),
+                    )
+                })
+                .collect()
+        };
+        generations.push(GenerationCurve {
+            configuration: c.name.clone(),
+            fitness: c.fitness,
+            best: column(&|g| g.best),
+            mean: column(&|g| g.mean),
+        });
+    }
+    let gp_methods = methods.len();
+    for (b, &baseline) in study.baselines.iter().enumerate() {
+        let cycles = baseline_units
+            .iter()
+            .map(|u| u.baselines[b].main.clone())
+            .collect();
+        let top_cycles = (0..study.top_resources.len())
+            .map(|k| {
+                baseline_units
+                    .iter()
+                    .map(|u| u.baselines[b].top[k].cycles.clone())
+                    .collect()
+            })
+            .collect();
+        methods.push(method(
+            baseline.name().to_string(),
+            Kind::Baseline,
+            cycles,
+            top_cycles,
+            study,
+        ));
+    }
+    let mut comparisons = Vec::new();
+    for m in &methods[..gp_methods] {
+        for b in &methods[gp_methods..] {
+            for metric in [Metric::ChangeRate, Metric::Ndcg] {
+                comparisons.push(compare(m, b, metric, cycles_per_rotation));
+            }
+        }
+    }
+    Ok(Analysis {
+        study: study.clone(),
+        dataset: baseline_units.first().map_or([0, 0], |u| u.dataset),
+        test_pages: baseline_units.iter().map(|u| u.test_pages).collect(),
+        cycles_per_rotation,
+        methods,
+        comparisons,
+        generations,
+        gp_units,
+    })
+}
+
+/// Cycle by cycle, the paired t-test over rotations of `m` against `b`.
+fn compare(m: &Method, b: &Method, metric: Metric, positions: usize) -> Comparison {
+    let (mut wins, mut losses, mut ties) = (0, 0, 0);
+    let mut p_values = Vec::new();
+    for j in 0..positions {
+        let column = |x: &Method| -> Vec<f64> {
+            x.cycles
+                .iter()
+                .filter_map(|r| r.get(j).map(|c| metric.of(c)))
+                .collect()
+        };
+        let (a, z) = (column(m), column(b));
+        let p = if a.len() == z.len() {
+            paired_t_test(&a, &z)
+        } else {
+            1.0
+        };
+        p_values.push(p);
+        if p < 0.05 {
+            if mean(&a) > mean(&z) {
+                wins += 1;
+            } else {
+                losses += 1;
+            }
+        } else {
+            ties += 1;
+        }
+    }
+    Comparison {
+        method: m.name.clone(),
+        baseline: b.name.clone(),
+        metric,
+        wins,
+        losses,
+        ties,
+        p_values,
+    }
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// `cycles.csv`: one row per method, rotation, resources level and scored test cycle.
+pub fn cycles_csv(a: &Analysis) -> String {
+    let mut out = String::from(
+        "method,kind,configuration,strategy,fitness,rotation,resources,position,cycle,change_rate,ndcg,freshness,newly_visited,stale,visited\n",
+    );
+    for m in &a.methods {
+        let kind = match m.kind {
+            Kind::Gp => "gp",
+            Kind::Baseline => "baseline",
+        };
+        let levels = std::iter::once((a.study.sim.resources(), &m.cycles))
+            .chain(a.study.top_resources.iter().copied().zip(&m.top_cycles));
+        for (resources, per_rotation) in levels {
+            for (rotation, cycles) in a.study.rotations.iter().zip(per_rotation) {
+                for (j, c) in cycles.iter().enumerate() {
+                    let _ = writeln!(
+                        out,
+                        "{},{kind},{},{},{},{rotation},{resources},{},{},{},{},{},{},{},{}",
+                        csv_field(&m.name),
+                        m.configuration.as_deref().unwrap_or(""),
+                        m.strategy.map_or("", |s| s.name()),
+                        m.fitness.map_or("", |f| f.name()),
+                        j + 1,
+                        c.cycle,
+                        c.change_rate,
+                        c.ndcg,
+                        c.freshness,
+                        c.newly_visited,
+                        c.stale,
+                        c.visited
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `generations.csv`: one row per GP unit and generation.
+pub fn generations_csv(a: &Analysis) -> String {
+    let mut out = String::from(
+        "configuration,fitness,rotation,seed,generation,best,mean,evaluated,cache_hits,best_formula\n",
+    );
+    for u in &a.gp_units {
+        let fitness = a
+            .study
+            .configurations
+            .iter()
+            .find(|c| c.name == u.configuration)
+            .map_or("", |c| c.fitness.name());
+        for g in &u.run.generations {
+            let _ = writeln!(
+                out,
+                "{},{fitness},{},{},{},{},{},{},{},{}",
+                u.configuration,
+                u.rotation,
+                u.seed,
+                g.generation,
+                g.best,
+                g.mean,
+                g.evaluated,
+                g.cache_hits,
+                csv_field(&g.best_formula.to_string())
+            );
+        }
+    }
+    out
+}
+
+/// Reads the study and units of `dir` and writes every report the study asks for.
+/// Returns the paths written.
+pub fn write(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    let (store, study) = Store::open(dir)?;
+    let analysis = analyse(&study, &store)?;
+    let mut written = Vec::new();
+    let mut put = |name: &str, text: &str| -> Result<(), ReportError> {
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| ReportError::Io {
+                path: parent.display().to_string(),
+                reason: e.to_string(),
+            })?;
+        }
+        crate::experiment::store::write_atomic(&path, text.as_bytes()).map_err(|e| {
+            ReportError::Io {
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            }
+        })?;
+        written.push(path);
+        Ok(())
+    };
+    let plots = if study.reports.plots {
+        plots::all(&analysis)
+    } else {
+        Vec::new()
+    };
+    put(
+        "summary.md",
+        &summary::markdown(
+            &analysis,
+            &plots.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+        ),
+    )?;
+    let mut json = serde_json::to_string_pretty(&analysis).expect("results serialize");
+    json.push('\n');
+    put("results.json", &json)?;
+    if study.reports.csv {
+        put("cycles.csv", &cycles_csv(&analysis))?;
+        put("generations.csv", &generations_csv(&analysis))?;
+    }
+    for (name, svg) in &plots {
+        put(name, svg)?;
+    }
+    Ok(written)
+}

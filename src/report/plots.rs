@@ -1,0 +1,277 @@
+//! The report's SVG plots, drawn with `plotters` (SVG backend only, no fonts needed: text
+//! is left to the SVG viewer).
+//!
+//! * `plots/cycles-changerate.svg`, `plots/cycles-ndcg.svg` (paper Fig. 4): each method's
+//!   metric per test cycle position, mean over the rotations;
+//! * `plots/top-changerate.svg`, `plots/top-ndcg.svg` (Fig. 5): each method's metric when
+//!   only the top 1%..5% (the study's `top_resources`) of the schedule is visited;
+//! * `plots/newly-visited.svg` (Fig. 6): fraction of each cycle's visits that go to pages
+//!   not visited since the warm-up;
+//! * `plots/fitness-<configuration>.svg`: best and mean training fitness per generation,
+//!   mean over the configuration's rotation × seed runs.
+//!
+//! GP methods are drawn with thick lines, baselines with thin ones.
+
+use super::{Analysis, Kind, Method};
+use crate::sim::{CycleMetrics, Metric};
+use crate::stats::mean;
+use plotters::prelude::*;
+
+/// One line of a chart.
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// Legend text.
+    pub label: String,
+    /// Points, in x order.
+    pub points: Vec<(f64, f64)>,
+    /// Drawn thin (baselines).
+    pub thin: bool,
+}
+
+const PALETTE: [RGBColor; 12] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+    RGBColor(0, 0, 0),
+    RGBColor(174, 199, 232),
+];
+
+/// A line chart as SVG text, legend on the right.
+pub fn line_chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series]) -> String {
+    let mut svg = String::new();
+    let (xs, ys): (Vec<f64>, Vec<f64>) =
+        series.iter().flat_map(|s| s.points.iter()).copied().unzip();
+    let range = |v: &[f64], pad: f64| {
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if !lo.is_finite() || !hi.is_finite() {
+            return (0.0, 1.0);
+        }
+        let span = (hi - lo).max(1e-6);
+        (lo - span * pad, hi + span * pad)
+    };
+    let (x0, x1) = range(&xs, 0.0);
+    let (y0, y1) = range(&ys, 0.05);
+    let legend_width = 260;
+    let height = 480.max(60 + 18 * series.len() as u32);
+    {
+        let root = SVGBackend::with_string(&mut svg, (980, height)).into_drawing_area();
+        // Drawing into a String cannot fail; errors are ignored.
+        let _ = root.fill(&WHITE);
+        let (left, right) = root.split_horizontally(980 - legend_width);
+        if let Ok(mut chart) = ChartBuilder::on(&left)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(x0..x1, y0..y1)
+        {
+            let _ = chart.configure_mesh().x_desc(x_desc).y_desc(y_desc).draw();
+            for (i, s) in series.iter().enumerate() {
+                let color = PALETTE[i % PALETTE.len()];
+                let style = color.stroke_width(if s.thin { 1 } else { 2 });
+                let _ = chart.draw_series(LineSeries::new(s.points.iter().copied(), style));
+            }
+        }
+        for (i, s) in series.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            let y = 40 + 18 * i as i32;
+            let _ = right.draw(&PathElement::new(
+                vec![(8, y), (36, y)],
+                color.stroke_width(if s.thin { 1 } else { 3 }),
+            ));
+            let _ = right.draw(&Text::new(
+                s.label.clone(),
+                (44, y - 7),
+                ("sans-serif", 13).into_font(),
+            ));
+        }
+        let _ = root.present();
+    }
+    svg
+}
+
+fn per_position(m: &Method, f: impl Fn(&CycleMetrics) -> f64) -> Vec<(f64, f64)> {
+    let positions = m.cycles.iter().map(Vec::len).min().unwrap_or(0);
+    (0..positions)
+        .map(|j| {
+            let values: Vec<f64> = m.cycles.iter().map(|r| f(&r[j])).collect();
+            ((j + 1) as f64, mean(&values))
+        })
+        .collect()
+}
+
+fn thin(m: &Method) -> bool {
+    m.kind == Kind::Baseline
+}
+
+/// Every plot of the report: (path relative to the output directory, SVG text).
+pub fn all(a: &Analysis) -> Vec<(String, String)> {
+    let mut plots = Vec::new();
+    for (metric, label, file) in [
+        (Metric::ChangeRate, "ChangeRate", "changerate"),
+        (Metric::Ndcg, "NDCG", "ndcg"),
+    ] {
+        let series: Vec<Series> = a
+            .methods
+            .iter()
+            .map(|m| Series {
+                label: m.name.clone(),
+                points: per_position(m, |c| metric.of(c)),
+                thin: thin(m),
+            })
+            .collect();
+        plots.push((
+            format!("plots/cycles-{file}.svg"),
+            line_chart(
+                &format!("{label} per test cycle (mean over rotations)"),
+                "scored test cycle",
+                label,
+                &series,
+            ),
+        ));
+    }
+    if !a.study.top_resources.is_empty() {
+        for (metric, label, file) in [
+            (Metric::ChangeRate, "ChangeRate", "changerate"),
+            (Metric::Ndcg, "NDCG", "ndcg"),
+        ] {
+            let series: Vec<Series> = a
+                .methods
+                .iter()
+                .map(|m| Series {
+                    label: m.name.clone(),
+                    points: m
+                        .top
+                        .iter()
+                        .map(|t| {
+                            let v = if metric == Metric::Ndcg {
+                                t.ndcg.mean
+                            } else {
+                                t.changerate.mean
+                            };
+                            (t.resources * 100.0, v)
+                        })
+                        .collect(),
+                    thin: thin(m),
+                })
+                .collect();
+            plots.push((
+                format!("plots/top-{file}.svg"),
+                line_chart(
+                    &format!(
+                        "{label} when only the top of the schedule is visited (trained at {}%)",
+                        a.study.sim.resources() * 100.0
+                    ),
+                    "pages visited per cycle (% of the test set)",
+                    label,
+                    &series,
+                ),
+            ));
+        }
+    }
+    let series: Vec<Series> = a
+        .methods
+        .iter()
+        .map(|m| Series {
+            label: m.name.clone(),
+            points: per_position(m, |c| c.newly_visited),
+            thin: thin(m),
+        })
+        .collect();
+    plots.push((
+        "plots/newly-visited.svg".into(),
+        line_chart(
+            "Fraction of visits to pages not visited since the warm-up",
+            "scored test cycle",
+            "newly visited",
+            &series,
+        ),
+    ));
+    for g in &a.generations {
+        let points = |v: &[f64]| -> Vec<(f64, f64)> {
+            v.iter().enumerate().map(|(i, &y)| (i as f64, y)).collect()
+        };
+        let series = [
+            Series {
+                label: "best".into(),
+                points: points(&g.best),
+                thin: false,
+            },
+            Series {
+                label: "mean".into(),
+                points: points(&g.mean),
+                thin: false,
+            },
+        ];
+        plots.push((
+            format!("plots/fitness-{}.svg", g.configuration),
+            line_chart(
+                &format!(
+                    "{}: training fitness per generation (mean over runs)",
+                    g.configuration
+                ),
+                "generation",
+                g.fitness.name(),
+                &series,
+            ),
+        ));
+    }
+    plots
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chart_has_lines_and_legend() {
+        let svg = line_chart(
+            "t",
+            "x",
+            "y",
+            &[
+                Series {
+                    label: "GP/best".into(),
+                    points: vec![(1.0, 0.5), (2.0, 0.7), (3.0, 0.6)],
+                    thin: false,
+                },
+                Series {
+                    label: "NAD".into(),
+                    points: vec![(1.0, 0.4), (2.0, 0.4), (3.0, 0.45)],
+                    thin: true,
+                },
+            ],
+        );
+        assert!(svg.starts_with("<svg"), "{}", &svg[..50]);
+        assert!(svg.contains("GP/best") && svg.contains("NAD"));
+        assert!(svg.matches("<polyline").count() >= 2, "{svg}");
+        assert_eq!(
+            svg,
+            line_chart(
+                "t",
+                "x",
+                "y",
+                &[
+                    Series {
+                        label: "GP/best".into(),
+                        points: vec![(1.0, 0.5), (2.0, 0.7), (3.0, 0.6)],
+                        thin: false
+                    },
+                    Series {
+                        label: "NAD".into(),
+                        points: vec![(1.0, 0.4), (2.0, 0.4), (3.0, 0.45)],
+                        thin: true
+                    }
+                ]
+            )
+        );
+    }
+}

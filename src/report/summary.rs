@@ -1,0 +1,244 @@
+//! `summary.md`: the paper's tables for a study, in Markdown.
+
+use super::{Analysis, Kind, Method};
+use crate::sim::Metric;
+use crate::stats::MeanCi;
+use std::fmt::Write as _;
+
+fn ci(m: &MeanCi) -> String {
+    format!("{:.4} ± {:.4}", m.mean, m.ci95)
+}
+
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+}
+
+fn metric_label(m: Metric) -> &'static str {
+    match m {
+        Metric::ChangeRate => "ChangeRate",
+        Metric::Ndcg => "NDCG",
+        Metric::Freshness => "Freshness",
+    }
+}
+
+fn percent(r: f64) -> String {
+    let p = r * 100.0;
+    if (p - p.round()).abs() < 1e-9 {
+        format!("{}%", p.round())
+    } else {
+        format!("{p}%")
+    }
+}
+
+/// The Markdown summary; `plots` are the plot files written beside it.
+pub(super) fn markdown(a: &Analysis, plots: &[&str]) -> String {
+    let s = &a.study;
+    let mut out = String::new();
+    let _ = writeln!(out, "# Study `{}`\n", s.name);
+    if !s.description.is_empty() {
+        let _ = writeln!(out, "{}\n", s.description.trim());
+    }
+    let _ = writeln!(
+        out,
+        "- Dataset: {}: {} pages × {} cycles.",
+        s.dataset_label(),
+        a.dataset[0],
+        a.dataset[1]
+    );
+    let _ = writeln!(
+        out,
+        "- Rotations (test folds): {:?}; test pages per rotation: {:?}; {} scored test cycles per rotation, {} in all.",
+        s.rotations,
+        a.test_pages,
+        a.cycles_per_rotation,
+        a.cycles_per_rotation * s.rotations.len()
+    );
+    let _ = writeln!(
+        out,
+        "- Simulation: resources {} (k = ⌊pages × resources⌋ visits per cycle), warm-up {} cycles, tie seed {}, ties {:?}.",
+        s.sim.resources(),
+        s.sim.warmup(),
+        s.sim.seed(),
+        s.sim.ties()
+    );
+    let _ = writeln!(out, "- GP configurations:");
+    for c in &s.configurations {
+        let _ = writeln!(
+            out,
+            "  - `{}`: grammar `{}`, fitness {}, population {}, generations {}, tournament {}, seeds {:?}.",
+            c.name,
+            c.grammar,
+            metric_label(c.fitness),
+            c.gp.population,
+            c.gp.generations,
+            c.gp.tournament,
+            c.seeds
+        );
+    }
+    let _ = writeln!(
+        out,
+        "- A GP method is `configuration/strategy`: per rotation, the function the strategy chose in the seed with the highest strategy score (training + validation only)."
+    );
+
+    let _ = writeln!(
+        out,
+        "\n## Table 2: mean ± 95% CI over all test cycles\n\nStudent t interval over the {} per-cycle values of all rotations. The fitness column is the metric a method was evolved with; its value is in **bold**.\n",
+        a.cycles_per_rotation * s.rotations.len()
+    );
+    let _ = writeln!(out, "| Method | Fitness | ChangeRate | NDCG |");
+    let _ = writeln!(out, "|---|---|---|---|");
+    for m in &a.methods {
+        let bold = |metric: Metric, v: &MeanCi| {
+            if m.fitness == Some(metric) {
+                format!("**{}**", ci(v))
+            } else {
+                ci(v)
+            }
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            m.name,
+            m.fitness.map_or("(baseline)", metric_label),
+            bold(Metric::ChangeRate, &m.changerate),
+            bold(Metric::Ndcg, &m.ndcg)
+        );
+    }
+
+    let baselines: Vec<&Method> = a
+        .methods
+        .iter()
+        .filter(|m| m.kind == Kind::Baseline)
+        .collect();
+    if !baselines.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n## Table 3: per-cycle victories against each baseline\n\nEach cell is wins / ties / losses over the {} cycle positions: at each position, a paired t-test over the {} rotations at 95% (a win when the method's mean is higher and the test rejects equality).",
+            a.cycles_per_rotation,
+            s.rotations.len()
+        );
+        if s.rotations.len() < 2 {
+            let _ = writeln!(
+                out,
+                "With a single rotation no test can reject equality: every cycle is a tie."
+            );
+        }
+        for metric in [Metric::ChangeRate, Metric::Ndcg] {
+            let _ = writeln!(out, "\n### {}\n", metric_label(metric));
+            let _ = write!(out, "| Method |");
+            for b in &baselines {
+                let _ = write!(out, " {} |", b.name);
+            }
+            let _ = write!(out, "\n|---|");
+            for _ in &baselines {
+                let _ = write!(out, "---|");
+            }
+            out.push('\n');
+            for m in a.methods.iter().filter(|m| m.kind == Kind::Gp) {
+                let _ = write!(out, "| {} |", m.name);
+                for b in &baselines {
+                    let c = a
+                        .comparisons
+                        .iter()
+                        .find(|c| c.method == m.name && c.baseline == b.name && c.metric == metric)
+                        .expect("every pair compared");
+                    let _ = write!(out, " {} / {} / {} |", c.wins, c.ties, c.losses);
+                }
+                out.push('\n');
+            }
+        }
+    }
+
+    let _ = writeln!(
+        out,
+        "\n## Table 4: chosen formulas\n\nPer configuration, rotation and strategy: the winning seed's choice, its training and validation fitness and its test value of the same metric."
+    );
+    for c in &s.configurations {
+        let _ = writeln!(
+            out,
+            "\n### {} (fitness {}, grammar `{}`)\n",
+            c.name,
+            metric_label(c.fitness),
+            c.grammar
+        );
+        let _ = writeln!(
+            out,
+            "| Rotation | Strategy | Seed | Train | Validation | Test | Formula |"
+        );
+        let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+        let mine: Vec<&Method> = a
+            .methods
+            .iter()
+            .filter(|m| m.configuration.as_deref() == Some(c.name.as_str()))
+            .collect();
+        for (r, &rotation) in s.rotations.iter().enumerate() {
+            for m in &mine {
+                let ch = &m.chosen[r];
+                let _ = writeln!(
+                    out,
+                    "| {rotation} | {} | {} | {:.4} | {:.4} | {:.4} | `{}` |",
+                    m.strategy.map_or("", |s| s.name()),
+                    ch.seed,
+                    ch.train,
+                    ch.validation,
+                    ch.test,
+                    cell(&ch.formula)
+                );
+            }
+        }
+    }
+
+    if !s.top_resources.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n## Top of the schedule (Fig. 5)\n\nThe same functions (evolved at resources {}) when only the top fraction of the schedule is visited; mean over all test cycles.",
+            s.sim.resources()
+        );
+        for metric in [Metric::ChangeRate, Metric::Ndcg] {
+            let _ = writeln!(out, "\n### {}\n", metric_label(metric));
+            let _ = write!(out, "| Method |");
+            for &r in &s.top_resources {
+                let _ = write!(out, " {} |", percent(r));
+            }
+            let _ = write!(out, "\n|---|");
+            for _ in &s.top_resources {
+                let _ = write!(out, "---|");
+            }
+            out.push('\n');
+            for m in &a.methods {
+                let _ = write!(out, "| {} |", m.name);
+                for t in &m.top {
+                    let v = match metric {
+                        Metric::Ndcg => &t.ndcg,
+                        _ => &t.changerate,
+                    };
+                    let _ = write!(out, " {:.4} |", v.mean);
+                }
+                out.push('\n');
+            }
+        }
+    }
+
+    let _ = writeln!(
+        out,
+        "\n## Newly visited pages\n\nMean fraction of each cycle's visits that go to pages not visited since the warm-up.\n\n| Method | Newly visited |\n|---|---|"
+    );
+    for m in &a.methods {
+        let _ = writeln!(out, "| {} | {} |", m.name, ci(&m.newly_visited));
+    }
+
+    let _ = writeln!(
+        out,
+        "\n## Files\n\n- `results.json`: every figure above, machine-readable."
+    );
+    if s.reports.csv {
+        let _ = writeln!(
+            out,
+            "- `cycles.csv`: every per-cycle value; `generations.csv`: fitness per generation of every run."
+        );
+    }
+    for p in plots {
+        let _ = writeln!(out, "- [`{p}`]({p})");
+    }
+    out
+}

@@ -1,0 +1,360 @@
+//! `freshgp experiment` and `freshgp report` on tiny studies, run as a user would:
+//! errors, atomic unit files, resume, shards and thread-count independence.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+const TINY: &str = r#"// a tiny study for tests
+(
+    name: "tiny",
+    dataset: Synthetic(preset: "brdc12", pages: 1000, days: 21, seed: 5),
+    seeds: 2,
+    top_resources: [0.02, 0.05],
+    gp: (population: 10, generations: 2, keep_best: 5),
+    configurations: [
+        (name: "Basic-CR", grammar: "basic", fitness: changerate),
+        (name: "All-NDCG", grammar: "all", fitness: ndcg),
+    ],
+    baselines: [Rand, NAD, AAD],
+)
+"#;
+
+/// Report files compared between runs (unit files hold wall-clock timings).
+const REPORTS: &[&str] = &[
+    "summary.md",
+    "results.json",
+    "cycles.csv",
+    "generations.csv",
+    "plots/cycles-ndcg.svg",
+    "plots/top-changerate.svg",
+    "plots/newly-visited.svg",
+    "plots/fitness-All-NDCG.svg",
+];
+
+fn freshgp() -> Command {
+    Command::cargo_bin("freshgp").expect("the freshgp binary is built")
+}
+
+fn write_study(dir: &Path, text: &str) -> PathBuf {
+    let path = dir.join("tiny.ron");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn run(study: &Path, out: &Path, extra: &[&str]) {
+    freshgp()
+        .arg("experiment")
+        .arg(study)
+        .arg("--out")
+        .arg(out)
+        .arg("--quiet")
+        .args(extra)
+        .assert()
+        .success();
+}
+
+fn assert_same_reports(a: &Path, b: &Path) {
+    for name in REPORTS {
+        let (x, y) = (
+            std::fs::read(a.join(name)).unwrap_or_else(|e| panic!("{name}: {e}")),
+            std::fs::read(b.join(name)).unwrap_or_else(|e| panic!("{name}: {e}")),
+        );
+        assert!(
+            x == y,
+            "{name} differs between {} and {}",
+            a.display(),
+            b.display()
+        );
+    }
+}
+
+fn unit_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("units"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json") && !n.starts_with('.'))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn full_run_writes_the_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let study = write_study(tmp.path(), TINY);
+    let out = tmp.path().join("out");
+    run(&study, &out, &[]);
+    // 5 baseline units + 2 configurations × 5 rotations × 2 seeds.
+    assert_eq!(unit_files(&out).len(), 25);
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    for needle in [
+        "## Table 2",
+        "| All-NDCG/sum_sigma | NDCG |",
+        "| NAD | (baseline) |",
+        "## Table 3",
+        "## Table 4",
+        "### Basic-CR (fitness ChangeRate",
+    ] {
+        assert!(
+            summary.contains(needle),
+            "summary lacks {needle:?}:\n{summary}"
+        );
+    }
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    let methods = results["methods"].as_array().unwrap();
+    assert_eq!(methods.len(), 2 * 3 + 3);
+    // 21 days: a test period of 7 cycles, 5 scored after the warm-up; 5 rotations.
+    assert_eq!(results["cycles_per_rotation"], 5);
+    assert_eq!(methods[0]["ndcg"]["n"], 25);
+    assert_eq!(methods[0]["chosen"].as_array().unwrap().len(), 5);
+    assert_eq!(results["comparisons"].as_array().unwrap().len(), 6 * 3 * 2);
+    let csv = std::fs::read_to_string(out.join("cycles.csv")).unwrap();
+    // 9 methods × (1 + 2 resources levels) × 5 rotations × 5 cycles, plus the header.
+    assert_eq!(csv.lines().count(), 1 + 9 * 3 * 5 * 5);
+    let svg = std::fs::read_to_string(out.join("plots/cycles-changerate.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("All-NDCG/best"));
+}
+
+#[test]
+fn misspelt_field_names_field_and_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let study = write_study(tmp.path(), &TINY.replace("seeds: 2", "sedes: 2"));
+    let out = freshgp()
+        .arg("experiment")
+        .arg(&study)
+        .arg("--out")
+        .arg(tmp.path().join("out"))
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains("tiny.ron:5:"), "{stderr}");
+    assert!(stderr.contains("sedes"), "{stderr}");
+    let study = write_study(tmp.path(), &TINY.replace("population: 10", "population: 1"));
+    let out = freshgp()
+        .arg("experiment")
+        .arg(&study)
+        .arg("--out")
+        .arg(tmp.path().join("out"))
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains("tiny.ron:7: gp.population"), "{stderr}");
+    assert!(
+        !tmp.path().join("out").exists(),
+        "nothing written for a bad file"
+    );
+}
+
+#[test]
+fn resume_after_losing_units_gives_identical_reports() {
+    let tmp = tempfile::tempdir().unwrap();
+    let study = write_study(tmp.path(), TINY);
+    let a = tmp.path().join("a");
+    run(&study, &a, &[]);
+    // A copy of the directory with some units and every report removed, as if the run had
+    // been killed.
+    let b = tmp.path().join("b");
+    std::fs::create_dir_all(b.join("units")).unwrap();
+    std::fs::copy(a.join("study.json"), b.join("study.json")).unwrap();
+    for (i, name) in unit_files(&a).iter().enumerate() {
+        if i % 3 != 1 {
+            std::fs::copy(a.join("units").join(name), b.join("units").join(name)).unwrap();
+        }
+    }
+    // A stray temporary file of a killed write is ignored.
+    std::fs::write(
+        b.join("units").join(".All-NDCG-r0-s1.json.99.tmp"),
+        "{\"trunc",
+    )
+    .unwrap();
+    // Without --resume the directory is refused.
+    let out = freshgp()
+        .arg("experiment")
+        .arg(&study)
+        .arg("--out")
+        .arg(&b)
+        .arg("--quiet")
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains("--resume"), "{stderr}");
+    run(&study, &b, &["--resume"]);
+    assert_eq!(unit_files(&a), unit_files(&b));
+    assert_same_reports(&a, &b);
+}
+
+#[test]
+fn killed_run_leaves_only_whole_units_and_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let study = write_study(tmp.path(), TINY);
+    let a = tmp.path().join("a");
+    run(&study, &a, &[]);
+    let b = tmp.path().join("b");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("freshgp"))
+        .arg("experiment")
+        .arg(&study)
+        .arg("--out")
+        .arg(&b)
+        .arg("--quiet")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while start.elapsed().as_secs() < 60 {
+        if b.join("units").exists() && unit_files(&b).len() >= 7 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    for name in unit_files(&b) {
+        let bytes = std::fs::read(b.join("units").join(&name)).unwrap();
+        serde_json::from_slice::<serde_json::Value>(&bytes)
+            .unwrap_or_else(|e| panic!("{name} is not whole: {e}"));
+    }
+    run(&study, &b, &["--resume"]);
+    assert_same_reports(&a, &b);
+}
+
+#[test]
+fn shards_merge_into_the_unsharded_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let study = write_study(tmp.path(), TINY);
+    let whole = tmp.path().join("whole");
+    run(&study, &whole, &[]);
+    let s0 = tmp.path().join("s0");
+    let s1 = tmp.path().join("s1");
+    run(&study, &s0, &["--shard", "0/2"]);
+    run(&study, &s1, &["--shard", "1/2"]);
+    let (n0, n1) = (unit_files(&s0).len(), unit_files(&s1).len());
+    assert_eq!((n0, n1), (13, 12));
+    assert!(
+        !s0.join("summary.md").exists(),
+        "an incomplete shard writes no report"
+    );
+    // An incomplete directory cannot be reported.
+    let out = freshgp().arg("report").arg(&s0).assert().failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("12 of 25 units are not finished"),
+        "{stderr}"
+    );
+    // Merge both into a fresh directory.
+    let merged = tmp.path().join("merged");
+    freshgp()
+        .arg("report")
+        .arg(&merged)
+        .arg("--merge")
+        .arg(&s0)
+        .arg("--merge")
+        .arg(&s1)
+        .assert()
+        .success();
+    assert_same_reports(&whole, &merged);
+    // Merging the other shard into the first also works.
+    freshgp()
+        .arg("report")
+        .arg(&s0)
+        .arg("--merge")
+        .arg(&s1)
+        .assert()
+        .success();
+    assert_same_reports(&whole, &s0);
+}
+
+#[test]
+fn a_different_study_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let study = write_study(tmp.path(), TINY);
+    let out = tmp.path().join("out");
+    run(&study, &out, &["--shard", "0/5"]);
+    let other = write_study(
+        tmp.path(),
+        &TINY.replace("generations: 2", "generations: 3"),
+    );
+    let result = freshgp()
+        .arg("experiment")
+        .arg(&other)
+        .arg("--out")
+        .arg(&out)
+        .arg("--resume")
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&result.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("holds a different study") && stderr.contains("`configurations`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let study = write_study(tmp.path(), TINY);
+    let one = tmp.path().join("one");
+    let two = tmp.path().join("two");
+    for (dir, threads) in [(&one, "1"), (&two, "2")] {
+        freshgp()
+            .env("RAYON_NUM_THREADS", threads)
+            .arg("experiment")
+            .arg(&study)
+            .arg("--out")
+            .arg(dir)
+            .arg("--quiet")
+            .assert()
+            .success();
+    }
+    assert_same_reports(&one, &two);
+}
+
+#[test]
+fn shipped_experiment_files_are_valid() {
+    use freshgp::experiment::study::Study;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+    for name in ["quick.ron", "paper.ron", "scoop.ron"] {
+        let study = Study::load(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(study.rotations, [0, 1, 2, 3, 4], "{name}");
+        assert_eq!(study.configurations.len(), 4, "{name}");
+        assert_eq!(study.baselines.len(), 7, "{name}");
+    }
+    let paper = Study::load(&dir.join("paper.ron")).unwrap();
+    let gp = &paper.configurations[0].gp;
+    assert_eq!((gp.population, gp.generations, gp.keep_best), (300, 50, 50));
+    assert_eq!(paper.configurations[3].seeds, [1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn scoop_study_runs_on_the_shared_real_file() {
+    let data = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/datasets/real/ScoopInstaller+Main.57.tsv"
+    );
+    if !Path::new(data).exists() {
+        eprintln!("skipped: {data} is absent (shared/ is not beside the clone)");
+        return;
+    }
+    // experiments/scoop.ron, scaled down: same dataset, 1 seed, a tiny GP.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/experiments/scoop.ron"
+    ))
+    .unwrap()
+    .replace("seeds: 5", "seeds: 1")
+    .replace(
+        "gp: (population: 300, generations: 50)",
+        "gp: (population: 8, generations: 1, keep_best: 4)",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let study = tmp.path().join("scoop.ron");
+    let relative = "../../shared/datasets/real/ScoopInstaller+Main.57.tsv";
+    assert!(text.contains(relative));
+    std::fs::write(&study, text.replace(relative, data)).unwrap();
+    let out = tmp.path().join("out");
+    run(&study, &out, &[]);
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["dataset"][0], 1590);
+    assert_eq!(results["cycles_per_rotation"], 17);
+}
