@@ -73,7 +73,21 @@ pub fn line_chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series]) ->
             .y_label_area_size(60)
             .build_cartesian_2d(x0..x1, y0..y1)
         {
-            let _ = chart.configure_mesh().x_desc(x_desc).y_desc(y_desc).draw();
+            // Whole-number x values (cycles, generations, percentages) print without a
+            // decimal part.
+            let x_label = |x: &f64| {
+                if x.fract() == 0.0 {
+                    format!("{x:.0}")
+                } else {
+                    format!("{x}")
+                }
+            };
+            let _ = chart
+                .configure_mesh()
+                .x_desc(x_desc)
+                .y_desc(y_desc)
+                .x_label_formatter(&x_label)
+                .draw();
             for (i, s) in series.iter().enumerate() {
                 let color = PALETTE[i % PALETTE.len()];
                 let style = color.stroke_width(if s.thin { 1 } else { 2 });
