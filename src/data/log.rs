@@ -376,21 +376,7 @@ mod tests {
 
     fn run(log: &str, opts: &LogOptions) -> Result<(Vec<String>, Dataset, LogReport), DataError> {
         let (d, r) = from_log(log.as_bytes(), "t.log", opts)?;
-        let rows = (0..d.pages())
-            .map(|p| {
-                (1..=d.cycles())
-                    .map(|c| {
-                        if d.is_unknown(p, c) {
-                            '?'
-                        } else if d.changed(p, c) {
-                            '1'
-                        } else {
-                            '0'
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
+        let rows = (0..d.pages()).map(|p| d.bits_string(p)).collect();
         Ok((rows, d, r))
     }
 

@@ -242,6 +242,33 @@ impl Dataset {
         &self.unknown[p * self.words..(p + 1) * self.words]
     }
 
+    /// Appends page `p`'s cycles as BITS characters (`0 1 ?`, SPEC §1) to `out`.
+    pub fn push_bits(&self, p: usize, out: &mut Vec<u8>) {
+        let (bits, unknown) = (self.row(p), self.unknown_row(p));
+        for k in 0..self.cycles {
+            let (w, b) = (k / 64, 1u64 << (k % 64));
+            out.push(if unknown[w] & b != 0 {
+                b'?'
+            } else if bits[w] & b != 0 {
+                b'1'
+            } else {
+                b'0'
+            });
+        }
+    }
+
+    /// Page `p`'s cycles as a BITS string.
+    ///
+    /// ```
+    /// let d = freshgp::data::Dataset::from_bit_strings(&["01?0"]).unwrap();
+    /// assert_eq!(d.bits_string(0), "01?0");
+    /// ```
+    pub fn bits_string(&self, p: usize) -> String {
+        let mut out = Vec::with_capacity(self.cycles);
+        self.push_bits(p, &mut out);
+        String::from_utf8(out).expect("BITS are ASCII")
+    }
+
     /// Whether page `p` changed at cycle `d` (1-based). Unknown cycles read as false.
     ///
     /// # Panics

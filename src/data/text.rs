@@ -92,17 +92,7 @@ pub fn write<W: Write>(d: &Dataset, out: W) -> Result<(), DataError> {
     let mut line = Vec::with_capacity(d.cycles() + 64);
     for p in 0..d.pages() {
         line.clear();
-        let (bits, unknown) = (d.row(p), d.unknown_row(p));
-        for k in 0..d.cycles() {
-            let (w, b) = (k / 64, 1u64 << (k % 64));
-            line.push(if unknown[w] & b != 0 {
-                b'?'
-            } else if bits[w] & b != 0 {
-                b'1'
-            } else {
-                b'0'
-            });
-        }
+        d.push_bits(p, &mut line);
         if columns >= 2 {
             let id = d.id(p).unwrap_or("");
             check("id", p, id)?;

@@ -242,21 +242,7 @@ mod tests {
     fn resolve(policy: &str, rows: &[&str]) -> (Vec<String>, UnknownReport) {
         let d = Dataset::from_bit_strings(rows).unwrap();
         let (d, r) = policy.parse::<UnknownPolicy>().unwrap().apply(d);
-        let out = (0..d.pages())
-            .map(|p| {
-                (1..=d.cycles())
-                    .map(|c| {
-                        if d.is_unknown(p, c) {
-                            '?'
-                        } else if d.changed(p, c) {
-                            '1'
-                        } else {
-                            '0'
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
+        let out = (0..d.pages()).map(|p| d.bits_string(p)).collect();
         (out, r)
     }
 
