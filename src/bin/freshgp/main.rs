@@ -26,22 +26,22 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Parse, check, simplify, print and evaluate formulas.
-    Formula(formula_cmd::Args),
+    /// Make, convert and describe change-history datasets.
+    Dataset(dataset_cmd::Args),
     /// The seven published baselines over the five test rotations.
     Baselines(baselines_cmd::Args),
     /// Per-cycle metrics of one formula or baseline on one set.
     Simulate(simulate_cmd::Args),
     /// Evolve scoring formulas on one rotation.
     Evolve(evolve_cmd::Args),
-    /// Make, convert and describe change-history datasets.
-    Dataset(dataset_cmd::Args),
-    /// Apply a crawler's download log to a saved state and print the next batch.
-    Schedule(schedule_cmd::Args),
     /// Run a whole study from an experiment file (RON), resumable and shardable.
     Experiment(experiment_cmd::Args),
     /// Write a study's tables and plots from its output directory; merge shards.
     Report(report_cmd::Args),
+    /// Parse, check, simplify, print and evaluate formulas.
+    Formula(formula_cmd::Args),
+    /// Apply a crawler's download log to a saved state and print the next batch.
+    Schedule(schedule_cmd::Args),
 }
 
 fn main() {
