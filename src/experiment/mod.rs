@@ -29,18 +29,28 @@ use crate::sim::{PeriodError, SimError};
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ExperimentError {
     /// The dataset cannot be split.
-    #[error("cannot split the dataset: {0}")]
+    #[error("cannot split the dataset")]
     Split(#[from] SplitError),
     /// A page set or period is unusable.
-    #[error("cannot build the simulated period: {0}")]
+    #[error("cannot build the simulated period")]
     Period(#[from] PeriodError),
     /// The simulation settings do not fit a set.
-    #[error("{set} set: {source}")]
+    #[error("cannot simulate the {set} set")]
     Sim {
         /// Which set (training, validation, test).
         set: &'static str,
         /// The cause.
         source: SimError,
+    },
+    /// A `top_resources` level leaves no visit per cycle on a test set.
+    #[error("top_resources level {resources}: the test set of rotation {rotation} has {pages} pages, so no page would be visited per cycle (remove the level or use more pages)")]
+    TopResources {
+        /// The level.
+        resources: f64,
+        /// The rotation.
+        rotation: usize,
+        /// Pages in its test set.
+        pages: usize,
     },
     /// A formula reads a terminal the grammar lacks.
     #[error("{0}")]

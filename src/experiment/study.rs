@@ -74,10 +74,10 @@ pub enum StudyError {
         reason: String,
     },
     /// The dataset cannot be loaded or generated.
-    #[error("dataset: {0}")]
+    #[error("cannot load or generate the dataset")]
     Data(#[from] DataError),
     /// A grammar cannot be loaded.
-    #[error("grammar: {0}")]
+    #[error("cannot load a grammar")]
     Grammar(#[from] GrammarError),
 }
 

@@ -261,13 +261,26 @@ impl Runner {
             ] {
                 let period =
                     Period::new(&runner.dataset, pages, cycles).map_err(ExperimentError::from)?;
-                let mut configs = vec![runner.study.sim];
+                runner
+                    .study
+                    .sim
+                    .check(&period)
+                    .map_err(|source| ExperimentError::Sim { set, source })?;
                 if set == "test" {
-                    configs.extend(runner.top_configs()?);
-                }
-                for c in configs {
-                    c.check(&period)
-                        .map_err(|source| ExperimentError::Sim { set, source })?;
+                    for (c, &resources) in runner
+                        .top_configs()?
+                        .iter()
+                        .zip(&runner.study.top_resources)
+                    {
+                        if c.check(&period).is_err() {
+                            return Err(ExperimentError::TopResources {
+                                resources,
+                                rotation,
+                                pages: period.pages(),
+                            }
+                            .into());
+                        }
+                    }
                 }
             }
         }

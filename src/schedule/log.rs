@@ -62,14 +62,14 @@ pub enum LogError {
         reason: String,
     },
     /// The scheduler refused a line's observation.
-    #[error("{file}:{line}: {source}")]
+    #[error("{file}:{line}: {refusal}")]
     Refused {
         /// The file.
         file: String,
         /// 1-based line number.
         line: usize,
-        /// The scheduler's reason.
-        source: ScheduleError,
+        /// The scheduler's reason (in the message, not repeated as a cause).
+        refusal: ScheduleError,
     },
 }
 
@@ -151,10 +151,10 @@ pub fn apply<R: BufRead>(
                 })
             }
         };
-        let refused = |source| LogError::Refused {
+        let refused = |refusal| LogError::Refused {
             file: file.to_string(),
             line: number,
-            source,
+            refusal,
         };
         if !scheduler.contains(obs.page) {
             match obs.host {
@@ -215,7 +215,7 @@ mod tests {
                 &err,
                 LogError::Refused {
                     line: 3,
-                    source: ScheduleError::CycleNotAfter {
+                    refusal: ScheduleError::CycleNotAfter {
                         cycle: 2,
                         last: 2,
                         ..
