@@ -313,7 +313,14 @@ fn results_do_not_depend_on_the_thread_count() {
 fn shipped_experiment_files_are_valid() {
     use freshgp::experiment::study::Study;
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
-    for name in ["quick.ron", "paper.ron", "scoop.ron", "endoflife.ron", "contrib.ron", "pga.ron"] {
+    for name in [
+        "quick.ron",
+        "paper.ron",
+        "scoop.ron",
+        "endoflife.ron",
+        "contrib.ron",
+        "pga.ron",
+    ] {
         let study = Study::load(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(study.rotations, [0, 1, 2, 3, 4], "{name}");
         assert_eq!(study.configurations.len(), 4, "{name}");
