@@ -23,9 +23,14 @@
 //!    with probability `host_events.coverage`, each static page with
 //!    `host_events.static_coverage`.
 //!
-//! A page changes on day d with probability `1 - exp(-λ_eff)` (λ_eff = λ · weekday, with
+//! 6. **Persistence of change** (edits come in daily runs): an ordinary page (neither
+//!    static nor in a `frequent` class) that changed yesterday and is not dormant changes
+//!    today with probability `rates.persistence + (1 - rates.persistence) · p` instead of
+//!    `p`. Frequent classes stand for automated, memoryless updates and are not affected.
+//!
+//! A page changes on day d with probability `p = 1 - exp(-λ_eff)` (λ_eff = λ · weekday, with
 //! λ as modified by a burst, 0 when dormant; λ of ordinary pages includes the host
-//! activity), or by a host event.
+//! activity; raised by persistence as above), or by a host event.
 //!
 //! **Determinism:** host sizes come from one generator seeded by `seed`; each host then
 //! draws from its own PCG stream (`seed`, host index), hosts are generated in parallel by
@@ -106,6 +111,11 @@ pub struct RateParams {
     pub log10_sigma: f64,
     /// Cap on λ of the other pages.
     pub max_rate: f64,
+    /// Day-to-day persistence of change: an ordinary (neither static nor frequent),
+    /// non-dormant page that changed yesterday changes today with probability `persistence + (1 - persistence) · p`
+    /// instead of `p` (edits come in daily runs). 0 (the default) = no persistence.
+    #[serde(default)]
+    pub persistence: f64,
 }
 
 /// A class of frequently changing pages.
@@ -241,6 +251,9 @@ impl SynthParams {
             .any(|c| !(prob(c.min) && c.min <= c.max && c.max < 1.0))
         {
             return bad("rates.frequent", "each class needs 0 <= min <= max < 1");
+        }
+        if !prob(r.persistence) {
+            return bad("rates.persistence", "must be a probability");
         }
         if !(r.log10_mean.is_finite()
             && r.log10_sigma >= 0.0
@@ -386,6 +399,8 @@ fn host_rows(params: &SynthParams, seed: u64, h: usize, size: usize, words: usiz
             let l = 10f64.powf(r.log10_mean + r.log10_sigma * standard_normal(&mut rng));
             (false, (l * activity).min(r.max_rate))
         };
+        // Persistence is a trait of the ordinary (hand-edited) pages only.
+        let ordinary = !is_static && class.is_none();
         let coverage = if is_static {
             ev.static_coverage
         } else {
@@ -400,6 +415,7 @@ fn host_rows(params: &SynthParams, seed: u64, h: usize, size: usize, words: usiz
             0
         };
         let row = &mut out[p * words..(p + 1) * words];
+        let mut before = false;
         for (k, &event) in events.iter().enumerate() {
             let w = (params.start_weekday + k) % 7;
             let base = match state {
@@ -408,13 +424,18 @@ fn host_rows(params: &SynthParams, seed: u64, h: usize, size: usize, words: usiz
                 _ => lambda,
             };
             let l = base * params.weekday[w];
-            let mut changed = l > 0.0 && rng.gen::<f64>() < 1.0 - (-l).exp();
+            let mut q = 1.0 - (-l).exp();
+            if before && l > 0.0 {
+                q = r.persistence + (1.0 - r.persistence) * q;
+            }
+            let mut changed = l > 0.0 && rng.gen::<f64>() < q;
             if event && rng.gen::<f64>() < coverage {
                 changed = true;
             }
             if changed {
                 row[k / 64] |= 1 << (k % 64);
             }
+            before = changed && ordinary;
             // next day's state
             let y: f64 = rng.gen();
             state = match state {
@@ -503,6 +524,58 @@ mod tests {
             s.p_change_after_change > 5.0 * s.p_change_after_no_change,
             "{s}"
         );
+    }
+
+    #[test]
+    fn persistence_makes_daily_runs_of_ordinary_pages_only() {
+        let mut p = small(2000, 40);
+        p.rates.static_fraction = 0.0;
+        p.rates.frequent = vec![FrequentClass {
+            fraction: 0.5,
+            min: 0.3,
+            max: 0.3,
+        }];
+        p.rates.persistence = 1.0;
+        // ordinary pages: λ = 0.1 per day, so nearly all change within 40 days
+        p.rates.log10_mean = -1.0;
+        p.rates.log10_sigma = 0.0;
+        p.hosts.activity_sigma = 0.0;
+        p.bursts.start = 0.0;
+        p.dormancy.start = 0.0;
+        p.host_events.rate = 0.0;
+        let d = generate(&p, 5).unwrap();
+        let rows: Vec<Vec<bool>> = (0..d.pages())
+            .map(|i| (1..=d.cycles()).map(|c| d.changed(i, c)).collect())
+            .collect();
+        // an ordinary page that changed once changes every day after: its row is 0..01..1
+        let runs = rows
+            .iter()
+            .filter(|r| r.iter().any(|&b| b) && r.windows(2).all(|w| !w[0] || w[1]))
+            .count();
+        // frequent pages (p = 0.3, memoryless) break runs: about half the pages are ordinary
+        assert!(
+            (800..1200).contains(&runs),
+            "{runs} pages in one unbroken run"
+        );
+        let mut none = p.clone();
+        none.rates.persistence = 0.0;
+        let d0 = generate(&none, 5).unwrap();
+        let after = |d: &Dataset| -> f64 {
+            let (mut both, mut first) = (0, 0);
+            for i in 0..d.pages() {
+                for c in 2..=d.cycles() {
+                    if d.changed(i, c - 1) {
+                        first += 1;
+                        both += usize::from(d.changed(i, c));
+                    }
+                }
+            }
+            both as f64 / first as f64
+        };
+        assert!(after(&d) > after(&d0) + 0.2, "{} {}", after(&d), after(&d0));
+        let mut bad = small(10, 10);
+        bad.rates.persistence = 1.5;
+        assert!(bad.validate("x").is_err());
     }
 
     #[test]
