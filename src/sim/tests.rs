@@ -144,6 +144,20 @@ fn lcg(state: &mut u64) -> u64 {
     *state >> 33
 }
 
+/// A history of one page per entry of `rates` (percent chance of a change per cycle).
+fn random_period(state: &mut u64, rates: &[u64], cycles: usize) -> Period {
+    let rows: Vec<String> = rates
+        .iter()
+        .map(|&rate| {
+            (0..cycles)
+                .map(|_| if lcg(state) % 100 < rate { '1' } else { '0' })
+                .collect()
+        })
+        .collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    period(&rows)
+}
+
 #[test]
 fn fast_equals_reference_on_random_histories() {
     let formulas = [
@@ -165,22 +179,10 @@ fn fast_equals_reference_on_random_histories() {
         let pages = 1 + lcg(&mut state) as usize % 150;
         let cycles = 3 + lcg(&mut state) as usize % 30;
         let rate = lcg(&mut state) % 100;
-        let rows: Vec<String> = (0..pages)
-            .map(|_| {
-                let page_rate = rate * (lcg(&mut state) % 3) / 2;
-                (0..cycles)
-                    .map(|_| {
-                        if lcg(&mut state) % 100 < page_rate {
-                            '1'
-                        } else {
-                            '0'
-                        }
-                    })
-                    .collect()
-            })
+        let rates: Vec<u64> = (0..pages)
+            .map(|_| rate * (lcg(&mut state) % 3) / 2)
             .collect();
-        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
-        let p = period(&rows);
+        let p = random_period(&mut state, &rates, cycles);
         let warmup = (lcg(&mut state) % 3) as usize;
         let resources = (1 + lcg(&mut state) % 100) as f64 / 100.0;
         let Ok(config) = SimConfig::new(resources, warmup) else {
@@ -220,23 +222,8 @@ fn reference_ties_are_deterministic_and_differ_from_seeded() {
 
 #[test]
 fn builtin_and_formula_baselines_rank_identically() {
-    let mut state = 7u64;
-    let rows: Vec<String> = (0..400)
-        .map(|p| {
-            let rate = [0, 2, 10, 40, 90][p % 5];
-            (0..30)
-                .map(|_| {
-                    if lcg(&mut state) % 100 < rate {
-                        '1'
-                    } else {
-                        '0'
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
-    let p = period(&rows);
+    let rates: Vec<u64> = (0..400).map(|p| [0, 2, 10, 40, 90][p % 5]).collect();
+    let p = random_period(&mut 7, &rates, 30);
     for ties in [TieBreak::Seeded, TieBreak::Reference] {
         let config = SimConfig::new(0.1, 2).unwrap().with_seed(5).with_ties(ties);
         let mut sim = Simulator::new(config);
