@@ -5,7 +5,7 @@
 //! selection strategy (e.g. `GP4C_All-NDCG/sum_sigma`) plus one per baseline. Per rotation
 //! and configuration, a strategy's reported function is the winner across seeds (the
 //! highest strategy score on training and validation, earlier seed on ties; the test set
-//! never decides). [`write`] then writes into the directory:
+//! never decides). [`write()`] then writes into the directory:
 //!
 //! * `summary.md`: mean ± 95% CI of ChangeRate and NDCG of every method over all test
 //!   cycles (paper Table 2); per-cycle victories, ties and losses against each baseline by
