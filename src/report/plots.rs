@@ -126,22 +126,29 @@ fn thin(m: &Method) -> bool {
     m.kind == Kind::Baseline
 }
 
+/// The metrics plotted per cycle and per resources level: (metric, label, file suffix).
+const PLOTTED: [(Metric, &str, &str); 2] = [
+    (Metric::ChangeRate, "ChangeRate", "changerate"),
+    (Metric::Ndcg, "NDCG", "ndcg"),
+];
+
+/// One series per method (baselines thin), with the points `points` gives.
+fn series_of(a: &Analysis, points: impl Fn(&Method) -> Vec<(f64, f64)>) -> Vec<Series> {
+    a.methods
+        .iter()
+        .map(|m| Series {
+            label: m.name.clone(),
+            points: points(m),
+            thin: thin(m),
+        })
+        .collect()
+}
+
 /// Every plot of the report: (path relative to the output directory, SVG text).
 pub fn all(a: &Analysis) -> Vec<(String, String)> {
     let mut plots = Vec::new();
-    for (metric, label, file) in [
-        (Metric::ChangeRate, "ChangeRate", "changerate"),
-        (Metric::Ndcg, "NDCG", "ndcg"),
-    ] {
-        let series: Vec<Series> = a
-            .methods
-            .iter()
-            .map(|m| Series {
-                label: m.name.clone(),
-                points: per_position(m, |c| metric.of(c)),
-                thin: thin(m),
-            })
-            .collect();
+    for (metric, label, file) in PLOTTED {
+        let series = series_of(a, |m| per_position(m, |c| metric.of(c)));
         plots.push((
             format!("plots/cycles-{file}.svg"),
             line_chart(
@@ -153,30 +160,20 @@ pub fn all(a: &Analysis) -> Vec<(String, String)> {
         ));
     }
     if !a.study.top_resources.is_empty() {
-        for (metric, label, file) in [
-            (Metric::ChangeRate, "ChangeRate", "changerate"),
-            (Metric::Ndcg, "NDCG", "ndcg"),
-        ] {
-            let series: Vec<Series> = a
-                .methods
-                .iter()
-                .map(|m| Series {
-                    label: m.name.clone(),
-                    points: m
-                        .top
-                        .iter()
-                        .map(|t| {
-                            let v = if metric == Metric::Ndcg {
-                                t.ndcg.mean
-                            } else {
-                                t.changerate.mean
-                            };
-                            (t.resources * 100.0, v)
-                        })
-                        .collect(),
-                    thin: thin(m),
-                })
-                .collect();
+        for (metric, label, file) in PLOTTED {
+            let series = series_of(a, |m| {
+                m.top
+                    .iter()
+                    .map(|t| {
+                        let v = if metric == Metric::Ndcg {
+                            t.ndcg.mean
+                        } else {
+                            t.changerate.mean
+                        };
+                        (t.resources * 100.0, v)
+                    })
+                    .collect()
+            });
             plots.push((
                 format!("plots/top-{file}.svg"),
                 line_chart(
@@ -191,15 +188,7 @@ pub fn all(a: &Analysis) -> Vec<(String, String)> {
             ));
         }
     }
-    let series: Vec<Series> = a
-        .methods
-        .iter()
-        .map(|m| Series {
-            label: m.name.clone(),
-            points: per_position(m, |c| c.newly_visited),
-            thin: thin(m),
-        })
-        .collect();
+    let series = series_of(a, |m| per_position(m, |c| c.newly_visited));
     plots.push((
         "plots/newly-visited.svg".into(),
         line_chart(
