@@ -3,7 +3,7 @@
 
 use crate::formula::{Closure, Formula};
 use crate::gp::{Evaluation, Fitness};
-use crate::sim::{Metric, Period, Scorer, SimConfig, SimError, Simulator, TieOrder};
+use crate::sim::{Metric, Period, Prepared, Scorer, SimConfig, SimError, Simulator};
 
 /// Fitness of a formula: the mean of `metric` over the scored cycles of `period`.
 #[derive(Debug, Clone)]
@@ -12,7 +12,7 @@ pub struct CrawlFitness {
     config: SimConfig,
     metric: Metric,
     closure: Closure,
-    order: TieOrder,
+    prepared: Prepared,
 }
 
 impl CrawlFitness {
@@ -23,10 +23,9 @@ impl CrawlFitness {
         metric: Metric,
         closure: Closure,
     ) -> Result<CrawlFitness, SimError> {
-        config.check(&period)?;
-        let order = TieOrder::new(&period, config.seed());
+        let prepared = Prepared::new(&period, config)?;
         Ok(CrawlFitness {
-            order,
+            prepared,
             period,
             config,
             metric,
@@ -48,13 +47,11 @@ impl Fitness for CrawlFitness {
     }
 
     fn evaluate(&self, formula: &Formula, sim: &mut Simulator) -> Evaluation {
-        let outcome = sim
-            .run_ordered(
-                &self.period,
-                &Scorer::formula(formula, self.closure),
-                &self.order,
-            )
-            .expect("settings checked in CrawlFitness::new");
+        let outcome = sim.run_prepared(
+            &self.period,
+            &Scorer::formula(formula, self.closure),
+            &self.prepared,
+        );
         Evaluation {
             value: outcome.mean(self.metric),
             cases: outcome.values(self.metric),

@@ -19,15 +19,37 @@
 //!
 //! The cost per cycle is O(changes + G log G + k log k + size of the straddling class),
 //! at most O(P) and usually far less; nothing is allocated per cycle once the buffers
-//! have grown. The result is bit for bit the reference simulator's (tested).
+//! have grown. Over a [`Prepared`](super::Prepared) period a run skips the warm-up: it
+//! starts from a copy of the state the warm-up leaves ([`Warm`]), the same for every
+//! scorer. The result is bit for bit the reference simulator's (tested).
 
-use super::metrics::{discount, IdealDcg, Outcome, Tally};
+use super::metrics::{Discounts, Outcome, Tally};
 use super::scorer::ScoreBuffers;
 use super::stats::{PageStats, StatsKey};
 use super::{score_key, tie_key, tie_salt, Period, Scorer, SimConfig, TieOrder};
 use rustc_hash::FxHashMap as HashMap;
 
 const NONE: u32 = u32::MAX;
+
+/// A live group in ranking order: sorted ascending, higher scores come first and equal
+/// scores by group index. One `u128` sorts faster than a `(key, group)` pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Ranked(u128);
+
+impl Ranked {
+    fn new(score_key: u64, group: u32) -> Ranked {
+        Ranked(((!score_key as u128) << 32) | group as u128)
+    }
+
+    /// The group's score key (equal for equal scores).
+    fn key(self) -> u64 {
+        !((self.0 >> 32) as u64)
+    }
+
+    fn group(self) -> u32 {
+        self.0 as u32
+    }
+}
 
 #[derive(Debug, Default, Clone)]
 struct Group {
@@ -44,6 +66,36 @@ struct Group {
     straddle_cycle: u32,
 }
 
+/// The fast simulator's state after a period's warm-up cycles. The warm-up visits every
+/// page whatever the scorer, so the state is the same for every run over the period: a
+/// [`Prepared`](super::Prepared) period takes it once and each run starts from a copy.
+#[derive(Debug, Clone)]
+pub(crate) struct Warm {
+    /// Cycles simulated (the warm-up, or the whole period if shorter).
+    cycles: usize,
+    state: Fast,
+}
+
+impl Warm {
+    /// Simulates the warm-up of `period` under `config`.
+    pub(crate) fn new(period: &Period, config: &SimConfig) -> Warm {
+        let mut state = Fast::default();
+        state.reset(period.pages());
+        let cycles = config.warmup().min(period.len());
+        for d in 1..=cycles {
+            state.mark_changes(period, d);
+            state.visit_everyone(d as u32);
+        }
+        Warm { cycles, state }
+    }
+
+    /// Whether this warm-up belongs to `period` simulated under `config`.
+    pub(crate) fn fits(&self, period: &Period, config: &SimConfig) -> bool {
+        self.cycles == config.warmup().min(period.len())
+            && self.state.group_of.len() == period.pages()
+    }
+}
+
 /// Reusable state and buffers of the fast simulator.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Fast {
@@ -57,14 +109,14 @@ pub(crate) struct Fast {
     // Per-cycle buffers.
     group_stats: Vec<PageStats>,
     scores: Vec<f64>,
-    ranked: Vec<(u64, u32)>,
+    ranked: Vec<Ranked>,
     class: Vec<(u64, u32)>,
     visited: Vec<u32>,
     scratch_groups: Vec<u32>,
     stale_keys: Vec<u64>,
     below: Vec<u32>,
     buffers: ScoreBuffers,
-    ideal: IdealDcg,
+    discounts: Discounts,
 }
 
 impl Fast {
@@ -99,6 +151,51 @@ impl Fast {
         }
         // Pop order: lowest index first, so runs are reproducible regardless of history.
         self.free.reverse();
+    }
+
+    /// Takes the state `warm` recorded, keeping this simulator's buffers. Groups that
+    /// `warm` does not use are freed in the order a run from [`Fast::reset`] would have
+    /// left them, so the state is exactly the one that run would reach.
+    fn restore(&mut self, warm: &Fast) {
+        self.group_of.clone_from(&warm.group_of);
+        self.position.clone_from(&warm.position);
+        self.stale.clone_from(&warm.stale);
+        let used = warm.groups.len();
+        if self.groups.len() < used {
+            self.groups.resize_with(used, Group::default);
+        }
+        for (group, from) in self.groups.iter_mut().zip(&warm.groups) {
+            group.stats = from.stats;
+            group.members.clone_from(&from.members);
+            group.stale = from.stale;
+            group.live_at = from.live_at;
+            group.moves_to = from.moves_to;
+            group.moves_cycle = from.moves_cycle;
+            group.straddle_cycle = from.straddle_cycle;
+        }
+        for group in &mut self.groups[used..] {
+            group.members.clear();
+            group.live_at = NONE;
+        }
+        self.free.clear();
+        self.free
+            .extend((used as u32..self.groups.len() as u32).rev());
+        self.free.extend_from_slice(&warm.free);
+        self.live.clone_from(&warm.live);
+        self.index.clone_from(&warm.index);
+    }
+
+    /// Marks the pages that change at cycle `d` stale; returns how many were not yet.
+    fn mark_changes(&mut self, period: &Period, d: usize) -> usize {
+        let mut marked = 0;
+        for &p in period.changes(d) {
+            if !self.stale[p as usize] {
+                self.stale[p as usize] = true;
+                self.groups[self.group_of[p as usize] as usize].stale += 1;
+                marked += 1;
+            }
+        }
+        marked
     }
 
     /// The group holding pages with statistics `stats`, created if need be.
@@ -238,23 +335,29 @@ impl Fast {
         period: &Period,
         scorer: &Scorer,
         config: &SimConfig,
-        order: Option<&TieOrder>,
+        prepared: Option<(&TieOrder, &Warm)>,
     ) -> Outcome {
         let pages = period.pages();
         let k = config.k(pages);
         let warmup = config.warmup();
-        self.reset(pages);
+        self.discounts.up_to(k);
+        let (order, first) = match prepared {
+            Some((order, warm)) => {
+                debug_assert!(warm.fits(period, config));
+                self.restore(&warm.state);
+                (Some(order), warm.cycles + 1)
+            }
+            None => {
+                self.reset(pages);
+                (None, 1)
+            }
+        };
+        // Nothing is stale after a warm-up cycle (or at the start).
         let mut stale_count = 0usize;
         let mut outcome = Outcome::default();
         outcome.cycles.reserve(period.len().saturating_sub(warmup));
-        for d in 1..=period.len() {
-            for &p in period.changes(d) {
-                if !self.stale[p as usize] {
-                    self.stale[p as usize] = true;
-                    self.groups[self.group_of[p as usize] as usize].stale += 1;
-                    stale_count += 1;
-                }
-            }
+        for d in first..=period.len() {
+            stale_count += self.mark_changes(period, d);
             let cycle = d as u32;
             if d <= warmup {
                 self.visit_everyone(cycle);
@@ -279,21 +382,20 @@ impl Fast {
                 self.scores
                     .iter()
                     .zip(&self.live)
-                    .map(|(&s, &g)| (score_key(s), g)),
+                    .map(|(&s, &g)| Ranked::new(score_key(s), g)),
             );
-            self.ranked
-                .sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            self.ranked.sort_unstable();
             let salt = tie_salt(config.seed(), cycle);
             let stale_before = stale_count;
             let (mut taken, mut found, mut dcg, mut newly) = (0usize, 0usize, 0.0f64, 0usize);
             self.visited.clear();
             let mut start = 0;
             while taken < k {
-                let key = self.ranked[start].0;
+                let key = self.ranked[start].key();
                 let mut end = start;
                 let (mut size, mut stale) = (0usize, 0usize);
-                while end < self.ranked.len() && self.ranked[end].0 == key {
-                    let group = &self.groups[self.ranked[end].1 as usize];
+                while end < self.ranked.len() && self.ranked[end].key() == key {
+                    let group = &self.groups[self.ranked[end].group() as usize];
                     size += group.members.len();
                     stale += group.stale as usize;
                     end += 1;
@@ -305,7 +407,7 @@ impl Fast {
                 if !partial && whole_is_uniform {
                     // Every page of the class is visited and all or none are stale: the
                     // ranks are taken..taken+size whatever the order inside the class.
-                    for &(_, g) in class_groups {
+                    for g in class_groups.iter().map(|r| r.group()) {
                         let group = &self.groups[g as usize];
                         self.visited.extend_from_slice(&group.members);
                         if group.stats.last_visit as usize <= warmup {
@@ -314,7 +416,7 @@ impl Fast {
                     }
                     if stale > 0 {
                         for rank in taken + 1..=taken + size {
-                            dcg += discount(rank);
+                            dcg += self.discounts.of(rank);
                         }
                         found += stale;
                     }
@@ -327,7 +429,7 @@ impl Fast {
                     // the order and take the first `room` pages of the class (about
                     // room · P / size steps instead of touching all `size` pages). They
                     // come out in rank order.
-                    for &(_, g) in class_groups {
+                    for g in class_groups.iter().map(|r| r.group()) {
                         self.groups[g as usize].straddle_cycle = cycle;
                     }
                     let mut rank = taken;
@@ -339,7 +441,7 @@ impl Fast {
                         rank += 1;
                         if self.stale[p as usize] {
                             found += 1;
-                            dcg += discount(rank);
+                            dcg += self.discounts.of(rank);
                         }
                         if self.groups[g].stats.last_visit as usize <= warmup {
                             newly += 1;
@@ -355,7 +457,7 @@ impl Fast {
                     // linear selection), and rank its stale pages among them without
                     // sorting the rest.
                     self.class.clear();
-                    for &(_, g) in class_groups {
+                    for g in class_groups.iter().map(|r| r.group()) {
                         let group = &self.groups[g as usize];
                         self.class
                             .extend(group.members.iter().map(|&p| (tie_key(salt, p), p)));
@@ -390,7 +492,7 @@ impl Fast {
                         let mut fresh_before = 0usize;
                         for j in 0..self.stale_keys.len() {
                             fresh_before += self.below[j] as usize;
-                            dcg += discount(taken + 1 + j + fresh_before);
+                            dcg += self.discounts.of(taken + 1 + j + fresh_before);
                         }
                         found += self.stale_keys.len();
                     }
@@ -401,7 +503,7 @@ impl Fast {
             // 4. Visit.
             self.visit_all(cycle);
             stale_count -= found;
-            let idcg = self.ideal.of(stale_before.min(k));
+            let idcg = self.discounts.ideal(stale_before.min(k));
             outcome.cycles.push(
                 Tally {
                     cycle: d,

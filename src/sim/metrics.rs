@@ -14,24 +14,40 @@ pub fn discount(i: usize) -> f64 {
     }
 }
 
-/// Prefix sums of the discount: `ideal[m] = Σ_{i=1}^{m} g(i)`, summed in rank order.
+/// The discount of ranks `1..=k` and its prefix sums (the ideal DCG), computed once and
+/// looked up, not recomputed (one logarithm each) for every visit.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct IdealDcg {
-    prefix: Vec<f64>,
+pub(crate) struct Discounts {
+    /// `g[i]` = `discount(i)`; `g[0]` unused.
+    g: Vec<f64>,
+    /// `ideal[m]` = `Σ_{i=1}^{m} g(i)`, summed in rank order.
+    ideal: Vec<f64>,
 }
 
-impl IdealDcg {
-    /// The ideal DCG of `m` relevant pages at the top.
-    pub(crate) fn of(&mut self, m: usize) -> f64 {
-        if self.prefix.is_empty() {
-            self.prefix.push(0.0);
+impl Discounts {
+    /// Makes ranks up to `k` available.
+    pub(crate) fn up_to(&mut self, k: usize) {
+        if self.g.is_empty() {
+            self.g.push(0.0);
+            self.ideal.push(0.0);
         }
-        while self.prefix.len() <= m {
-            let i = self.prefix.len();
-            let next = self.prefix[i - 1] + discount(i);
-            self.prefix.push(next);
+        while self.g.len() <= k {
+            let i = self.g.len();
+            let g = discount(i);
+            self.g.push(g);
+            self.ideal.push(self.ideal[i - 1] + g);
         }
-        self.prefix[m]
+    }
+
+    /// The discount of `rank` (at most the `k` of [`Discounts::up_to`]).
+    #[inline]
+    pub(crate) fn of(&self, rank: usize) -> f64 {
+        self.g[rank]
+    }
+
+    /// The ideal DCG of `m` relevant pages at the top (`m` at most `k`).
+    pub(crate) fn ideal(&self, m: usize) -> f64 {
+        self.ideal[m]
     }
 }
 
@@ -169,10 +185,14 @@ mod tests {
     fn discount_and_ideal() {
         assert_eq!(discount(1), 1.0);
         assert_eq!(discount(2), 1.0 / 3f64.ln());
-        let mut ideal = IdealDcg::default();
-        assert_eq!(ideal.of(0), 0.0);
-        assert_eq!(ideal.of(1), 1.0);
-        assert_eq!(ideal.of(3), 1.0 + 1.0 / 3f64.ln() + 1.0 / 4f64.ln());
+        let mut table = Discounts::default();
+        table.up_to(3);
+        assert_eq!(table.ideal(0), 0.0);
+        assert_eq!(table.ideal(1), 1.0);
+        assert_eq!(table.ideal(3), 1.0 + 1.0 / 3f64.ln() + 1.0 / 4f64.ln());
+        assert_eq!(table.of(3), discount(3));
+        table.up_to(2); // never shrinks
+        assert_eq!(table.of(3), discount(3));
     }
 
     #[test]

@@ -206,27 +206,23 @@ pub(crate) fn tie_key(salt: u64, p: u32) -> u64 {
     mix64(salt ^ p as u64)
 }
 
-/// The tie order of every cycle of a period: its pages sorted by ascending tie key.
-///
-/// The order is what the seeded tie-break defines anyway; precomputing it (O(L · P log P),
-/// once) lets the fast simulator pick the first pages of a large tied class without
-/// touching every member. Worth it when many formulas are simulated over one period with
-/// one seed, as in a GP run ([`Simulator::run_ordered`]).
+/// The tie order of every scored cycle of a period: its pages sorted by ascending tie
+/// key (what the seeded tie-break defines anyway).
 #[derive(Debug, Clone)]
-pub struct TieOrder {
-    seed: u64,
+pub(crate) struct TieOrder {
     orders: Vec<Vec<u32>>,
 }
 
 impl TieOrder {
-    /// The order of every cycle of `period` for tie-break `seed`.
-    pub fn new(period: &Period, seed: u64) -> TieOrder {
+    /// The order of cycles `first..=period.len()` for tie-break `seed` (earlier cycles
+    /// get none).
+    fn new(period: &Period, seed: u64, first: usize) -> TieOrder {
         use rayon::prelude::*;
         let pages = period.pages() as u32;
         let orders = (0..=period.len() as u32)
             .into_par_iter()
             .map(|d| {
-                if d == 0 {
+                if (d as usize) < first {
                     return Vec::new();
                 }
                 let salt = tie_salt(seed, d);
@@ -235,17 +231,45 @@ impl TieOrder {
                 order
             })
             .collect();
-        TieOrder { seed, orders }
-    }
-
-    /// The seed it was built for.
-    pub fn seed(&self) -> u64 {
-        self.seed
+        TieOrder { orders }
     }
 
     /// Pages of cycle `d` in tie order.
     pub(crate) fn cycle(&self, d: usize) -> &[u32] {
         &self.orders[d]
+    }
+}
+
+/// A period made ready for many simulations under one [`SimConfig`], as in a GP run
+/// ([`Simulator::run_prepared`]): what every run would otherwise redo is done once.
+///
+/// - The tie order of every scored cycle (O(L · P log P), once): the fast simulator then
+///   picks the first pages of a large tied class without touching every member.
+/// - The state after the warm-up cycles, which visit every page whatever the scorer:
+///   each run starts from a copy of it.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    config: SimConfig,
+    cycles: usize,
+    order: TieOrder,
+    warm: fast::Warm,
+}
+
+impl Prepared {
+    /// Prepares `period` for simulations under `config`.
+    pub fn new(period: &Period, config: SimConfig) -> Result<Prepared, SimError> {
+        config.check(period)?;
+        Ok(Prepared {
+            order: TieOrder::new(period, config.seed(), config.warmup() + 1),
+            warm: fast::Warm::new(period, &config),
+            cycles: period.len(),
+            config,
+        })
+    }
+
+    /// The settings it was prepared for.
+    pub fn config(&self) -> &SimConfig {
+        &self.config
     }
 }
 
@@ -279,36 +303,35 @@ impl Simulator {
         })
     }
 
-    /// Simulates with the tie order of `period` precomputed (the same outcome as
-    /// [`Simulator::run`], faster when large groups of pages tie).
+    /// Simulates `scorer` over a [`Prepared`] period: the same outcome as
+    /// [`Simulator::run`], faster when many scorers are simulated over one period.
     ///
     /// # Panics
-    /// If `order` was built for another seed or a period of another shape.
-    pub fn run_ordered(
+    /// If `prepared` was made for other settings than the simulator's, or for a period of
+    /// another shape than `period`.
+    pub fn run_prepared(
         &mut self,
         period: &Period,
         scorer: &Scorer,
-        order: &TieOrder,
-    ) -> Result<Outcome, SimError> {
-        self.config.check(period)?;
+        prepared: &Prepared,
+    ) -> Outcome {
         assert_eq!(
-            order.seed, self.config.seed,
-            "tie order built for another seed"
+            prepared.config, self.config,
+            "period prepared for other settings"
         );
-        assert_eq!(
-            order.orders.len(),
-            period.len() + 1,
-            "tie order of another period"
+        assert!(
+            prepared.cycles == period.len() && prepared.warm.fits(period, &self.config),
+            "period prepared for another page set or length"
         );
-        assert_eq!(
-            order.orders[1].len(),
-            period.pages(),
-            "tie order of another page set"
-        );
-        Ok(match self.config.ties {
-            TieBreak::Seeded => self.fast.run(period, scorer, &self.config, Some(order)),
+        match self.config.ties {
+            TieBreak::Seeded => self.fast.run(
+                period,
+                scorer,
+                &self.config,
+                Some((&prepared.order, &prepared.warm)),
+            ),
             TieBreak::Reference => naive::run(period, scorer, &self.config),
-        })
+        }
     }
 
     /// Simulates with the reference simulator (slow; the tests' oracle).

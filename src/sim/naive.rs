@@ -5,7 +5,7 @@
 //! simulator is tested against, and the only one that can rank ties the way the authors'
 //! program does ([`TieBreak::Reference`]).
 
-use super::metrics::{discount, IdealDcg, Outcome, Tally};
+use super::metrics::{discount, Discounts, Outcome, Tally};
 use super::stats::PageStats;
 use super::{score_key, stdsort, tie_key, tie_salt, Period, Scorer, SimConfig, TieBreak};
 
@@ -30,7 +30,8 @@ pub(crate) fn run_traced(
     let mut stale_count = 0usize;
     let mut order: Vec<u32> = (0..pages as u32).collect();
     let mut scores = vec![0.0f64; pages];
-    let mut ideal = IdealDcg::default();
+    let mut ideal = Discounts::default();
+    ideal.up_to(k);
     let mut outcome = Outcome::default();
     for d in 1..=period.len() {
         for &p in period.changes(d) {
@@ -88,7 +89,7 @@ pub(crate) fn run_traced(
                 stale_count -= 1;
             }
         }
-        let idcg = ideal.of(stale_before.min(k));
+        let idcg = ideal.ideal(stale_before.min(k));
         outcome.cycles.push(
             Tally {
                 cycle: d,

@@ -192,14 +192,33 @@ fn fast_equals_reference_on_random_histories() {
         if config.check(&p).is_err() {
             continue;
         }
-        for text in formulas {
-            let f: Formula = text.parse().unwrap();
-            both(&p, &Scorer::formula(&f, Closure::Paper), config);
-        }
-        for b in Baseline::ALL {
-            both(&p, &Scorer::Baseline(b), config);
+        // One prepared period and one simulator for every scorer, as in a GP run: each
+        // run starts from the recorded warm-up state, whatever the previous run left.
+        let prepared = Prepared::new(&p, config).unwrap();
+        let mut sim = Simulator::new(config);
+        let scorers = formulas
+            .iter()
+            .map(|text| Scorer::formula(&text.parse::<Formula>().unwrap(), Closure::Paper))
+            .chain(Baseline::ALL.map(Scorer::Baseline));
+        for scorer in scorers {
+            let expected = both(&p, &scorer, config);
+            assert_eq!(
+                sim.run_prepared(&p, &scorer, &prepared),
+                expected,
+                "prepared run differs for {}",
+                scorer.label()
+            );
         }
     }
+}
+
+#[test]
+#[should_panic(expected = "prepared for other settings")]
+fn a_period_prepared_for_other_settings_is_refused() {
+    let p = period(&["0101", "0011", "1111", "0000"]);
+    let prepared = Prepared::new(&p, SimConfig::new(0.5, 1).unwrap()).unwrap();
+    let mut sim = Simulator::new(SimConfig::new(0.5, 2).unwrap());
+    sim.run_prepared(&p, &Scorer::Baseline(Baseline::Age), &prepared);
 }
 
 #[test]
