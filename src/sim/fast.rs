@@ -182,7 +182,11 @@ impl Fast {
             .extend((used as u32..self.groups.len() as u32).rev());
         self.free.extend_from_slice(&warm.free);
         self.live.clone_from(&warm.live);
-        self.index.clone_from(&warm.index);
+        // Not `clone_from`: that would shrink the map to the warm-up's size, and the run
+        // would grow it again.
+        self.index.clear();
+        self.index
+            .extend(warm.index.iter().map(|(&key, &g)| (key, g)));
     }
 
     /// Marks the pages that change at cycle `d` stale; returns how many were not yet.
