@@ -247,6 +247,22 @@ impl TieOrder {
 ///   picks the first pages of a large tied class without touching every member.
 /// - The state after the warm-up cycles, which visit every page whatever the scorer:
 ///   each run starts from a copy of it.
+///
+/// ```
+/// use freshgp::data::Dataset;
+/// use freshgp::sim::{Baseline, Period, Prepared, Scorer, SimConfig, Simulator};
+///
+/// let data = Dataset::from_bit_strings(&["0101010101", "0000000001", "1111111111", "0000000000"])?;
+/// let period = Period::whole(&data)?;
+/// let config = SimConfig::new(0.5, 2)?;
+/// let prepared = Prepared::new(&period, config)?;
+/// let mut sim = Simulator::new(config);
+/// for baseline in Baseline::ALL {
+///     let scorer = Scorer::Baseline(baseline);
+///     assert_eq!(sim.run_prepared(&period, &scorer, &prepared), sim.run(&period, &scorer)?);
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Prepared {
     config: SimConfig,
