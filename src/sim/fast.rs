@@ -80,12 +80,7 @@ impl Warm {
     /// Simulates the warm-up of `period` under `config`.
     pub(crate) fn new(period: &Period, config: &SimConfig) -> Warm {
         let mut state = Fast::default();
-        state.reset(period.pages());
-        let cycles = config.warmup().min(period.len());
-        for d in 1..=cycles {
-            state.mark_changes(period, d);
-            state.visit_everyone(d as u32);
-        }
+        let cycles = state.warm_up(period, config);
         Warm { cycles, state }
     }
 
@@ -187,6 +182,18 @@ impl Fast {
         self.index.clear();
         self.index
             .extend(warm.index.iter().map(|(&key, &g)| (key, g)));
+    }
+
+    /// Starts a run over `period`: every page unvisited, then the warm-up cycles, which
+    /// visit every page. Returns the number of cycles simulated; nothing is stale after.
+    fn warm_up(&mut self, period: &Period, config: &SimConfig) -> usize {
+        self.reset(period.pages());
+        let cycles = config.warmup().min(period.len());
+        for d in 1..=cycles {
+            self.mark_changes(period, d);
+            self.visit_everyone(d as u32);
+        }
+        cycles
     }
 
     /// Marks the pages that change at cycle `d` stale; returns how many were not yet.
@@ -347,27 +354,18 @@ impl Fast {
         self.discounts.up_to(k);
         let (order, first) = match prepared {
             Some((order, warm)) => {
-                debug_assert!(warm.fits(period, config));
                 self.restore(&warm.state);
                 (Some(order), warm.cycles + 1)
             }
-            None => {
-                self.reset(pages);
-                (None, 1)
-            }
+            None => (None, self.warm_up(period, config) + 1),
         };
-        // Nothing is stale after a warm-up cycle (or at the start).
+        // Nothing is stale after the warm-up.
         let mut stale_count = 0usize;
         let mut outcome = Outcome::default();
         outcome.cycles.reserve(period.len().saturating_sub(warmup));
         for d in first..=period.len() {
             stale_count += self.mark_changes(period, d);
             let cycle = d as u32;
-            if d <= warmup {
-                self.visit_everyone(cycle);
-                stale_count = 0;
-                continue;
-            }
             // 2. Score each live group once.
             self.group_stats.clear();
             let groups = &self.groups;
