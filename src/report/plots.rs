@@ -236,45 +236,22 @@ mod tests {
 
     #[test]
     fn chart_has_lines_and_legend() {
-        let svg = line_chart(
-            "t",
-            "x",
-            "y",
-            &[
-                Series {
-                    label: "GP/best".into(),
-                    points: vec![(1.0, 0.5), (2.0, 0.7), (3.0, 0.6)],
-                    thin: false,
-                },
-                Series {
-                    label: "NAD".into(),
-                    points: vec![(1.0, 0.4), (2.0, 0.4), (3.0, 0.45)],
-                    thin: true,
-                },
-            ],
-        );
+        let series = [
+            Series {
+                label: "GP/best".into(),
+                points: vec![(1.0, 0.5), (2.0, 0.7), (3.0, 0.6)],
+                thin: false,
+            },
+            Series {
+                label: "NAD".into(),
+                points: vec![(1.0, 0.4), (2.0, 0.4), (3.0, 0.45)],
+                thin: true,
+            },
+        ];
+        let svg = line_chart("t", "x", "y", &series);
         assert!(svg.starts_with("<svg"), "{}", &svg[..50]);
         assert!(svg.contains("GP/best") && svg.contains("NAD"));
         assert!(svg.matches("<polyline").count() >= 2, "{svg}");
-        assert_eq!(
-            svg,
-            line_chart(
-                "t",
-                "x",
-                "y",
-                &[
-                    Series {
-                        label: "GP/best".into(),
-                        points: vec![(1.0, 0.5), (2.0, 0.7), (3.0, 0.6)],
-                        thin: false
-                    },
-                    Series {
-                        label: "NAD".into(),
-                        points: vec![(1.0, 0.4), (2.0, 0.4), (3.0, 0.45)],
-                        thin: true
-                    }
-                ]
-            )
-        );
+        assert_eq!(svg, line_chart("t", "x", "y", &series));
     }
 }
