@@ -16,7 +16,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use freshgp::formula::{Closure, Formula};
-use freshgp::schedule::{Rule, Scheduler};
+use freshgp::schedule::Scheduler;
+use freshgp::sim::Policy;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use std::time::Instant;
@@ -26,7 +27,7 @@ const FORMULA: &str = "(t * X + CG) / (n + 1) - exp(-NAD * t)";
 fn build(pages: usize, cycles: u32, k: usize) -> Scheduler<u64> {
     let f: Formula = FORMULA.parse().unwrap();
     assert_eq!(f.len(), 15, "a 15-node formula");
-    let mut s: Scheduler<u64> = Scheduler::new(Rule::formula(&f, Closure::Paper));
+    let mut s: Scheduler<u64> = Scheduler::new(Policy::formula(&f, Closure::Paper));
     let mut rng = Pcg64::seed_from_u64(7);
     let mut rate = Vec::with_capacity(pages);
     for p in 0..pages as u64 {
@@ -63,7 +64,7 @@ fn build(pages: usize, cycles: u32, k: usize) -> Scheduler<u64> {
 /// Nearly every page with distinct statistics: four downloads at random cycles in 1..=2000.
 fn build_heterogeneous(pages: usize) -> Scheduler<u64> {
     let f: Formula = FORMULA.parse().unwrap();
-    let mut s: Scheduler<u64> = Scheduler::new(Rule::formula(&f, Closure::Paper));
+    let mut s: Scheduler<u64> = Scheduler::new(Policy::formula(&f, Closure::Paper));
     let mut rng = Pcg64::seed_from_u64(8);
     for p in 0..pages as u64 {
         s.add(p).unwrap();

@@ -7,7 +7,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use freshgp::data::Dataset;
 use freshgp::formula::{Closure, Formula};
-use freshgp::sim::{Baseline, Period, Scorer, SimConfig, Simulator};
+use freshgp::sim::{Baseline, Period, Policy, SimConfig, Simulator};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -53,11 +53,11 @@ fn bench(c: &mut Criterion) {
     group.sample_size(20);
     for (name, text) in formulas {
         let scorer = match text {
-            None => Scorer::Baseline(Baseline::Nad),
+            None => Policy::Baseline(Baseline::Nad),
             Some(t) => {
                 let f: Formula = t.parse().unwrap();
                 assert_eq!(Some(f.len()), name[8..].parse().ok(), "{name} node count");
-                Scorer::formula(&f, Closure::Paper)
+                Policy::formula(&f, Closure::Paper)
             }
         };
         let mut sim = Simulator::new(SimConfig::paper());
@@ -66,7 +66,7 @@ fn bench(c: &mut Criterion) {
         });
     }
     let f: Formula = formulas[1].1.unwrap().parse().unwrap();
-    let scorer = Scorer::formula(&f, Closure::Paper);
+    let scorer = Policy::formula(&f, Closure::Paper);
     let sim = Simulator::new(SimConfig::paper());
     group.sample_size(10);
     group.bench_with_input(

@@ -17,8 +17,8 @@
 
 use freshgp::data::{self, Dataset, LoadOptions};
 use freshgp::formula::{Closure, Formula};
-use freshgp::schedule::{Rule, Scheduler};
-use freshgp::sim::{Period, SimConfig};
+use freshgp::schedule::Scheduler;
+use freshgp::sim::{Period, Policy, SimConfig};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use std::error::Error;
@@ -78,7 +78,7 @@ fn run() -> Result<(), Box<dyn Error>> {
                 .map_or_else(|| format!("page{p}"), str::to_string)
         })
         .collect();
-    let mut scheduler: Scheduler = Scheduler::new(Rule::formula(&formula, Closure::Paper));
+    let mut scheduler: Scheduler = Scheduler::new(Policy::formula(&formula, Closure::Paper));
     for (p, id) in ids.iter().enumerate() {
         match dataset.host(p) {
             Some(h) => scheduler.add_with_host(id.clone(), &dataset.host_names()[h as usize])?,

@@ -4,8 +4,8 @@
 use assert_cmd::Command;
 use freshgp::data::{self, Dataset, LoadOptions};
 use freshgp::formula::{Closure, Formula};
-use freshgp::schedule::{Rule, ScheduleError, Scheduler, StateError};
-use freshgp::sim::{Baseline, Period, SimConfig, Simulator};
+use freshgp::schedule::{ScheduleError, Scheduler, StateError};
+use freshgp::sim::{Baseline, Period, Policy, SimConfig, Simulator};
 use std::path::{Path, PathBuf};
 
 const SHARED: &str = concat!(
@@ -31,16 +31,16 @@ fn ids(d: &Dataset) -> Vec<String> {
         .collect()
 }
 
-fn rules() -> Vec<Rule> {
+fn rules() -> Vec<Policy> {
     let f: Formula = "(t * X + CG) / (n + 1) - exp(-NAD * t)".parse().unwrap();
     let g: Formula = "X / (n + 0.5) * log(t + 1) + GAD * SAD".parse().unwrap();
     vec![
-        Rule::formula(&f, Closure::Paper),
-        Rule::formula(&g, Closure::Reference),
-        Rule::Baseline(Baseline::Nad),
-        Rule::Baseline(Baseline::Age),
-        Rule::Baseline(Baseline::Cg),
-        Rule::Baseline(Baseline::Rand),
+        Policy::formula(&f, Closure::Paper),
+        Policy::formula(&g, Closure::Reference),
+        Policy::Baseline(Baseline::Nad),
+        Policy::Baseline(Baseline::Age),
+        Policy::Baseline(Baseline::Cg),
+        Policy::Baseline(Baseline::Rand),
     ]
 }
 
@@ -50,7 +50,7 @@ fn rules() -> Vec<Rule> {
 fn crawl(
     period: &Period,
     ids: &[String],
-    rule: &Rule,
+    rule: &Policy,
     config: &SimConfig,
     restart_at: Option<(u32, &Path)>,
 ) -> Vec<Vec<String>> {
@@ -94,7 +94,7 @@ fn batches_are_the_simulations_visits_on_a_real_history() {
     for config in [SimConfig::paper(), SimConfig::paper().with_seed(77)] {
         let sim = Simulator::new(config);
         for rule in rules() {
-            let (_, visits) = sim.run_reference_traced(&period, &rule.scorer()).unwrap();
+            let (_, visits) = sim.run_reference_traced(&period, &rule).unwrap();
             let expected: Vec<Vec<String>> = visits
                 .iter()
                 .map(|v| v.iter().map(|&p| ids[p as usize].clone()).collect())
@@ -127,7 +127,7 @@ fn the_state_survives_a_restart() {
 }
 
 fn small() -> Scheduler {
-    let mut s: Scheduler = Scheduler::new(Rule::Baseline(Baseline::Nad)).with_seed(4);
+    let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Nad)).with_seed(4);
     for (i, page) in ["a", "b", "c", "d", "e"].iter().enumerate() {
         s.add_with_host(page.to_string(), if i < 3 { "x.org" } else { "y.org" })
             .unwrap();
@@ -304,7 +304,7 @@ fn cli_restart_carries_history_over() {
     assert_eq!(json["pages"], 6);
     // The same as one scheduler that saw both days.
     let f: Formula = FORMULA.parse().unwrap();
-    let mut s: Scheduler = Scheduler::new(Rule::formula(&f, Closure::Paper));
+    let mut s: Scheduler = Scheduler::new(Policy::formula(&f, Closure::Paper));
     for text in [day1, day2] {
         freshgp::schedule::log::apply(&mut s, text.as_bytes(), "log").unwrap();
     }

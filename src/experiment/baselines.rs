@@ -3,7 +3,7 @@
 use super::ExperimentError;
 use crate::data::split::Split;
 use crate::data::Dataset;
-use crate::sim::{Baseline, CycleMetrics, Metric, Period, Scorer, SimConfig, Simulator};
+use crate::sim::{Baseline, CycleMetrics, Metric, Period, Policy, SimConfig, Simulator};
 use crate::stats::{mean_ci, MeanCi};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -51,7 +51,7 @@ pub fn run(
         .par_iter()
         .map(|&(b, r)| {
             let mut sim = Simulator::new(config);
-            sim.run(&periods[r], &Scorer::Baseline(baselines[b]))
+            sim.run(&periods[r], &Policy::Baseline(baselines[b]))
                 .expect("checked above")
                 .cycles
         })

@@ -12,7 +12,7 @@ use crate::data::split::Split;
 use crate::data::Dataset;
 use crate::formula::{Formula, Grammar};
 use crate::gp::{self, evaluate_all, Candidate, GenerationReport, GpConfig, Strategy};
-use crate::sim::{CycleMetrics, Metric, Outcome, Period, Scorer, SimConfig, Simulator};
+use crate::sim::{CycleMetrics, Metric, Outcome, Period, Policy, SimConfig, Simulator};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -355,6 +355,6 @@ pub fn run_rotation(
 /// Simulates `formula` on the test set.
 pub fn test_outcome(test: &Period, formula: &Formula, settings: &EvolveSettings) -> Outcome {
     Simulator::new(settings.sim)
-        .run(test, &Scorer::formula(formula, settings.grammar.closure()))
+        .run(test, &Policy::formula(formula, settings.grammar.closure()))
         .expect("test set checked")
 }

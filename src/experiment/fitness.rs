@@ -3,7 +3,7 @@
 
 use crate::formula::{Closure, Formula};
 use crate::gp::{Evaluation, Fitness};
-use crate::sim::{Metric, Period, Prepared, Scorer, SimConfig, SimError, Simulator};
+use crate::sim::{Metric, Period, Policy, Prepared, SimConfig, SimError, Simulator};
 
 /// Fitness of a formula: the mean of `metric` over the scored cycles of `period`.
 #[derive(Debug, Clone)]
@@ -49,7 +49,7 @@ impl Fitness for CrawlFitness {
     fn evaluate(&self, formula: &Formula, sim: &mut Simulator) -> Evaluation {
         let outcome = sim.run_prepared(
             &self.period,
-            &Scorer::formula(formula, self.closure),
+            &Policy::formula(formula, self.closure),
             &self.prepared,
         );
         Evaluation {

@@ -19,7 +19,7 @@ use crate::data::split::Split;
 use crate::data::Dataset;
 use crate::formula::Grammar;
 use crate::gp::{GenerationReport, Strategy};
-use crate::sim::{Baseline, CycleMetrics, Period, Scorer, SimConfig, Simulator};
+use crate::sim::{Baseline, CycleMetrics, Period, Policy, SimConfig, Simulator};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -367,7 +367,7 @@ impl Runner {
             .par_iter()
             .map(|&(b, c)| {
                 Simulator::new(c)
-                    .run(&test, &Scorer::Baseline(b))
+                    .run(&test, &Policy::Baseline(b))
                     .map(|o| o.cycles)
                     .map_err(|source| ExperimentError::Sim {
                         set: "test",
@@ -426,7 +426,7 @@ impl Runner {
             .choices
             .iter()
             .map(|choice| {
-                let scorer = Scorer::formula(&choice.formula, settings.grammar.closure());
+                let scorer = Policy::formula(&choice.formula, settings.grammar.closure());
                 let runs = tops
                     .par_iter()
                     .map(|&c| {

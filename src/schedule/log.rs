@@ -11,10 +11,10 @@
 //! the file and the line.
 //!
 //! ```
-//! use freshgp::schedule::{log, Rule, Scheduler};
-//! use freshgp::sim::Baseline;
+//! use freshgp::schedule::{log, Scheduler};
+//! use freshgp::sim::{Baseline, Policy};
 //!
-//! let mut s: Scheduler = Scheduler::new(Rule::Baseline(Baseline::Age));
+//! let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
 //! let text = "# page\tcycle\tchanged\thost\na.html\t1\t1\texample.org\nb.html\t1\t0\n";
 //! let summary = log::apply(&mut s, text.as_bytes(), "crawl.log")?;
 //! assert_eq!((summary.observations, summary.added), (2, 2));
@@ -179,7 +179,7 @@ pub fn apply<R: BufRead>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schedule::Rule;
+    use crate::schedule::Policy;
     use crate::sim::Baseline;
 
     #[test]
@@ -207,7 +207,7 @@ mod tests {
 
     #[test]
     fn refused_observations_name_the_line() {
-        let mut s: Scheduler = Scheduler::new(Rule::Baseline(Baseline::Age));
+        let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
         let text = "a\t2\t0\n\na\t2\t1\n";
         let err = apply(&mut s, text.as_bytes(), "log.tsv").unwrap_err();
         assert!(

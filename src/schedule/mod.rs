@@ -1,12 +1,13 @@
 //! Scheduling a live crawl with a scoring formula: the simulation's ranking, for real.
 //!
 //! A [`Scheduler`] holds what a crawler knows about each of its pages — the SPEC §4
-//! statistics ([`PageStats`]) — keyed by the crawler's own page ids, and ranks them with a
-//! [`Rule`] (an evolved formula or a baseline) exactly as the simulation does:
+//! statistics ([`PageStats`]) and the policy's memory of it ([`PageState`]) — keyed by the
+//! crawler's own page ids, and ranks them with a [`Policy`] (an evolved formula, a
+//! baseline, adaptive intervals) exactly as the simulation does:
 //!
 //! * [`Scheduler::add`] / [`Scheduler::add_with_host`] / [`Scheduler::remove`] keep the page set;
 //! * [`Scheduler::observe`] records a download at a cycle that did or did not find the
-//!   page changed ([`PageStats::visit`]);
+//!   page changed ([`Policy::visit`]);
 //! * [`Scheduler::next_batch`] returns the `k` best-scoring pages for a cycle, best first;
 //!   [`Scheduler::next_batch_capped`] also keeps at most `m` pages of one host per batch;
 //! * [`Scheduler::save`] / [`Scheduler::load`] keep the state across restarts ([`state`]);
@@ -14,10 +15,11 @@
 //!
 //! ```
 //! use freshgp::formula::{Closure, Formula};
-//! use freshgp::schedule::{Rule, Scheduler};
+//! use freshgp::schedule::Scheduler;
+//! use freshgp::sim::Policy;
 //!
 //! let formula: Formula = "X / n * t".parse()?;
-//! let mut s: Scheduler = Scheduler::new(Rule::formula(&formula, Closure::Paper));
+//! let mut s: Scheduler = Scheduler::new(Policy::formula(&formula, Closure::Paper));
 //! for page in ["a", "b", "c"] {
 //!     s.add(page.to_string())?;
 //! }
@@ -67,76 +69,18 @@ mod groups;
 pub mod log;
 pub mod state;
 
-use crate::formula::{Closure, Formula, Grammar, ParseError};
-use crate::sim::{score_key, tie_key, tie_salt, Baseline, PageStats, ScoreBuffers, Scorer};
+use crate::sim::{score_key, tie_key, tie_salt, PageState, PageStats, Policy, ScoreBuffers};
 use groups::Groups;
 use rustc_hash::FxHashMap as HashMap;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::borrow::Borrow;
-use std::fmt::{self, Debug};
+use std::fmt::Debug;
 use std::hash::Hash;
 
 pub use state::StateError;
 
 /// Marks a free slot (in `group_of`) or a page without host (in `host_of`).
 const NONE: u32 = u32::MAX;
-
-/// What ranks the pages: a formula under a closure, or a built-in baseline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum Rule {
-    /// A formula, evaluated under `closure`.
-    Formula {
-        /// The formula.
-        formula: Formula,
-        /// Its protected-operator rules.
-        closure: Closure,
-    },
-    /// A built-in baseline (SPEC §4).
-    Baseline(Baseline),
-}
-
-impl Rule {
-    /// A formula evaluated under `closure`.
-    pub fn formula(formula: &Formula, closure: Closure) -> Rule {
-        Rule::Formula {
-            formula: formula.clone(),
-            closure,
-        }
-    }
-
-    /// Parses `text` with `grammar`, to be evaluated under the grammar's closure.
-    pub fn parse(text: &str, grammar: &Grammar) -> Result<Rule, ParseError> {
-        Ok(Rule::formula(
-            &Formula::parse(text, grammar)?,
-            grammar.closure(),
-        ))
-    }
-
-    /// The scorer the simulation would use for this rule.
-    pub fn scorer(&self) -> Scorer {
-        match self {
-            Rule::Formula { formula, closure } => Scorer::formula(formula, *closure),
-            Rule::Baseline(b) => Scorer::Baseline(*b),
-        }
-    }
-}
-
-impl fmt::Display for Rule {
-    /// The formula text, followed by ` [reference closure]` when not the paper's; or the
-    /// baseline's name.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Rule::Formula { formula, closure } => {
-                write!(f, "{formula}")?;
-                if *closure != Closure::Paper {
-                    write!(f, " [{closure:?} closure]")?;
-                }
-                Ok(())
-            }
-            Rule::Baseline(b) => write!(f, "{b}"),
-        }
-    }
-}
 
 /// Why a scheduler operation was refused (the state is unchanged).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -192,8 +136,7 @@ pub struct Pick<K> {
 /// for the semantics of cycles, ties, removal and the host cap.
 #[derive(Debug, Clone)]
 pub struct Scheduler<K = String> {
-    rule: Rule,
-    scorer: Scorer,
+    policy: Policy,
     seed: u64,
     latest: u32,
     /// Slot → page id (`None`: a free slot).
@@ -216,7 +159,7 @@ pub struct Scheduler<K = String> {
 struct Work {
     buffers: ScoreBuffers,
     live: Vec<u32>,
-    live_stats: Vec<PageStats>,
+    live_pages: Vec<PageState>,
     live_scores: Vec<f64>,
     /// Group → (score key, score), valid for live groups.
     group_key: Vec<u64>,
@@ -231,12 +174,11 @@ struct Work {
 }
 
 impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
-    /// An empty scheduler ranking by `rule`, with tie-break seed 0 (the simulation's
+    /// An empty scheduler ranking by `policy`, with tie-break seed 0 (the simulation's
     /// default).
-    pub fn new(rule: Rule) -> Scheduler<K> {
+    pub fn new(policy: Policy) -> Scheduler<K> {
         Scheduler {
-            scorer: rule.scorer(),
-            rule,
+            policy,
             seed: 0,
             latest: 0,
             ids: Vec::new(),
@@ -257,9 +199,9 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         self
     }
 
-    /// The ranking rule.
-    pub fn rule(&self) -> &Rule {
-        &self.rule
+    /// The ranking policy.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
     }
 
     /// The tie-break seed.
@@ -303,7 +245,17 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         Q: Hash + Eq + ?Sized,
     {
         let slot = *self.index.get(page)?;
-        Some(&self.groups.stats[self.group_of[slot as usize] as usize])
+        Some(&self.groups.pages[self.group_of[slot as usize] as usize].stats)
+    }
+
+    /// The page's state: statistics and the policy's memory of it.
+    pub fn state<Q>(&self, page: &Q) -> Option<&PageState>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        let slot = *self.index.get(page)?;
+        Some(&self.groups.pages[self.group_of[slot as usize] as usize])
     }
 
     /// The page's host, if it has one.
@@ -335,13 +287,13 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
 
     /// Adds a page without host, never observed.
     pub fn add(&mut self, page: K) -> Result<u32, ScheduleError> {
-        self.insert(page, NONE, PageStats::default())
+        self.insert(page, NONE, self.policy.fresh_page())
     }
 
     /// Adds a page of `host`, never observed.
     pub fn add_with_host(&mut self, page: K, host: &str) -> Result<u32, ScheduleError> {
         let h = self.intern_host(host);
-        self.insert(page, h, PageStats::default())
+        self.insert(page, h, self.policy.fresh_page())
     }
 
     /// Sets (or, with `None`, clears) the page's host.
@@ -386,17 +338,17 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
     {
         let slot = self.slot_of(page)? as usize;
         let g = self.group_of[slot];
-        let mut stats = self.groups.stats[g as usize];
-        if cycle <= stats.last_visit {
+        let mut state = self.groups.pages[g as usize];
+        if cycle <= state.stats.last_visit {
             return Err(ScheduleError::CycleNotAfter {
                 page: format!("{page:?}"),
                 cycle,
-                last: stats.last_visit,
+                last: state.stats.last_visit,
             });
         }
-        stats.visit(cycle, changed);
+        self.policy.visit(&mut state, cycle, changed);
         self.groups.leave(g);
-        self.group_of[slot] = self.groups.join(stats);
+        self.group_of[slot] = self.groups.join(state);
         self.latest = self.latest.max(cycle);
         Ok(())
     }
@@ -459,17 +411,17 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         }
         // Score each live group once.
         w.live.clear();
-        w.live_stats.clear();
+        w.live_pages.clear();
         for (g, &count) in self.groups.count.iter().enumerate() {
             if count > 0 {
                 w.live.push(g as u32);
-                w.live_stats.push(self.groups.stats[g]);
+                w.live_pages.push(self.groups.pages[g]);
             }
         }
         w.live_scores.clear();
         w.live_scores.resize(w.live.len(), 0.0);
-        self.scorer
-            .score_into(&w.live_stats, cycle, &mut w.live_scores, &mut w.buffers);
+        self.policy
+            .score_into(&w.live_pages, cycle, &mut w.live_scores, &mut w.buffers);
         w.group_key.resize(self.groups.slots(), 0);
         w.group_score.resize(self.groups.slots(), 0.0);
         w.ranked.clear();
@@ -584,7 +536,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
     }
 
     /// Adds `page` in a free slot (the last freed) or a new one.
-    fn insert(&mut self, page: K, host: u32, stats: PageStats) -> Result<u32, ScheduleError> {
+    fn insert(&mut self, page: K, host: u32, state: PageState) -> Result<u32, ScheduleError> {
         if self.index.contains_key(&page) {
             return Err(ScheduleError::DuplicatePage(format!("{page:?}")));
         }
@@ -602,7 +554,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         };
         let s = slot as usize;
         self.ids[s] = Some(page.clone());
-        self.group_of[s] = self.groups.join(stats);
+        self.group_of[s] = self.groups.join(state);
         self.host_of[s] = host;
         self.index.insert(page, slot);
         Ok(slot)

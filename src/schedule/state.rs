@@ -1,8 +1,8 @@
 //! Saving and loading a [`Scheduler`]: a versioned, checksummed binary file.
 //!
-//! A crawler restarts without losing history: everything the ranking depends on (the rule,
-//! the tie seed, the latest cycle, every slot's page id, statistics and host, the free
-//! slots) is saved, and a loaded scheduler ranks exactly as the saved one would have.
+//! A crawler restarts without losing history: everything the ranking depends on (the
+//! policy, the tie seed, the latest cycle, every slot's page id, statistics, policy memory
+//! and host, the free slots) is saved, and a loaded scheduler ranks exactly as the saved one would have.
 //!
 //! The payload is the state encoded with [`bincode`] (serde; variable-length integers, so
 //! the mostly small counters take a byte or two). It is compact and fast for the millions
@@ -12,7 +12,7 @@
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `\x89FGPSCH\n` |
-//! | 4 | format version, little-endian (`1`) |
+//! | 4 | format version, little-endian (`2`; version `1`, without policy memory, is read too) |
 //! | 8 | payload length, little-endian |
 //! | n | payload (bincode) |
 //! | 4 | CRC-32 of every byte before it; the file ends here |
@@ -25,10 +25,10 @@
 //! never a mix.
 //!
 //! ```
-//! use freshgp::schedule::{Rule, Scheduler};
-//! use freshgp::sim::Baseline;
+//! use freshgp::schedule::Scheduler;
+//! use freshgp::sim::{Baseline, Policy};
 //!
-//! let mut s: Scheduler = Scheduler::new(Rule::Baseline(Baseline::Nad));
+//! let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Nad));
 //! s.add("a".to_string())?;
 //! s.observe("a", 1, true)?;
 //! let bytes = s.to_bytes()?;
@@ -38,8 +38,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::{Rule, Scheduler, NONE};
-use crate::sim::PageStats;
+use super::{Scheduler, NONE};
+use crate::sim::{PageState, PageStats, Policy};
 use bincode::Options;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -50,8 +50,9 @@ use std::path::Path;
 
 /// The first 8 bytes of every state file.
 pub const MAGIC: [u8; 8] = *b"\x89FGPSCH\n";
-/// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The format version this build writes (it also reads version 1, from before policies
+/// kept per-page memory).
+pub const VERSION: u32 = 2;
 
 const HEADER: usize = 8 + 4 + 8;
 const TRAILER: usize = 4;
@@ -154,7 +155,7 @@ impl SavedStats {
 /// The saved state (field order is the format; bump [`VERSION`] when it changes).
 #[derive(Serialize)]
 struct SavedRef<'a, K> {
-    rule: &'a Rule,
+    policy: &'a Policy,
     seed: u64,
     latest: u32,
     ids: &'a [Option<K>],
@@ -162,12 +163,28 @@ struct SavedRef<'a, K> {
     hosts: &'a [u32],
     host_names: &'a [String],
     free: &'a [u32],
+    memory: Vec<f64>,
 }
 
 /// [`SavedRef`], owned, for decoding.
 #[derive(Deserialize)]
 struct Saved<K> {
-    rule: Rule,
+    policy: Policy,
+    seed: u64,
+    latest: u32,
+    ids: Vec<Option<K>>,
+    stats: Vec<SavedStats>,
+    hosts: Vec<u32>,
+    host_names: Vec<String>,
+    free: Vec<u32>,
+    /// Per slot; empty in a version 1 file (every page has the policy's fresh memory).
+    memory: Vec<f64>,
+}
+
+/// A version 1 state: [`Saved`] without `memory`.
+#[derive(Deserialize)]
+struct SavedV1<K> {
+    policy: Policy,
     seed: u64,
     latest: u32,
     ids: Vec<Option<K>>,
@@ -177,6 +194,22 @@ struct Saved<K> {
     free: Vec<u32>,
 }
 
+impl<K> From<SavedV1<K>> for Saved<K> {
+    fn from(v1: SavedV1<K>) -> Saved<K> {
+        Saved {
+            policy: v1.policy,
+            seed: v1.seed,
+            latest: v1.latest,
+            ids: v1.ids,
+            stats: v1.stats,
+            hosts: v1.hosts,
+            host_names: v1.host_names,
+            free: v1.free,
+            memory: Vec::new(),
+        }
+    }
+}
+
 fn codec() -> impl Options {
     bincode::DefaultOptions::new().reject_trailing_bytes()
 }
@@ -184,23 +217,24 @@ fn codec() -> impl Options {
 impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
     /// The state as bytes (the file format above).
     pub fn to_bytes(&self) -> Result<Vec<u8>, StateError> {
-        let stats = self
-            .group_of
-            .iter()
-            .map(|&g| match g {
-                NONE => SavedStats::default(),
-                g => self.groups.stats[g as usize].into(),
-            })
-            .collect();
+        let page = |g: u32| match g {
+            NONE => PageState::default(),
+            g => self.groups.pages[g as usize],
+        };
         let saved = SavedRef {
-            rule: &self.rule,
+            policy: &self.policy,
             seed: self.seed,
             latest: self.latest,
             ids: &self.ids,
-            stats,
             hosts: &self.host_of,
             host_names: &self.host_names,
             free: &self.free,
+            stats: self
+                .group_of
+                .iter()
+                .map(|&g| page(g).stats.into())
+                .collect(),
+            memory: self.group_of.iter().map(|&g| page(g).memory).collect(),
         };
         let size = codec()
             .serialized_size(&saved)
@@ -236,9 +270,9 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
             )));
         }
         let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-        if version != VERSION {
+        if version != VERSION && version != 1 {
             return Err(bad(format!(
-                "format version {version}, this build reads version {VERSION}"
+                "format version {version}, this build reads versions 1 and {VERSION}"
             )));
         }
         let size = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
@@ -257,32 +291,40 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
                 "checksum mismatch (stored {stored:08x}, computed {crc:08x}): the file is corrupt"
             )));
         }
-        let saved: Saved<K> = codec()
-            .with_limit(size)
-            .deserialize(&body[HEADER..])
-            .map_err(|e| {
-                bad(format!(
-                    "cannot decode ({e}); was it saved with another page id type?"
-                ))
-            })?;
+        let decoded = match version {
+            1 => codec()
+                .with_limit(size)
+                .deserialize::<SavedV1<K>>(&body[HEADER..])
+                .map(Saved::from),
+            _ => codec().with_limit(size).deserialize(&body[HEADER..]),
+        };
+        let saved = decoded.map_err(|e| {
+            bad(format!(
+                "cannot decode ({e}); was it saved with another page id type?"
+            ))
+        })?;
         Scheduler::from_saved(saved).map_err(bad)
     }
 
     /// Builds the scheduler from a decoded state, checking every invariant.
     fn from_saved(saved: Saved<K>) -> Result<Scheduler<K>, String> {
         let slots = saved.ids.len();
-        if saved.stats.len() != slots || saved.hosts.len() != slots {
+        let memory_ok = saved.memory.is_empty() || saved.memory.len() == slots;
+        if saved.stats.len() != slots || saved.hosts.len() != slots || !memory_ok {
             return Err(format!(
-                "{} page ids, {} statistics and {} hosts",
+                "{} page ids, {} statistics, {} policy memories and {} hosts",
                 slots,
                 saved.stats.len(),
+                saved.memory.len(),
                 saved.hosts.len()
             ));
         }
+        let fresh = saved.policy.fresh_page().memory;
+        let memory = |slot: usize| saved.memory.get(slot).copied().unwrap_or(fresh);
         if slots >= (u32::MAX - 1) as usize {
             return Err(format!("{slots} slots"));
         }
-        let mut s = Scheduler::new(saved.rule).with_seed(saved.seed);
+        let mut s = Scheduler::new(saved.policy.clone()).with_seed(saved.seed);
         s.latest = saved.latest;
         for name in &saved.host_names {
             if s.host_index.contains_key(name.as_str()) {
@@ -304,7 +346,7 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
         for (slot, ((id, stats), &host)) in saved
             .ids
             .into_iter()
-            .zip(saved.stats)
+            .zip(&saved.stats)
             .zip(&saved.hosts)
             .enumerate()
         {
@@ -330,8 +372,18 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
                     if s.index.insert(page.clone(), slot as u32).is_some() {
                         return Err(format!("page {page:?} is listed twice"));
                     }
+                    let state = PageState {
+                        stats: stats.to_stats(),
+                        memory: memory(slot),
+                    };
+                    if !s.policy.valid_memory(state.memory) {
+                        return Err(format!(
+                            "page {page:?}: policy memory {} is impossible for {}",
+                            state.memory, s.policy
+                        ));
+                    }
+                    s.group_of.push(s.groups.join(state));
                     s.ids.push(Some(page));
-                    s.group_of.push(s.groups.join(stats.to_stats()));
                     s.host_of.push(host);
                 }
             }
@@ -383,10 +435,10 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::Baseline;
+    use crate::sim::{Adaptive, Baseline};
 
     fn sample() -> Scheduler {
-        let mut s: Scheduler = Scheduler::new(Rule::Baseline(Baseline::Gad)).with_seed(9);
+        let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Gad)).with_seed(9);
         for (i, page) in ["a", "b", "c", "d"].iter().enumerate() {
             if i % 2 == 0 {
                 s.add_with_host(page.to_string(), "h").unwrap();
@@ -409,7 +461,7 @@ mod tests {
         let bytes = s.to_bytes().unwrap();
         let mut back: Scheduler = Scheduler::from_bytes(&bytes, "mem").unwrap();
         assert_eq!((back.seed(), back.latest_cycle(), back.len()), (9, 5, 3));
-        assert_eq!(back.rule(), s.rule());
+        assert_eq!(back.policy(), s.policy());
         for page in ["a", "b", "c"] {
             assert_eq!(back.stats(page), s.stats(page), "{page}");
             assert_eq!(back.host(page), s.host(page), "{page}");
@@ -443,8 +495,9 @@ mod tests {
         version[8] = 7;
         assert!(reason(&version).contains("version 7"));
         // A consistent checksum over an inconsistent state is still refused.
+        let policy = Policy::Baseline(Baseline::Age);
         let saved = SavedRef::<String> {
-            rule: &Rule::Baseline(Baseline::Age),
+            policy: &policy,
             seed: 0,
             latest: 2,
             ids: &[Some("a".into())],
@@ -459,15 +512,75 @@ mod tests {
             hosts: &[NONE],
             host_names: &[],
             free: &[],
+            memory: vec![0.0],
         };
+        assert!(reason(&forge(VERSION, &saved)).contains("more changes than visits"));
+        let nutch = Policy::Adaptive(Adaptive::NUTCH);
+        let impossible = SavedRef {
+            policy: &nutch,
+            stats: vec![SavedStats::default()],
+            memory: vec![0.5],
+            ..saved
+        };
+        let why = reason(&forge(VERSION, &impossible));
+        assert!(
+            why.contains("policy memory 0.5 is impossible for nutch"),
+            "{why}"
+        );
+    }
+
+    /// A file of `version` holding `payload`, with a correct checksum.
+    fn forge(version: u32, payload: &impl Serialize) -> Vec<u8> {
         let mut forged = MAGIC.to_vec();
-        forged.extend_from_slice(&VERSION.to_le_bytes());
-        let payload = codec().serialize(&saved).unwrap();
+        forged.extend_from_slice(&version.to_le_bytes());
+        let payload = codec().serialize(payload).unwrap();
         forged.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         forged.extend_from_slice(&payload);
         let crc = crc32fast::hash(&forged);
         forged.extend_from_slice(&crc.to_le_bytes());
-        assert!(reason(&forged).contains("more changes than visits"));
+        forged
+    }
+
+    #[test]
+    fn version_1_states_still_load() {
+        let s = sample();
+        let stats: Vec<SavedStats> = s
+            .group_of
+            .iter()
+            .map(|&g| match g {
+                NONE => SavedStats::default(),
+                g => s.groups.pages[g as usize].stats.into(),
+            })
+            .collect();
+        // Version 1 is version 2 without the trailing memory (bincode encodes a struct as
+        // the tuple of its fields).
+        let v1 = (
+            s.policy(),
+            s.seed(),
+            s.latest_cycle(),
+            &s.ids,
+            stats,
+            &s.host_of,
+            &s.host_names,
+            &s.free,
+        );
+        let back: Scheduler = Scheduler::from_bytes(&forge(1, &v1), "old.state").unwrap();
+        assert_eq!(back.to_bytes().unwrap(), s.to_bytes().unwrap());
+    }
+
+    #[test]
+    fn adaptive_memory_round_trips() {
+        let mut s: Scheduler = Scheduler::new(Policy::Adaptive(Adaptive::STORMCRAWLER));
+        s.add("a".to_string()).unwrap();
+        s.add("b".to_string()).unwrap();
+        s.observe("a", 1, false).unwrap();
+        s.observe("b", 1, true).unwrap();
+        s.observe("a", 2, false).unwrap();
+        let back: Scheduler = Scheduler::from_bytes(&s.to_bytes().unwrap(), "x").unwrap();
+        assert_eq!(back.state("a").unwrap().memory, 2.25);
+        assert_eq!(back.state("b").unwrap().memory, 1.0);
+        assert_eq!(back.state("a"), s.state("a"));
+        assert_eq!(back.policy(), s.policy());
     }
 
     #[test]

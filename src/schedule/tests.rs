@@ -2,19 +2,22 @@
 
 use super::*;
 use crate::data::Dataset;
-use crate::sim::{Period, SimConfig, Simulator};
+use crate::formula::{Closure, Formula};
+use crate::sim::{Adaptive, Baseline, Period, SimConfig, Simulator};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 const FORMULA: &str = "(t * X + CG) / (n + 1) - exp(-NAD * t)";
 
-fn rules() -> Vec<Rule> {
+fn rules() -> Vec<Policy> {
     let f: Formula = FORMULA.parse().unwrap();
     vec![
-        Rule::formula(&f, Closure::Paper),
-        Rule::Baseline(Baseline::Nad),
-        Rule::Baseline(Baseline::Age),
-        Rule::Baseline(Baseline::Rand),
+        Policy::formula(&f, Closure::Paper),
+        Policy::Baseline(Baseline::Nad),
+        Policy::Baseline(Baseline::Age),
+        Policy::Baseline(Baseline::Rand),
+        Policy::Adaptive(Adaptive::NUTCH),
+        Policy::Adaptive(Adaptive::STORMCRAWLER),
     ]
 }
 
@@ -34,7 +37,7 @@ fn random_history(pages: usize, cycles: usize, seed: u64) -> Dataset {
 
 /// Replays `period` through a scheduler as the simulator does; returns each scored
 /// cycle's batch (slots, rank order).
-pub(crate) fn replay(period: &Period, rule: &Rule, config: &SimConfig) -> Vec<Vec<u32>> {
+pub(crate) fn replay(period: &Period, rule: &Policy, config: &SimConfig) -> Vec<Vec<u32>> {
     let pages = period.pages();
     let mut s: Scheduler<u32> = Scheduler::new(rule.clone()).with_seed(config.seed());
     for p in 0..pages as u32 {
@@ -71,7 +74,7 @@ fn batches_are_the_reference_simulations_visits() {
             let config = SimConfig::new(resources, 2).unwrap().with_seed(seed);
             let sim = Simulator::new(config);
             for rule in rules() {
-                let (_, visits) = sim.run_reference_traced(&period, &rule.scorer()).unwrap();
+                let (_, visits) = sim.run_reference_traced(&period, &rule).unwrap();
                 assert_eq!(visits.len(), 13);
                 let batches = replay(&period, &rule, &config);
                 assert_eq!(
@@ -85,13 +88,13 @@ fn batches_are_the_reference_simulations_visits() {
 
 /// The batch by brute force: every page scored alone, fully sorted, walked with the cap.
 fn brute_force(s: &Scheduler<u32>, cycle: u32, k: usize, cap: Option<usize>) -> Vec<u32> {
-    let scorer = s.rule().scorer();
+    let scorer = s.policy().clone();
     let salt = tie_salt(s.seed(), cycle);
     let mut all: Vec<(u64, u64, u32)> = s
         .pages()
         .map(|&p| {
             let slot = s.slot(&p).unwrap();
-            let score = scorer.score_one(s.stats(&p).unwrap(), cycle);
+            let score = scorer.score_one(s.state(&p).unwrap(), cycle);
             (score_key(score), tie_key(salt, slot), p)
         })
         .collect();
@@ -155,7 +158,7 @@ fn batches_match_brute_force_with_and_without_host_cap() {
 
 #[test]
 fn host_cap_replaces_skipped_pages_with_other_hosts() {
-    let mut s: Scheduler = Scheduler::new(Rule::Baseline(Baseline::Age));
+    let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
     for (page, host) in [("a1", "a"), ("a2", "a"), ("a3", "a"), ("b1", "b")] {
         s.add_with_host(page.into(), host).unwrap();
     }
@@ -182,7 +185,7 @@ fn host_cap_replaces_skipped_pages_with_other_hosts() {
 
 #[test]
 fn add_remove_and_errors() {
-    let mut s: Scheduler = Scheduler::new(Rule::Baseline(Baseline::Age));
+    let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
     assert_eq!(s.add("a".into()), Ok(0));
     assert_eq!(s.add("b".into()), Ok(1));
     assert_eq!(s.add("c".into()), Ok(2));

@@ -24,10 +24,11 @@
 //! scorer. The result is bit for bit the reference simulator's (tested).
 
 use super::metrics::{Discounts, Outcome, Tally};
-use super::scorer::ScoreBuffers;
-use super::stats::{PageStats, StatsKey};
-use super::{score_key, tie_key, tie_salt, Period, Scorer, SimConfig, TieOrder};
+use super::policy::{PageState, StateKey};
+use super::TieOrder;
+use super::{score_key, tie_key, tie_salt, Baseline, Period, Policy, ScoreBuffers, SimConfig};
 use rustc_hash::FxHashMap as HashMap;
+use std::ops::Range;
 
 const NONE: u32 = u32::MAX;
 
@@ -51,9 +52,37 @@ impl Ranked {
     }
 }
 
+/// What one scored cycle's walk needs to know.
+struct Walk<'a> {
+    cycle: u32,
+    k: usize,
+    /// Pages in the period.
+    pages: usize,
+    warmup: usize,
+    salt: u64,
+    /// The cycle's pages in tie order, over a prepared period.
+    order: Option<&'a [u32]>,
+}
+
+/// The groups of one score (positions in `Fast::ranked`), their pages and stale pages.
+struct Class {
+    groups: Range<usize>,
+    size: usize,
+    stale: usize,
+}
+
+/// What a cycle's walk chose, so far.
+#[derive(Default)]
+struct Chosen {
+    taken: usize,
+    found: usize,
+    newly: usize,
+    dcg: f64,
+}
+
 #[derive(Debug, Default, Clone)]
 struct Group {
-    stats: PageStats,
+    page: PageState,
     members: Vec<u32>,
     stale: u32,
     /// Position in `Fast::live`, or NONE when the group is free.
@@ -80,7 +109,8 @@ impl Warm {
     /// Simulates the warm-up of `period` under `config`.
     pub(crate) fn new(period: &Period, config: &SimConfig) -> Warm {
         let mut state = Fast::default();
-        let cycles = state.warm_up(period, config);
+        // Any policy without memory leaves the same state: the warm-up visits every page.
+        let cycles = state.warm_up(period, &Policy::Baseline(Baseline::Rand), config);
         Warm { cycles, state }
     }
 
@@ -100,9 +130,9 @@ pub(crate) struct Fast {
     groups: Vec<Group>,
     free: Vec<u32>,
     live: Vec<u32>,
-    index: HashMap<StatsKey, u32>,
+    index: HashMap<StateKey, u32>,
     // Per-cycle buffers.
-    group_stats: Vec<PageStats>,
+    group_pages: Vec<PageState>,
     scores: Vec<f64>,
     ranked: Vec<Ranked>,
     class: Vec<(u64, u32)>,
@@ -115,7 +145,7 @@ pub(crate) struct Fast {
 }
 
 impl Fast {
-    fn reset(&mut self, pages: usize) {
+    fn reset(&mut self, pages: usize, fresh: PageState) {
         self.group_of.clear();
         self.group_of.resize(pages, 0);
         self.position.clear();
@@ -132,14 +162,14 @@ impl Fast {
             self.groups.push(Group::default());
         }
         let first = &mut self.groups[0];
-        first.stats = PageStats::default();
+        first.page = fresh;
         first.members.extend(0..pages as u32);
         first.stale = 0;
         first.live_at = 0;
         first.moves_cycle = 0;
         first.straddle_cycle = 0;
         self.live.push(0);
-        self.index.insert(PageStats::default().key(), 0);
+        self.index.insert(fresh.key(), 0);
         for g in 1..self.groups.len() as u32 {
             self.groups[g as usize].live_at = NONE;
             self.free.push(g);
@@ -160,7 +190,7 @@ impl Fast {
             self.groups.resize_with(used, Group::default);
         }
         for (group, from) in self.groups.iter_mut().zip(&warm.groups) {
-            group.stats = from.stats;
+            group.page = from.page;
             group.members.clone_from(&from.members);
             group.stale = from.stale;
             group.live_at = from.live_at;
@@ -186,12 +216,12 @@ impl Fast {
 
     /// Starts a run over `period`: every page unvisited, then the warm-up cycles, which
     /// visit every page. Returns the number of cycles simulated; nothing is stale after.
-    fn warm_up(&mut self, period: &Period, config: &SimConfig) -> usize {
-        self.reset(period.pages());
+    fn warm_up(&mut self, period: &Period, policy: &Policy, config: &SimConfig) -> usize {
+        self.reset(period.pages(), policy.fresh_page());
         let cycles = config.warmup().min(period.len());
         for d in 1..=cycles {
             self.mark_changes(period, d);
-            self.visit_everyone(d as u32);
+            self.visit_everyone(policy, d as u32);
         }
         cycles
     }
@@ -209,9 +239,9 @@ impl Fast {
         marked
     }
 
-    /// The group holding pages with statistics `stats`, created if need be.
-    fn group_for(&mut self, stats: PageStats) -> u32 {
-        let key = stats.key();
+    /// The group holding pages in state `page`, created if need be.
+    fn group_for(&mut self, page: PageState) -> u32 {
+        let key = page.key();
         if let Some(&g) = self.index.get(&key) {
             return g;
         }
@@ -223,7 +253,7 @@ impl Fast {
             }
         };
         let group = &mut self.groups[g as usize];
-        group.stats = stats;
+        group.page = page;
         group.stale = 0;
         group.moves_cycle = 0;
         group.straddle_cycle = 0;
@@ -246,7 +276,7 @@ impl Fast {
         if group.members.is_empty() {
             let live_at = group.live_at as usize;
             group.live_at = NONE;
-            let key = group.stats.key();
+            let key = group.page.key();
             self.index.remove(&key);
             self.live.swap_remove(live_at);
             if let Some(&other) = self.live.get(live_at) {
@@ -264,7 +294,7 @@ impl Fast {
     }
 
     /// Visits the pages in `self.visited` at cycle `d`.
-    fn visit_all(&mut self, d: u32) {
+    fn visit_all(&mut self, policy: &Policy, d: u32) {
         let visited = std::mem::take(&mut self.visited);
         for &p in &visited {
             let old = self.group_of[p as usize] as usize;
@@ -280,10 +310,10 @@ impl Fast {
             }
             let new = match group.moves_to[changed as usize] {
                 NONE => {
-                    let mut stats = group.stats;
-                    stats.visit(d, changed);
+                    let mut page = group.page;
+                    policy.visit(&mut page, d, changed);
                     // Look the target up before `old` may be freed and reused.
-                    let g = self.group_for(stats);
+                    let g = self.group_for(page);
                     self.groups[old].moves_to[changed as usize] = g;
                     g
                 }
@@ -297,21 +327,21 @@ impl Fast {
 
     /// Visits every page at cycle `d` (a warm-up cycle): each group splits in two,
     /// wholesale.
-    fn visit_everyone(&mut self, d: u32) {
+    fn visit_everyone(&mut self, policy: &Policy, d: u32) {
         let olds = std::mem::take(&mut self.scratch_groups);
         let mut olds = olds;
         olds.clear();
         olds.extend_from_slice(&self.live);
         for &g in &olds {
             let mut members = std::mem::take(&mut self.groups[g as usize].members);
-            let stats = self.groups[g as usize].stats;
+            let page = self.groups[g as usize].page;
             // Retire the old group (all its pages leave); it is freed once its pages
             // have found their new groups, so it cannot be reused as one of them.
             let group = &mut self.groups[g as usize];
             group.stale = 0;
             let live_at = group.live_at as usize;
             group.live_at = NONE;
-            self.index.remove(&stats.key());
+            self.index.remove(&page.key());
             self.live.swap_remove(live_at);
             if let Some(&other) = self.live.get(live_at) {
                 self.groups[other as usize].live_at = live_at as u32;
@@ -323,8 +353,8 @@ impl Fast {
                 if pages.is_empty() {
                     continue;
                 }
-                let mut next = stats;
-                next.visit(d, changed);
+                let mut next = page;
+                policy.visit(&mut next, d, changed);
                 let target = self.group_for(next);
                 let group = &mut self.groups[target as usize];
                 for &p in pages {
@@ -341,171 +371,51 @@ impl Fast {
         self.scratch_groups = olds;
     }
 
+    /// Simulates `policy` over `period`: the warm-up (or, over a prepared period and for
+    /// a policy without memory, a copy of its recorded state), then each scored cycle:
+    /// mark, score and rank, choose, visit, tally.
     pub(crate) fn run(
         &mut self,
         period: &Period,
-        scorer: &Scorer,
+        policy: &Policy,
         config: &SimConfig,
         prepared: Option<(&TieOrder, &Warm)>,
     ) -> Outcome {
         let pages = period.pages();
         let k = config.k(pages);
-        let warmup = config.warmup();
         self.discounts.up_to(k);
         let (order, first) = match prepared {
-            Some((order, warm)) => {
+            Some((order, warm)) if !policy.remembers() => {
                 self.restore(&warm.state);
                 (Some(order), warm.cycles + 1)
             }
-            None => (None, self.warm_up(period, config) + 1),
+            _ => (
+                prepared.map(|(order, _)| order),
+                self.warm_up(period, policy, config) + 1,
+            ),
         };
         // Nothing is stale after the warm-up.
         let mut stale_count = 0usize;
         let mut outcome = Outcome::default();
-        outcome.cycles.reserve(period.len().saturating_sub(warmup));
+        outcome
+            .cycles
+            .reserve(period.len().saturating_sub(config.warmup()));
         for d in first..=period.len() {
             stale_count += self.mark_changes(period, d);
             let cycle = d as u32;
-            // 2. Score each live group once.
-            self.group_stats.clear();
-            let groups = &self.groups;
-            self.group_stats
-                .extend(self.live.iter().map(|&g| groups[g as usize].stats));
-            self.scores.resize(self.live.len(), 0.0);
-            scorer.score_into(
-                &self.group_stats,
+            self.score_and_rank(policy, cycle);
+            let walk = Walk {
                 cycle,
-                &mut self.scores,
-                &mut self.buffers,
-            );
-            // 3. Walk groups best first.
-            self.ranked.clear();
-            self.ranked.extend(
-                self.scores
-                    .iter()
-                    .zip(&self.live)
-                    .map(|(&s, &g)| Ranked::new(score_key(s), g)),
-            );
-            self.ranked.sort_unstable();
-            let salt = tie_salt(config.seed(), cycle);
+                k,
+                pages,
+                warmup: config.warmup(),
+                salt: tie_salt(config.seed(), cycle),
+                order: order.map(|o| o.cycle(d)),
+            };
+            let chosen = self.choose(&walk);
+            self.visit_all(policy, cycle);
             let stale_before = stale_count;
-            let (mut taken, mut found, mut dcg, mut newly) = (0usize, 0usize, 0.0f64, 0usize);
-            self.visited.clear();
-            let mut start = 0;
-            while taken < k {
-                let key = self.ranked[start].key();
-                let mut end = start;
-                let (mut size, mut stale) = (0usize, 0usize);
-                while end < self.ranked.len() && self.ranked[end].key() == key {
-                    let group = &self.groups[self.ranked[end].group() as usize];
-                    size += group.members.len();
-                    stale += group.stale as usize;
-                    end += 1;
-                }
-                let class_groups = &self.ranked[start..end];
-                let room = k - taken;
-                let partial = size > room;
-                let whole_is_uniform = stale == 0 || stale == size;
-                if !partial && whole_is_uniform {
-                    // Every page of the class is visited and all or none are stale: the
-                    // ranks are taken..taken+size whatever the order inside the class.
-                    for g in class_groups.iter().map(|r| r.group()) {
-                        let group = &self.groups[g as usize];
-                        self.visited.extend_from_slice(&group.members);
-                        if group.stats.last_visit as usize <= warmup {
-                            newly += group.members.len();
-                        }
-                    }
-                    if stale > 0 {
-                        for rank in taken + 1..=taken + size {
-                            dcg += self.discounts.of(rank);
-                        }
-                        found += stale;
-                    }
-                    taken += size;
-                } else if let Some(pages_in_order) = order
-                    .filter(|_| partial && size * size > room * pages)
-                    .map(|o| o.cycle(d))
-                {
-                    // A large straddling class with the cycle's tie order at hand: walk
-                    // the order and take the first `room` pages of the class (about
-                    // room · P / size steps instead of touching all `size` pages). They
-                    // come out in rank order.
-                    for g in class_groups.iter().map(|r| r.group()) {
-                        self.groups[g as usize].straddle_cycle = cycle;
-                    }
-                    let mut rank = taken;
-                    for &p in pages_in_order {
-                        let g = self.group_of[p as usize] as usize;
-                        if self.groups[g].straddle_cycle != cycle {
-                            continue;
-                        }
-                        rank += 1;
-                        if self.stale[p as usize] {
-                            found += 1;
-                            dcg += self.discounts.of(rank);
-                        }
-                        if self.groups[g].stats.last_visit as usize <= warmup {
-                            newly += 1;
-                        }
-                        self.visited.push(p);
-                        if rank == k {
-                            break;
-                        }
-                    }
-                    taken = k;
-                } else {
-                    // The class's pages in tie-key order: take the first `room` (a
-                    // linear selection), and rank its stale pages among them without
-                    // sorting the rest.
-                    self.class.clear();
-                    for g in class_groups.iter().map(|r| r.group()) {
-                        let group = &self.groups[g as usize];
-                        self.class
-                            .extend(group.members.iter().map(|&p| (tie_key(salt, p), p)));
-                    }
-                    let take = size.min(room);
-                    if partial {
-                        self.class.select_nth_unstable(take - 1);
-                        self.class.truncate(take);
-                    }
-                    self.stale_keys.clear();
-                    for &(key, p) in &self.class {
-                        if self.stale[p as usize] {
-                            self.stale_keys.push(key);
-                        }
-                        let g = self.group_of[p as usize] as usize;
-                        if self.groups[g].stats.last_visit as usize <= warmup {
-                            newly += 1;
-                        }
-                        self.visited.push(p);
-                    }
-                    if !self.stale_keys.is_empty() {
-                        self.stale_keys.sort_unstable();
-                        // below[j]: fresh pages ranked after j stale pages of the class.
-                        self.below.clear();
-                        self.below.resize(self.stale_keys.len() + 1, 0);
-                        for &(key, p) in &self.class {
-                            if !self.stale[p as usize] {
-                                let j = self.stale_keys.partition_point(|&s| s < key);
-                                self.below[j] += 1;
-                            }
-                        }
-                        let mut fresh_before = 0usize;
-                        for j in 0..self.stale_keys.len() {
-                            fresh_before += self.below[j] as usize;
-                            dcg += self.discounts.of(taken + 1 + j + fresh_before);
-                        }
-                        found += self.stale_keys.len();
-                    }
-                    taken += take;
-                }
-                start = end;
-            }
-            // 4. Visit.
-            self.visit_all(cycle);
-            stale_count -= found;
-            let idcg = self.discounts.ideal(stale_before.min(k));
+            stale_count -= chosen.found;
             outcome.cycles.push(
                 Tally {
                     cycle: d,
@@ -513,15 +423,176 @@ impl Fast {
                     visited: k,
                     stale_before,
                     stale_after: stale_count,
-                    found,
-                    newly,
-                    dcg,
-                    ideal_dcg: idcg,
+                    found: chosen.found,
+                    newly: chosen.newly,
+                    dcg: chosen.dcg,
+                    ideal_dcg: self.discounts.ideal(stale_before.min(k)),
                 }
                 .metrics(),
             );
         }
         outcome
+    }
+
+    /// Step 2: scores each live group once and sorts the groups best first.
+    fn score_and_rank(&mut self, policy: &Policy, cycle: u32) {
+        self.group_pages.clear();
+        let groups = &self.groups;
+        self.group_pages
+            .extend(self.live.iter().map(|&g| groups[g as usize].page));
+        self.scores.resize(self.live.len(), 0.0);
+        policy.score_into(
+            &self.group_pages,
+            cycle,
+            &mut self.scores,
+            &mut self.buffers,
+        );
+        self.ranked.clear();
+        self.ranked.extend(
+            self.scores
+                .iter()
+                .zip(&self.live)
+                .map(|(&s, &g)| Ranked::new(score_key(s), g)),
+        );
+        self.ranked.sort_unstable();
+    }
+
+    /// Step 3: walks the ranked groups class by class (a class: the groups of one score)
+    /// until `k` pages are chosen into `self.visited`; tallies what they found.
+    fn choose(&mut self, walk: &Walk<'_>) -> Chosen {
+        let mut chosen = Chosen::default();
+        self.visited.clear();
+        let mut start = 0;
+        while chosen.taken < walk.k {
+            let key = self.ranked[start].key();
+            let mut end = start;
+            let (mut size, mut stale) = (0usize, 0usize);
+            while end < self.ranked.len() && self.ranked[end].key() == key {
+                let group = &self.groups[self.ranked[end].group() as usize];
+                size += group.members.len();
+                stale += group.stale as usize;
+                end += 1;
+            }
+            let class = Class {
+                groups: start..end,
+                size,
+                stale,
+            };
+            let room = walk.k - chosen.taken;
+            let partial = size > room;
+            if !partial && (stale == 0 || stale == size) {
+                self.take_uniform_class(&class, walk, &mut chosen);
+            } else if let Some(order) = walk
+                .order
+                .filter(|_| partial && size * size > room * walk.pages)
+            {
+                self.take_along_tie_order(&class, order, walk, &mut chosen);
+            } else {
+                self.take_by_selection(&class, walk, &mut chosen);
+            }
+            start = end;
+        }
+        chosen
+    }
+
+    /// A class visited whole whose pages are all stale or all fresh: its ranks are
+    /// `taken + 1 ..= taken + size` whatever the order inside it.
+    fn take_uniform_class(&mut self, class: &Class, walk: &Walk<'_>, chosen: &mut Chosen) {
+        for ranked in &self.ranked[class.groups.clone()] {
+            let group = &self.groups[ranked.group() as usize];
+            self.visited.extend_from_slice(&group.members);
+            if group.page.stats.last_visit as usize <= walk.warmup {
+                chosen.newly += group.members.len();
+            }
+        }
+        if class.stale > 0 {
+            for rank in chosen.taken + 1..=chosen.taken + class.size {
+                chosen.dcg += self.discounts.of(rank);
+            }
+            chosen.found += class.stale;
+        }
+        chosen.taken += class.size;
+    }
+
+    /// A large class straddling rank k, with the cycle's tie order at hand: walks the
+    /// order and takes the first pages of the class (about room · P / size steps instead
+    /// of touching all `size` pages). They come out in rank order.
+    fn take_along_tie_order(
+        &mut self,
+        class: &Class,
+        order: &[u32],
+        walk: &Walk<'_>,
+        chosen: &mut Chosen,
+    ) {
+        for ranked in &self.ranked[class.groups.clone()] {
+            self.groups[ranked.group() as usize].straddle_cycle = walk.cycle;
+        }
+        let mut rank = chosen.taken;
+        for &p in order {
+            let g = self.group_of[p as usize] as usize;
+            if self.groups[g].straddle_cycle != walk.cycle {
+                continue;
+            }
+            rank += 1;
+            if self.stale[p as usize] {
+                chosen.found += 1;
+                chosen.dcg += self.discounts.of(rank);
+            }
+            if self.groups[g].page.stats.last_visit as usize <= walk.warmup {
+                chosen.newly += 1;
+            }
+            self.visited.push(p);
+            if rank == walk.k {
+                break;
+            }
+        }
+        chosen.taken = walk.k;
+    }
+
+    /// Any other class: its pages in tie-key order, the first `room` taken by a linear
+    /// selection, and its stale pages ranked among them without sorting the rest.
+    fn take_by_selection(&mut self, class: &Class, walk: &Walk<'_>, chosen: &mut Chosen) {
+        self.class.clear();
+        for ranked in &self.ranked[class.groups.clone()] {
+            let group = &self.groups[ranked.group() as usize];
+            self.class
+                .extend(group.members.iter().map(|&p| (tie_key(walk.salt, p), p)));
+        }
+        let take = class.size.min(walk.k - chosen.taken);
+        if class.size > take {
+            self.class.select_nth_unstable(take - 1);
+            self.class.truncate(take);
+        }
+        self.stale_keys.clear();
+        for &(key, p) in &self.class {
+            if self.stale[p as usize] {
+                self.stale_keys.push(key);
+            }
+            let g = self.group_of[p as usize] as usize;
+            if self.groups[g].page.stats.last_visit as usize <= walk.warmup {
+                chosen.newly += 1;
+            }
+            self.visited.push(p);
+        }
+        if !self.stale_keys.is_empty() {
+            self.stale_keys.sort_unstable();
+            // below[j]: fresh pages ranked after j stale pages of the class.
+            self.below.clear();
+            self.below.resize(self.stale_keys.len() + 1, 0);
+            for &(key, p) in &self.class {
+                if !self.stale[p as usize] {
+                    let j = self.stale_keys.partition_point(|&s| s < key);
+                    self.below[j] += 1;
+                }
+            }
+            let mut fresh_before = 0usize;
+            for j in 0..self.stale_keys.len() {
+                fresh_before += self.below[j] as usize;
+                chosen.dcg += self.discounts.of(chosen.taken + 1 + j + fresh_before);
+            }
+            chosen.found += self.stale_keys.len();
+        }
+        chosen.taken += take;
     }
 
     /// Number of groups alive at the end of the last run (a measure of how much the

@@ -1,6 +1,6 @@
 //! The daily top-k crawl simulation (SPEC §3) — the fitness of every formula.
 //!
-//! A [`Period`] is a set of pages over a run of cycles; a [`Scorer`] is a formula or a
+//! A [`Period`] is a set of pages over a run of cycles; a [`Policy`] is a formula or a
 //! baseline; a [`SimConfig`] holds the checked settings (resources, warm-up, seed, how
 //! ties are broken). [`Simulator::run`] returns the [`Outcome`]: ChangeRate, NDCG and
 //! Freshness of every scored cycle.
@@ -8,16 +8,16 @@
 //! ```
 //! use freshgp::data::Dataset;
 //! use freshgp::formula::{Closure, Formula};
-//! use freshgp::sim::{Baseline, Metric, Period, Scorer, SimConfig, Simulator};
+//! use freshgp::sim::{Baseline, Metric, Period, Policy, SimConfig, Simulator};
 //!
 //! let data = Dataset::from_bit_strings(&["0101010101", "0000000001", "1111111111", "0000000000"])?;
 //! let period = Period::whole(&data)?;
 //! let config = SimConfig::new(0.5, 2)?; // visit 2 of the 4 pages a cycle, after 2 warm-up cycles
 //! let mut sim = Simulator::new(config);
-//! let nad = sim.run(&period, &Scorer::Baseline(Baseline::Nad))?;
+//! let nad = sim.run(&period, &Policy::Baseline(Baseline::Nad))?;
 //! assert_eq!(nad.cycles.len(), 8);
 //! let formula: Formula = "X / n * t".parse()?;
-//! let evolved = sim.run(&period, &Scorer::formula(&formula, Closure::Paper))?;
+//! let evolved = sim.run(&period, &Policy::formula(&formula, Closure::Paper))?;
 //! assert!(evolved.mean(Metric::ChangeRate) > 0.5);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -26,23 +26,25 @@
 //! statistics (see `fast.rs`), the reference one is SPEC §3 read literally (see
 //! `naive.rs`) and serves as the tests' oracle and for [`TieBreak::Reference`].
 //!
-//! **Invariant:** the simulation knows nothing of GP; given (period, scorer, config) its
+//! **Invariant:** the simulation knows nothing of GP; given (period, policy, config) its
 //! outcome is deterministic.
 
 mod fast;
 mod metrics;
 mod naive;
 mod period;
-mod scorer;
+mod policy;
 mod stats;
 mod stdsort;
 
 pub use metrics::{discount, CycleMetrics, Metric, Outcome};
 pub use period::{Period, PeriodError};
-pub(crate) use scorer::ScoreBuffers;
-pub use scorer::{Baseline, Scorer};
+pub(crate) use policy::StateKey;
+pub use policy::{
+    Adaptive, AdaptiveError, Baseline, Features, FormulaPolicy, PageState, Policy, PolicyError,
+    PolicySpec, RawAdaptive, ScoreBuffers,
+};
 pub use stats::PageStats;
-pub(crate) use stats::StatsKey;
 
 use crate::hash::mix64;
 use serde::{Deserialize, Serialize};
@@ -86,13 +88,34 @@ pub enum SimError {
 
 /// Checked simulation settings.
 ///
-/// **Invariant:** `0 < resources <= 1`.
+/// **Invariant:** `0 < resources <= 1`; deserializing checks it ([`RawSimConfig`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawSimConfig")]
 pub struct SimConfig {
     resources: f64,
     warmup: usize,
     seed: u64,
     ties: TieBreak,
+}
+
+/// [`SimConfig`]'s fields as written (in a study's `study.json`), before checking.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSimConfig {
+    resources: f64,
+    warmup: usize,
+    seed: u64,
+    ties: TieBreak,
+}
+
+impl TryFrom<RawSimConfig> for SimConfig {
+    type Error = SimError;
+
+    fn try_from(raw: RawSimConfig) -> Result<SimConfig, SimError> {
+        Ok(SimConfig::new(raw.resources, raw.warmup)?
+            .with_seed(raw.seed)
+            .with_ties(raw.ties))
+    }
 }
 
 impl SimConfig {
@@ -245,12 +268,12 @@ impl TieOrder {
 ///
 /// - The tie order of every scored cycle (O(L · P log P), once): the fast simulator then
 ///   picks the first pages of a large tied class without touching every member.
-/// - The state after the warm-up cycles, which visit every page whatever the scorer:
+/// - The state after the warm-up cycles, which visit every page whatever the policy:
 ///   each run starts from a copy of it.
 ///
 /// ```
 /// use freshgp::data::Dataset;
-/// use freshgp::sim::{Baseline, Period, Prepared, Scorer, SimConfig, Simulator};
+/// use freshgp::sim::{Baseline, Period, Prepared, Policy, SimConfig, Simulator};
 ///
 /// let data = Dataset::from_bit_strings(&["0101010101", "0000000001", "1111111111", "0000000000"])?;
 /// let period = Period::whole(&data)?;
@@ -258,8 +281,8 @@ impl TieOrder {
 /// let prepared = Prepared::new(&period, config)?;
 /// let mut sim = Simulator::new(config);
 /// for baseline in Baseline::ALL {
-///     let scorer = Scorer::Baseline(baseline);
-///     assert_eq!(sim.run_prepared(&period, &scorer, &prepared), sim.run(&period, &scorer)?);
+///     let policy = Policy::Baseline(baseline);
+///     assert_eq!(sim.run_prepared(&period, &policy, &prepared), sim.run(&period, &policy)?);
 /// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -310,17 +333,17 @@ impl Simulator {
         &self.config
     }
 
-    /// Simulates `scorer` over `period`.
-    pub fn run(&mut self, period: &Period, scorer: &Scorer) -> Result<Outcome, SimError> {
+    /// Simulates `policy` over `period`.
+    pub fn run(&mut self, period: &Period, policy: &Policy) -> Result<Outcome, SimError> {
         self.config.check(period)?;
         Ok(match self.config.ties {
-            TieBreak::Seeded => self.fast.run(period, scorer, &self.config, None),
-            TieBreak::Reference => naive::run(period, scorer, &self.config),
+            TieBreak::Seeded => self.fast.run(period, policy, &self.config, None),
+            TieBreak::Reference => naive::run(period, policy, &self.config),
         })
     }
 
-    /// Simulates `scorer` over a [`Prepared`] period: the same outcome as
-    /// [`Simulator::run`], faster when many scorers are simulated over one period.
+    /// Simulates `policy` over a [`Prepared`] period: the same outcome as
+    /// [`Simulator::run`], faster when many policys are simulated over one period.
     ///
     /// # Panics
     /// If `prepared` was made for other settings than the simulator's, or for a period of
@@ -328,7 +351,7 @@ impl Simulator {
     pub fn run_prepared(
         &mut self,
         period: &Period,
-        scorer: &Scorer,
+        policy: &Policy,
         prepared: &Prepared,
     ) -> Outcome {
         assert_eq!(
@@ -342,18 +365,18 @@ impl Simulator {
         match self.config.ties {
             TieBreak::Seeded => self.fast.run(
                 period,
-                scorer,
+                policy,
                 &self.config,
                 Some((&prepared.order, &prepared.warm)),
             ),
-            TieBreak::Reference => naive::run(period, scorer, &self.config),
+            TieBreak::Reference => naive::run(period, policy, &self.config),
         }
     }
 
     /// Simulates with the reference simulator (slow; the tests' oracle).
-    pub fn run_reference(&self, period: &Period, scorer: &Scorer) -> Result<Outcome, SimError> {
+    pub fn run_reference(&self, period: &Period, policy: &Policy) -> Result<Outcome, SimError> {
         self.config.check(period)?;
-        Ok(naive::run(period, scorer, &self.config))
+        Ok(naive::run(period, policy, &self.config))
     }
 
     /// Simulates with the reference simulator and also returns, for each scored cycle, the
@@ -361,11 +384,11 @@ impl Simulator {
     pub fn run_reference_traced(
         &self,
         period: &Period,
-        scorer: &Scorer,
+        policy: &Policy,
     ) -> Result<(Outcome, Vec<Vec<u32>>), SimError> {
         self.config.check(period)?;
         let mut visits = Vec::new();
-        let outcome = naive::run_traced(period, scorer, &self.config, |_, pages| {
+        let outcome = naive::run_traced(period, policy, &self.config, |_, pages| {
             visits.push(pages.to_vec())
         });
         Ok((outcome, visits))

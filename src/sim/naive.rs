@@ -6,26 +6,25 @@
 //! program does ([`TieBreak::Reference`]).
 
 use super::metrics::{discount, Discounts, Outcome, Tally};
-use super::stats::PageStats;
-use super::{score_key, stdsort, tie_key, tie_salt, Period, Scorer, SimConfig, TieBreak};
+use super::{score_key, stdsort, tie_key, tie_salt, Period, Policy, SimConfig, TieBreak};
 
-/// Runs `scorer` over `period`.
-pub(crate) fn run(period: &Period, scorer: &Scorer, config: &SimConfig) -> Outcome {
-    run_traced(period, scorer, config, |_, _| {})
+/// Runs `policy` over `period`.
+pub(crate) fn run(period: &Period, policy: &Policy, config: &SimConfig) -> Outcome {
+    run_traced(period, policy, config, |_, _| {})
 }
 
-/// Runs `scorer` over `period`, calling `visited(cycle, pages)` with each scored cycle's
+/// Runs `policy` over `period`, calling `visited(cycle, pages)` with each scored cycle's
 /// visited pages (local indices) in rank order.
 pub(crate) fn run_traced(
     period: &Period,
-    scorer: &Scorer,
+    policy: &Policy,
     config: &SimConfig,
     mut visited: impl FnMut(u32, &[u32]),
 ) -> Outcome {
     let pages = period.pages();
     let k = config.k(pages);
     let warmup = config.warmup();
-    let mut stats = vec![PageStats::default(); pages];
+    let mut state = vec![policy.fresh_page(); pages];
     let mut stale = vec![false; pages];
     let mut stale_count = 0usize;
     let mut order: Vec<u32> = (0..pages as u32).collect();
@@ -43,14 +42,14 @@ pub(crate) fn run_traced(
         let cycle = d as u32;
         if d <= warmup {
             for p in 0..pages {
-                stats[p].visit(cycle, stale[p]);
+                policy.visit(&mut state[p], cycle, stale[p]);
                 stale[p] = false;
             }
             stale_count = 0;
             continue;
         }
         for p in 0..pages {
-            scores[p] = scorer.score_one(&stats[p], cycle);
+            scores[p] = policy.score_one(&state[p], cycle);
         }
         match config.ties() {
             TieBreak::Seeded => {
@@ -76,14 +75,14 @@ pub(crate) fn run_traced(
                 found += 1;
                 dcg += discount(i + 1);
             }
-            if stats[p].last_visit as usize <= warmup {
+            if state[p].stats.last_visit as usize <= warmup {
                 newly += 1;
             }
         }
         visited(cycle, &order[..k]);
         for &p in &order[..k] {
             let p = p as usize;
-            stats[p].visit(cycle, stale[p]);
+            policy.visit(&mut state[p], cycle, stale[p]);
             if stale[p] {
                 stale[p] = false;
                 stale_count -= 1;

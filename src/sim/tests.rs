@@ -3,12 +3,13 @@
 use super::*;
 use crate::data::Dataset;
 use crate::formula::{Closure, Formula};
+use crate::sim::{Adaptive, RawAdaptive};
 
 fn period(rows: &[&str]) -> Period {
     Period::whole(&Dataset::from_bit_strings(rows).unwrap()).unwrap()
 }
 
-fn both(period: &Period, scorer: &Scorer, config: SimConfig) -> Outcome {
+fn both(period: &Period, scorer: &Policy, config: SimConfig) -> Outcome {
     let mut sim = Simulator::new(config);
     let fast = sim.run(period, scorer).unwrap();
     let reference = sim.run_reference(period, scorer).unwrap();
@@ -27,7 +28,7 @@ fn hand_computed_nad_run() {
     let p = period(&["01100", "00010", "11111", "00000"]);
     let out = both(
         &p,
-        &Scorer::Baseline(Baseline::Nad),
+        &Policy::Baseline(Baseline::Nad),
         SimConfig::new(0.5, 2).unwrap(),
     );
     assert_eq!(out.cycles.len(), 3);
@@ -59,7 +60,7 @@ fn no_stale_page_gives_zero_ndcg() {
     let p = period(&["0000", "0000", "0000"]);
     let out = both(
         &p,
-        &Scorer::Baseline(Baseline::Age),
+        &Policy::Baseline(Baseline::Age),
         SimConfig::new(0.34, 1).unwrap(),
     );
     assert!(out
@@ -75,7 +76,7 @@ fn k_larger_than_the_stale_count() {
     let p = period(&["01111", "00000", "00000", "00000"]);
     let out = both(
         &p,
-        &Scorer::Baseline(Baseline::Nad),
+        &Policy::Baseline(Baseline::Nad),
         SimConfig::new(0.75, 2).unwrap(),
     );
     for c in &out.cycles {
@@ -91,7 +92,7 @@ fn pages_never_visited_after_warmup_are_newly_visited_when_reached() {
     let p = period(&["000000", "000000", "000000"]);
     let out = both(
         &p,
-        &Scorer::Baseline(Baseline::Age),
+        &Policy::Baseline(Baseline::Age),
         SimConfig::new(0.34, 1).unwrap(),
     );
     let newly: Vec<f64> = out.cycles.iter().map(|c| c.newly_visited).collect();
@@ -110,7 +111,7 @@ fn ties_follow_the_seed() {
         .collect();
     let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
     let p = period(&rows);
-    let rand = Scorer::Baseline(Baseline::Rand);
+    let rand = Policy::Baseline(Baseline::Rand);
     let a = both(&p, &rand, SimConfig::new(0.05, 2).unwrap().with_seed(1));
     let b = both(&p, &rand, SimConfig::new(0.05, 2).unwrap().with_seed(1));
     let c = both(&p, &rand, SimConfig::new(0.05, 2).unwrap().with_seed(2));
@@ -126,12 +127,12 @@ fn errors_for_impossible_settings() {
     let p = period(&["0101", "1010"]);
     let mut sim = Simulator::new(SimConfig::new(0.5, 4).unwrap());
     assert!(matches!(
-        sim.run(&p, &Scorer::Baseline(Baseline::Age)),
+        sim.run(&p, &Policy::Baseline(Baseline::Age)),
         Err(SimError::Warmup { warmup: 4, len: 4 })
     ));
     let mut sim = Simulator::new(SimConfig::new(0.1, 1).unwrap());
     assert!(matches!(
-        sim.run(&p, &Scorer::Baseline(Baseline::Age)),
+        sim.run(&p, &Policy::Baseline(Baseline::Age)),
         Err(SimError::NoVisits { pages: 2, .. })
     ));
 }
@@ -192,24 +193,53 @@ fn fast_equals_reference_on_random_histories() {
         if config.check(&p).is_err() {
             continue;
         }
-        // One prepared period and one simulator for every scorer, as in a GP run: each
-        // run starts from the recorded warm-up state, whatever the previous run left.
+        // One prepared period and one simulator for every policy, as in a GP run: each
+        // run starts from the recorded warm-up state, whatever the previous run left
+        // (policies with per-page memory redo the warm-up).
         let prepared = Prepared::new(&p, config).unwrap();
         let mut sim = Simulator::new(config);
-        let scorers = formulas
+        let policies = formulas
             .iter()
-            .map(|text| Scorer::formula(&text.parse::<Formula>().unwrap(), Closure::Paper))
-            .chain(Baseline::ALL.map(Scorer::Baseline));
-        for scorer in scorers {
-            let expected = both(&p, &scorer, config);
+            .map(|text| Policy::formula(&text.parse::<Formula>().unwrap(), Closure::Paper))
+            .chain(Baseline::ALL.map(Policy::Baseline))
+            .chain([Adaptive::NUTCH, Adaptive::STORMCRAWLER, odd_adaptive()].map(Policy::Adaptive));
+        for policy in policies {
+            let expected = both(&p, &policy, config);
             assert_eq!(
-                sim.run_prepared(&p, &scorer, &prepared),
+                sim.run_prepared(&p, &policy, &prepared),
                 expected,
-                "prepared run differs for {}",
-                scorer.label()
+                "prepared run differs for {policy}"
             );
         }
     }
+}
+
+/// An adaptive policy whose intervals take many distinct values (few pages share one).
+fn odd_adaptive() -> Adaptive {
+    Adaptive::new(RawAdaptive {
+        init: 3.0,
+        min: 0.7,
+        max: 40.0,
+        inc: 0.37,
+        dec: 0.29,
+    })
+    .unwrap()
+}
+
+/// The adaptive policy by hand on a two-page history: intervals, and hence ranks, follow
+/// SPEC §9 from the warm-up on.
+#[test]
+fn adaptive_intervals_rank_pages() {
+    // Page 0 changes every cycle, page 1 never; one visit a cycle after a 2-cycle warm-up.
+    let p = period(&["11111", "00000"]);
+    let policy = Policy::Adaptive(Adaptive::STORMCRAWLER);
+    let outcome = both(&p, &policy, SimConfig::new(0.5, 2).unwrap());
+    // After the warm-up: page 0's interval is 1 (shrinks to the minimum), page 1's is
+    // 1.5² = 2.25; both have t = 1 at cycle 3, so page 0 (1/1 > 1/2.25) is visited and
+    // found changed. At cycle 4: page 0 has t = 1 (score 1), page 1 t = 2 (2/2.25 < 1):
+    // page 0 again; at cycle 5 page 1 has t = 3 (3/2.25 > 1) and is visited, unchanged.
+    let found: Vec<f64> = outcome.cycles.iter().map(|c| c.change_rate).collect();
+    assert_eq!(found, [1.0, 1.0, 0.0]);
 }
 
 #[test]
@@ -218,7 +248,7 @@ fn a_period_prepared_for_other_settings_is_refused() {
     let p = period(&["0101", "0011", "1111", "0000"]);
     let prepared = Prepared::new(&p, SimConfig::new(0.5, 1).unwrap()).unwrap();
     let mut sim = Simulator::new(SimConfig::new(0.5, 2).unwrap());
-    sim.run_prepared(&p, &Scorer::Baseline(Baseline::Age), &prepared);
+    sim.run_prepared(&p, &Policy::Baseline(Baseline::Age), &prepared);
 }
 
 #[test]
@@ -234,8 +264,8 @@ fn reference_ties_are_deterministic_and_differ_from_seeded() {
     let p = period(&rows);
     let config = SimConfig::paper().with_ties(TieBreak::Reference);
     let mut sim = Simulator::new(config);
-    let a = sim.run(&p, &Scorer::Baseline(Baseline::Age)).unwrap();
-    let b = sim.run(&p, &Scorer::Baseline(Baseline::Age)).unwrap();
+    let a = sim.run(&p, &Policy::Baseline(Baseline::Age)).unwrap();
+    let b = sim.run(&p, &Policy::Baseline(Baseline::Age)).unwrap();
     assert_eq!(a, b);
 }
 
@@ -247,9 +277,9 @@ fn builtin_and_formula_baselines_rank_identically() {
         let config = SimConfig::new(0.1, 2).unwrap().with_seed(5).with_ties(ties);
         let mut sim = Simulator::new(config);
         for b in Baseline::ALL {
-            let built_in = sim.run(&p, &Scorer::Baseline(b)).unwrap();
+            let built_in = sim.run(&p, &Policy::Baseline(b)).unwrap();
             let formula = sim
-                .run(&p, &Scorer::formula(&b.formula(), Closure::Paper))
+                .run(&p, &Policy::formula(&b.formula(), Closure::Paper))
                 .unwrap();
             assert_eq!(built_in, formula, "{b} ({ties:?})");
         }

@@ -4,8 +4,8 @@
 use crate::formula_cmd::parse;
 use anyhow::{bail, Context, Result};
 use freshgp::formula::Grammar;
-use freshgp::schedule::{log, Rule, Scheduler};
-use freshgp::sim::{Baseline, SimConfig};
+use freshgp::schedule::{log, Scheduler};
+use freshgp::sim::{Baseline, Policy, SimConfig};
 use serde_json::json;
 use std::io::{BufReader, Write};
 use std::path::PathBuf;
@@ -53,15 +53,15 @@ pub struct Args {
     json: bool,
 }
 
-fn rule(args: &Args) -> Result<Option<Rule>> {
+fn rule(args: &Args) -> Result<Option<Policy>> {
     Ok(match (&args.formula, &args.baseline) {
         (Some(text), _) => {
             let grammar = Grammar::named_or_file(&args.grammar)?;
             let formula = parse(text, &grammar)?;
-            Some(Rule::formula(&formula, grammar.closure()))
+            Some(Policy::formula(&formula, grammar.closure()))
         }
         (None, Some(name)) => match Baseline::from_name(name) {
-            Some(b) => Some(Rule::Baseline(b)),
+            Some(b) => Some(Policy::Baseline(b)),
             None => {
                 bail!("unknown baseline `{name}` (expected Rand, Age, NAD, SAD, AAD, GAD or CG)")
             }
@@ -76,11 +76,11 @@ pub fn run(args: Args) -> Result<()> {
     let mut scheduler: Scheduler = if args.state.exists() {
         let s: Scheduler = Scheduler::load(&args.state).context("cannot load the state")?;
         if let Some(rule) = &given {
-            if rule != s.rule() {
+            if rule != s.policy() {
                 bail!(
                     "{state} schedules with `{}`, not `{rule}`: omit --formula/--baseline to \
                      keep it, or use a new state file",
-                    s.rule()
+                    s.policy()
                 );
             }
         }
@@ -140,7 +140,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if args.json {
         let value = json!({
-            "rule": scheduler.rule().to_string(),
+            "rule": scheduler.policy().to_string(),
             "cycle": cycle,
             "k": k,
             "host_cap": args.host_cap,

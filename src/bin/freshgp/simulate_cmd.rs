@@ -6,7 +6,7 @@ use anyhow::{bail, Result};
 use clap::ValueEnum;
 use freshgp::data::split::Split;
 use freshgp::formula::Grammar;
-use freshgp::sim::{Baseline, Metric, Period, Scorer, Simulator};
+use freshgp::sim::{Baseline, Metric, Period, Policy, Simulator};
 use serde_json::json;
 
 /// Flags of `freshgp simulate`.
@@ -53,9 +53,9 @@ enum Set {
 pub fn run(args: Args) -> Result<()> {
     let grammar = Grammar::named_or_file(&args.grammar)?;
     let scorer = match (&args.formula, &args.baseline) {
-        (Some(text), _) => Scorer::formula(&parse(text, &grammar)?, grammar.closure()),
+        (Some(text), _) => Policy::formula(&parse(text, &grammar)?, grammar.closure()),
         (None, Some(name)) => match Baseline::from_name(name) {
-            Some(b) => Scorer::Baseline(b),
+            Some(b) => Policy::Baseline(b),
             None => {
                 bail!("unknown baseline `{name}` (expected Rand, Age, NAD, SAD, AAD, GAD or CG)")
             }

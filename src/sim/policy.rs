@@ -1,0 +1,791 @@
+//! Crawl policies: the one thing the simulators, the scheduler, experiments and reports run.
+//!
+//! A [`Policy`] scores every page at cycle `d` from what the crawl knows at the end of cycle
+//! `d - 1` (SPEC §3, §9); the simulation visits the best-scored `k`. Every policy
+//!
+//! - **declares the page features it reads** ([`Policy::features`]): the simulators and
+//!   the scheduler compute only those terminal columns;
+//! - **may keep per-page memory of its own** ([`PageState::memory`]), which every visit
+//!   updates, warm-up visits included ([`Policy::visit`]); pages of equal statistics *and*
+//!   equal memory are still scored once;
+//! - **scores a batch of page states** into the caller's buffer ([`Policy::score_into`]),
+//!   or one page at a time ([`Policy::score_one`]), with the same result bit for bit.
+//!
+//! The kinds: an evolved [`Formula`] (compiled once, when the policy is built), a SPEC §4
+//! [`Baseline`], and the adaptive revisit intervals of open-source crawlers
+//! ([`Adaptive`], SPEC §9: `nutch`, `stormcrawler`).
+//!
+//! A policy is written as text ([`Policy::parse`], [`fmt::Display`]) and serialized as its
+//! description ([`PolicySpec`]); deserializing checks it and compiles it, so a `Policy`
+//! can never hold an unchecked formula or interval.
+//!
+//! ```
+//! use freshgp::formula::Grammar;
+//! use freshgp::sim::{PageState, Policy};
+//!
+//! let all = Grammar::all();
+//! let nad = Policy::parse("NAD", &all)?;
+//! let evolved = Policy::parse("X / n * t", &all)?;
+//! let nutch = Policy::parse("nutch", &all)?;
+//! assert_eq!(evolved.to_string(), "X / n * t");
+//!
+//! // A page seen at cycles 1 and 2, changed at 2; scored at cycle 4.
+//! let mut page = nutch.fresh_page();
+//! nutch.visit(&mut page, 1, false);
+//! nutch.visit(&mut page, 2, true);
+//! assert_eq!(page.memory, 30.0 * 1.4 * 0.8); // the interval grew, then shrank
+//! assert_eq!(nutch.score_one(&page, 4), 2.0 / (30.0 * 1.4 * 0.8)); // t / interval
+//! assert_eq!(evolved.score_one(&page, 4), 1.0); // X / n * t = 1 / 2 * 2
+//! assert!(nad.score_one(&page, 4) > 0.0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use super::stats::{PageStats, StatsKey};
+use crate::eval::{Columns, Program, Scratch};
+use crate::formula::{Closure, Formula, Grammar, ParseError, Terminal};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A published baseline scoring function (SPEC §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Baseline {
+    /// Uniformly random order (seeded).
+    Rand,
+    /// `t`: the longest-unvisited first.
+    Age,
+    /// `1 - exp(-NAD·t)`.
+    #[serde(rename = "NAD")]
+    Nad,
+    /// `1 - exp(-SAD·t)`.
+    #[serde(rename = "SAD")]
+    Sad,
+    /// `1 - exp(-AAD·t)`.
+    #[serde(rename = "AAD")]
+    Aad,
+    /// `1 - exp(-GAD·t)`.
+    #[serde(rename = "GAD")]
+    Gad,
+    /// Cho & Garcia-Molina's change rate (no `t`).
+    #[serde(rename = "CG")]
+    Cg,
+}
+
+const BASELINES_RON: &str = include_str!("../../grammars/baselines.ron");
+
+impl Baseline {
+    /// All seven, in the order of the paper's tables.
+    pub const ALL: [Baseline; 7] = [
+        Baseline::Rand,
+        Baseline::Age,
+        Baseline::Nad,
+        Baseline::Sad,
+        Baseline::Aad,
+        Baseline::Gad,
+        Baseline::Cg,
+    ];
+
+    /// The name used in tables and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Baseline::Rand => "Rand",
+            Baseline::Age => "Age",
+            Baseline::Nad => "NAD",
+            Baseline::Sad => "SAD",
+            Baseline::Aad => "AAD",
+            Baseline::Gad => "GAD",
+            Baseline::Cg => "CG",
+        }
+    }
+
+    /// The baseline with this name (case-insensitive).
+    pub fn from_name(name: &str) -> Option<Baseline> {
+        Baseline::ALL
+            .into_iter()
+            .find(|b| b.name().eq_ignore_ascii_case(name))
+    }
+
+    /// Whether its ranking depends on the random tie-break only.
+    pub fn is_random(self) -> bool {
+        self == Baseline::Rand
+    }
+
+    /// The baseline as a formula, from `grammars/baselines.ron`.
+    pub fn formula(self) -> Formula {
+        // Invariant: grammars/baselines.ron is compiled in, and the unit test
+        // `baseline_formulas_compute_the_builtin_scores` reads and parses every entry.
+        let table: BTreeMap<String, String> =
+            ron::from_str(BASELINES_RON).expect("invariant: grammars/baselines.ron is valid RON");
+        Formula::parse(&table[self.name()], &Grammar::all())
+            .expect("invariant: grammars/baselines.ron formulas parse")
+    }
+
+    /// The change-rate terminal it turns into a probability `1 - exp(-rate · t)`, if any.
+    fn rate(self) -> Option<Terminal> {
+        match self {
+            Baseline::Nad => Some(Terminal::NAD),
+            Baseline::Sad => Some(Terminal::SAD),
+            Baseline::Aad => Some(Terminal::AAD),
+            Baseline::Gad => Some(Terminal::GAD),
+            Baseline::Rand | Baseline::Age | Baseline::Cg => None,
+        }
+    }
+
+    /// The terminals its score reads.
+    fn features(self) -> Features {
+        match self {
+            Baseline::Rand => Features::NONE,
+            Baseline::Age => Features::of(&[Terminal::T]),
+            Baseline::Cg => Features::of(&[Terminal::CG]),
+            rated => Features::of(&[Terminal::T]).with(rated.rate().unwrap_or(Terminal::T)),
+        }
+    }
+
+    /// The score from the values of its terminals (`values[t.index()]`; only those of
+    /// [`Baseline::features`] are read).
+    #[inline]
+    fn score(self, value: impl Fn(Terminal) -> f64) -> f64 {
+        match self {
+            Baseline::Rand => 0.0,
+            Baseline::Age => value(Terminal::T),
+            Baseline::Cg => value(Terminal::CG),
+            rated => match rated.rate() {
+                Some(rate) => 1.0 - (-value(rate) * value(Terminal::T)).exp(),
+                None => 0.0,
+            },
+        }
+    }
+}
+
+impl fmt::Display for Baseline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A set of terminals: the page features a policy reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Features(u32);
+
+impl Features {
+    /// No feature (a policy that ranks by the tie-break alone).
+    pub const NONE: Features = Features(0);
+
+    /// The set of `terminals`.
+    pub fn of(terminals: &[Terminal]) -> Features {
+        terminals.iter().fold(Features::NONE, |set, &t| set.with(t))
+    }
+
+    /// This set and `terminal`.
+    pub fn with(self, terminal: Terminal) -> Features {
+        Features(self.0 | 1 << terminal.index())
+    }
+
+    /// Whether `terminal` is in the set.
+    pub fn contains(self, terminal: Terminal) -> bool {
+        self.0 & (1 << terminal.index()) != 0
+    }
+
+    /// The terminals in the set, in column order.
+    pub fn iter(self) -> impl Iterator<Item = Terminal> {
+        Terminal::ALL.into_iter().filter(move |&t| self.contains(t))
+    }
+}
+
+/// What the simulation knows about one page: the SPEC §3 statistics and the policy's own
+/// memory of it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PageState {
+    /// Visits, detected changes and when (SPEC §3, §4).
+    pub stats: PageStats,
+    /// The policy's per-page memory (the revisit interval of an [`Adaptive`] policy;
+    /// 0 for policies that keep none).
+    pub memory: f64,
+}
+
+impl PageState {
+    /// The state as a hashable key: pages with equal keys get equal scores.
+    pub(crate) fn key(&self) -> StateKey {
+        StateKey {
+            stats: self.stats.key(),
+            memory: self.memory.to_bits(),
+        }
+    }
+}
+
+/// [`PageState`] as a hashable key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct StateKey {
+    stats: StatsKey,
+    memory: u64,
+}
+
+/// The adaptive revisit interval of open-source crawlers (SPEC §9): each page keeps an
+/// interval `I` (cycles), initially `init`; after every visit `I ← max(min, I·(1 - dec))`
+/// when it found a change and `I ← min(max, I·(1 + inc))` when not; the score is `t / I`.
+///
+/// **Invariant:** `0 < min <= init <= max` (all finite), `inc >= 0`, `0 <= dec < 1`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(into = "RawAdaptive")]
+pub struct Adaptive {
+    init: f64,
+    min: f64,
+    max: f64,
+    inc: f64,
+    dec: f64,
+}
+
+/// [`Adaptive`]'s fields as written, before checking.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAdaptive {
+    /// Initial interval.
+    pub init: f64,
+    /// Smallest interval.
+    pub min: f64,
+    /// Largest interval.
+    pub max: f64,
+    /// Relative growth after a visit that found no change.
+    pub inc: f64,
+    /// Relative shrinkage after a visit that found a change.
+    pub dec: f64,
+}
+
+/// Why adaptive-interval parameters were refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("adaptive policy: {0}")]
+pub struct AdaptiveError(String);
+
+impl TryFrom<RawAdaptive> for Adaptive {
+    type Error = AdaptiveError;
+
+    fn try_from(raw: RawAdaptive) -> Result<Adaptive, AdaptiveError> {
+        let RawAdaptive {
+            init,
+            min,
+            max,
+            inc,
+            dec,
+        } = raw;
+        let finite = [init, min, max, inc, dec].iter().all(|v| v.is_finite());
+        if !finite {
+            return Err(AdaptiveError(format!("parameters must be finite: {raw:?}")));
+        }
+        if !(min > 0.0 && min <= init && init <= max) {
+            return Err(AdaptiveError(format!(
+                "need 0 < min <= init <= max, got min {min}, init {init}, max {max}"
+            )));
+        }
+        if inc < 0.0 || !(0.0..1.0).contains(&dec) {
+            return Err(AdaptiveError(format!(
+                "need inc >= 0 and 0 <= dec < 1, got inc {inc}, dec {dec}"
+            )));
+        }
+        Ok(Adaptive {
+            init,
+            min,
+            max,
+            inc,
+            dec,
+        })
+    }
+}
+
+impl From<Adaptive> for RawAdaptive {
+    fn from(a: Adaptive) -> RawAdaptive {
+        RawAdaptive {
+            init: a.init,
+            min: a.min,
+            max: a.max,
+            inc: a.inc,
+            dec: a.dec,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Adaptive {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Adaptive, D::Error> {
+        Adaptive::try_from(RawAdaptive::deserialize(deserializer)?)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+impl Adaptive {
+    /// Apache Nutch's `AdaptiveFetchSchedule` defaults, in days: 30, 1, 365, +0.4, -0.2.
+    pub const NUTCH: Adaptive = Adaptive {
+        init: 30.0,
+        min: 1.0,
+        max: 365.0,
+        inc: 0.4,
+        dec: 0.2,
+    };
+
+    /// StormCrawler's `AdaptiveScheduler` defaults: 1, 1, 14, +0.5, -0.5.
+    pub const STORMCRAWLER: Adaptive = Adaptive {
+        init: 1.0,
+        min: 1.0,
+        max: 14.0,
+        inc: 0.5,
+        dec: 0.5,
+    };
+
+    /// The named presets and their names.
+    const PRESETS: [(&'static str, Adaptive); 2] = [
+        ("nutch", Adaptive::NUTCH),
+        ("stormcrawler", Adaptive::STORMCRAWLER),
+    ];
+
+    /// Checked parameters.
+    pub fn new(raw: RawAdaptive) -> Result<Adaptive, AdaptiveError> {
+        Adaptive::try_from(raw)
+    }
+
+    /// The interval after a visit that did (or did not) find a change.
+    #[inline]
+    pub fn next_interval(&self, interval: f64, changed: bool) -> f64 {
+        if changed {
+            (interval * (1.0 - self.dec)).max(self.min)
+        } else {
+            (interval * (1.0 + self.inc)).min(self.max)
+        }
+    }
+
+    fn preset_name(&self) -> Option<&'static str> {
+        Adaptive::PRESETS
+            .iter()
+            .find(|(_, preset)| preset == self)
+            .map(|(name, _)| *name)
+    }
+
+    /// Reads `nutch`, `stormcrawler` or `adaptive(init: .., min: .., max: .., inc: ..,
+    /// dec: ..)` (RON); `None` when `text` is none of these forms.
+    fn parse(text: &str) -> Option<Result<Adaptive, AdaptiveError>> {
+        let text = text.trim();
+        if let Some((_, preset)) = Adaptive::PRESETS
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(text))
+        {
+            return Some(Ok(*preset));
+        }
+        let fields = text.strip_prefix("adaptive")?.trim_start();
+        if !fields.starts_with('(') {
+            return None;
+        }
+        Some(
+            ron::from_str::<RawAdaptive>(fields)
+                .map_err(|e| AdaptiveError(e.to_string()))
+                .and_then(Adaptive::try_from),
+        )
+    }
+}
+
+impl fmt::Display for Adaptive {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.preset_name() {
+            Some(name) => f.write_str(name),
+            None => write!(
+                f,
+                "adaptive(init: {}, min: {}, max: {}, inc: {}, dec: {})",
+                self.init, self.min, self.max, self.inc, self.dec
+            ),
+        }
+    }
+}
+
+/// A crawl policy, checked and ready to run. See the [module docs](self).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(try_from = "PolicySpec", into = "PolicySpec")]
+pub enum Policy {
+    /// An evolved formula, compiled.
+    Formula(FormulaPolicy),
+    /// A built-in baseline (SPEC §4).
+    Baseline(Baseline),
+    /// Adaptive revisit intervals (SPEC §9).
+    Adaptive(Adaptive),
+}
+
+/// A formula under a closure, with its compiled program.
+#[derive(Debug, Clone)]
+pub struct FormulaPolicy {
+    formula: Formula,
+    closure: Closure,
+    program: Program,
+}
+
+impl FormulaPolicy {
+    /// The formula.
+    pub fn formula(&self) -> &Formula {
+        &self.formula
+    }
+
+    /// Its protected-operator rules.
+    pub fn closure(&self) -> Closure {
+        self.closure
+    }
+}
+
+impl PartialEq for Policy {
+    fn eq(&self, other: &Policy) -> bool {
+        PolicySpec::from(self.clone()) == PolicySpec::from(other.clone())
+    }
+}
+
+/// A [`Policy`] as written in files: what it is, not how it runs. The variants' order is
+/// part of the scheduler's state format: append new kinds at the end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum PolicySpec {
+    /// A formula, evaluated under `closure`.
+    Formula {
+        /// The formula.
+        formula: Formula,
+        /// Its protected-operator rules.
+        closure: Closure,
+    },
+    /// A built-in baseline.
+    Baseline(Baseline),
+    /// Adaptive revisit intervals.
+    Adaptive(RawAdaptive),
+}
+
+impl TryFrom<PolicySpec> for Policy {
+    type Error = AdaptiveError;
+
+    fn try_from(spec: PolicySpec) -> Result<Policy, AdaptiveError> {
+        Ok(match spec {
+            PolicySpec::Formula { formula, closure } => Policy::formula(&formula, closure),
+            PolicySpec::Baseline(b) => Policy::Baseline(b),
+            PolicySpec::Adaptive(raw) => Policy::Adaptive(Adaptive::try_from(raw)?),
+        })
+    }
+}
+
+impl From<Policy> for PolicySpec {
+    fn from(policy: Policy) -> PolicySpec {
+        match policy {
+            Policy::Formula(f) => PolicySpec::Formula {
+                formula: f.formula,
+                closure: f.closure,
+            },
+            Policy::Baseline(b) => PolicySpec::Baseline(b),
+            Policy::Adaptive(a) => PolicySpec::Adaptive(a.into()),
+        }
+    }
+}
+
+/// Why policy text could not be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PolicyError {
+    /// Not a policy name, and not a formula of the grammar.
+    #[error(transparent)]
+    Formula(#[from] ParseError),
+    /// Adaptive-interval parameters out of range.
+    #[error(transparent)]
+    Adaptive(#[from] AdaptiveError),
+}
+
+impl Policy {
+    /// A formula evaluated under `closure`, compiled now.
+    pub fn formula(formula: &Formula, closure: Closure) -> Policy {
+        Policy::Formula(FormulaPolicy {
+            program: Program::compile(formula, closure),
+            formula: formula.clone(),
+            closure,
+        })
+    }
+
+    /// Reads a policy: a baseline name (`NAD`, `age`, ...), an adaptive-interval policy
+    /// (`nutch`, `stormcrawler`, `adaptive(init: 30, min: 1, max: 365, inc: 0.4, dec:
+    /// 0.2)`), or else a formula of `grammar`, evaluated under the grammar's closure.
+    pub fn parse(text: &str, grammar: &Grammar) -> Result<Policy, PolicyError> {
+        if let Some(b) = Baseline::from_name(text.trim()) {
+            return Ok(Policy::Baseline(b));
+        }
+        if let Some(adaptive) = Adaptive::parse(text) {
+            return Ok(Policy::Adaptive(adaptive?));
+        }
+        Ok(Policy::formula(
+            &Formula::parse(text, grammar)?,
+            grammar.closure(),
+        ))
+    }
+
+    /// Its name in tables: the formula's text (without the closure), the baseline's name,
+    /// the adaptive preset's name or parameters. [`fmt::Display`] also names a closure
+    /// other than the paper's.
+    pub fn label(&self) -> String {
+        match self {
+            Policy::Formula(p) => p.formula.to_string(),
+            Policy::Baseline(b) => b.to_string(),
+            Policy::Adaptive(a) => a.to_string(),
+        }
+    }
+
+    /// The page features (terminals) its scores read.
+    pub fn features(&self) -> Features {
+        match self {
+            Policy::Formula(f) => Features::of(f.program.terminals()),
+            Policy::Baseline(b) => b.features(),
+            Policy::Adaptive(_) => Features::of(&[Terminal::T]),
+        }
+    }
+
+    /// Whether it keeps per-page memory (then the warm-up's state depends on it).
+    pub fn remembers(&self) -> bool {
+        matches!(self, Policy::Adaptive(_))
+    }
+
+    /// Whether its ranking depends on the random tie-break only.
+    pub fn is_random(&self) -> bool {
+        matches!(self, Policy::Baseline(b) if b.is_random())
+    }
+
+    /// The state of a page never visited.
+    pub fn fresh_page(&self) -> PageState {
+        PageState {
+            stats: PageStats::default(),
+            memory: match self {
+                Policy::Adaptive(a) => a.init,
+                Policy::Formula(_) | Policy::Baseline(_) => 0.0,
+            },
+        }
+    }
+
+    /// Whether `memory` is a page memory this policy can reach (for checking saved states).
+    pub(crate) fn valid_memory(&self, memory: f64) -> bool {
+        match self {
+            Policy::Adaptive(a) => memory >= a.min && memory <= a.max,
+            Policy::Formula(_) | Policy::Baseline(_) => memory == 0.0,
+        }
+    }
+
+    /// Records a visit at cycle `d` that did (or did not) find the page changed: the
+    /// statistics ([`PageStats::visit`]) and the policy's memory.
+    #[inline]
+    pub fn visit(&self, page: &mut PageState, d: u32, changed: bool) {
+        page.stats.visit(d, changed);
+        if let Policy::Adaptive(a) = self {
+            page.memory = a.next_interval(page.memory, changed);
+        }
+    }
+
+    /// The score of one page at cycle `d`.
+    pub fn score_one(&self, page: &PageState, d: u32) -> f64 {
+        match self {
+            Policy::Formula(f) => f.program.eval_one(&page.stats.terminals(d)),
+            Policy::Baseline(b) => b.score(|t| page.stats.terminal(t, d)),
+            Policy::Adaptive(_) => page.stats.age(d) / page.memory,
+        }
+    }
+
+    /// Scores `pages` at cycle `d` into `out` (one score per page, bit for bit
+    /// [`Policy::score_one`]), computing only the terminal columns it reads, in the
+    /// caller-owned `buffers`.
+    pub fn score_into(
+        &self,
+        pages: &[PageState],
+        d: u32,
+        out: &mut [f64],
+        buffers: &mut ScoreBuffers,
+    ) {
+        let out = &mut out[..pages.len()];
+        let features = self.features();
+        for t in features.iter() {
+            let column = &mut buffers.columns[t.index()];
+            column.clear();
+            column.extend(pages.iter().map(|p| p.stats.terminal(t, d)));
+        }
+        let column = |t: Terminal| &buffers.columns[t.index()][..];
+        match self {
+            Policy::Formula(f) => {
+                let columns = features
+                    .iter()
+                    .fold(Columns::new(pages.len()), |c, t| c.with(t, column(t)));
+                f.program.eval_batch(&columns, out, &mut buffers.scratch);
+            }
+            Policy::Baseline(b) => {
+                for (i, o) in out.iter_mut().enumerate() {
+                    *o = b.score(|t| column(t)[i]);
+                }
+            }
+            Policy::Adaptive(_) => {
+                for ((o, age), page) in out.iter_mut().zip(column(Terminal::T)).zip(pages) {
+                    *o = age / page.memory;
+                }
+            }
+        }
+    }
+}
+
+impl From<Baseline> for Policy {
+    fn from(b: Baseline) -> Policy {
+        Policy::Baseline(b)
+    }
+}
+
+impl fmt::Display for Policy {
+    /// The formula text, followed by ` [Reference closure]` when not the paper's; a
+    /// baseline's name; an adaptive preset's name or its parameters.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Policy::Formula(p) => {
+                write!(f, "{}", p.formula)?;
+                if p.closure != Closure::Paper {
+                    write!(f, " [{:?} closure]", p.closure)?;
+                }
+                Ok(())
+            }
+            Policy::Baseline(b) => write!(f, "{b}"),
+            Policy::Adaptive(a) => write!(f, "{a}"),
+        }
+    }
+}
+
+/// Reusable space for [`Policy::score_into`]: the terminal columns and the evaluator's
+/// scratch.
+#[derive(Debug, Default, Clone)]
+pub struct ScoreBuffers {
+    columns: [Vec<f64>; Terminal::COUNT],
+    scratch: Scratch,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pages() -> Vec<PageState> {
+        let mut pages = Vec::new();
+        let nutch = Policy::Adaptive(Adaptive::NUTCH);
+        let mut s = nutch.fresh_page();
+        for d in 1..=12u32 {
+            nutch.visit(&mut s, d, d % 3 == 0 || d == 4);
+            pages.push(s);
+        }
+        pages
+    }
+
+    fn policies() -> Vec<Policy> {
+        let mut all: Vec<Policy> = Baseline::ALL.map(Policy::from).to_vec();
+        all.push(Policy::Adaptive(Adaptive::NUTCH));
+        all.push(Policy::Adaptive(Adaptive::STORMCRAWLER));
+        for text in [
+            "X / n * t",
+            "log(t) - CG * SAD",
+            "3",
+            "exp(GAD) / (AAD + NAD)",
+        ] {
+            all.push(Policy::formula(&text.parse().unwrap(), Closure::Paper));
+        }
+        all
+    }
+
+    #[test]
+    fn baseline_formulas_compute_the_builtin_scores() {
+        for b in Baseline::ALL {
+            let f = Policy::formula(&b.formula(), Closure::Paper);
+            for s in &pages() {
+                for d in s.stats.last_visit + 1..s.stats.last_visit + 5 {
+                    let built_in = Policy::Baseline(b).score_one(s, d);
+                    assert_eq!(
+                        f.score_one(s, d).to_bits(),
+                        built_in.to_bits(),
+                        "{b} at {d}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn batch_scores_equal_single_scores() {
+        let pages = pages();
+        let mut buffers = ScoreBuffers::default();
+        let mut out = vec![f64::NAN; pages.len() + 3];
+        for policy in policies() {
+            policy.score_into(&pages, 14, &mut out, &mut buffers);
+            for (page, score) in pages.iter().zip(&out) {
+                assert_eq!(
+                    score.to_bits(),
+                    policy.score_one(page, 14).to_bits(),
+                    "{policy}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn features_are_what_the_score_reads() {
+        let all = Grammar::all();
+        let reads = |text: &str| Policy::parse(text, &all).unwrap().features();
+        assert_eq!(reads("Rand"), Features::NONE);
+        assert_eq!(reads("NAD"), Features::of(&[Terminal::T, Terminal::NAD]));
+        assert_eq!(reads("CG"), Features::of(&[Terminal::CG]));
+        assert_eq!(reads("nutch"), Features::of(&[Terminal::T]));
+        assert_eq!(reads("X / n"), Features::of(&[Terminal::X, Terminal::N]));
+        // Every feature a baseline declares is one its formula reads, and conversely.
+        for b in Baseline::ALL {
+            let formula = Features::of(&b.formula().terminals());
+            assert_eq!(b.features(), formula, "{b}");
+        }
+    }
+
+    #[test]
+    fn adaptive_intervals_follow_the_rule_and_stay_in_bounds() {
+        let a = Adaptive::NUTCH;
+        assert_eq!(a.next_interval(30.0, false), 42.0);
+        assert_eq!(a.next_interval(30.0, true), 24.0);
+        assert_eq!(a.next_interval(300.0, false), 365.0);
+        assert_eq!(a.next_interval(1.1, true), 1.0);
+        let s = Adaptive::STORMCRAWLER;
+        assert_eq!(s.next_interval(1.0, true), 1.0);
+        assert_eq!(s.next_interval(10.0, false), 14.0);
+        let mut interval = s.init;
+        for i in 0..100 {
+            interval = s.next_interval(interval, i % 7 == 0);
+            assert!((s.min..=s.max).contains(&interval), "{interval}");
+        }
+    }
+
+    #[test]
+    fn text_round_trips_and_bad_parameters_are_refused() {
+        let all = Grammar::all();
+        for policy in policies() {
+            let text = policy.to_string();
+            assert_eq!(Policy::parse(&text, &all).unwrap(), policy, "{text}");
+        }
+        let custom = "adaptive(init: 7, min: 1, max: 28, inc: 0.25, dec: 0.5)";
+        let p = Policy::parse(custom, &all).unwrap();
+        assert_eq!(p.to_string(), custom);
+        assert_eq!(
+            Policy::parse("NUTCH", &all).unwrap(),
+            Policy::Adaptive(Adaptive::NUTCH)
+        );
+        for bad in [
+            "adaptive(init: 0.5, min: 1, max: 28, inc: 0.25, dec: 0.5)",
+            "adaptive(init: 7, min: 1, max: 28, inc: 0.25, dec: 1)",
+            "adaptive(init: 7, min: 1, max: 28, inc: -1, dec: 0.5)",
+            "adaptive(init: 7, min: 1, max: 28, inc: 0.25)",
+            "adaptive(init: 7, min: 1, max: 28, inc: 0.25, dec: 0.5, extra: 1)",
+        ] {
+            assert!(
+                matches!(Policy::parse(bad, &all), Err(PolicyError::Adaptive(_))),
+                "{bad}"
+            );
+        }
+        assert!(matches!(
+            Policy::parse("t *", &all),
+            Err(PolicyError::Formula(_))
+        ));
+    }
+
+    #[test]
+    fn serialized_policies_are_checked_on_the_way_in() {
+        for policy in policies() {
+            let json = serde_json::to_string(&policy).unwrap();
+            let back: Policy = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, policy, "{json}");
+        }
+        let bad = r#"{"Adaptive":{"init":0,"min":1,"max":2,"inc":0.1,"dec":0.1}}"#;
+        let err = serde_json::from_str::<Policy>(bad).unwrap_err().to_string();
+        assert!(err.contains("min <= init"), "{err}");
+    }
+}
