@@ -34,11 +34,13 @@ pub fn sample_sd(values: &[f64]) -> f64 {
     (values.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (n - 1) as f64).sqrt()
 }
 
-/// The two-sided 97.5% quantile of Student's t with `df` degrees of freedom.
+/// The two-sided 97.5% quantile of Student's t with `df` degrees of freedom (NaN for
+/// `df = 0`, which has none).
 pub fn t_quantile_975(df: usize) -> f64 {
-    StudentsT::new(0.0, 1.0, df as f64)
-        .expect("df > 0")
-        .inverse_cdf(0.975)
+    match StudentsT::new(0.0, 1.0, df as f64) {
+        Ok(t) => t.inverse_cdf(0.975),
+        Err(_) => f64::NAN,
+    }
 }
 
 /// Mean and 95% confidence half-width of `values`.
@@ -80,8 +82,10 @@ pub fn paired_t_test(a: &[f64], b: &[f64]) -> f64 {
         return if m == 0.0 { 1.0 } else { 0.0 };
     }
     let t = m / (sd / (n as f64).sqrt());
-    let dist = StudentsT::new(0.0, 1.0, (n - 1) as f64).expect("df > 0");
-    2.0 * (1.0 - dist.cdf(t.abs()))
+    match StudentsT::new(0.0, 1.0, (n - 1) as f64) {
+        Ok(dist) => 2.0 * (1.0 - dist.cdf(t.abs())),
+        Err(_) => f64::NAN,
+    }
 }
 
 #[cfg(test)]

@@ -266,7 +266,8 @@ impl Dataset {
     pub fn bits_string(&self, p: usize) -> String {
         let mut out = Vec::with_capacity(self.cycles);
         self.push_bits(p, &mut out);
-        String::from_utf8(out).expect("BITS are ASCII")
+        // Invariant: `push_bits` writes only the ASCII bytes `0`, `1` and `?`.
+        String::from_utf8(out).expect("invariant: BITS are ASCII")
     }
 
     /// Whether page `p` changed at cycle `d` (1-based). Unknown cycles read as false.

@@ -51,8 +51,9 @@ pub fn run(
         .par_iter()
         .map(|&(b, r)| {
             let mut sim = Simulator::new(config);
+            // Invariant: every period was checked against `config` above.
             sim.run(&periods[r], &Policy::Baseline(baselines[b]))
-                .expect("checked above")
+                .expect("invariant: periods checked above")
                 .cycles
         })
         .collect();

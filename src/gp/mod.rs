@@ -256,10 +256,11 @@ pub fn evolve<F: Fitness>(
     let mut reports = Vec::new();
     for generation in 0..=config.generations {
         if generation > 0 {
+            // Invariant: a checked GpConfig has a population of at least 1.
             let best = population
                 .iter()
                 .min_by(|a, b| a.rank_cmp(b))
-                .expect("population is not empty");
+                .expect("invariant: the population is not empty");
             let children: Vec<Formula> = (0..config.population)
                 .map(|slot| {
                     if slot == 0 && config.elitism {
@@ -270,18 +271,14 @@ pub fn evolve<F: Fitness>(
                 .collect();
             let (next, evaluated, hits) = evaluator.population(children);
             population = next;
-            reports.push(report(
-                &population,
-                generation,
-                config,
-                evaluated,
-                hits,
-                start,
-            ));
+            let r = report(&population, generation, config, evaluated, hits, start);
+            observe(&r);
+            reports.push(r);
         } else {
-            reports.push(report(&population, 0, config, evaluated, hits, start));
+            let r = report(&population, 0, config, evaluated, hits, start);
+            observe(&r);
+            reports.push(r);
         }
-        observe(reports.last().expect("just pushed"));
         update_hall(&mut hall, &population, config.keep_best);
     }
     Evolution {
@@ -349,10 +346,11 @@ fn report(
     cache_hits: usize,
     start: Instant,
 ) -> GenerationReport {
+    // Invariant: a checked GpConfig has a population of at least 1.
     let best = population
         .iter()
         .min_by(|a, b| a.rank_cmp(b))
-        .expect("population is not empty");
+        .expect("invariant: the population is not empty");
     let mean = population.iter().map(|i| i.evaluation.value).sum::<f64>() / population.len() as f64;
     GenerationReport {
         generation,

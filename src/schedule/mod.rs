@@ -371,7 +371,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             .work
             .chosen
             .iter()
-            .map(|&(_, _, slot)| self.ids[slot as usize].clone().expect("live slot"))
+            // Invariant: `rank` chooses only slots that hold a page.
+            .map(|&(_, _, slot)| self.ids[slot as usize].clone().expect("invariant: live slot"))
             .collect())
     }
 
@@ -388,7 +389,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             .chosen
             .iter()
             .map(|&(_, _, slot)| Pick {
-                page: self.ids[slot as usize].clone().expect("live slot"),
+                // Invariant: `rank` chooses only slots that hold a page.
+                page: self.ids[slot as usize].clone().expect("invariant: live slot"),
                 score: self.work.group_score[self.group_of[slot as usize] as usize],
             })
             .collect())

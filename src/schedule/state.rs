@@ -210,6 +210,20 @@ impl<K> From<SavedV1<K>> for Saved<K> {
     }
 }
 
+/// The little-endian integer in `bytes` (exactly 4 of them).
+fn u32_le(bytes: &[u8]) -> u32 {
+    let mut word = [0; 4];
+    word.copy_from_slice(bytes);
+    u32::from_le_bytes(word)
+}
+
+/// The little-endian integer in `bytes` (exactly 8 of them).
+fn u64_le(bytes: &[u8]) -> u64 {
+    let mut word = [0; 8];
+    word.copy_from_slice(bytes);
+    u64::from_le_bytes(word)
+}
+
 fn codec() -> impl Options {
     bincode::DefaultOptions::new().reject_trailing_bytes()
 }
@@ -269,13 +283,13 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
                 HEADER + TRAILER
             )));
         }
-        let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+        let version = u32_le(&bytes[8..12]);
         if version != VERSION && version != 1 {
             return Err(bad(format!(
                 "format version {version}, this build reads versions 1 and {VERSION}"
             )));
         }
-        let size = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
+        let size = u64_le(&bytes[12..20]);
         let actual = (bytes.len() - HEADER - TRAILER) as u64;
         if size != actual {
             return Err(bad(format!(
@@ -284,7 +298,7 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
             )));
         }
         let (body, trailer) = bytes.split_at(bytes.len() - TRAILER);
-        let stored = u32::from_le_bytes(trailer.try_into().expect("4 bytes"));
+        let stored = u32_le(trailer);
         let crc = crc32fast::hash(body);
         if crc != stored {
             return Err(bad(format!(

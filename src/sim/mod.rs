@@ -86,6 +86,12 @@ pub enum SimError {
     },
 }
 
+/// The paper's share of pages visited per scored cycle (SPEC §3): the default everywhere.
+pub const DEFAULT_RESOURCES: f64 = 0.05;
+
+/// The paper's warm-up cycles, which visit every page (SPEC §3): the default everywhere.
+pub const DEFAULT_WARMUP: usize = 2;
+
 /// Checked simulation settings.
 ///
 /// **Invariant:** `0 < resources <= 1`; deserializing checks it ([`RawSimConfig`]).
@@ -132,9 +138,15 @@ impl SimConfig {
         })
     }
 
-    /// The paper's settings: resources 0.05, warm-up 2.
+    /// The paper's settings: resources [`DEFAULT_RESOURCES`], warm-up [`DEFAULT_WARMUP`],
+    /// tie-break seed 0.
     pub fn paper() -> SimConfig {
-        SimConfig::new(0.05, 2).expect("valid")
+        SimConfig {
+            resources: DEFAULT_RESOURCES,
+            warmup: DEFAULT_WARMUP,
+            seed: 0,
+            ties: TieBreak::Seeded,
+        }
     }
 
     /// The same settings with another tie-break seed.

@@ -285,3 +285,19 @@ fn builtin_and_formula_baselines_rank_identically() {
         }
     }
 }
+
+#[test]
+fn the_paper_settings_pass_their_own_check() {
+    let checked = SimConfig::new(DEFAULT_RESOURCES, DEFAULT_WARMUP).unwrap();
+    assert_eq!(SimConfig::paper(), checked);
+}
+
+#[test]
+fn deserialized_settings_are_checked() {
+    let good = serde_json::to_string(&SimConfig::paper().with_seed(3)).unwrap();
+    let back: SimConfig = serde_json::from_str(&good).unwrap();
+    assert_eq!(back, SimConfig::paper().with_seed(3));
+    let bad = good.replace("0.05", "0.0");
+    let err = serde_json::from_str::<SimConfig>(&bad).unwrap_err().to_string();
+    assert!(err.contains("resources must be in (0, 1]"), "{err}");
+}
