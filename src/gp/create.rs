@@ -55,7 +55,7 @@ impl Primitives {
         for _ in 0..op.arity() {
             self.tree(rng, depth - 1, full, false, out);
         }
-        out.push(Node::Op(op));
+        out.push(Node::from(op));
     }
 
     /// The `index`-th individual of a ramped half-and-half population: depths cycle
