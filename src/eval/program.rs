@@ -163,11 +163,6 @@ impl Program {
         &self.terminals
     }
 
-    /// Number of instructions (a measure of evaluation cost).
-    pub fn instructions(&self) -> usize {
-        self.code.len()
-    }
-
     /// The score of one page whose terminal values are `terminals`.
     pub fn eval_one(&self, terminals: &[f64; Terminal::COUNT]) -> f64 {
         const INLINE: usize = 32;
@@ -401,7 +396,7 @@ mod tests {
     #[test]
     fn leaf_and_constant_programs() {
         let p = Program::compile(&"log(100) * 2".parse().unwrap(), Closure::Paper);
-        assert_eq!(p.instructions(), 1);
+        assert_eq!(p.code.len(), 1);
         assert_eq!(p.eval_one(&[0.0; 8]), 100f64.ln() * 2.0);
     }
 

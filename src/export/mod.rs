@@ -14,6 +14,13 @@
 //! deeper than one call, whatever the formula's depth. SQL has no local variables: there
 //! each tree level becomes one common table expression (see [`Language::Sql`]).
 //!
+//! The export is one [`Formula::fold`] that lowers the formula to these steps, then one
+//! walk that writes them through a private `Target` trait: how a language writes a literal,
+//! an infinity, a terminal, a local and a call. Python, C, Java and Rust also implement
+//! `Imperative` (preamble, protected-operator helpers, function header, one local per step,
+//! footer), and `emit_function` assembles them all alike; SQL assembles its query from
+//! the same hooks.
+//!
 //! Constants are printed with Rust's shortest round-trip representation, which Python, C,
 //! Java and Rust parse back to the same double; infinities use each language's constant.
 //!

@@ -218,7 +218,7 @@ impl Op {
     }
 
     /// The operator with this grammar-file name, if any (`^` is accepted for `pow`).
-    pub fn from_name(name: &str) -> Option<Op> {
+    pub(crate) fn from_name(name: &str) -> Option<Op> {
         match name {
             "^" => Some(Op::Binary(BinaryOp::Pow)),
             _ => Op::ALL.into_iter().find(|op| op.name() == name),
@@ -263,12 +263,12 @@ pub enum Node {
 
 impl Node {
     /// Number of children: 0 for leaves, else the operator's arity.
-    pub fn arity(&self) -> usize {
+    pub(crate) fn arity(&self) -> usize {
         self.op().map_or(0, Op::arity)
     }
 
     /// The operator of an inner node; `None` for a leaf.
-    pub fn op(&self) -> Option<Op> {
+    pub(crate) fn op(&self) -> Option<Op> {
         match *self {
             Node::Unary(op) => Some(Op::Unary(op)),
             Node::Binary(op) => Some(Op::Binary(op)),
@@ -534,7 +534,7 @@ impl Formula {
     ///
     /// # Panics
     /// If `i` is out of range.
-    pub fn subtree_start(&self, i: usize) -> usize {
+    pub(crate) fn subtree_start(&self, i: usize) -> usize {
         let mut pending = 1usize;
         let mut j = i + 1;
         while pending > 0 {
@@ -609,7 +609,7 @@ impl Formula {
     }
 
     /// The largest number of values a postfix evaluation holds at once.
-    pub fn stack_depth(&self) -> usize {
+    pub(crate) fn stack_depth(&self) -> usize {
         let mut depth = 0usize;
         let mut max = 0usize;
         for node in &self.nodes {
@@ -647,11 +647,6 @@ impl Formula {
             .into_iter()
             .filter(|t| used[t.index()])
             .collect()
-    }
-
-    /// Whether the formula contains no terminal (its value is the same for every page).
-    pub fn is_constant(&self) -> bool {
-        !self.nodes.iter().any(|n| matches!(n, Node::Var(_)))
     }
 
     /// A 64-bit hash of the node sequence, stable across runs, platforms and Rust

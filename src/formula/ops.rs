@@ -11,8 +11,9 @@
 //!
 //! Under both, no operation returns NaN, whatever its inputs (property-tested).
 //! These scalar functions are the single definition of each operator: the interpreter,
-//! the compiled evaluator and the simplifier's constant folding all call them, which is
-//! why they agree bit for bit.
+//! the compiled evaluator, the exporters' and the simplifier's constant folding all call
+//! them (through `UnaryKind`/`BinaryKind`, an operator with its closure resolved), which
+//! is why they agree bit for bit.
 
 use super::{BinaryOp, UnaryOp};
 use serde::{Deserialize, Serialize};
@@ -199,13 +200,13 @@ impl Kind {
 impl Closure {
     /// The value of a unary operator under this closure.
     #[inline]
-    pub fn unary(self, op: UnaryOp, a: f64) -> f64 {
+    pub(crate) fn unary(self, op: UnaryOp, a: f64) -> f64 {
         UnaryKind::of(op, self).apply(a)
     }
 
     /// The value of a binary operator under this closure.
     #[inline]
-    pub fn binary(self, op: BinaryOp, a: f64, b: f64) -> f64 {
+    pub(crate) fn binary(self, op: BinaryOp, a: f64, b: f64) -> f64 {
         BinaryKind::of(op, self).apply(a, b)
     }
 

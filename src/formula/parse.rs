@@ -385,17 +385,16 @@ impl Parser<'_> {
 /// The token at the start of `rest`, for error messages.
 fn describe_token(rest: &str) -> String {
     let rest = rest.trim_start_matches([' ', '\t', '\r', '\n']);
-    if rest.is_empty() {
+    let Some(first) = rest.chars().next() else {
         return "end of input".to_string();
-    }
+    };
     if let Ok((_, text)) = number_text(rest) {
         return format!("`{text}`");
     }
     if let Ok((_, name)) = identifier(rest) {
         return format!("`{name}`");
     }
-    let c = rest.chars().next().expect("non-empty");
-    format!("`{}`", c.escape_debug())
+    format!("`{}`", first.escape_debug())
 }
 
 /// Parses a whole formula with the terminals `grammar` allows.
@@ -421,7 +420,9 @@ pub(super) fn parse_formula(text: &str, grammar: &Grammar) -> Result<Formula, Pa
                     "an operator (+ - * / ^) or the end of the formula",
                 )));
             }
-            Ok(Formula::from_postfix(part.nodes).expect("the parser builds well-shaped trees"))
+            // Invariant: every rule emits complete trees, and literals are finite.
+            let formula = Formula::from_postfix(part.nodes);
+            Ok(formula.expect("invariant: the parser builds well-shaped trees"))
         }
         Err(Err::Error(err)) | Err(Err::Failure(err)) => Err(to_error(err)),
         Err(Err::Incomplete(_)) => unreachable!("complete parsers never ask for more input"),

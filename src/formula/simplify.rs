@@ -113,6 +113,13 @@ impl Rewriter {
                 return;
             }
         }
+        self.binary_identities(a, b, op);
+    }
+
+    /// Applies the first exact identity that matches the binary node `op` over
+    /// `out[a..b]` and `out[b..]`, or keeps the node.
+    fn binary_identities(&mut self, a: usize, b: usize, op: BinaryOp) {
+        let out = &self.out;
         let left = &out[a..b];
         let right = &out[b..];
         let left_neg = matches!(left.last(), Some(Node::Unary(UnaryOp::Neg)));

@@ -70,7 +70,9 @@ impl Primitives {
         let depth = min_depth + index % (max_depth - min_depth + 1);
         let mut nodes = Vec::new();
         self.tree(rng, depth, index % 2 == 1, true, &mut nodes);
-        Formula::from_postfix(nodes).expect("random trees are well-shaped")
+        // Invariant: `tree` writes each operator after exactly `arity` subtrees, and the
+        // grammar's constants are finite.
+        Formula::from_postfix(nodes).expect("invariant: random trees are well-shaped")
     }
 }
 
