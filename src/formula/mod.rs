@@ -535,13 +535,7 @@ impl Formula {
     /// # Panics
     /// If `i` is out of range.
     pub(crate) fn subtree_start(&self, i: usize) -> usize {
-        let mut pending = 1usize;
-        let mut j = i + 1;
-        while pending > 0 {
-            j -= 1;
-            pending = pending - 1 + self.nodes[j].arity();
-        }
-        j
+        subtree_start(&self.nodes, i)
     }
 
     /// The range of node indices of the subtree whose root is node `i`.
@@ -558,10 +552,10 @@ impl Formula {
 
     /// Root indices of the children of node `i`, first operand first.
     pub fn children(&self, i: usize) -> Vec<usize> {
-        match self.nodes[i].arity() {
-            0 => vec![],
-            1 => vec![i - 1],
-            _ => {
+        match self.nodes[i] {
+            Node::Const(_) | Node::Var(_) => vec![],
+            Node::Unary(_) => vec![i - 1],
+            Node::Binary(_) => {
                 let right = i - 1;
                 let left = self.subtree_start(right) - 1;
                 vec![left, right]
@@ -572,17 +566,15 @@ impl Formula {
     /// For every node, the size of the subtree it roots, written into `sizes`.
     pub fn subtree_sizes_into(&self, sizes: &mut Vec<usize>) {
         sizes.clear();
-        for (i, node) in self.nodes.iter().enumerate() {
-            let size = match node.arity() {
-                0 => 1,
-                1 => 1 + sizes[i - 1],
-                _ => {
-                    let right = sizes[i - 1];
-                    1 + right + sizes[i - 1 - right]
-                }
+        self.fold(|node| {
+            let size = match node {
+                Visit::Const(_) | Visit::Var(_) => 1,
+                Visit::Unary(_, a) => 1 + a,
+                Visit::Binary(_, a, b) => 1 + a + b,
             };
             sizes.push(size);
-        }
+            size
+        });
     }
 
     /// For every node, its depth below the root (the root has depth 0).
@@ -661,6 +653,21 @@ impl Formula {
         }
         h
     }
+}
+
+/// First index of the subtree whose root is `nodes[i]`, in a postfix sequence that holds
+/// that whole subtree.
+///
+/// # Panics
+/// If `i` is out of range, or the subtree is incomplete.
+pub(crate) fn subtree_start(nodes: &[Node], i: usize) -> usize {
+    let mut pending = 1usize;
+    let mut j = i + 1;
+    while pending > 0 {
+        j -= 1;
+        pending = pending - 1 + nodes[j].arity();
+    }
+    j
 }
 
 /// The next operand of a postfix walk.

@@ -26,7 +26,7 @@
 //! assert_eq!(f.canonical(Closure::Paper), g.canonical(Closure::Paper));
 //! ```
 
-use super::{BinaryOp, Closure, Formula, Node, UnaryOp, Visit};
+use super::{subtree_start, BinaryOp, Closure, Formula, Node, UnaryOp, Visit};
 
 /// Whether the subtree `nodes` (a complete subtree, root last) can never evaluate to -0.
 fn never_negative_zero(nodes: &[Node]) -> bool {
@@ -45,17 +45,6 @@ fn never_negative_zero(nodes: &[Node]) -> bool {
         }
         Node::Unary(_) | Node::Binary(_) => false,
     }
-}
-
-/// Start of the subtree whose root is `nodes[i]`.
-fn subtree_start(nodes: &[Node], i: usize) -> usize {
-    let mut pending = 1usize;
-    let mut j = i + 1;
-    while pending > 0 {
-        j -= 1;
-        pending = pending - 1 + nodes[j].arity();
-    }
-    j
 }
 
 fn single_const(nodes: &[Node]) -> Option<f64> {
