@@ -255,12 +255,12 @@ impl Grammar {
     }
 
     /// The constants random formulas draw from.
-    pub(crate) fn constants(&self) -> &[f64] {
+    pub fn constants(&self) -> &[f64] {
         &self.constants
     }
 
     /// The operators random formulas are composed of.
-    pub(crate) fn functions(&self) -> &[Op] {
+    pub fn functions(&self) -> &[Op] {
         &self.functions
     }
 
