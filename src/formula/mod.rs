@@ -739,6 +739,24 @@ mod tests {
     }
 
     #[test]
+    fn fold_hands_over_operand_results_without_recursion() {
+        let x = f("(t + n) * log(X)");
+        let postfix = x.fold(|node| match node {
+            Visit::Const(c) => c.to_string(),
+            Visit::Var(t) => t.name().to_string(),
+            Visit::Unary(op, a) => format!("{a} {}", op.name()),
+            Visit::Binary(op, a, b) => format!("{a} {b} {}", op.name()),
+        });
+        assert_eq!(postfix, "t n + X log *");
+        // A chain far deeper than any recursion could take.
+        let mut nodes = vec![Node::Var(Terminal::T)];
+        nodes.extend(std::iter::repeat(Node::Unary(UnaryOp::Exp)).take(200_000));
+        let deep = Formula::from_postfix(nodes).unwrap();
+        assert_eq!(deep.depth(), 200_000);
+        assert_eq!(deep.simplify(Closure::Paper).len(), 200_001);
+    }
+
+    #[test]
     fn replace_subtree_is_a_splice() {
         let x = f("(t + n) * log(X)");
         let y = x.replace_subtree(2, f("CG").nodes());
