@@ -1,5 +1,5 @@
 //! Node evaluations per second: the compiled, chunked evaluator (`Program::eval_batch`)
-//! against the recursive interpreter (`interpret`, one page at a time).
+//! against the interpreter (`interpret`, one `Formula::fold` per page).
 //!
 //! Two families of formulas, each at 5, 15 and 40 nodes: arithmetic only (`+ - * /` and
 //! unary minus), and formulas with `log`, `exp` and `pow`. Every formula is evaluated over

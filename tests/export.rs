@@ -10,7 +10,7 @@
 
 use freshgp::eval::Program;
 use freshgp::export::{export, Language};
-use freshgp::formula::{Closure, Formula, Node, Op, Terminal};
+use freshgp::formula::{BinaryOp, Closure, Formula, Node, Op, Terminal, UnaryOp};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use std::fmt::Write as _;
@@ -83,27 +83,27 @@ fn push_tree(rng: &mut Pcg64, depth: usize, nodes: &mut Vec<Node>) {
     for _ in 0..op.arity() {
         push_tree(rng, depth - 1, nodes);
     }
-    nodes.push(Node::Op(op));
+    nodes.push(Node::from(op));
 }
 
 /// A deep chain (depth 300) that mixes every operator: generated code must not recurse.
 fn deep_formula() -> Formula {
     let mut nodes = vec![Node::Var(Terminal::T)];
     let ops = [
-        Op::Add,
-        Op::Log,
-        Op::Mul,
-        Op::Exp,
-        Op::Div,
-        Op::Neg,
-        Op::Sub,
-        Op::Pow,
+        Op::Binary(BinaryOp::Add),
+        Op::Unary(UnaryOp::Log),
+        Op::Binary(BinaryOp::Mul),
+        Op::Unary(UnaryOp::Exp),
+        Op::Binary(BinaryOp::Div),
+        Op::Unary(UnaryOp::Neg),
+        Op::Binary(BinaryOp::Sub),
+        Op::Binary(BinaryOp::Pow),
     ];
     for (i, op) in ops.iter().cycle().take(300).enumerate() {
         if op.arity() == 2 {
             nodes.push(Node::Var(Terminal::ALL[i % Terminal::COUNT]));
         }
-        nodes.push(Node::Op(*op));
+        nodes.push(Node::from(*op));
     }
     Formula::from_postfix(nodes).unwrap()
 }

@@ -7,7 +7,7 @@
 //! panics and always points inside the text.
 
 use freshgp::eval::{interpret, Columns, Program, Scratch, CHUNK};
-use freshgp::formula::{Closure, Formula, Grammar, Node, Op, Terminal};
+use freshgp::formula::{BinaryOp, Closure, Formula, Grammar, Node, Terminal, UnaryOp};
 use proptest::prelude::*;
 use proptest::sample::select;
 use std::f64::consts::E;
@@ -56,14 +56,10 @@ fn leaf() -> impl Strategy<Value = Formula> {
 fn formula() -> impl Strategy<Value = Formula> {
     leaf().prop_recursive(8, 256, 2, |inner| {
         prop_oneof![
-            1 => (select(vec![Op::Neg, Op::Log, Op::Exp]), inner.clone())
-                .prop_map(|(op, a)| Formula::apply(op, &[&a])),
-            3 => (
-                select(vec![Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Pow]),
-                inner.clone(),
-                inner,
-            )
-                .prop_map(|(op, a, b)| Formula::apply(op, &[&a, &b])),
+            1 => (select(UnaryOp::ALL.to_vec()), inner.clone())
+                .prop_map(|(op, a)| Formula::unary(op, &a)),
+            3 => (select(BinaryOp::ALL.to_vec()), inner.clone(), inner)
+                .prop_map(|(op, a, b)| Formula::binary(op, &a, &b)),
         ]
     })
 }
@@ -108,7 +104,8 @@ fn postfix(f: &Formula) -> String {
         .map(|n| match n {
             Node::Const(c) => format!("{c:?}"),
             Node::Var(t) => t.name().to_string(),
-            Node::Op(op) => op.name().to_string(),
+            Node::Unary(op) => op.name().to_string(),
+            Node::Binary(op) => op.name().to_string(),
         })
         .collect::<Vec<_>>()
         .join(" ")
@@ -119,17 +116,17 @@ fn commute(f: &Formula, mask: u64) -> Formula {
     let mut stack: Vec<Formula> = Vec::new();
     for (i, node) in f.nodes().iter().enumerate() {
         let next = match *node {
-            Node::Op(op) if op.arity() == 1 => {
+            Node::Unary(op) => {
                 let a = stack.pop().unwrap();
-                Formula::apply(op, &[&a])
+                Formula::unary(op, &a)
             }
-            Node::Op(op) => {
+            Node::Binary(op) => {
                 let b = stack.pop().unwrap();
                 let a = stack.pop().unwrap();
                 if op.is_commutative() && mask >> (i % 64) & 1 == 1 {
-                    Formula::apply(op, &[&b, &a])
+                    Formula::binary(op, &b, &a)
                 } else {
-                    Formula::apply(op, &[&a, &b])
+                    Formula::binary(op, &a, &b)
                 }
             }
             Node::Const(c) => Formula::constant(c),

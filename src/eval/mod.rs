@@ -4,8 +4,9 @@
 //! scores many pages at a time from column arrays of terminal values ([`Columns`]),
 //! chunk by chunk, writing into the caller's buffer and allocating nothing per call
 //! ([`Program::eval_batch`]); [`Program::eval_one`] scores a single page.
-//! [`interpret`] is the plain recursive interpreter the tests hold both against: the
-//! three agree bit for bit, because all of them call the closure's scalar functions.
+//! [`interpret`] is the plain interpreter (one [`Formula::fold`](crate::formula::Formula::fold))
+//! the tests hold both against: the three agree bit for bit, because all of them call the
+//! closure's scalar functions.
 //!
 //! ```
 //! use freshgp::eval::{Columns, Program, Scratch};

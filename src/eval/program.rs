@@ -1,6 +1,6 @@
 //! The compiled evaluator: a register program run chunk by chunk over column arrays.
 //!
-//! Compilation walks the postfix nodes with a virtual stack. Leaves emit nothing: an
+//! Compilation is one [`Formula::fold`] over a virtual stack. Leaves emit nothing: an
 //! operator reads terminal columns and constants directly as operands, and writes its
 //! result into register `depth` (the stack slot it would occupy), so the first operand
 //! of a binary operator is always either that same register (updated in place) or a leaf,
@@ -10,8 +10,8 @@
 //! At run time each instruction is one tight loop over a chunk of [`CHUNK`] pages, which
 //! the compiler vectorises for the arithmetic operators.
 
-use crate::formula::ops::{self, Kind};
-use crate::formula::{Closure, Formula, Node, Terminal};
+use crate::formula::ops::{self, BinaryKind, Kind, UnaryKind};
+use crate::formula::{Closure, Formula, Terminal, Visit};
 
 /// Pages evaluated per instruction dispatch.
 pub const CHUNK: usize = 256;
@@ -118,55 +118,38 @@ impl Program {
     /// Compiles `formula` under `closure`.
     pub fn compile(formula: &Formula, closure: Closure) -> Program {
         let mut code = Vec::new();
-        let mut stack: Vec<Src> = Vec::with_capacity(formula.stack_depth());
         let mut registers = 1;
-        for node in formula.nodes() {
-            match *node {
-                Node::Const(c) => stack.push(Src::Imm(c)),
-                Node::Var(t) => stack.push(Src::Col(t)),
-                Node::Op(op) if op.arity() == 1 => {
-                    let a = stack.pop().expect("well-shaped");
-                    let dst = stack.len();
-                    if let Src::Imm(c) = a {
-                        stack.push(Src::Imm(closure.apply1(op, c)));
-                        continue;
-                    }
-                    code.push(Instr {
-                        op: Some(Kind::of(op, closure)),
-                        dst: dst as u32,
-                        a,
-                        b: Src::Imm(0.0),
-                    });
-                    registers = registers.max(dst + 1);
-                    stack.push(Src::Reg);
+        // Each node's result is where its value is: a leaf, a folded constant, or the
+        // register of its stack slot.
+        let root = formula.fold_slots(|slot, node| {
+            let (op, a, b) = match node {
+                Visit::Const(c) => return Src::Imm(c),
+                Visit::Var(t) => return Src::Col(t),
+                Visit::Unary(op, Src::Imm(c)) => return Src::Imm(closure.unary(op, c)),
+                Visit::Binary(op, Src::Imm(x), Src::Imm(y)) => {
+                    return Src::Imm(closure.binary(op, x, y))
                 }
-                Node::Op(op) => {
-                    let b = stack.pop().expect("well-shaped");
-                    let a = stack.pop().expect("well-shaped");
-                    let dst = stack.len();
-                    if let (Src::Imm(x), Src::Imm(y)) = (a, b) {
-                        stack.push(Src::Imm(closure.apply2(op, x, y)));
-                        continue;
-                    }
-                    code.push(Instr {
-                        op: Some(Kind::of(op, closure)),
-                        dst: dst as u32,
-                        a,
-                        b,
-                    });
-                    registers = registers.max(dst + 2);
-                    stack.push(Src::Reg);
-                }
-            }
-        }
-        match stack.pop().expect("well-shaped") {
-            Src::Reg => {}
-            leaf => code.push(Instr {
+                Visit::Unary(op, a) => (Kind::Unary(UnaryKind::of(op, closure)), a, Src::Imm(0.0)),
+                Visit::Binary(op, a, b) => (Kind::Binary(BinaryKind::of(op, closure)), a, b),
+            };
+            code.push(Instr {
+                op: Some(op),
+                dst: slot as u32,
+                a,
+                b,
+            });
+            // A binary operator's second operand may sit in the register after its own.
+            let used = if matches!(op, Kind::Binary(_)) { 2 } else { 1 };
+            registers = registers.max(slot + used);
+            Src::Reg
+        });
+        if root != Src::Reg {
+            code.push(Instr {
                 op: None,
                 dst: 0,
-                a: leaf,
+                a: root,
                 b: Src::Imm(0.0),
-            }),
+            });
         }
         Program {
             code,
@@ -178,11 +161,6 @@ impl Program {
     /// The terminals the program reads (their columns must be given).
     pub fn terminals(&self) -> &[Terminal] {
         &self.terminals
-    }
-
-    /// Number of instructions (a measure of evaluation cost).
-    pub fn instructions(&self) -> usize {
-        self.code.len()
     }
 
     /// The score of one page whose terminal values are `terminals`.
@@ -206,8 +184,8 @@ impl Program {
             let a = fetch(ins.a, regs[d]);
             regs[d] = match ins.op {
                 None => a,
-                Some(kind) if kind.arity() == 1 => kind.scalar1(a),
-                Some(kind) => kind.scalar2(a, fetch(ins.b, regs[d + 1])),
+                Some(Kind::Unary(kind)) => kind.apply(a),
+                Some(Kind::Binary(kind)) => kind.apply(a, fetch(ins.b, regs[d + 1])),
             };
         }
         regs[0]
@@ -261,29 +239,29 @@ impl Program {
                 }
                 continue;
             };
-            match kind {
-                Kind::Neg | Kind::LogPaper | Kind::LogReference | Kind::Exp => match ins.a {
-                    Src::Reg => unary_in_place(dst, |x| kind.scalar1(x)),
-                    Src::Col(t) => {
-                        unary_from(dst, &columns.column(t)[start..end], |x| kind.scalar1(x))
+            let kind = match kind {
+                Kind::Unary(kind) => {
+                    match ins.a {
+                        Src::Reg => unary_in_place(dst, |x| kind.apply(x)),
+                        Src::Col(t) => {
+                            unary_from(dst, &columns.column(t)[start..end], |x| kind.apply(x))
+                        }
+                        Src::Imm(c) => dst.fill(kind.apply(c)),
                     }
-                    Src::Imm(c) => dst.fill(kind.scalar1(c)),
-                },
-                Kind::Add => binary(dst, ins.a, operand_b(ins.b), columns, start, ops::add),
-                Kind::Sub => binary(dst, ins.a, operand_b(ins.b), columns, start, ops::sub),
-                Kind::Mul => binary(dst, ins.a, operand_b(ins.b), columns, start, ops::mul),
-                Kind::DivPaper => {
-                    binary(dst, ins.a, operand_b(ins.b), columns, start, ops::div_paper)
+                    continue;
                 }
-                Kind::DivReference => binary(
-                    dst,
-                    ins.a,
-                    operand_b(ins.b),
-                    columns,
-                    start,
-                    ops::div_reference,
-                ),
-                Kind::Pow => binary(dst, ins.a, operand_b(ins.b), columns, start, ops::pow),
+                Kind::Binary(kind) => kind,
+            };
+            let (a, b) = (ins.a, operand_b(ins.b));
+            // One arm per kind, so that each loop is compiled (and vectorised) with its
+            // operation inlined.
+            match kind {
+                BinaryKind::Add => binary(dst, a, b, columns, start, ops::add),
+                BinaryKind::Sub => binary(dst, a, b, columns, start, ops::sub),
+                BinaryKind::Mul => binary(dst, a, b, columns, start, ops::mul),
+                BinaryKind::DivPaper => binary(dst, a, b, columns, start, ops::div_paper),
+                BinaryKind::DivReference => binary(dst, a, b, columns, start, ops::div_reference),
+                BinaryKind::Pow => binary(dst, a, b, columns, start, ops::pow),
             }
         }
     }
@@ -418,7 +396,7 @@ mod tests {
     #[test]
     fn leaf_and_constant_programs() {
         let p = Program::compile(&"log(100) * 2".parse().unwrap(), Closure::Paper);
-        assert_eq!(p.instructions(), 1);
+        assert_eq!(p.code.len(), 1);
         assert_eq!(p.eval_one(&[0.0; 8]), 100f64.ln() * 2.0);
     }
 

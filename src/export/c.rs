@@ -1,84 +1,85 @@
 //! C99 output: `<math.h>` only; the helpers are `static`, the function has external linkage.
 
-use super::{comment, finite_literal, Kind, Lowered, Operand};
-use std::fmt::Write;
+use super::{Imperative, Kind, Target};
+use crate::formula::ops::{BinaryKind as B, UnaryKind as U};
+use crate::formula::Terminal;
 
-fn operand(o: &Operand) -> String {
-    match *o {
-        Operand::Var(t) => t.name().to_string(),
-        Operand::Const(c) if c == f64::INFINITY => "HUGE_VAL".to_string(),
-        Operand::Const(c) if c == f64::NEG_INFINITY => "(-HUGE_VAL)".to_string(),
-        Operand::Const(c) => finite_literal(c),
-        Operand::Local(k) => format!("v{k}"),
+/// The C target.
+pub(crate) struct C;
+
+impl Target for C {
+    const COMMENT: &'static str = "//";
+    const INFINITY: &'static str = "HUGE_VAL";
+    const NEG_INFINITY: &'static str = "(-HUGE_VAL)";
+}
+
+impl Imperative for C {
+    const SEPARATOR: &'static str = "\n";
+
+    fn preamble(&self, _name: &str) -> String {
+        "// C99; link with -lm. Do not compile with -ffast-math; use -ffp-contract=off on\n\
+         // targets with FMA so that a*b+c is not fused (freshgp rounds every operation).\n\
+         #include <math.h>\n\n"
+            .to_string()
+    }
+
+    fn unnan_helper(&self, name: &str) -> String {
+        format!("static double {name}_unnan(double x) {{\n    return isnan(x) ? 0.0 : x;\n}}\n")
+    }
+
+    fn helper(&self, kind: Kind, n: &str) -> String {
+        let params = if kind.arity() == 1 {
+            "double a"
+        } else {
+            "double a, double b"
+        };
+        format!(
+            "static double {n}_{}({params}) {{\n    {}\n}}\n",
+            kind.suffix(),
+            helper_body(kind, n)
+        )
+    }
+
+    fn function_header(&self, name: &str, params: &[Terminal]) -> String {
+        let params: Vec<String> = params
+            .iter()
+            .map(|t| format!("double {}", t.name()))
+            .collect();
+        let params = if params.is_empty() {
+            "void".to_string()
+        } else {
+            params.join(", ")
+        };
+        format!("double {name}({params}) {{\n")
+    }
+
+    fn local_definition(&self, k: usize, value: &str) -> String {
+        format!("    const double v{k} = {value};\n")
+    }
+
+    fn function_footer(&self, value: &str) -> String {
+        format!("    return {value};\n}}\n")
     }
 }
 
-fn helper(kind: Kind, n: &str) -> String {
-    let body = match kind {
-        Kind::Add => format!("return {n}_unnan(a + b);"),
-        Kind::Sub => format!("return {n}_unnan(a - b);"),
-        Kind::Mul => format!("return {n}_unnan(a * b);"),
-        Kind::Neg => "return -a;".to_string(),
-        Kind::DivPaper => format!("return b == 0.0 ? 0.0 : {n}_unnan(a / b);"),
-        Kind::DivReference => format!(
+/// The statements of the helper for `kind`.
+fn helper_body(kind: Kind, n: &str) -> String {
+    match kind {
+        Kind::Binary(B::Add) => format!("return {n}_unnan(a + b);"),
+        Kind::Binary(B::Sub) => format!("return {n}_unnan(a - b);"),
+        Kind::Binary(B::Mul) => format!("return {n}_unnan(a * b);"),
+        Kind::Unary(U::Neg) => "return -a;".to_string(),
+        Kind::Binary(B::DivPaper) => format!("return b == 0.0 ? 0.0 : {n}_unnan(a / b);"),
+        Kind::Binary(B::DivReference) => format!(
             "if (fabs(b) < 1e-6) return a * b < 0.0 ? -1e6 : 1e6;\n    return {n}_unnan(a / b);"
         ),
-        Kind::LogPaper => "return a > 0.0 ? log(a) : 0.0;".to_string(),
-        Kind::LogReference => "return fabs(a) > 1.0 ? log(fabs(a)) : 0.0;".to_string(),
-        Kind::Exp => format!("return {n}_unnan(exp(a));"),
+        Kind::Unary(U::LogPaper) => "return a > 0.0 ? log(a) : 0.0;".to_string(),
+        Kind::Unary(U::LogReference) => "return fabs(a) > 1.0 ? log(fabs(a)) : 0.0;".to_string(),
+        Kind::Unary(U::Exp) => format!("return {n}_unnan(exp(a));"),
         // volatile keeps the compiler from rewriting pow with a constant operand (gcc and
         // clang turn pow(x, 2.0) into x * x), which rounds differently from libm's pow.
-        Kind::Pow => format!("volatile double x = a, y = b;\n    return {n}_unnan(pow(x, y));"),
-    };
-    let params = if kind.arity() == 1 {
-        "double a"
-    } else {
-        "double a, double b"
-    };
-    format!(
-        "static double {n}_{}({params}) {{\n    {body}\n}}\n",
-        kind.suffix()
-    )
-}
-
-/// The C source of `lowered` as function `name`.
-pub(crate) fn emit(lowered: &Lowered, name: &str, header: &[String]) -> String {
-    let mut out = comment(header, "//");
-    out.push_str(
-        "// C99; link with -lm. Do not compile with -ffast-math; use -ffp-contract=off on\n\
-         // targets with FMA so that a*b+c is not fused (freshgp rounds every operation).\n",
-    );
-    out.push_str("#include <math.h>\n\n");
-    if lowered.needs_unnan() {
-        let _ = write!(
-            out,
-            "static double {name}_unnan(double x) {{\n    return isnan(x) ? 0.0 : x;\n}}\n\n"
-        );
+        Kind::Binary(B::Pow) => {
+            format!("volatile double x = a, y = b;\n    return {n}_unnan(pow(x, y));")
+        }
     }
-    for &kind in &lowered.kinds {
-        out.push_str(&helper(kind, name));
-        out.push('\n');
-    }
-    let params: Vec<String> = lowered
-        .params
-        .iter()
-        .map(|t| format!("double {}", t.name()))
-        .collect();
-    let params = if params.is_empty() {
-        "void".to_string()
-    } else {
-        params.join(", ")
-    };
-    let _ = writeln!(out, "double {name}({params}) {{");
-    for (k, step) in lowered.steps.iter().enumerate() {
-        let args: Vec<String> = step.args.iter().map(operand).collect();
-        let _ = writeln!(
-            out,
-            "    const double v{k} = {name}_{}({});",
-            step.kind.suffix(),
-            args.join(", ")
-        );
-    }
-    let _ = writeln!(out, "    return {};\n}}", operand(&lowered.result));
-    out
 }

@@ -6,49 +6,92 @@
 //! `pow(±1, ±inf)` is NaN in Java but 1 in C, and `pow(1, NaN)` likewise; the helper
 //! returns C's value there.
 
-use super::{comment, finite_literal, Kind, Lowered, Operand};
-use std::fmt::Write;
+use super::{Imperative, Kind, Target};
+use crate::formula::ops::{BinaryKind as B, UnaryKind as U};
+use crate::formula::Terminal;
 
-fn operand(o: &Operand) -> String {
-    match *o {
-        Operand::Var(t) => t.name().to_string(),
-        Operand::Const(c) if c == f64::INFINITY => "Double.POSITIVE_INFINITY".to_string(),
-        Operand::Const(c) if c == f64::NEG_INFINITY => "Double.NEGATIVE_INFINITY".to_string(),
-        Operand::Const(c) => finite_literal(c),
-        Operand::Local(k) => format!("v{k}"),
+/// The Java target: one class named [`class_name`]`(name)`.
+pub(crate) struct Java;
+
+impl Target for Java {
+    const COMMENT: &'static str = "//";
+    const INFINITY: &'static str = "Double.POSITIVE_INFINITY";
+    const NEG_INFINITY: &'static str = "Double.NEGATIVE_INFINITY";
+}
+
+impl Imperative for Java {
+    const SEPARATOR: &'static str = "\n";
+
+    fn preamble(&self, name: &str) -> String {
+        let class = class_name(name);
+        format!(
+            "// Java 8+. Save as {class}.java. Math.log/exp/pow may differ from the C library\n\
+             // freshgp uses in the last bit for rare arguments.\n\
+             public final class {class} {{\n    private {class}() {{}}\n\n"
+        )
+    }
+
+    fn unnan_helper(&self, name: &str) -> String {
+        format!(
+            "    private static double {name}_unnan(double x) {{\n        return Double.isNaN(x) ? 0.0 : x;\n    }}\n"
+        )
+    }
+
+    fn helper(&self, kind: Kind, n: &str) -> String {
+        let params = if kind.arity() == 1 {
+            "double a"
+        } else {
+            "double a, double b"
+        };
+        format!(
+            "    private static double {n}_{}({params}) {{\n        {}\n    }}\n",
+            kind.suffix(),
+            helper_body(kind, n)
+        )
+    }
+
+    fn function_header(&self, name: &str, params: &[Terminal]) -> String {
+        let params: Vec<String> = params
+            .iter()
+            .map(|t| format!("double {}", t.name()))
+            .collect();
+        format!(
+            "    public static double {name}({}) {{\n",
+            params.join(", ")
+        )
+    }
+
+    fn local_definition(&self, k: usize, value: &str) -> String {
+        format!("        final double v{k} = {value};\n")
+    }
+
+    fn function_footer(&self, value: &str) -> String {
+        format!("        return {value};\n    }}\n}}\n")
     }
 }
 
-fn helper(kind: Kind, n: &str) -> String {
-    let body = match kind {
-        Kind::Add => format!("return {n}_unnan(a + b);"),
-        Kind::Sub => format!("return {n}_unnan(a - b);"),
-        Kind::Mul => format!("return {n}_unnan(a * b);"),
-        Kind::Neg => "return -a;".to_string(),
-        Kind::DivPaper => format!("return b == 0.0 ? 0.0 : {n}_unnan(a / b);"),
-        Kind::DivReference => format!(
+/// The statements of the helper for `kind`.
+fn helper_body(kind: Kind, n: &str) -> String {
+    match kind {
+        Kind::Binary(B::Add) => format!("return {n}_unnan(a + b);"),
+        Kind::Binary(B::Sub) => format!("return {n}_unnan(a - b);"),
+        Kind::Binary(B::Mul) => format!("return {n}_unnan(a * b);"),
+        Kind::Unary(U::Neg) => "return -a;".to_string(),
+        Kind::Binary(B::DivPaper) => format!("return b == 0.0 ? 0.0 : {n}_unnan(a / b);"),
+        Kind::Binary(B::DivReference) => format!(
             "if (Math.abs(b) < 1e-6) return a * b < 0.0 ? -1e6 : 1e6;\n        return {n}_unnan(a / b);"
         ),
-        Kind::LogPaper => "return a > 0.0 ? Math.log(a) : 0.0;".to_string(),
-        Kind::LogReference => {
+        Kind::Unary(U::LogPaper) => "return a > 0.0 ? Math.log(a) : 0.0;".to_string(),
+        Kind::Unary(U::LogReference) => {
             "return Math.abs(a) > 1.0 ? Math.log(Math.abs(a)) : 0.0;".to_string()
         }
-        Kind::Exp => format!("return {n}_unnan(Math.exp(a));"),
-        Kind::Pow => format!(
+        Kind::Unary(U::Exp) => format!("return {n}_unnan(Math.exp(a));"),
+        Kind::Binary(B::Pow) => format!(
             "// C's pow(1, y) and pow(-1, +-inf) are 1; Java's are NaN.\n        \
              if (a == 1.0 || (a == -1.0 && Double.isInfinite(b))) return 1.0;\n        \
              return {n}_unnan(Math.pow(a, b));"
         ),
-    };
-    let params = if kind.arity() == 1 {
-        "double a"
-    } else {
-        "double a, double b"
-    };
-    format!(
-        "    private static double {n}_{}({params}) {{\n        {body}\n    }}\n",
-        kind.suffix()
-    )
+    }
 }
 
 /// The class name for function `name`: its first letter upper-cased.
@@ -58,51 +101,4 @@ pub(crate) fn class_name(name: &str) -> String {
         Some(first) => first.to_ascii_uppercase().to_string() + chars.as_str(),
         None => String::new(),
     }
-}
-
-/// The Java source of `lowered` as method `name` of class [`class_name`]`(name)`.
-pub(crate) fn emit(lowered: &Lowered, name: &str, header: &[String]) -> String {
-    let mut out = comment(header, "//");
-    let class = class_name(name);
-    let _ = write!(
-        out,
-        "// Java 8+. Save as {class}.java. Math.log/exp/pow may differ from the C library\n\
-         // freshgp uses in the last bit for rare arguments.\n\
-         public final class {class} {{\n    private {class}() {{}}\n\n"
-    );
-    if lowered.needs_unnan() {
-        let _ = write!(
-            out,
-            "    private static double {name}_unnan(double x) {{\n        return Double.isNaN(x) ? 0.0 : x;\n    }}\n\n"
-        );
-    }
-    for &kind in &lowered.kinds {
-        out.push_str(&helper(kind, name));
-        out.push('\n');
-    }
-    let params: Vec<String> = lowered
-        .params
-        .iter()
-        .map(|t| format!("double {}", t.name()))
-        .collect();
-    let _ = writeln!(
-        out,
-        "    public static double {name}({}) {{",
-        params.join(", ")
-    );
-    for (k, step) in lowered.steps.iter().enumerate() {
-        let args: Vec<String> = step.args.iter().map(operand).collect();
-        let _ = writeln!(
-            out,
-            "        final double v{k} = {name}_{}({});",
-            step.kind.suffix(),
-            args.join(", ")
-        );
-    }
-    let _ = writeln!(
-        out,
-        "        return {};\n    }}\n}}",
-        operand(&lowered.result)
-    );
-    out
 }

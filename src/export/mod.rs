@@ -14,6 +14,13 @@
 //! deeper than one call, whatever the formula's depth. SQL has no local variables: there
 //! each tree level becomes one common table expression (see [`Language::Sql`]).
 //!
+//! The export is one [`Formula::fold`] that lowers the formula to these steps, then one
+//! walk that writes them through a private `Target` trait: how a language writes a literal,
+//! an infinity, a terminal, a local and a call. Python, C, Java and Rust also implement
+//! `Imperative` (preamble, protected-operator helpers, function header, one local per step,
+//! footer), and `emit_function` assembles them all alike; SQL assembles its query from
+//! the same hooks.
+//!
 //! Constants are printed with Rust's shortest round-trip representation, which Python, C,
 //! Java and Rust parse back to the same double; infinities use each language's constant.
 //!
@@ -42,8 +49,8 @@ mod python;
 mod rust;
 mod sql;
 
-use crate::formula::ops::Kind;
-use crate::formula::{Closure, Formula, Node, Terminal};
+use crate::formula::ops::{BinaryKind, Kind, UnaryKind};
+use crate::formula::{Closure, Formula, Terminal, Visit};
 use std::fmt;
 use std::str::FromStr;
 
@@ -104,139 +111,152 @@ impl Language {
     /// Words that cannot be a function name in this language (a short, practical list).
     fn reserved(self) -> &'static [&'static str] {
         match self {
-            Language::Python => &[
-                "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-                "continue", "def", "del", "elif", "else", "except", "finally", "for", "from",
-                "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass",
-                "raise", "return", "try", "while", "with", "yield", "math", "float",
-            ],
-            Language::C => &[
-                "auto", "break", "case", "char", "const", "continue", "default", "do", "double",
-                "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
-                "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
-                "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "main",
-                "log", "exp", "pow", "isnan",
-            ],
-            Language::Java => &[
-                "_",
-                "abstract",
-                "assert",
-                "boolean",
-                "break",
-                "byte",
-                "case",
-                "catch",
-                "char",
-                "class",
-                "const",
-                "continue",
-                "default",
-                "do",
-                "double",
-                "else",
-                "enum",
-                "extends",
-                "final",
-                "finally",
-                "float",
-                "for",
-                "goto",
-                "if",
-                "implements",
-                "import",
-                "instanceof",
-                "int",
-                "interface",
-                "long",
-                "native",
-                "new",
-                "package",
-                "private",
-                "protected",
-                "public",
-                "return",
-                "short",
-                "static",
-                "strictfp",
-                "super",
-                "switch",
-                "synchronized",
-                "this",
-                "throw",
-                "throws",
-                "transient",
-                "try",
-                "void",
-                "volatile",
-                "while",
-                "true",
-                "false",
-                "null",
-                "var",
-            ],
-            Language::Rust => &[
-                "_", "as", "break", "const", "continue", "crate", "else", "enum", "extern",
-                "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move",
-                "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super",
-                "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await",
-                "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv",
-                "typeof", "unsized", "virtual", "yield", "try", "gen",
-            ],
-            Language::Sql => &[
-                "all",
-                "and",
-                "as",
-                "asc",
-                "between",
-                "by",
-                "case",
-                "cast",
-                "create",
-                "cross",
-                "delete",
-                "desc",
-                "distinct",
-                "drop",
-                "else",
-                "end",
-                "exists",
-                "from",
-                "full",
-                "group",
-                "having",
-                "in",
-                "inner",
-                "insert",
-                "into",
-                "is",
-                "join",
-                "left",
-                "like",
-                "limit",
-                "materialized",
-                "not",
-                "null",
-                "on",
-                "or",
-                "order",
-                "outer",
-                "pages",
-                "right",
-                "select",
-                "set",
-                "table",
-                "then",
-                "union",
-                "update",
-                "using",
-                "values",
-                "when",
-                "where",
-                "with",
-            ],
+            Language::Python => PYTHON_RESERVED,
+            Language::C => C_RESERVED,
+            Language::Java => JAVA_RESERVED,
+            Language::Rust => RUST_RESERVED,
+            Language::Sql => SQL_RESERVED,
         }
     }
 }
+
+/// Words that cannot be a function name in Python (a short, practical list).
+const PYTHON_RESERVED: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield", "math", "float",
+];
+
+/// Words that cannot be a function name in C (a short, practical list).
+const C_RESERVED: &[&str] = &[
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+    "union", "unsigned", "void", "volatile", "while", "main", "log", "exp", "pow", "isnan",
+];
+
+/// Words that cannot be a function name in Java (a short, practical list).
+const JAVA_RESERVED: &[&str] = &[
+    "_",
+    "abstract",
+    "assert",
+    "boolean",
+    "break",
+    "byte",
+    "case",
+    "catch",
+    "char",
+    "class",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extends",
+    "final",
+    "finally",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "implements",
+    "import",
+    "instanceof",
+    "int",
+    "interface",
+    "long",
+    "native",
+    "new",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "return",
+    "short",
+    "static",
+    "strictfp",
+    "super",
+    "switch",
+    "synchronized",
+    "this",
+    "throw",
+    "throws",
+    "transient",
+    "try",
+    "void",
+    "volatile",
+    "while",
+    "true",
+    "false",
+    "null",
+    "var",
+];
+
+/// Words that cannot be a function name in Rust (a short, practical list).
+const RUST_RESERVED: &[&str] = &[
+    "_", "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn",
+    "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
+    "return", "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe",
+    "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final",
+    "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+];
+
+/// Words that cannot be a function name in SQL (compared in lower case) (a short, practical list).
+const SQL_RESERVED: &[&str] = &[
+    "all",
+    "and",
+    "as",
+    "asc",
+    "between",
+    "by",
+    "case",
+    "cast",
+    "create",
+    "cross",
+    "delete",
+    "desc",
+    "distinct",
+    "drop",
+    "else",
+    "end",
+    "exists",
+    "from",
+    "full",
+    "group",
+    "having",
+    "in",
+    "inner",
+    "insert",
+    "into",
+    "is",
+    "join",
+    "left",
+    "like",
+    "limit",
+    "materialized",
+    "not",
+    "null",
+    "on",
+    "or",
+    "order",
+    "outer",
+    "pages",
+    "right",
+    "select",
+    "set",
+    "table",
+    "then",
+    "union",
+    "update",
+    "using",
+    "values",
+    "when",
+    "where",
+    "with",
+];
 
 impl fmt::Display for Language {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -291,10 +311,10 @@ pub fn export(
     let lowered = Lowered::new(formula, closure);
     let header = header(formula, closure, &lowered);
     Ok(match language {
-        Language::Python => python::emit(&lowered, name, &header),
-        Language::C => c::emit(&lowered, name, &header),
-        Language::Java => java::emit(&lowered, name, &header),
-        Language::Rust => rust::emit(&lowered, name, &header),
+        Language::Python => emit_function(&python::Python, &lowered, name, &header),
+        Language::C => emit_function(&c::C, &lowered, name, &header),
+        Language::Java => emit_function(&java::Java, &lowered, name, &header),
+        Language::Rust => emit_function(&rust::Rust, &lowered, name, &header),
         Language::Sql => sql::emit(&lowered, name, &header),
     })
 }
@@ -352,14 +372,14 @@ impl Kind {
     /// The helper's name suffix: `<name>_<suffix>`.
     pub(crate) fn suffix(self) -> &'static str {
         match self {
-            Kind::Add => "add",
-            Kind::Sub => "sub",
-            Kind::Mul => "mul",
-            Kind::DivPaper | Kind::DivReference => "div",
-            Kind::Pow => "pow",
-            Kind::Neg => "neg",
-            Kind::LogPaper | Kind::LogReference => "log",
-            Kind::Exp => "exp",
+            Kind::Binary(BinaryKind::Add) => "add",
+            Kind::Binary(BinaryKind::Sub) => "sub",
+            Kind::Binary(BinaryKind::Mul) => "mul",
+            Kind::Binary(BinaryKind::DivPaper | BinaryKind::DivReference) => "div",
+            Kind::Binary(BinaryKind::Pow) => "pow",
+            Kind::Unary(UnaryKind::Neg) => "neg",
+            Kind::Unary(UnaryKind::LogPaper | UnaryKind::LogReference) => "log",
+            Kind::Unary(UnaryKind::Exp) => "exp",
         }
     }
 }
@@ -385,7 +405,7 @@ pub(crate) struct Step {
     pub(crate) level: usize,
 }
 
-/// A formula as a straight-line program: what every emitter prints.
+/// A formula as a straight-line program: what every target prints.
 #[derive(Clone, Debug)]
 pub(crate) struct Lowered {
     /// The function's arguments, in column order.
@@ -397,40 +417,29 @@ pub(crate) struct Lowered {
 }
 
 impl Lowered {
+    /// One [`Formula::fold`]: constant operations fold with the closure's own functions;
+    /// every other operator becomes the next step.
     fn new(formula: &Formula, closure: Closure) -> Lowered {
         let mut steps: Vec<Step> = Vec::new();
-        let mut stack: Vec<Operand> = Vec::with_capacity(formula.stack_depth());
-        let level_of = |steps: &[Step], o: &Operand| match o {
-            Operand::Local(k) => steps[*k].level,
-            _ => 0,
-        };
-        for node in formula.nodes() {
-            match *node {
-                Node::Const(c) => stack.push(Operand::Const(c)),
-                Node::Var(t) => stack.push(Operand::Var(t)),
-                Node::Op(op) => {
-                    let at = stack.len() - op.arity();
-                    let args: Vec<Operand> = stack.drain(at..).collect();
-                    let folded = match args[..] {
-                        [Operand::Const(a)] => Some(closure.apply1(op, a)),
-                        [Operand::Const(a), Operand::Const(b)] => Some(closure.apply2(op, a, b)),
-                        _ => None,
-                    };
-                    if let Some(c) = folded {
-                        stack.push(Operand::Const(c));
-                        continue;
-                    }
-                    let level = 1 + args.iter().map(|a| level_of(&steps, a)).max().unwrap_or(0);
-                    stack.push(Operand::Local(steps.len()));
-                    steps.push(Step {
-                        kind: Kind::of(op, closure),
-                        args,
-                        level,
-                    });
+        let result = formula.fold(|node| {
+            let (kind, args) = match node {
+                Visit::Const(c) => return Operand::Const(c),
+                Visit::Var(t) => return Operand::Var(t),
+                Visit::Unary(op, Operand::Const(a)) => return Operand::Const(closure.unary(op, a)),
+                Visit::Binary(op, Operand::Const(a), Operand::Const(b)) => {
+                    return Operand::Const(closure.binary(op, a, b))
                 }
-            }
-        }
-        let result = stack.pop().expect("a formula is one tree");
+                Visit::Unary(op, a) => (Kind::Unary(UnaryKind::of(op, closure)), vec![a]),
+                Visit::Binary(op, a, b) => (Kind::Binary(BinaryKind::of(op, closure)), vec![a, b]),
+            };
+            let level_of = |o: &Operand| match *o {
+                Operand::Local(k) => steps[k].level,
+                _ => 0,
+            };
+            let level = 1 + args.iter().map(level_of).max().unwrap_or(0);
+            steps.push(Step { kind, args, level });
+            Operand::Local(steps.len() - 1)
+        });
         let mut kinds: Vec<Kind> = steps.iter().map(|s| s.kind).collect();
         kinds.sort();
         kinds.dedup();
@@ -444,10 +453,113 @@ impl Lowered {
 
     /// Whether the `unnan` helper is needed (by any binary operator or `exp`).
     pub(crate) fn needs_unnan(&self) -> bool {
-        self.kinds
-            .iter()
-            .any(|k| !matches!(k, Kind::Neg | Kind::LogPaper | Kind::LogReference))
+        self.kinds.iter().any(|k| {
+            !matches!(
+                k,
+                Kind::Unary(UnaryKind::Neg | UnaryKind::LogPaper | UnaryKind::LogReference)
+            )
+        })
     }
+}
+
+/// How a target language writes operands and operations: a literal, an infinity, a
+/// terminal, a local variable, a call of a protected operator. Every export uses these
+/// hooks; [`Imperative`] adds the function around them.
+pub(crate) trait Target {
+    /// The line-comment marker (`#`, `//`, `--`).
+    const COMMENT: &'static str;
+    /// The literal for +inf.
+    const INFINITY: &'static str;
+    /// The literal for -inf.
+    const NEG_INFINITY: &'static str;
+
+    /// A constant (never NaN).
+    fn literal(&self, c: f64) -> String {
+        if c == f64::INFINITY {
+            Self::INFINITY.to_string()
+        } else if c == f64::NEG_INFINITY {
+            Self::NEG_INFINITY.to_string()
+        } else {
+            finite_literal(c)
+        }
+    }
+
+    /// A terminal, read from the function's argument.
+    fn variable(&self, t: Terminal) -> String {
+        t.name().to_string()
+    }
+
+    /// The local variable `k` of function `name`.
+    fn local(&self, _name: &str, k: usize) -> String {
+        format!("v{k}")
+    }
+
+    /// `kind` applied to `args`: a call of the helper `<name>_<suffix>`.
+    fn call(&self, kind: Kind, name: &str, args: &[String]) -> String {
+        format!("{name}_{}({})", kind.suffix(), args.join(", "))
+    }
+
+    /// An operand as an expression.
+    fn operand(&self, o: &Operand, name: &str) -> String {
+        match *o {
+            Operand::Var(t) => self.variable(t),
+            Operand::Const(c) => self.literal(c),
+            Operand::Local(k) => self.local(name, k),
+        }
+    }
+}
+
+/// A language with functions and local variables: everything but SQL. The export is
+/// [`emit_function`]: header comment, preamble, the helpers, then the function with one
+/// local per step.
+pub(crate) trait Imperative: Target {
+    /// What separates one helper definition from the next.
+    const SEPARATOR: &'static str;
+
+    /// Notes, imports and openings between the header comment and the helpers.
+    fn preamble(&self, name: &str) -> String;
+
+    /// The definition of `<name>_unnan` (NaN becomes 0).
+    fn unnan_helper(&self, name: &str) -> String;
+
+    /// The definition of the protected operator helper `<name>_<suffix>` for `kind`.
+    fn helper(&self, kind: Kind, name: &str) -> String;
+
+    /// The function's opening, taking `params` (and converting them, if needed).
+    fn function_header(&self, name: &str, params: &[Terminal]) -> String;
+
+    /// The line that defines local `v<k>` as `value`.
+    fn local_definition(&self, k: usize, value: &str) -> String;
+
+    /// The line(s) returning `value` and closing the function (and whatever the preamble
+    /// opened).
+    fn function_footer(&self, value: &str) -> String;
+}
+
+/// The source of `lowered` as function `name` in `target`.
+fn emit_function<T: Imperative>(
+    target: &T,
+    lowered: &Lowered,
+    name: &str,
+    header: &[String],
+) -> String {
+    let mut out = comment(header, T::COMMENT);
+    out.push_str(&target.preamble(name));
+    if lowered.needs_unnan() {
+        out.push_str(&target.unnan_helper(name));
+        out.push_str(T::SEPARATOR);
+    }
+    for &kind in &lowered.kinds {
+        out.push_str(&target.helper(kind, name));
+        out.push_str(T::SEPARATOR);
+    }
+    out.push_str(&target.function_header(name, &lowered.params));
+    for (k, step) in lowered.steps.iter().enumerate() {
+        let args: Vec<String> = step.args.iter().map(|a| target.operand(a, name)).collect();
+        out.push_str(&target.local_definition(k, &target.call(step.kind, name, &args)));
+    }
+    out.push_str(&target.function_footer(&target.operand(&lowered.result, name)));
+    out
 }
 
 /// Rust's shortest round-trip text of a finite constant (`1.0`, `0.1`, `1e300`, `-0.0`,
@@ -517,12 +629,19 @@ mod tests {
             l.steps[0].args,
             vec![Operand::Var(Terminal::T), Operand::Const(5.0)]
         );
-        assert_eq!(l.steps[0].kind, Kind::Mul);
-        assert_eq!(l.steps[1].kind, Kind::LogPaper);
+        assert_eq!(l.steps[0].kind, Kind::Binary(BinaryKind::Mul));
+        assert_eq!(l.steps[1].kind, Kind::Unary(UnaryKind::LogPaper));
         assert_eq!(l.steps[2].args, vec![Operand::Local(0), Operand::Local(1)]);
         assert_eq!(l.steps[2].level, 2);
         assert_eq!(l.result, Operand::Local(2));
-        assert_eq!(l.kinds, vec![Kind::Add, Kind::Mul, Kind::LogPaper]);
+        assert_eq!(
+            l.kinds,
+            vec![
+                Kind::Binary(BinaryKind::Add),
+                Kind::Binary(BinaryKind::Mul),
+                Kind::Unary(UnaryKind::LogPaper)
+            ]
+        );
     }
 
     #[test]

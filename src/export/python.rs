@@ -4,47 +4,83 @@
 //! `math.pow` of a negative base or of 0 to a negative power), so the helpers catch those
 //! exceptions and return what C's `exp`/`pow` would have.
 
-use super::{comment, finite_literal, Kind, Lowered, Operand};
+use super::{Imperative, Kind, Target};
+use crate::formula::ops::{BinaryKind as B, UnaryKind as U};
+use crate::formula::Terminal;
 use std::fmt::Write;
 
-fn operand(o: &Operand) -> String {
-    match *o {
-        Operand::Var(t) => t.name().to_string(),
-        Operand::Const(c) if c == f64::INFINITY => "math.inf".to_string(),
-        Operand::Const(c) if c == f64::NEG_INFINITY => "-math.inf".to_string(),
-        Operand::Const(c) => finite_literal(c),
-        Operand::Local(k) => format!("v{k}"),
+/// The Python target.
+pub(crate) struct Python;
+
+impl Target for Python {
+    const COMMENT: &'static str = "#";
+    const INFINITY: &'static str = "math.inf";
+    const NEG_INFINITY: &'static str = "-math.inf";
+}
+
+impl Imperative for Python {
+    const SEPARATOR: &'static str = "\n\n";
+
+    fn preamble(&self, _name: &str) -> String {
+        "# Arguments may be ints or floats; the result is a float (never NaN).\n\
+         import math\n\n\n"
+            .to_string()
+    }
+
+    fn unnan_helper(&self, name: &str) -> String {
+        format!("def {name}_unnan(x):\n    return 0.0 if x != x else x\n")
+    }
+
+    fn helper(&self, kind: Kind, name: &str) -> String {
+        helper(kind, name)
+    }
+
+    fn function_header(&self, name: &str, params: &[Terminal]) -> String {
+        let names: Vec<&str> = params.iter().map(|t| t.name()).collect();
+        let mut out = format!("def {name}({}):\n", names.join(", "));
+        for p in &names {
+            let _ = writeln!(out, "    {p} = float({p})");
+        }
+        out
+    }
+
+    fn local_definition(&self, k: usize, value: &str) -> String {
+        format!("    v{k} = {value}\n")
+    }
+
+    fn function_footer(&self, value: &str) -> String {
+        format!("    return {value}\n")
     }
 }
 
 fn helper(kind: Kind, name: &str) -> String {
     let n = name;
     match kind {
-        Kind::Add | Kind::Sub | Kind::Mul => {
-            let sym = match kind {
-                Kind::Add => "+",
-                Kind::Sub => "-",
+        Kind::Binary(op @ (B::Add | B::Sub | B::Mul)) => {
+            let sym = match op {
+                B::Add => "+",
+                B::Sub => "-",
                 _ => "*",
             };
             format!("def {n}_{}(a, b):\n    return {n}_unnan(a {sym} b)\n", kind.suffix())
         }
-        Kind::Neg => format!("def {n}_neg(a):\n    return -a\n"),
-        Kind::DivPaper => format!(
+        Kind::Unary(U::Neg) => format!("def {n}_neg(a):\n    return -a\n"),
+        Kind::Binary(B::DivPaper) => format!(
             "def {n}_div(a, b):\n    if b == 0.0:\n        return 0.0\n    return {n}_unnan(a / b)\n"
         ),
-        Kind::DivReference => format!(
+        Kind::Binary(B::DivReference) => format!(
             "def {n}_div(a, b):\n    if abs(b) < 1e-6:\n        return -1e6 if a * b < 0.0 else 1e6\n    return {n}_unnan(a / b)\n"
         ),
-        Kind::LogPaper => {
+        Kind::Unary(U::LogPaper) => {
             format!("def {n}_log(a):\n    return math.log(a) if a > 0.0 else 0.0\n")
         }
-        Kind::LogReference => format!(
+        Kind::Unary(U::LogReference) => format!(
             "def {n}_log(a):\n    return math.log(abs(a)) if abs(a) > 1.0 else 0.0\n"
         ),
-        Kind::Exp => format!(
+        Kind::Unary(U::Exp) => format!(
             "def {n}_exp(a):\n    try:\n        return math.exp(a)\n    except OverflowError:\n        return math.inf\n"
         ),
-        Kind::Pow => format!(
+        Kind::Binary(B::Pow) => format!(
             "def {n}_pow(a, b):
     # math.pow raises where C's pow returns inf or NaN (finite arguments only).
     try:
@@ -60,37 +96,4 @@ fn helper(kind: Kind, name: &str) -> String {
 "
         ),
     }
-}
-
-/// The Python source of `lowered` as function `name`.
-pub(crate) fn emit(lowered: &Lowered, name: &str, header: &[String]) -> String {
-    let mut out = comment(header, "#");
-    out.push_str("# Arguments may be ints or floats; the result is a float (never NaN).\n");
-    out.push_str("import math\n\n\n");
-    if lowered.needs_unnan() {
-        let _ = write!(
-            out,
-            "def {name}_unnan(x):\n    return 0.0 if x != x else x\n\n\n"
-        );
-    }
-    for &kind in &lowered.kinds {
-        out.push_str(&helper(kind, name));
-        out.push_str("\n\n");
-    }
-    let params: Vec<&str> = lowered.params.iter().map(|t| t.name()).collect();
-    let _ = writeln!(out, "def {name}({}):", params.join(", "));
-    for p in &params {
-        let _ = writeln!(out, "    {p} = float({p})");
-    }
-    for (k, step) in lowered.steps.iter().enumerate() {
-        let args: Vec<String> = step.args.iter().map(operand).collect();
-        let _ = writeln!(
-            out,
-            "    v{k} = {name}_{}({})",
-            step.kind.suffix(),
-            args.join(", ")
-        );
-    }
-    let _ = writeln!(out, "    return {}", operand(&lowered.result));
-    out
 }

@@ -13,44 +13,67 @@
 //! SQLite turns every NaN result into NULL (and `x / 0` and `ln(x <= 0)` are NULL too), so
 //! `COALESCE(…, 0.0)` is exactly the closure's NaN → 0 rule.
 
-use super::{comment, finite_literal, Kind, Lowered, Operand};
+use super::{comment, finite_literal, Kind, Lowered, Operand, Target};
+use crate::formula::ops::{BinaryKind as B, UnaryKind as U};
+use crate::formula::Terminal;
 use std::fmt::Write;
 
-fn operand(o: &Operand, name: &str) -> String {
-    match *o {
-        Operand::Var(t) => format!("CAST({} AS DOUBLE PRECISION)", t.name()),
-        Operand::Const(c) if c == f64::INFINITY => "9e999".to_string(),
-        Operand::Const(c) if c == f64::NEG_INFINITY => "(-9e999)".to_string(),
-        Operand::Const(c) if c.is_sign_negative() => format!("({})", finite_literal(c)),
-        Operand::Const(c) => finite_literal(c),
-        Operand::Local(k) => format!("{name}_v{k}"),
-    }
-}
+/// The SQLite target: operands and operations as SQL expressions (the query itself is
+/// assembled by [`emit`]).
+pub(crate) struct Sql;
 
-fn expression(kind: Kind, args: &[String]) -> String {
-    let a = &args[0];
-    let b = args.get(1).map(String::as_str).unwrap_or("");
-    match kind {
-        Kind::Add => format!("COALESCE({a} + {b}, 0.0)"),
-        Kind::Sub => format!("COALESCE({a} - {b}, 0.0)"),
-        Kind::Mul => format!("COALESCE({a} * {b}, 0.0)"),
-        // SQLite computes `-x` as `0 - x`, which turns 0.0 into +0.0, not -0.0.
-        Kind::Neg => format!("(-1.0 * {a})"),
-        Kind::DivPaper => format!("COALESCE({a} / NULLIF({b}, 0.0), 0.0)"),
-        Kind::DivReference => format!(
-            "CASE WHEN abs({b}) < 1e-6 THEN (CASE WHEN {a} * {b} < 0.0 THEN -1e6 ELSE 1e6 END) \
-             ELSE COALESCE({a} / {b}, 0.0) END"
-        ),
-        Kind::LogPaper => format!("COALESCE(ln({a}), 0.0)"),
-        Kind::LogReference => format!("ln(max(abs({a}), 1.0))"),
-        Kind::Exp => format!("exp({a})"),
-        Kind::Pow => format!("COALESCE(pow({a}, {b}), 0.0)"),
+impl Target for Sql {
+    const COMMENT: &'static str = "--";
+    const INFINITY: &'static str = "9e999";
+    const NEG_INFINITY: &'static str = "(-9e999)";
+
+    fn literal(&self, c: f64) -> String {
+        if c.is_finite() && c.is_sign_negative() {
+            format!("({})", finite_literal(c))
+        } else if c == f64::INFINITY {
+            Self::INFINITY.to_string()
+        } else if c == f64::NEG_INFINITY {
+            Self::NEG_INFINITY.to_string()
+        } else {
+            finite_literal(c)
+        }
+    }
+
+    fn variable(&self, t: Terminal) -> String {
+        format!("CAST({} AS DOUBLE PRECISION)", t.name())
+    }
+
+    fn local(&self, name: &str, k: usize) -> String {
+        format!("{name}_v{k}")
+    }
+
+    /// The operation written out in place (SQLite has no user-defined functions in plain
+    /// SQL): `COALESCE(…, 0.0)` is the closure's NaN → 0 rule.
+    fn call(&self, kind: Kind, _name: &str, args: &[String]) -> String {
+        let a = &args[0];
+        let b = args.get(1).map(String::as_str).unwrap_or("");
+        match kind {
+            Kind::Binary(B::Add) => format!("COALESCE({a} + {b}, 0.0)"),
+            Kind::Binary(B::Sub) => format!("COALESCE({a} - {b}, 0.0)"),
+            Kind::Binary(B::Mul) => format!("COALESCE({a} * {b}, 0.0)"),
+            // SQLite computes `-x` as `0 - x`, which turns 0.0 into +0.0, not -0.0.
+            Kind::Unary(U::Neg) => format!("(-1.0 * {a})"),
+            Kind::Binary(B::DivPaper) => format!("COALESCE({a} / NULLIF({b}, 0.0), 0.0)"),
+            Kind::Binary(B::DivReference) => format!(
+                "CASE WHEN abs({b}) < 1e-6 THEN (CASE WHEN {a} * {b} < 0.0 THEN -1e6 ELSE 1e6 END) \
+                 ELSE COALESCE({a} / {b}, 0.0) END"
+            ),
+            Kind::Unary(U::LogPaper) => format!("COALESCE(ln({a}), 0.0)"),
+            Kind::Unary(U::LogReference) => format!("ln(max(abs({a}), 1.0))"),
+            Kind::Unary(U::Exp) => format!("exp({a})"),
+            Kind::Binary(B::Pow) => format!("COALESCE(pow({a}, {b}), 0.0)"),
+        }
     }
 }
 
 /// The SQL query computing `lowered` as column `name` of every row of `pages`.
 pub(crate) fn emit(lowered: &Lowered, name: &str, header: &[String]) -> String {
-    let mut out = comment(header, "--");
+    let mut out = comment(header, Sql::COMMENT);
     let terminals: Vec<&str> = lowered.params.iter().map(|t| t.name()).collect();
     let columns = if terminals.is_empty() {
         "no terminal column".to_string()
@@ -70,14 +93,15 @@ pub(crate) fn emit(lowered: &Lowered, name: &str, header: &[String]) -> String {
     let levels = lowered.steps.iter().map(|s| s.level).max().unwrap_or(0);
     let expr = |k: usize| {
         let step = &lowered.steps[k];
-        let args: Vec<String> = step.args.iter().map(|a| operand(a, name)).collect();
-        expression(step.kind, &args)
+        let args: Vec<String> = step.args.iter().map(|a| Sql.operand(a, name)).collect();
+        Sql.call(step.kind, name, &args)
     };
     // SQLite flattens a chain of table expressions into one expression tree, copying a
     // column's expression into each place that reads it; only the reference division reads
     // an operand more than once, so only then is materialising each level needed.
     let copies = lowered.steps.iter().any(|s| {
-        s.kind == Kind::DivReference && s.args.iter().any(|a| matches!(a, Operand::Local(_)))
+        s.kind == Kind::Binary(B::DivReference)
+            && s.args.iter().any(|a| matches!(a, Operand::Local(_)))
     });
     let materialized = if copies { "MATERIALIZED " } else { "" };
     let mut from = "pages".to_string();
@@ -101,7 +125,7 @@ pub(crate) fn emit(lowered: &Lowered, name: &str, header: &[String]) -> String {
     }
     let result = match lowered.result {
         Operand::Local(k) => expr(k),
-        ref leaf => operand(leaf, name),
+        ref leaf => Sql.operand(leaf, name),
     };
     let _ = writeln!(out, "SELECT *,\n  {result} AS {name}\nFROM {from};");
     out

@@ -88,27 +88,31 @@ const ALL: &str = include_str!("../../grammars/all.ron");
 const BASIC_REFERENCE: &str = include_str!("../../grammars/basic-reference.ron");
 const ALL_REFERENCE: &str = include_str!("../../grammars/all-reference.ron");
 
+/// A grammar compiled into the crate.
+fn shipped(text: &str, path: &str) -> Grammar {
+    // Invariant: the shipped grammar files are valid (every one is loaded by the tests).
+    Grammar::from_ron(text, path).expect("invariant: a shipped grammar is valid")
+}
+
 impl Grammar {
     /// GP4C_Basic: `n X t` (from `grammars/basic.ron`).
     pub fn basic() -> Grammar {
-        Grammar::from_ron(BASIC, "grammars/basic.ron").expect("shipped grammar is valid")
+        shipped(BASIC, "grammars/basic.ron")
     }
 
     /// GP4C_All: `n X t CG NAD SAD AAD GAD` (from `grammars/all.ron`).
     pub fn all() -> Grammar {
-        Grammar::from_ron(ALL, "grammars/all.ron").expect("shipped grammar is valid")
+        shipped(ALL, "grammars/all.ron")
     }
 
     /// GP4C_Basic under the reference closure (`grammars/basic-reference.ron`).
-    pub fn basic_reference() -> Grammar {
-        Grammar::from_ron(BASIC_REFERENCE, "grammars/basic-reference.ron")
-            .expect("shipped grammar is valid")
+    pub(crate) fn basic_reference() -> Grammar {
+        shipped(BASIC_REFERENCE, "grammars/basic-reference.ron")
     }
 
     /// GP4C_All under the reference closure (`grammars/all-reference.ron`).
-    pub fn all_reference() -> Grammar {
-        Grammar::from_ron(ALL_REFERENCE, "grammars/all-reference.ron")
-            .expect("shipped grammar is valid")
+    pub(crate) fn all_reference() -> Grammar {
+        shipped(ALL_REFERENCE, "grammars/all-reference.ron")
     }
 
     /// A built-in grammar by name (`basic`, `all`, `basic-reference`, `all-reference`), or
@@ -229,18 +233,15 @@ impl Grammar {
                 .collect(),
             closure: self.closure,
         };
+        // Invariant: a `RawGrammar` is strings, numbers and a unit enum, which RON always
+        // serialises.
         ron::ser::to_string_pretty(&raw, ron::ser::PrettyConfig::default().struct_names(true))
-            .expect("a grammar serialises")
+            .expect("invariant: a grammar serialises")
     }
 
     /// The grammar's name.
     pub fn name(&self) -> &str {
         &self.name
-    }
-
-    /// A one-line description.
-    pub fn description(&self) -> &str {
-        &self.description
     }
 
     /// The terminals formulas may read.
@@ -266,13 +267,6 @@ impl Grammar {
     /// The protected-operator rules.
     pub fn closure(&self) -> Closure {
         self.closure
-    }
-
-    /// This grammar with other terminals (e.g. to restrict a search).
-    pub fn with_terminals(mut self, terminals: Vec<Terminal>) -> Grammar {
-        assert!(!terminals.is_empty(), "a grammar needs a terminal");
-        self.terminals = terminals;
-        self
     }
 }
 

@@ -2,11 +2,13 @@
 //!
 //! A [`Formula`] is a tree stored flat, in postfix order: every node comes after its
 //! children, so the subtree rooted at node `i` is the contiguous slice
-//! `subtree_start(i)..=i`. Crossover and mutation are slice splices; evaluation is one
-//! forward pass; printing and simplification are forward passes with a stack.
+//! `subtree_start(i)..=i`. Crossover and mutation are slice splices; every bottom-up walk
+//! (evaluation, printing, simplification, compilation, export) is one [`Formula::fold`], a
+//! forward pass with a stack of results.
 //!
 //! The leaves are [`Terminal`]s (the page statistics of SPEC §4) and numeric constants;
-//! the inner nodes are the [`Op`]s `+ - * / ^ log exp` and unary minus. Which terminals,
+//! the inner nodes are the [`BinaryOp`]s `+ - * / ^` and the [`UnaryOp`]s `log exp` and
+//! unary minus, so an operator's arity is its type. Which terminals,
 //! constants and operators a search may use, and which closure (protected-operator rules)
 //! gives every operation a value, is a [`Grammar`].
 //!
@@ -109,81 +111,139 @@ impl fmt::Display for Terminal {
     }
 }
 
-/// An operator: the inner nodes of a formula.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Op {
-    /// `a + b`
-    #[serde(rename = "+")]
-    Add,
-    /// `a - b`
-    #[serde(rename = "-")]
-    Sub,
-    /// `a * b`
-    #[serde(rename = "*")]
-    Mul,
-    /// `a / b`, protected by the closure.
-    #[serde(rename = "/")]
-    Div,
-    /// `a ^ b`, also written `pow(a, b)`.
-    #[serde(rename = "pow")]
-    Pow,
+/// An operator of one operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum UnaryOp {
     /// Unary minus, `-a`.
-    #[serde(rename = "neg")]
     Neg,
     /// Natural logarithm, protected by the closure.
-    #[serde(rename = "log")]
     Log,
     /// `e` to the power of the argument.
-    #[serde(rename = "exp")]
     Exp,
 }
 
-impl Op {
-    /// Every operator.
-    pub const ALL: [Op; 8] = [
-        Op::Add,
-        Op::Sub,
-        Op::Mul,
-        Op::Div,
-        Op::Pow,
-        Op::Neg,
-        Op::Log,
-        Op::Exp,
+impl UnaryOp {
+    /// Every unary operator.
+    pub const ALL: [UnaryOp; 3] = [UnaryOp::Neg, UnaryOp::Log, UnaryOp::Exp];
+
+    /// The operator's name in grammar files: `neg log exp`.
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "neg",
+            UnaryOp::Log => "log",
+            UnaryOp::Exp => "exp",
+        }
+    }
+}
+
+/// An operator of two operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BinaryOp {
+    /// `a + b`
+    Add,
+    /// `a - b`
+    Sub,
+    /// `a * b`
+    Mul,
+    /// `a / b`, protected by the closure.
+    Div,
+    /// `a ^ b`, also written `pow(a, b)`.
+    Pow,
+}
+
+impl BinaryOp {
+    /// Every binary operator.
+    pub const ALL: [BinaryOp; 5] = [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Pow,
     ];
 
-    /// Number of children: 1 or 2.
+    /// The operator's name in grammar files: `+ - * / pow`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Pow => "pow",
+        }
+    }
+
+    /// Whether `a op b == b op a` holds bit for bit for every pair of values.
+    pub fn is_commutative(self) -> bool {
+        matches!(self, BinaryOp::Add | BinaryOp::Mul)
+    }
+}
+
+/// Any operator: what a grammar lists and random formulas are composed of. The arity is
+/// the variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Op {
+    /// A binary operator.
+    Binary(BinaryOp),
+    /// A unary operator.
+    Unary(UnaryOp),
+}
+
+impl Op {
+    /// Every operator: the binary ones, then the unary ones.
+    pub const ALL: [Op; 8] = [
+        Op::Binary(BinaryOp::Add),
+        Op::Binary(BinaryOp::Sub),
+        Op::Binary(BinaryOp::Mul),
+        Op::Binary(BinaryOp::Div),
+        Op::Binary(BinaryOp::Pow),
+        Op::Unary(UnaryOp::Neg),
+        Op::Unary(UnaryOp::Log),
+        Op::Unary(UnaryOp::Exp),
+    ];
+
+    /// Number of operands: 1 or 2.
     pub fn arity(self) -> usize {
         match self {
-            Op::Neg | Op::Log | Op::Exp => 1,
-            _ => 2,
+            Op::Unary(_) => 1,
+            Op::Binary(_) => 2,
         }
     }
 
     /// The operator's name in grammar files: `+ - * / pow neg log exp`.
     pub fn name(self) -> &'static str {
         match self {
-            Op::Add => "+",
-            Op::Sub => "-",
-            Op::Mul => "*",
-            Op::Div => "/",
-            Op::Pow => "pow",
-            Op::Neg => "neg",
-            Op::Log => "log",
-            Op::Exp => "exp",
+            Op::Unary(op) => op.name(),
+            Op::Binary(op) => op.name(),
         }
     }
 
     /// The operator with this grammar-file name, if any (`^` is accepted for `pow`).
-    pub fn from_name(name: &str) -> Option<Op> {
+    pub(crate) fn from_name(name: &str) -> Option<Op> {
         match name {
-            "^" => Some(Op::Pow),
+            "^" => Some(Op::Binary(BinaryOp::Pow)),
             _ => Op::ALL.into_iter().find(|op| op.name() == name),
         }
     }
 
-    /// Whether `a op b == b op a` holds bit for bit for every pair of values.
-    pub fn is_commutative(self) -> bool {
-        matches!(self, Op::Add | Op::Mul)
+    /// The operator's position in [`Op::ALL`]: its key in the total order of nodes and in
+    /// the structural hash.
+    fn code(self) -> u64 {
+        match self {
+            Op::Binary(op) => op as u64,
+            Op::Unary(op) => BinaryOp::ALL.len() as u64 + op as u64,
+        }
+    }
+}
+
+impl From<UnaryOp> for Op {
+    fn from(op: UnaryOp) -> Op {
+        Op::Unary(op)
+    }
+}
+
+impl From<BinaryOp> for Op {
+    fn from(op: BinaryOp) -> Op {
+        Op::Binary(op)
     }
 }
 
@@ -195,16 +255,24 @@ pub enum Node {
     Const(f64),
     /// A page statistic.
     Var(Terminal),
-    /// An operator applied to the preceding subtree(s).
-    Op(Op),
+    /// A unary operator applied to the preceding subtree.
+    Unary(UnaryOp),
+    /// A binary operator applied to the two preceding subtrees.
+    Binary(BinaryOp),
 }
 
 impl Node {
-    /// Number of children.
-    pub fn arity(&self) -> usize {
-        match self {
-            Node::Op(op) => op.arity(),
-            _ => 0,
+    /// Number of children: 0 for leaves, else the operator's arity.
+    pub(crate) fn arity(&self) -> usize {
+        self.op().map_or(0, Op::arity)
+    }
+
+    /// The operator of an inner node; `None` for a leaf.
+    pub(crate) fn op(&self) -> Option<Op> {
+        match *self {
+            Node::Unary(op) => Some(Op::Unary(op)),
+            Node::Binary(op) => Some(Op::Binary(op)),
+            Node::Const(_) | Node::Var(_) => None,
         }
     }
 
@@ -213,9 +281,33 @@ impl Node {
         match *self {
             Node::Const(c) => (0, total_order_bits(c)),
             Node::Var(t) => (1, t as u64),
-            Node::Op(op) => (2, op as u64),
+            Node::Unary(op) => (2, Op::Unary(op).code()),
+            Node::Binary(op) => (2, Op::Binary(op).code()),
         }
     }
+}
+
+impl From<Op> for Node {
+    fn from(op: Op) -> Node {
+        match op {
+            Op::Unary(op) => Node::Unary(op),
+            Op::Binary(op) => Node::Binary(op),
+        }
+    }
+}
+
+/// A node as [`Formula::fold`] hands it over: an operator comes with its operands'
+/// results in place of its operands.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Visit<T> {
+    /// A constant.
+    Const(f64),
+    /// A terminal.
+    Var(Terminal),
+    /// A unary operator and its operand's result.
+    Unary(UnaryOp, T),
+    /// A binary operator and its operands' results, first operand first.
+    Binary(BinaryOp, T, T),
 }
 
 /// Maps an f64 to a u64 whose unsigned order is the float's total order.
@@ -318,20 +410,17 @@ impl Formula {
                     return Err(ShapeError::InfiniteConstant { index });
                 }
             }
-            let arity = node.arity();
-            if depth < arity {
-                let op = match node {
-                    Node::Op(op) => op.name(),
-                    _ => unreachable!("leaves have arity 0"),
-                };
-                return Err(ShapeError::MissingOperand {
-                    index,
-                    op,
-                    arity,
-                    available: depth,
-                });
+            if let Some(op) = node.op() {
+                if depth < op.arity() {
+                    return Err(ShapeError::MissingOperand {
+                        index,
+                        op: op.name(),
+                        arity: op.arity(),
+                        available: depth,
+                    });
+                }
             }
-            depth = depth - arity + 1;
+            depth = depth - node.arity() + 1;
         }
         if depth != 1 {
             return Err(ShapeError::SeveralRoots { roots: depth });
@@ -360,24 +449,65 @@ impl Formula {
         }
     }
 
-    /// `op` applied to `operands` (one or two formulas, as the operator's arity says).
-    ///
-    /// # Panics
-    /// If the number of operands differs from the operator's arity.
-    pub fn apply(op: Op, operands: &[&Formula]) -> Formula {
-        assert_eq!(
-            operands.len(),
-            op.arity(),
-            "`{}` takes {} operand(s)",
-            op.name(),
-            op.arity()
-        );
-        let mut nodes = Vec::with_capacity(operands.iter().map(|f| f.len()).sum::<usize>() + 1);
-        for f in operands {
-            nodes.extend_from_slice(&f.nodes);
-        }
-        nodes.push(Node::Op(op));
+    /// The unary operator `op` applied to `a`.
+    pub fn unary(op: UnaryOp, a: &Formula) -> Formula {
+        let mut nodes = Vec::with_capacity(a.len() + 1);
+        nodes.extend_from_slice(&a.nodes);
+        nodes.push(Node::Unary(op));
         Formula { nodes }
+    }
+
+    /// The binary operator `op` applied to `a` and `b`.
+    pub fn binary(op: BinaryOp, a: &Formula, b: &Formula) -> Formula {
+        let mut nodes = Vec::with_capacity(a.len() + b.len() + 1);
+        nodes.extend_from_slice(&a.nodes);
+        nodes.extend_from_slice(&b.nodes);
+        nodes.push(Node::Binary(op));
+        Formula { nodes }
+    }
+
+    /// Folds the tree bottom-up in one forward pass over the postfix nodes, without
+    /// recursion: `visit` gets every node, children first, with its operands' results in
+    /// place of its operands, and the result for the root is returned. Every walk over a
+    /// formula (evaluation, printing, simplification, compilation, export) is this fold.
+    ///
+    /// ```
+    /// use freshgp::formula::{Formula, Visit};
+    ///
+    /// let f: Formula = "(t + n) * log(X)".parse().unwrap();
+    /// let leaves = f.fold(|node| match node {
+    ///     Visit::Const(_) | Visit::Var(_) => 1,
+    ///     Visit::Unary(_, a) => a,
+    ///     Visit::Binary(_, a, b) => a + b,
+    /// });
+    /// assert_eq!(leaves, 3);
+    /// ```
+    pub fn fold<T>(&self, mut visit: impl FnMut(Visit<T>) -> T) -> T {
+        self.fold_slots(|_, node| visit(node))
+    }
+
+    /// [`Formula::fold`] that also tells `visit` the slot its result takes on the value
+    /// stack (the number of results pending below it), which is the register a
+    /// stack-machine compilation writes it to.
+    pub(crate) fn fold_slots<T>(&self, mut visit: impl FnMut(usize, Visit<T>) -> T) -> T {
+        let mut stack: Vec<T> = Vec::with_capacity(self.stack_depth());
+        for node in &self.nodes {
+            let result = match *node {
+                Node::Const(c) => visit(stack.len(), Visit::Const(c)),
+                Node::Var(t) => visit(stack.len(), Visit::Var(t)),
+                Node::Unary(op) => {
+                    let a = pop_operand(&mut stack);
+                    visit(stack.len(), Visit::Unary(op, a))
+                }
+                Node::Binary(op) => {
+                    let b = pop_operand(&mut stack);
+                    let a = pop_operand(&mut stack);
+                    visit(stack.len(), Visit::Binary(op, a, b))
+                }
+            };
+            stack.push(result);
+        }
+        pop_operand(&mut stack)
     }
 
     /// The nodes, in postfix order.
@@ -404,14 +534,8 @@ impl Formula {
     ///
     /// # Panics
     /// If `i` is out of range.
-    pub fn subtree_start(&self, i: usize) -> usize {
-        let mut pending = 1usize;
-        let mut j = i + 1;
-        while pending > 0 {
-            j -= 1;
-            pending = pending - 1 + self.nodes[j].arity();
-        }
-        j
+    pub(crate) fn subtree_start(&self, i: usize) -> usize {
+        subtree_start(&self.nodes, i)
     }
 
     /// The range of node indices of the subtree whose root is node `i`.
@@ -428,10 +552,10 @@ impl Formula {
 
     /// Root indices of the children of node `i`, first operand first.
     pub fn children(&self, i: usize) -> Vec<usize> {
-        match self.nodes[i].arity() {
-            0 => vec![],
-            1 => vec![i - 1],
-            _ => {
+        match self.nodes[i] {
+            Node::Const(_) | Node::Var(_) => vec![],
+            Node::Unary(_) => vec![i - 1],
+            Node::Binary(_) => {
                 let right = i - 1;
                 let left = self.subtree_start(right) - 1;
                 vec![left, right]
@@ -442,17 +566,15 @@ impl Formula {
     /// For every node, the size of the subtree it roots, written into `sizes`.
     pub fn subtree_sizes_into(&self, sizes: &mut Vec<usize>) {
         sizes.clear();
-        for (i, node) in self.nodes.iter().enumerate() {
-            let size = match node.arity() {
-                0 => 1,
-                1 => 1 + sizes[i - 1],
-                _ => {
-                    let right = sizes[i - 1];
-                    1 + right + sizes[i - 1 - right]
-                }
+        self.fold(|node| {
+            let size = match node {
+                Visit::Const(_) | Visit::Var(_) => 1,
+                Visit::Unary(_, a) => 1 + a,
+                Visit::Binary(_, a, b) => 1 + a + b,
             };
             sizes.push(size);
-        }
+            size
+        });
     }
 
     /// For every node, its depth below the root (the root has depth 0).
@@ -471,24 +593,15 @@ impl Formula {
 
     /// Height of the tree: a single leaf has depth 0, `a + b` has depth 1.
     pub fn depth(&self) -> usize {
-        let mut heights: Vec<usize> = Vec::with_capacity(self.nodes.len());
-        for node in &self.nodes {
-            let h = match node.arity() {
-                0 => 0,
-                1 => 1 + heights.pop().expect("well-shaped"),
-                _ => {
-                    let b = heights.pop().expect("well-shaped");
-                    let a = heights.pop().expect("well-shaped");
-                    1 + a.max(b)
-                }
-            };
-            heights.push(h);
-        }
-        heights[0]
+        self.fold(|node: Visit<usize>| match node {
+            Visit::Const(_) | Visit::Var(_) => 0,
+            Visit::Unary(_, a) => 1 + a,
+            Visit::Binary(_, a, b) => 1 + a.max(b),
+        })
     }
 
     /// The largest number of values a postfix evaluation holds at once.
-    pub fn stack_depth(&self) -> usize {
+    pub(crate) fn stack_depth(&self) -> usize {
         let mut depth = 0usize;
         let mut max = 0usize;
         for node in &self.nodes {
@@ -509,7 +622,9 @@ impl Formula {
         nodes.extend_from_slice(&self.nodes[..range.start]);
         nodes.extend_from_slice(with);
         nodes.extend_from_slice(&self.nodes[range.end..]);
-        Formula::from_postfix(nodes).expect("a subtree replaced by a subtree is a tree")
+        // Invariant: `with` is one complete tree (the documented precondition), and a
+        // complete subtree replaced by a complete tree leaves one tree.
+        Formula::from_postfix(nodes).expect("invariant: a subtree replaced by a tree is a tree")
     }
 
     /// The terminals the formula reads, each once, in column order.
@@ -526,11 +641,6 @@ impl Formula {
             .collect()
     }
 
-    /// Whether the formula contains no terminal (its value is the same for every page).
-    pub fn is_constant(&self) -> bool {
-        !self.nodes.iter().any(|n| matches!(n, Node::Var(_)))
-    }
-
     /// A 64-bit hash of the node sequence, stable across runs, platforms and Rust
     /// versions. Equal formulas have equal hashes; apply it to [`Formula::canonical`]
     /// to recognise formulas that differ only by commuted operands or foldable parts.
@@ -543,6 +653,30 @@ impl Formula {
         }
         h
     }
+}
+
+/// First index of the subtree whose root is `nodes[i]`, in a postfix sequence that holds
+/// that whole subtree.
+///
+/// # Panics
+/// If `i` is out of range, or the subtree is incomplete.
+pub(crate) fn subtree_start(nodes: &[Node], i: usize) -> usize {
+    let mut pending = 1usize;
+    let mut j = i + 1;
+    while pending > 0 {
+        j -= 1;
+        pending = pending - 1 + nodes[j].arity();
+    }
+    j
+}
+
+/// The next operand of a postfix walk.
+fn pop_operand<T>(stack: &mut Vec<T>) -> T {
+    // Invariant: a `Formula` is one well-shaped tree (every constructor checks it), so
+    // every operator finds its operands on the stack and exactly one result remains.
+    stack
+        .pop()
+        .expect("invariant: a formula is one well-shaped tree")
 }
 
 impl fmt::Debug for Formula {
@@ -605,6 +739,24 @@ mod tests {
     }
 
     #[test]
+    fn fold_hands_over_operand_results_without_recursion() {
+        let x = f("(t + n) * log(X)");
+        let postfix = x.fold(|node| match node {
+            Visit::Const(c) => c.to_string(),
+            Visit::Var(t) => t.name().to_string(),
+            Visit::Unary(op, a) => format!("{a} {}", op.name()),
+            Visit::Binary(op, a, b) => format!("{a} {b} {}", op.name()),
+        });
+        assert_eq!(postfix, "t n + X log *");
+        // A chain far deeper than any recursion could take.
+        let mut nodes = vec![Node::Var(Terminal::T)];
+        nodes.extend(std::iter::repeat(Node::Unary(UnaryOp::Exp)).take(200_000));
+        let deep = Formula::from_postfix(nodes).unwrap();
+        assert_eq!(deep.depth(), 200_000);
+        assert_eq!(deep.simplify(Closure::Paper).len(), 200_001);
+    }
+
+    #[test]
     fn replace_subtree_is_a_splice() {
         let x = f("(t + n) * log(X)");
         let y = x.replace_subtree(2, f("CG").nodes());
@@ -615,7 +767,7 @@ mod tests {
     fn shape_errors() {
         assert_eq!(Formula::from_postfix(vec![]), Err(ShapeError::Empty));
         assert!(matches!(
-            Formula::from_postfix(vec![Node::Var(Terminal::T), Node::Op(Op::Add)]),
+            Formula::from_postfix(vec![Node::Var(Terminal::T), Node::Binary(BinaryOp::Add)]),
             Err(ShapeError::MissingOperand { index: 1, .. })
         ));
         assert_eq!(
@@ -627,7 +779,7 @@ mod tests {
             Formula::from_postfix(vec![
                 Node::Var(Terminal::T),
                 Node::Const(f64::INFINITY),
-                Node::Op(Op::Mul)
+                Node::Binary(BinaryOp::Mul)
             ]),
             Err(ShapeError::InfiniteConstant { index: 1 })
         );

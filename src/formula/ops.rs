@@ -11,10 +11,11 @@
 //!
 //! Under both, no operation returns NaN, whatever its inputs (property-tested).
 //! These scalar functions are the single definition of each operator: the interpreter,
-//! the compiled evaluator and the simplifier's constant folding all call them, which is
-//! why they agree bit for bit.
+//! the compiled evaluator, the exporters' and the simplifier's constant folding all call
+//! them (through `UnaryKind`/`BinaryKind`, an operator with its closure resolved), which
+//! is why they agree bit for bit.
 
-use super::Op;
+use super::{BinaryOp, UnaryOp};
 use serde::{Deserialize, Serialize};
 
 /// Which protected-operator rules a formula is evaluated under.
@@ -108,105 +109,105 @@ pub(crate) fn pow(a: f64, b: f64) -> f64 {
     unnan(a.powf(b))
 }
 
-/// An operator with its closure resolved: what one evaluation step computes. The
-/// compiled evaluator and the exporters both dispatch on it.
+/// A unary operator with its closure resolved: what one evaluation step computes. The
+/// compiled evaluator and the exporters dispatch on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum Kind {
-    Add,
-    Sub,
-    Mul,
-    DivPaper,
-    DivReference,
-    Pow,
+pub(crate) enum UnaryKind {
     Neg,
     LogPaper,
     LogReference,
     Exp,
 }
 
-impl Kind {
+impl UnaryKind {
     /// `op` under `closure`.
-    pub(crate) fn of(op: Op, closure: Closure) -> Kind {
+    pub(crate) fn of(op: UnaryOp, closure: Closure) -> UnaryKind {
         match (op, closure) {
-            (Op::Add, _) => Kind::Add,
-            (Op::Sub, _) => Kind::Sub,
-            (Op::Mul, _) => Kind::Mul,
-            (Op::Div, Closure::Paper) => Kind::DivPaper,
-            (Op::Div, Closure::Reference) => Kind::DivReference,
-            (Op::Pow, _) => Kind::Pow,
-            (Op::Neg, _) => Kind::Neg,
-            (Op::Log, Closure::Paper) => Kind::LogPaper,
-            (Op::Log, Closure::Reference) => Kind::LogReference,
-            (Op::Exp, _) => Kind::Exp,
+            (UnaryOp::Neg, _) => UnaryKind::Neg,
+            (UnaryOp::Log, Closure::Paper) => UnaryKind::LogPaper,
+            (UnaryOp::Log, Closure::Reference) => UnaryKind::LogReference,
+            (UnaryOp::Exp, _) => UnaryKind::Exp,
         }
     }
 
+    /// The value of the operation.
+    #[inline(always)]
+    pub(crate) fn apply(self, a: f64) -> f64 {
+        match self {
+            UnaryKind::Neg => neg(a),
+            UnaryKind::LogPaper => log_paper(a),
+            UnaryKind::LogReference => log_reference(a),
+            UnaryKind::Exp => exp(a),
+        }
+    }
+}
+
+/// A binary operator with its closure resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum BinaryKind {
+    Add,
+    Sub,
+    Mul,
+    DivPaper,
+    DivReference,
+    Pow,
+}
+
+impl BinaryKind {
+    /// `op` under `closure`.
+    pub(crate) fn of(op: BinaryOp, closure: Closure) -> BinaryKind {
+        match (op, closure) {
+            (BinaryOp::Add, _) => BinaryKind::Add,
+            (BinaryOp::Sub, _) => BinaryKind::Sub,
+            (BinaryOp::Mul, _) => BinaryKind::Mul,
+            (BinaryOp::Div, Closure::Paper) => BinaryKind::DivPaper,
+            (BinaryOp::Div, Closure::Reference) => BinaryKind::DivReference,
+            (BinaryOp::Pow, _) => BinaryKind::Pow,
+        }
+    }
+
+    /// The value of the operation.
+    #[inline(always)]
+    pub(crate) fn apply(self, a: f64, b: f64) -> f64 {
+        match self {
+            BinaryKind::Add => add(a, b),
+            BinaryKind::Sub => sub(a, b),
+            BinaryKind::Mul => mul(a, b),
+            BinaryKind::DivPaper => div_paper(a, b),
+            BinaryKind::DivReference => div_reference(a, b),
+            BinaryKind::Pow => pow(a, b),
+        }
+    }
+}
+
+/// Either kind of resolved operator (binary kinds order first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Kind {
+    Binary(BinaryKind),
+    Unary(UnaryKind),
+}
+
+impl Kind {
     /// Number of operands.
     pub(crate) fn arity(self) -> usize {
         match self {
-            Kind::Neg | Kind::LogPaper | Kind::LogReference | Kind::Exp => 1,
-            _ => 2,
-        }
-    }
-
-    /// The value of a unary kind.
-    #[inline(always)]
-    pub(crate) fn scalar1(self, a: f64) -> f64 {
-        match self {
-            Kind::Neg => neg(a),
-            Kind::LogPaper => log_paper(a),
-            Kind::LogReference => log_reference(a),
-            Kind::Exp => exp(a),
-            _ => unreachable!("unary kinds only"),
-        }
-    }
-
-    /// The value of a binary kind.
-    #[inline(always)]
-    pub(crate) fn scalar2(self, a: f64, b: f64) -> f64 {
-        match self {
-            Kind::Add => add(a, b),
-            Kind::Sub => sub(a, b),
-            Kind::Mul => mul(a, b),
-            Kind::DivPaper => div_paper(a, b),
-            Kind::DivReference => div_reference(a, b),
-            Kind::Pow => pow(a, b),
-            _ => unreachable!("binary kinds only"),
+            Kind::Unary(_) => 1,
+            Kind::Binary(_) => 2,
         }
     }
 }
 
 impl Closure {
-    /// The value of a unary operator.
-    ///
-    /// # Panics
-    /// If `op` is binary.
+    /// The value of a unary operator under this closure.
     #[inline]
-    pub fn apply1(self, op: Op, a: f64) -> f64 {
-        match (op, self) {
-            (Op::Neg, _) => neg(a),
-            (Op::Exp, _) => exp(a),
-            (Op::Log, Closure::Paper) => log_paper(a),
-            (Op::Log, Closure::Reference) => log_reference(a),
-            _ => panic!("`{}` is not unary", op.name()),
-        }
+    pub(crate) fn unary(self, op: UnaryOp, a: f64) -> f64 {
+        UnaryKind::of(op, self).apply(a)
     }
 
-    /// The value of a binary operator.
-    ///
-    /// # Panics
-    /// If `op` is unary.
+    /// The value of a binary operator under this closure.
     #[inline]
-    pub fn apply2(self, op: Op, a: f64, b: f64) -> f64 {
-        match (op, self) {
-            (Op::Add, _) => add(a, b),
-            (Op::Sub, _) => sub(a, b),
-            (Op::Mul, _) => mul(a, b),
-            (Op::Pow, _) => pow(a, b),
-            (Op::Div, Closure::Paper) => div_paper(a, b),
-            (Op::Div, Closure::Reference) => div_reference(a, b),
-            _ => panic!("`{}` is not binary", op.name()),
-        }
+    pub(crate) fn binary(self, op: BinaryOp, a: f64, b: f64) -> f64 {
+        BinaryKind::of(op, self).apply(a, b)
     }
 
     /// The name used in grammar files: `Paper` or `Reference`.
@@ -221,7 +222,16 @@ impl Closure {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formula::Op;
     use proptest::prelude::*;
+
+    /// `op` applied to `a` (and `b`, when binary).
+    fn apply(closure: Closure, op: Op, a: f64, b: f64) -> f64 {
+        match op {
+            Op::Unary(op) => closure.unary(op, a),
+            Op::Binary(op) => closure.binary(op, a, b),
+        }
+    }
 
     const SPECIAL: [f64; 12] = [
         0.0,
@@ -241,19 +251,22 @@ mod tests {
     #[test]
     fn paper_closure_values() {
         let p = Closure::Paper;
-        assert_eq!(p.apply2(Op::Div, 3.0, 0.0), 0.0);
-        assert_eq!(p.apply2(Op::Div, 3.0, -0.0), 0.0);
-        assert_eq!(p.apply2(Op::Div, 3.0, 2.0), 1.5);
-        assert_eq!(p.apply1(Op::Log, 0.0), 0.0);
-        assert_eq!(p.apply1(Op::Log, -5.0), 0.0);
-        assert_eq!(p.apply1(Op::Log, f64::INFINITY), f64::INFINITY);
-        assert_eq!(p.apply2(Op::Add, f64::INFINITY, f64::NEG_INFINITY), 0.0);
-        assert_eq!(p.apply2(Op::Mul, f64::INFINITY, 0.0), 0.0);
-        assert_eq!(p.apply2(Op::Pow, -8.0, 1.0 / 3.0), 0.0);
-        assert_eq!(p.apply2(Op::Pow, 0.0, -1.0), f64::INFINITY);
-        assert_eq!(p.apply1(Op::Exp, 1000.0), f64::INFINITY);
+        assert_eq!(p.binary(BinaryOp::Div, 3.0, 0.0), 0.0);
+        assert_eq!(p.binary(BinaryOp::Div, 3.0, -0.0), 0.0);
+        assert_eq!(p.binary(BinaryOp::Div, 3.0, 2.0), 1.5);
+        assert_eq!(p.unary(UnaryOp::Log, 0.0), 0.0);
+        assert_eq!(p.unary(UnaryOp::Log, -5.0), 0.0);
+        assert_eq!(p.unary(UnaryOp::Log, f64::INFINITY), f64::INFINITY);
         assert_eq!(
-            p.apply2(Op::Div, f64::INFINITY, f64::INFINITY),
+            p.binary(BinaryOp::Add, f64::INFINITY, f64::NEG_INFINITY),
+            0.0
+        );
+        assert_eq!(p.binary(BinaryOp::Mul, f64::INFINITY, 0.0), 0.0);
+        assert_eq!(p.binary(BinaryOp::Pow, -8.0, 1.0 / 3.0), 0.0);
+        assert_eq!(p.binary(BinaryOp::Pow, 0.0, -1.0), f64::INFINITY);
+        assert_eq!(p.unary(UnaryOp::Exp, 1000.0), f64::INFINITY);
+        assert_eq!(
+            p.binary(BinaryOp::Div, f64::INFINITY, f64::INFINITY),
             0.0,
             "inf/inf is NaN in IEEE"
         );
@@ -262,15 +275,15 @@ mod tests {
     #[test]
     fn reference_closure_values() {
         let r = Closure::Reference;
-        assert_eq!(r.apply2(Op::Div, 3.0, 1e-7), 1e6);
-        assert_eq!(r.apply2(Op::Div, -3.0, 1e-7), -1e6);
-        assert_eq!(r.apply2(Op::Div, 3.0, -1e-7), -1e6);
-        assert_eq!(r.apply2(Op::Div, 0.0, 0.0), 1e6);
-        assert_eq!(r.apply2(Op::Div, 3.0, 2.0), 1.5);
-        assert_eq!(r.apply1(Op::Log, -std::f64::consts::E), 1.0);
-        assert_eq!(r.apply1(Op::Log, 0.5), 0.0);
-        assert_eq!(r.apply1(Op::Log, 1.0), 0.0);
-        assert_eq!(r.apply2(Op::Pow, -8.0, 0.5), 0.0);
+        assert_eq!(r.binary(BinaryOp::Div, 3.0, 1e-7), 1e6);
+        assert_eq!(r.binary(BinaryOp::Div, -3.0, 1e-7), -1e6);
+        assert_eq!(r.binary(BinaryOp::Div, 3.0, -1e-7), -1e6);
+        assert_eq!(r.binary(BinaryOp::Div, 0.0, 0.0), 1e6);
+        assert_eq!(r.binary(BinaryOp::Div, 3.0, 2.0), 1.5);
+        assert_eq!(r.unary(UnaryOp::Log, -std::f64::consts::E), 1.0);
+        assert_eq!(r.unary(UnaryOp::Log, 0.5), 0.0);
+        assert_eq!(r.unary(UnaryOp::Log, 1.0), 0.0);
+        assert_eq!(r.binary(BinaryOp::Pow, -8.0, 0.5), 0.0);
     }
 
     fn any_value() -> impl Strategy<Value = f64> {
@@ -286,7 +299,7 @@ mod tests {
         fn no_operation_yields_nan(a in any_value(), b in any_value()) {
             for closure in [Closure::Paper, Closure::Reference] {
                 for op in Op::ALL {
-                    let v = if op.arity() == 1 { closure.apply1(op, a) } else { closure.apply2(op, a, b) };
+                    let v = apply(closure, op, a, b);
                     prop_assert!(!v.is_nan(), "{:?} {} ({a}, {b}) = NaN", closure, op.name());
                 }
             }
@@ -299,11 +312,7 @@ mod tests {
             for &a in &SPECIAL {
                 for &b in &SPECIAL {
                     for op in Op::ALL {
-                        let v = if op.arity() == 1 {
-                            closure.apply1(op, a)
-                        } else {
-                            closure.apply2(op, a, b)
-                        };
+                        let v = apply(closure, op, a, b);
                         assert!(!v.is_nan(), "{closure:?} {} ({a}, {b})", op.name());
                     }
                 }

@@ -6,7 +6,7 @@
 //! was found there and what was expected; no input makes it panic or overflow the stack
 //! (nesting deeper than [`MAX_NESTING`] is an error).
 
-use super::{Formula, Grammar, Node, Op, Terminal};
+use super::{BinaryOp, Formula, Grammar, Node, Op, Terminal, UnaryOp};
 use nom::branch::alt;
 use nom::character::complete::multispace0;
 use nom::combinator::{cut, opt};
@@ -225,18 +225,22 @@ impl Parser<'_> {
     }
 
     fn sum<'a>(&self, i: &'a str) -> Res<'a, Part> {
-        self.chain(i, &[('+', Op::Add), ('-', Op::Sub)], |i| self.product(i))
+        self.chain(i, &[('+', BinaryOp::Add), ('-', BinaryOp::Sub)], |i| {
+            self.product(i)
+        })
     }
 
     fn product<'a>(&self, i: &'a str) -> Res<'a, Part> {
-        self.chain(i, &[('*', Op::Mul), ('/', Op::Div)], |i| self.unary(i))
+        self.chain(i, &[('*', BinaryOp::Mul), ('/', BinaryOp::Div)], |i| {
+            self.unary(i)
+        })
     }
 
     /// `operand (op operand)*`, left-associative.
     fn chain<'a>(
         &self,
         i: &'a str,
-        ops: &[(char, Op)],
+        ops: &[(char, BinaryOp)],
         operand: impl Fn(&'a str) -> Res<'a, Part>,
     ) -> Res<'a, Part> {
         let (mut i, mut acc) = operand(i)?;
@@ -247,7 +251,7 @@ impl Parser<'_> {
             };
             let (rest, right) = cut(&operand)(&after_ws[c.len_utf8()..])?;
             acc.nodes.extend(right.nodes);
-            acc.nodes.push(Node::Op(op));
+            acc.nodes.push(Node::Binary(op));
             acc.bare_literal = false;
             i = rest;
         }
@@ -262,7 +266,7 @@ impl Parser<'_> {
                     [Node::Const(c)] if operand.bare_literal => vec![Node::Const(-c)],
                     _ => {
                         let mut nodes = operand.nodes;
-                        nodes.push(Node::Op(Op::Neg));
+                        nodes.push(Node::Unary(UnaryOp::Neg));
                         nodes
                     }
                 };
@@ -280,7 +284,7 @@ impl Parser<'_> {
                 let (rest, exponent) = cut(|i| self.unary(i))(rest)?;
                 let mut nodes = base.nodes;
                 nodes.extend(exponent.nodes);
-                nodes.push(Node::Op(Op::Pow));
+                nodes.push(Node::Binary(BinaryOp::Pow));
                 Ok((rest, Part::tree(nodes)))
             }),
             None => Ok((i, base)),
@@ -335,10 +339,10 @@ impl Parser<'_> {
         let (rest, name) = identifier(i)?;
         let (after_ws, _) = multispace0(rest)?;
         if after_ws.starts_with('(') {
-            let (op, arity) = match name {
-                "log" => (Op::Log, 1),
-                "exp" => (Op::Exp, 1),
-                "pow" => (Op::Pow, 2),
+            let op = match name {
+                "log" => Op::Unary(UnaryOp::Log),
+                "exp" => Op::Unary(UnaryOp::Exp),
+                "pow" => Op::Binary(BinaryOp::Pow),
                 _ => {
                     return fatal(i, "a function: log, exp or pow");
                 }
@@ -347,7 +351,7 @@ impl Parser<'_> {
                 let (i, _) = sym('(')(i)?;
                 let (mut i, first) = cut(|i| self.sum(i))(i)?;
                 let mut nodes = first.nodes;
-                if arity == 2 {
+                if let Op::Binary(_) = op {
                     let (j, _) = cut(sym(','))(i).map_err(|e| {
                         e.map(|err| PErr::new(err.at, "`,` (pow takes two arguments)"))
                     })?;
@@ -356,7 +360,7 @@ impl Parser<'_> {
                     i = j;
                 }
                 let (i, _) = cut(sym(')'))(i).map_err(|e| self.close_expectation(e))?;
-                nodes.push(Node::Op(op));
+                nodes.push(Node::from(op));
                 Ok((i, Part::tree(nodes)))
             });
         }
@@ -381,17 +385,16 @@ impl Parser<'_> {
 /// The token at the start of `rest`, for error messages.
 fn describe_token(rest: &str) -> String {
     let rest = rest.trim_start_matches([' ', '\t', '\r', '\n']);
-    if rest.is_empty() {
+    let Some(first) = rest.chars().next() else {
         return "end of input".to_string();
-    }
+    };
     if let Ok((_, text)) = number_text(rest) {
         return format!("`{text}`");
     }
     if let Ok((_, name)) = identifier(rest) {
         return format!("`{name}`");
     }
-    let c = rest.chars().next().expect("non-empty");
-    format!("`{}`", c.escape_debug())
+    format!("`{}`", first.escape_debug())
 }
 
 /// Parses a whole formula with the terminals `grammar` allows.
@@ -417,7 +420,9 @@ pub(super) fn parse_formula(text: &str, grammar: &Grammar) -> Result<Formula, Pa
                     "an operator (+ - * / ^) or the end of the formula",
                 )));
             }
-            Ok(Formula::from_postfix(part.nodes).expect("the parser builds well-shaped trees"))
+            // Invariant: every rule emits complete trees, and literals are finite.
+            let formula = Formula::from_postfix(part.nodes);
+            Ok(formula.expect("invariant: the parser builds well-shaped trees"))
         }
         Err(Err::Error(err)) | Err(Err::Failure(err)) => Err(to_error(err)),
         Err(Err::Incomplete(_)) => unreachable!("complete parsers never ask for more input"),
@@ -479,7 +484,8 @@ mod tests {
             .map(|n| match n {
                 Node::Const(c) => format!("{c}"),
                 Node::Var(t) => t.name().to_string(),
-                Node::Op(op) => op.name().to_string(),
+                Node::Unary(op) => op.name().to_string(),
+                Node::Binary(op) => op.name().to_string(),
             })
             .collect::<Vec<_>>()
             .join(" ")

@@ -1,8 +1,9 @@
 //! Printing formulas: the text syntax (with the fewest parentheses that parse back to the
 //! same tree) and LaTeX.
 //!
-//! Printing is one forward pass over the postfix nodes with a stack of printed operands,
-//! so it never recurses, whatever the depth. Precedence levels, loosest first:
+//! One printer, a [`Formula::fold`] (so it never recurses, whatever the depth), writes
+//! both notations; a private `Style` (text or LaTeX) says how to write a constant, a
+//! terminal, each operator and a group. Precedence levels, loosest first:
 //! `+ -` (1), `* /` (2), unary minus and negative constants (3), `^` (4), atoms (5).
 //!
 //! The printed text never nests parentheses, function calls, unary minus and `^` deeper
@@ -19,7 +20,7 @@
 //! assert_eq!(f.to_string().parse::<Formula>().unwrap(), f);
 //! ```
 
-use super::{Formula, Node, Op};
+use super::{BinaryOp, Formula, Terminal, UnaryOp, Visit};
 use std::fmt;
 
 const SUM: u8 = 1;
@@ -27,6 +28,72 @@ const PRODUCT: u8 = 2;
 const UNARY: u8 = 3;
 const POWER: u8 = 4;
 const ATOM: u8 = 5;
+
+/// A printed subformula and the precedence level of its outermost operation.
+struct Printed {
+    text: String,
+    level: u8,
+}
+
+impl Printed {
+    fn new(text: String, level: u8) -> Printed {
+        Printed { text, level }
+    }
+}
+
+/// How one notation writes constants, terminals, operators and grouping. The printer
+/// ([`print`]) is one fold over the formula; the styles differ only in these choices.
+trait Style {
+    /// A constant's text (its level follows from its sign).
+    fn constant(&self, c: f64) -> String;
+
+    /// A terminal's text.
+    fn variable(&self, t: Terminal) -> String;
+
+    /// `text` in grouping parentheses.
+    fn group(&self, text: String) -> String;
+
+    /// A unary operator applied to its printed operand.
+    fn unary(&self, op: UnaryOp, a: Printed) -> Printed;
+
+    /// A binary operator applied to its printed operands.
+    fn binary(&self, op: BinaryOp, a: Printed, b: Printed) -> Printed;
+
+    /// `p`'s text, grouped if `needs`.
+    fn wrap(&self, p: Printed, needs: bool) -> String {
+        if needs {
+            self.group(p.text)
+        } else {
+            p.text
+        }
+    }
+
+    /// A left-associative infix operation at `level`: the left operand is grouped when it
+    /// binds more loosely, the right one also when it binds equally.
+    fn infix(&self, a: Printed, symbol: &str, b: Printed, level: u8) -> Printed {
+        let (needs_a, needs_b) = (a.level < level, b.level <= level);
+        Printed::new(
+            format!(
+                "{} {symbol} {}",
+                self.wrap(a, needs_a),
+                self.wrap(b, needs_b)
+            ),
+            level,
+        )
+    }
+}
+
+/// `formula` in `style`, with the fewest parentheses the style's levels allow.
+fn print(formula: &Formula, style: &impl Style) -> String {
+    formula
+        .fold(|node| match node {
+            Visit::Const(c) => Printed::new(style.constant(c), constant_level(c)),
+            Visit::Var(t) => Printed::new(style.variable(t), ATOM),
+            Visit::Unary(op, a) => style.unary(op, a),
+            Visit::Binary(op, a, b) => style.binary(op, a, b),
+        })
+        .text
+}
 
 /// The shortest text that reads back as exactly `c`.
 pub(crate) fn constant_text(c: f64) -> String {
@@ -42,7 +109,8 @@ pub(crate) fn constant_text(c: f64) -> String {
     }
 }
 
-fn constant_precedence(c: f64) -> u8 {
+/// A negative constant reads like a negation.
+fn constant_level(c: f64) -> u8 {
     if c.is_sign_negative() {
         UNARY
     } else {
@@ -50,73 +118,62 @@ fn constant_precedence(c: f64) -> u8 {
     }
 }
 
-fn wrap(text: String, needs: bool) -> String {
-    if needs {
+/// Formula text: what [`Formula::parse`] reads.
+struct Text;
+
+impl Style for Text {
+    fn constant(&self, c: f64) -> String {
+        constant_text(c)
+    }
+
+    fn variable(&self, t: Terminal) -> String {
+        t.name().to_string()
+    }
+
+    fn group(&self, text: String) -> String {
         format!("({text})")
-    } else {
-        text
+    }
+
+    fn unary(&self, op: UnaryOp, a: Printed) -> Printed {
+        match op {
+            UnaryOp::Neg => {
+                // `-2` would read back as the constant -2: parenthesise literals. A
+                // negation or negative constant needs none (`--x`, `--2`): `-(-x)` would
+                // nest twice as deep as the text it was read from, and a long chain of
+                // them would not parse back.
+                let literal = a.level == ATOM && a.text.starts_with(|c: char| c.is_ascii_digit());
+                let needs = a.level < UNARY || literal;
+                Printed::new(format!("-{}", self.wrap(a, needs)), UNARY)
+            }
+            UnaryOp::Log => Printed::new(format!("log({})", a.text), ATOM),
+            UnaryOp::Exp => Printed::new(format!("exp({})", a.text), ATOM),
+        }
+    }
+
+    fn binary(&self, op: BinaryOp, a: Printed, b: Printed) -> Printed {
+        match op {
+            // An exponent that needs parentheses is written `pow(a, b)`: `a^(b + c)`
+            // nests two levels (`^`, `(`) where `pow(` nests one, and printing must never
+            // nest deeper than the text it was read from, or a deep formula that parsed
+            // would not parse back.
+            BinaryOp::Pow if b.level < UNARY => {
+                Printed::new(format!("pow({}, {})", a.text, b.text), ATOM)
+            }
+            BinaryOp::Pow => {
+                let needs = a.level <= POWER;
+                Printed::new(format!("{}^{}", self.wrap(a, needs), b.text), POWER)
+            }
+            BinaryOp::Mul => self.infix(a, "*", b, PRODUCT),
+            BinaryOp::Div => self.infix(a, "/", b, PRODUCT),
+            BinaryOp::Add => self.infix(a, "+", b, SUM),
+            BinaryOp::Sub => self.infix(a, "-", b, SUM),
+        }
     }
 }
 
 impl fmt::Display for Formula {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut stack: Vec<(String, u8)> = Vec::with_capacity(self.stack_depth());
-        for node in self.nodes() {
-            let printed = match *node {
-                Node::Const(c) => (constant_text(c), constant_precedence(c)),
-                Node::Var(t) => (t.name().to_string(), ATOM),
-                Node::Op(op) if op.arity() == 1 => {
-                    let (a, pa) = stack.pop().expect("well-shaped");
-                    match op {
-                        Op::Neg => {
-                            // `-2` would read back as the constant -2: parenthesise
-                            // literals. A negation or negative constant needs none (`--x`,
-                            // `--2`): `-(-x)` would nest twice as deep as the text it was
-                            // read from, and a long chain of them would not parse back.
-                            let literal = pa == ATOM && a.starts_with(|c: char| c.is_ascii_digit());
-                            (format!("-{}", wrap(a, pa < UNARY || literal)), UNARY)
-                        }
-                        Op::Log => (format!("log({a})"), ATOM),
-                        Op::Exp => (format!("exp({a})"), ATOM),
-                        _ => unreachable!("unary operators are neg, log, exp"),
-                    }
-                }
-                Node::Op(op) => {
-                    let (b, pb) = stack.pop().expect("well-shaped");
-                    let (a, pa) = stack.pop().expect("well-shaped");
-                    match op {
-                        // An exponent that needs parentheses is written `pow(a, b)`:
-                        // `a^(b + c)` nests two levels (`^`, `(`) where `pow(` nests one,
-                        // and printing must never nest deeper than the text it was read
-                        // from, or a deep formula that parsed would not parse back.
-                        Op::Pow if pb < UNARY => (format!("pow({a}, {b})"), ATOM),
-                        Op::Pow => (format!("{}^{b}", wrap(a, pa <= POWER)), POWER),
-                        Op::Mul | Op::Div => (
-                            format!(
-                                "{} {} {}",
-                                wrap(a, pa < PRODUCT),
-                                if op == Op::Mul { '*' } else { '/' },
-                                wrap(b, pb <= PRODUCT)
-                            ),
-                            PRODUCT,
-                        ),
-                        Op::Add | Op::Sub => (
-                            format!(
-                                "{} {} {}",
-                                a,
-                                if op == Op::Add { '+' } else { '-' },
-                                wrap(b, pb <= SUM)
-                            ),
-                            SUM,
-                        ),
-                        _ => unreachable!("binary operators are + - * / ^"),
-                    }
-                }
-            };
-            stack.push(printed);
-        }
-        let (text, _) = stack.pop().expect("well-shaped");
-        f.write_str(&text)
+        f.write_str(&print(self, &Text))
     }
 }
 
@@ -130,78 +187,66 @@ impl fmt::Display for Formula {
 /// ```
 pub struct Latex<'a>(pub &'a Formula);
 
-fn latex_constant(c: f64) -> String {
-    let text = constant_text(c);
-    match text.split_once('e') {
-        Some((mantissa, exponent)) if !mantissa.is_empty() => {
-            format!(r"{mantissa} \times 10^{{{exponent}}}")
-        }
-        _ => text,
-    }
-}
+/// LaTeX math: `\frac`, `\cdot`, `e^{..}`, multi-letter terminals in `\mathit`.
+struct LatexStyle;
 
-fn latex_wrap(text: String, needs: bool) -> String {
-    if needs {
+impl Style for LatexStyle {
+    fn constant(&self, c: f64) -> String {
+        let text = constant_text(c);
+        match text.split_once('e') {
+            Some((mantissa, exponent)) if !mantissa.is_empty() => {
+                format!(r"{mantissa} \times 10^{{{exponent}}}")
+            }
+            _ => text,
+        }
+    }
+
+    fn variable(&self, t: Terminal) -> String {
+        if t.name().len() > 1 {
+            format!(r"\mathit{{{}}}", t.name())
+        } else {
+            t.name().to_string()
+        }
+    }
+
+    fn group(&self, text: String) -> String {
         format!(r"\left({text}\right)")
-    } else {
-        text
+    }
+
+    fn unary(&self, op: UnaryOp, a: Printed) -> Printed {
+        match op {
+            UnaryOp::Neg => {
+                let needs = a.level <= UNARY;
+                Printed::new(format!("-{}", self.wrap(a, needs)), UNARY)
+            }
+            UnaryOp::Log => Printed::new(format!(r"\log\left({}\right)", a.text), ATOM),
+            UnaryOp::Exp => Printed::new(format!("e^{{{}}}", a.text), POWER),
+        }
+    }
+
+    fn binary(&self, op: BinaryOp, a: Printed, b: Printed) -> Printed {
+        match op {
+            BinaryOp::Pow => {
+                let needs = a.level <= POWER;
+                Printed::new(format!("{}^{{{}}}", self.wrap(a, needs), b.text), POWER)
+            }
+            BinaryOp::Div => Printed::new(format!(r"\frac{{{}}}{{{}}}", a.text, b.text), ATOM),
+            BinaryOp::Mul => self.infix(a, r"\cdot", b, PRODUCT),
+            BinaryOp::Add => self.infix(a, "+", b, SUM),
+            BinaryOp::Sub => self.infix(a, "-", b, SUM),
+        }
     }
 }
 
 impl fmt::Display for Latex<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut stack: Vec<(String, u8)> = Vec::with_capacity(self.0.stack_depth());
-        for node in self.0.nodes() {
-            let printed = match *node {
-                Node::Const(c) => (latex_constant(c), constant_precedence(c)),
-                Node::Var(t) if t.name().len() > 1 => (format!(r"\mathit{{{}}}", t.name()), ATOM),
-                Node::Var(t) => (t.name().to_string(), ATOM),
-                Node::Op(op) if op.arity() == 1 => {
-                    let (a, pa) = stack.pop().expect("well-shaped");
-                    match op {
-                        Op::Neg => (format!("-{}", latex_wrap(a, pa <= UNARY)), UNARY),
-                        Op::Log => (format!(r"\log\left({a}\right)"), ATOM),
-                        Op::Exp => (format!("e^{{{a}}}"), POWER),
-                        _ => unreachable!("unary operators are neg, log, exp"),
-                    }
-                }
-                Node::Op(op) => {
-                    let (b, pb) = stack.pop().expect("well-shaped");
-                    let (a, pa) = stack.pop().expect("well-shaped");
-                    match op {
-                        Op::Pow => (format!("{}^{{{b}}}", latex_wrap(a, pa <= POWER)), POWER),
-                        Op::Div => (format!(r"\frac{{{a}}}{{{b}}}"), ATOM),
-                        Op::Mul => (
-                            format!(
-                                r"{} \cdot {}",
-                                latex_wrap(a, pa < PRODUCT),
-                                latex_wrap(b, pb <= PRODUCT)
-                            ),
-                            PRODUCT,
-                        ),
-                        Op::Add | Op::Sub => (
-                            format!(
-                                "{a} {} {}",
-                                if op == Op::Add { '+' } else { '-' },
-                                latex_wrap(b, pb <= SUM)
-                            ),
-                            SUM,
-                        ),
-                        _ => unreachable!("binary operators are + - * / ^"),
-                    }
-                }
-            };
-            stack.push(printed);
-        }
-        let (text, _) = stack.pop().expect("well-shaped");
-        f.write_str(&text)
+        f.write_str(&print(self.0, &LatexStyle))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formula::Terminal;
 
     fn p(s: &str) -> String {
         s.parse::<Formula>().unwrap().to_string()
@@ -242,13 +287,13 @@ mod tests {
     fn negative_numbers_and_negations_stay_apart() {
         let neg_two = Formula::constant(-2.0);
         assert_eq!(neg_two.to_string(), "-2");
-        let negated_two = Formula::apply(Op::Neg, &[&Formula::constant(2.0)]);
+        let negated_two = Formula::unary(UnaryOp::Neg, &Formula::constant(2.0));
         assert_eq!(negated_two.to_string(), "-(2)");
-        let double = Formula::apply(Op::Neg, &[&neg_two]);
+        let double = Formula::unary(UnaryOp::Neg, &neg_two);
         assert_eq!(double.to_string(), "--2");
-        let double_neg = Formula::apply(Op::Neg, &[&negated_two]);
+        let double_neg = Formula::unary(UnaryOp::Neg, &negated_two);
         assert_eq!(double_neg.to_string(), "--(2)");
-        let pow = Formula::apply(Op::Pow, &[&neg_two, &Formula::var(Terminal::T)]);
+        let pow = Formula::binary(BinaryOp::Pow, &neg_two, &Formula::var(Terminal::T));
         assert_eq!(pow.to_string(), "(-2)^t");
         for f in [neg_two, negated_two, double, double_neg, pow] {
             assert_eq!(f.to_string().parse::<Formula>().unwrap(), f);

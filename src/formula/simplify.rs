@@ -26,7 +26,7 @@
 //! assert_eq!(f.canonical(Closure::Paper), g.canonical(Closure::Paper));
 //! ```
 
-use super::{Closure, Formula, Node, Op};
+use super::{subtree_start, BinaryOp, Closure, Formula, Node, UnaryOp, Visit};
 
 /// Whether the subtree `nodes` (a complete subtree, root last) can never evaluate to -0.
 fn never_negative_zero(nodes: &[Node]) -> bool {
@@ -34,28 +34,17 @@ fn never_negative_zero(nodes: &[Node]) -> bool {
     match nodes[root] {
         Node::Var(_) => true,
         Node::Const(c) => !(c == 0.0 && c.is_sign_negative()),
-        Node::Op(Op::Exp) | Node::Op(Op::Log) => true,
-        Node::Op(Op::Add) => {
+        Node::Unary(UnaryOp::Exp | UnaryOp::Log) => true,
+        Node::Binary(BinaryOp::Add) => {
             let split = subtree_start(nodes, root - 1);
             never_negative_zero(&nodes[..split]) || never_negative_zero(&nodes[split..root])
         }
-        Node::Op(Op::Sub) => {
+        Node::Binary(BinaryOp::Sub) => {
             let split = subtree_start(nodes, root - 1);
             never_negative_zero(&nodes[..split])
         }
-        Node::Op(_) => false,
+        Node::Unary(_) | Node::Binary(_) => false,
     }
-}
-
-/// Start of the subtree whose root is `nodes[i]`.
-fn subtree_start(nodes: &[Node], i: usize) -> usize {
-    let mut pending = 1usize;
-    let mut j = i + 1;
-    while pending > 0 {
-        j -= 1;
-        pending = pending - 1 + nodes[j].arity();
-    }
-    j
 }
 
 fn single_const(nodes: &[Node]) -> Option<f64> {
@@ -77,25 +66,25 @@ struct Rewriter {
 
 impl Rewriter {
     /// Reduces the unary node `op` whose operand occupies `out[a..]`.
-    fn unary(&mut self, a: usize, op: Op) {
+    fn unary(&mut self, a: usize, op: UnaryOp) {
         if let Some(c) = single_const(&self.out[a..]) {
-            let v = self.closure.apply1(op, c);
+            let v = self.closure.unary(op, c);
             if v.is_finite() {
                 self.out.truncate(a);
                 self.out.push(Node::Const(v));
                 return;
             }
         }
-        if op == Op::Neg && matches!(self.out.last(), Some(Node::Op(Op::Neg))) {
+        if op == UnaryOp::Neg && matches!(self.out.last(), Some(Node::Unary(UnaryOp::Neg))) {
             // --x = x
             self.out.pop();
             return;
         }
-        self.out.push(Node::Op(op));
+        self.out.push(Node::Unary(op));
     }
 
     /// Reduces the binary node `op` whose operands occupy `out[a..b]` and `out[b..]`.
-    fn binary(&mut self, a: usize, mut b: usize, op: Op) {
+    fn binary(&mut self, a: usize, mut b: usize, op: BinaryOp) {
         // In canonical form the operands of `+` and `*` are ordered *before* any rule
         // looks at them, so every rule sees the same pair whichever way round they were
         // written (`-a + -b` and `-b + -a` once became `-a - b` and `-b - a`).
@@ -106,68 +95,87 @@ impl Rewriter {
         }
         let out = &self.out;
         if let (Some(x), Some(y)) = (single_const(&out[a..b]), single_const(&out[b..])) {
-            let v = self.closure.apply2(op, x, y);
+            let v = self.closure.binary(op, x, y);
             if v.is_finite() {
                 self.out.truncate(a);
                 self.out.push(Node::Const(v));
                 return;
             }
         }
+        self.binary_identities(a, b, op);
+    }
+
+    /// Applies the first exact identity that matches the binary node `op` over
+    /// `out[a..b]` and `out[b..]`, or keeps the node.
+    fn binary_identities(&mut self, a: usize, b: usize, op: BinaryOp) {
+        let out = &self.out;
         let left = &out[a..b];
         let right = &out[b..];
-        let left_neg = matches!(left.last(), Some(Node::Op(Op::Neg)));
-        let right_neg = matches!(right.last(), Some(Node::Op(Op::Neg)));
+        let left_neg = matches!(left.last(), Some(Node::Unary(UnaryOp::Neg)));
+        let right_neg = matches!(right.last(), Some(Node::Unary(UnaryOp::Neg)));
         match op {
             // x * 1 = x, x / 1 = x, x ^ 1 = x, x - 0 = x, x + -0 = x
-            Op::Mul | Op::Div | Op::Pow if is_const(right, 1.0) => self.keep_left(b),
-            Op::Sub | Op::Add if is_const(right, if op == Op::Sub { 0.0 } else { -0.0 }) => {
+            BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow if is_const(right, 1.0) => {
+                self.keep_left(b)
+            }
+            BinaryOp::Sub | BinaryOp::Add
+                if is_const(right, if op == BinaryOp::Sub { 0.0 } else { -0.0 }) =>
+            {
                 self.keep_left(b)
             }
             // 1 * x = x, -0 + x = x
-            Op::Mul if is_const(left, 1.0) => self.keep_right(a, b),
-            Op::Add if is_const(left, -0.0) => self.keep_right(a, b),
+            BinaryOp::Mul if is_const(left, 1.0) => self.keep_right(a, b),
+            BinaryOp::Add if is_const(left, -0.0) => self.keep_right(a, b),
             // x + 0 = x when x is never -0
-            Op::Add if is_const(right, 0.0) && never_negative_zero(left) => self.keep_left(b),
-            Op::Add if is_const(left, 0.0) && never_negative_zero(right) => self.keep_right(a, b),
+            BinaryOp::Add if is_const(right, 0.0) && never_negative_zero(left) => self.keep_left(b),
+            BinaryOp::Add if is_const(left, 0.0) && never_negative_zero(right) => {
+                self.keep_right(a, b)
+            }
             // x ^ 0 = 1 and 1 ^ x = 1, for every x
-            Op::Pow if is_const(right, 0.0) || is_const(right, -0.0) || is_const(left, 1.0) => {
+            BinaryOp::Pow
+                if is_const(right, 0.0) || is_const(right, -0.0) || is_const(left, 1.0) =>
+            {
                 self.out.truncate(a);
                 self.out.push(Node::Const(1.0));
             }
             // x - x = 0 (NaN from inf - inf is 0 too)
-            Op::Sub if left == right => {
+            BinaryOp::Sub if left == right => {
                 self.out.truncate(a);
                 self.out.push(Node::Const(0.0));
             }
             // x * -1 = -x
-            Op::Mul if is_const(right, -1.0) => {
+            BinaryOp::Mul if is_const(right, -1.0) => {
                 self.out.truncate(b);
-                self.unary(a, Op::Neg);
+                self.unary(a, UnaryOp::Neg);
             }
-            Op::Mul if is_const(left, -1.0) => {
+            BinaryOp::Mul if is_const(left, -1.0) => {
                 self.out.remove(a);
-                self.unary(a, Op::Neg);
+                self.unary(a, UnaryOp::Neg);
             }
             // a - -b = a + b, a + -b = a - b
-            Op::Sub | Op::Add if right_neg => {
+            BinaryOp::Sub | BinaryOp::Add if right_neg => {
                 self.out.pop();
-                let flipped = if op == Op::Sub { Op::Add } else { Op::Sub };
+                let flipped = if op == BinaryOp::Sub {
+                    BinaryOp::Add
+                } else {
+                    BinaryOp::Sub
+                };
                 self.binary(a, b, flipped);
             }
             // -a + b = b - a
-            Op::Add if left_neg => {
+            BinaryOp::Add if left_neg => {
                 self.out.remove(b - 1);
                 self.out[a..].rotate_left(b - 1 - a);
                 let new_b = self.out.len() - (b - 1 - a);
-                self.binary(a, new_b, Op::Sub);
+                self.binary(a, new_b, BinaryOp::Sub);
             }
             // -a * -b = a * b
-            Op::Mul | Op::Div if left_neg && right_neg => {
+            BinaryOp::Mul | BinaryOp::Div if left_neg && right_neg => {
                 self.out.pop();
                 self.out.remove(b - 1);
                 self.binary(a, b - 1, op);
             }
-            _ => self.out.push(Node::Op(op)),
+            _ => self.out.push(Node::Binary(op)),
         }
     }
 
@@ -179,29 +187,28 @@ impl Rewriter {
         self.out.drain(a..b);
     }
 
+    /// Rewrites `formula` bottom-up into `out`; each subtree's result is its start index
+    /// in `out` (it occupies `out[start..]` until its parent is reduced).
     fn run(mut self, formula: &Formula) -> Formula {
-        // Start index in `out` of each pending subtree.
-        let mut starts: Vec<usize> = Vec::with_capacity(formula.stack_depth());
-        for node in formula.nodes() {
-            match *node {
-                Node::Op(op) if op.arity() == 1 => {
-                    let a = starts.pop().expect("well-shaped");
+        formula.fold(|node| {
+            let start = self.out.len();
+            match node {
+                Visit::Const(c) => self.out.push(Node::Const(c)),
+                Visit::Var(t) => self.out.push(Node::Var(t)),
+                Visit::Unary(op, a) => {
                     self.unary(a, op);
-                    starts.push(a);
+                    return a;
                 }
-                Node::Op(op) => {
-                    let b = starts.pop().expect("well-shaped");
-                    let a = starts.pop().expect("well-shaped");
+                Visit::Binary(op, a, b) => {
                     self.binary(a, b, op);
-                    starts.push(a);
-                }
-                leaf => {
-                    starts.push(self.out.len());
-                    self.out.push(leaf);
+                    return a;
                 }
             }
-        }
-        Formula::from_postfix(self.out).expect("rewrites keep the shape")
+            start
+        });
+        // Invariant: every rewrite replaces a complete subtree by a complete subtree of
+        // finite constants, so `out` is one tree.
+        Formula::from_postfix(self.out).expect("invariant: rewrites keep the shape")
     }
 }
 

@@ -55,7 +55,7 @@ impl Primitives {
         for _ in 0..op.arity() {
             self.tree(rng, depth - 1, full, false, out);
         }
-        out.push(Node::Op(op));
+        out.push(Node::from(op));
     }
 
     /// The `index`-th individual of a ramped half-and-half population: depths cycle
@@ -70,7 +70,9 @@ impl Primitives {
         let depth = min_depth + index % (max_depth - min_depth + 1);
         let mut nodes = Vec::new();
         self.tree(rng, depth, index % 2 == 1, true, &mut nodes);
-        Formula::from_postfix(nodes).expect("random trees are well-shaped")
+        // Invariant: `tree` writes each operator after exactly `arity` subtrees, and the
+        // grammar's constants are finite.
+        Formula::from_postfix(nodes).expect("invariant: random trees are well-shaped")
     }
 }
 
