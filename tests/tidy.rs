@@ -55,11 +55,7 @@ fn is_library(path: &Path) -> bool {
 }
 
 fn check(problems: Vec<String>, what: &str) {
-    assert!(
-        problems.is_empty(),
-        "{what}:\n  {}",
-        problems.join("\n  ")
-    );
+    assert!(problems.is_empty(), "{what}:\n  {}", problems.join("\n  "));
 }
 
 #[test]
@@ -80,7 +76,10 @@ fn every_source_file_has_module_docs() {
 #[test]
 fn library_unwraps_state_their_invariant() {
     let mut problems = Vec::new();
-    for path in rust_files(&root().join("src")).into_iter().filter(|p| is_library(p)) {
+    for path in rust_files(&root().join("src"))
+        .into_iter()
+        .filter(|p| is_library(p))
+    {
         let text = fs::read_to_string(&path).unwrap();
         let lines = non_test_lines(&text);
         for (i, line) in lines.iter().enumerate() {
@@ -107,7 +106,10 @@ fn library_unwraps_state_their_invariant() {
 #[test]
 fn the_library_does_not_print() {
     let mut problems = Vec::new();
-    for path in rust_files(&root().join("src")).into_iter().filter(|p| is_library(p)) {
+    for path in rust_files(&root().join("src"))
+        .into_iter()
+        .filter(|p| is_library(p))
+    {
         let text = fs::read_to_string(&path).unwrap();
         for (i, line) in non_test_lines(&text).iter().enumerate() {
             let code = line.trim_start();
@@ -133,9 +135,9 @@ fn functions(lines: &[&str]) -> Vec<(usize, usize, String)> {
         let code = line.trim_start();
         let Some(at) = code.find("fn ") else { continue };
         let before = &code[..at];
-        let is_item = before
-            .split_whitespace()
-            .all(|w| matches!(w, "pub" | "const" | "unsafe" | "async" | "extern") || w.starts_with("pub("));
+        let is_item = before.split_whitespace().all(|w| {
+            matches!(w, "pub" | "const" | "unsafe" | "async" | "extern") || w.starts_with("pub(")
+        });
         if !is_item || code.starts_with("//") {
             continue;
         }
@@ -194,10 +196,7 @@ fn the_function_finder_measures_what_it_should() {
     let text = "fn a() {\n    x;\n}\npub(crate) fn b(\n    y: u8,\n) -> u8 {\n    if y { 1 } else { 2 }\n}\nfn c();\n";
     let lines: Vec<&str> = text.lines().collect();
     let found: Vec<(usize, usize, String)> = functions(&lines);
-    assert_eq!(
-        found,
-        [(1, 3, "a".to_string()), (4, 5, "b".to_string())]
-    );
+    assert_eq!(found, [(1, 3, "a".to_string()), (4, 5, "b".to_string())]);
 }
 
 #[test]
@@ -224,7 +223,9 @@ fn architecture_names_every_module_and_only_real_ones() {
     for word in map.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '/')) {
         let file = word.rsplit('/').next().unwrap_or(word);
         if file.ends_with(".rs") && !names.iter().any(|n| n == file) {
-            problems.push(format!("ARCHITECTURE.md names {word}, which does not exist"));
+            problems.push(format!(
+                "ARCHITECTURE.md names {word}, which does not exist"
+            ));
         }
     }
     check(problems, "ARCHITECTURE.md out of date");

@@ -105,7 +105,8 @@ pub fn write_file(d: &Dataset, path: &std::path::Path) -> Result<(), DataError> 
 }
 
 /// Reads a binary cache of `len` bytes (the whole file, magic included) from `input`;
-/// `file` names it in errors.
+/// `file` names it in errors. The sections in file order: header, history, then the
+/// optional ids, hosts and weights, then the checksum.
 pub fn read<R: Read>(input: &mut R, file: &str, len: u64) -> Result<Dataset, DataError> {
     let mut r = CrcReader {
         input,
@@ -113,6 +114,25 @@ pub fn read<R: Read>(input: &mut R, file: &str, len: u64) -> Result<Dataset, Dat
         left: len,
         file,
     };
+    let (flags, pages, cycles) = read_header(&mut r)?;
+    let mut d = read_history(&mut r, pages, cycles)?;
+    if flags & HAS_IDS != 0 {
+        let (text, ends) = read_ids(&mut r, pages)?;
+        d.set_id_arena(text, ends);
+    }
+    if flags & HAS_HOSTS != 0 {
+        let (hosts, names) = read_hosts(&mut r, pages)?;
+        d.set_hosts(hosts, names);
+    }
+    if flags & HAS_WEIGHTS != 0 {
+        d.set_weights(read_weights(&mut r, pages)?);
+    }
+    read_trailer(&mut r)?;
+    Ok(d)
+}
+
+/// Magic, version, flags, page and cycle counts: `(flags, pages, cycles)`.
+fn read_header<R: Read>(r: &mut CrcReader<'_, R>) -> Result<(u32, usize, usize), DataError> {
     let mut magic = [0u8; 8];
     r.bytes_into(&mut magic)?;
     if magic != MAGIC {
@@ -136,12 +156,20 @@ pub fn read<R: Read>(input: &mut R, file: &str, len: u64) -> Result<Dataset, Dat
     if pages > u32::MAX as u64 {
         return Err(r.bad("more than 2^32 pages"));
     }
-    let words = cycles.div_ceil(64);
-    let n = r.fits(pages.checked_mul(words), 16)?;
-    let (pages, cycles) = (pages as usize, cycles as usize);
+    let cycles = usize::try_from(cycles).map_err(|_| r.bad("too many cycles"))?;
+    Ok((flags, pages as usize, cycles))
+}
+
+/// The change and unknown bits, checked to be disjoint and inside the cycles.
+fn read_history<R: Read>(
+    r: &mut CrcReader<'_, R>,
+    pages: usize,
+    cycles: usize,
+) -> Result<Dataset, DataError> {
+    let wpp = cycles.div_ceil(64);
+    let n = r.fits((pages as u64).checked_mul(wpp as u64), 16)?;
     let bits = r.words(n)?;
     let unknown = r.words(n)?;
-    let wpp = words as usize;
     for p in 0..pages {
         for j in 0..wpp {
             let (b, u) = (bits[p * wpp + j], unknown[p * wpp + j]);
@@ -157,60 +185,76 @@ pub fn read<R: Read>(input: &mut R, file: &str, len: u64) -> Result<Dataset, Dat
             }
         }
     }
-    let mut d = Dataset::from_parts(pages, cycles, bits, unknown);
-    if flags & HAS_IDS != 0 {
-        let text_len = r.u64()?;
-        let ends = r.words(r.fits(Some(pages as u64), 8)?)?;
-        let text_len = r.fits(Some(text_len), 1)?;
-        let mut text = vec![0u8; text_len];
-        r.bytes_into(&mut text)?;
-        let text = String::from_utf8(text).map_err(|_| r.bad("page ids are not UTF-8"))?;
-        let mut prev = 0u64;
-        for &e in &ends {
-            if e < prev || e > text_len as u64 || !text.is_char_boundary(e as usize) {
-                return Err(r.bad("page id offsets out of order or out of range"));
-            }
-            prev = e;
+    Ok(Dataset::from_parts(pages, cycles, bits, unknown))
+}
+
+/// The page ids: their text and the end offset of each.
+fn read_ids<R: Read>(
+    r: &mut CrcReader<'_, R>,
+    pages: usize,
+) -> Result<(String, Vec<usize>), DataError> {
+    let text_len = r.u64()?;
+    let ends = r.words(r.fits(Some(pages as u64), 8)?)?;
+    let text_len = r.fits(Some(text_len), 1)?;
+    let mut text = vec![0u8; text_len];
+    r.bytes_into(&mut text)?;
+    let text = String::from_utf8(text).map_err(|_| r.bad("page ids are not UTF-8"))?;
+    let mut prev = 0u64;
+    for &e in &ends {
+        if e < prev || e > text_len as u64 || !text.is_char_boundary(e as usize) {
+            return Err(r.bad("page id offsets out of order or out of range"));
         }
-        if prev != text_len as u64 {
-            return Err(r.bad("page id offsets do not cover the id text"));
-        }
-        d.set_id_arena(text, ends.into_iter().map(|e| e as usize).collect());
+        prev = e;
     }
-    if flags & HAS_HOSTS != 0 {
-        let count = r.u64()?;
-        let count = r.fits(Some(count), 4)?;
-        let mut names = Vec::with_capacity(count);
-        for _ in 0..count {
-            let len = r.u32()? as u64;
-            let len = r.fits(Some(len), 1)?;
-            let mut b = vec![0u8; len];
-            r.bytes_into(&mut b)?;
-            names.push(String::from_utf8(b).map_err(|_| r.bad("a host name is not UTF-8"))?);
-        }
-        r.fits(Some(pages as u64), 4)?;
-        let mut b = vec![0u8; 4 * pages];
+    if prev != text_len as u64 {
+        return Err(r.bad("page id offsets do not cover the id text"));
+    }
+    Ok((text, ends.into_iter().map(|e| e as usize).collect()))
+}
+
+/// The host names and each page's host index.
+fn read_hosts<R: Read>(
+    r: &mut CrcReader<'_, R>,
+    pages: usize,
+) -> Result<(Vec<u32>, Vec<String>), DataError> {
+    let count = r.u64()?;
+    let count = r.fits(Some(count), 4)?;
+    let mut names = Vec::with_capacity(count);
+    for _ in 0..count {
+        let len = r.u32()? as u64;
+        let len = r.fits(Some(len), 1)?;
+        let mut b = vec![0u8; len];
         r.bytes_into(&mut b)?;
-        let hosts: Vec<u32> = b
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
-        if hosts.iter().any(|&h| h as usize >= names.len()) {
-            return Err(r.bad("a host index is out of range"));
-        }
-        d.set_hosts(hosts, names);
+        names.push(String::from_utf8(b).map_err(|_| r.bad("a host name is not UTF-8"))?);
     }
-    if flags & HAS_WEIGHTS != 0 {
-        let weights: Vec<f64> = r
-            .words(r.fits(Some(pages as u64), 8)?)?
-            .into_iter()
-            .map(f64::from_bits)
-            .collect();
-        if weights.iter().any(|w| !w.is_finite() || *w < 0.0) {
-            return Err(r.bad("a weight is not a finite number >= 0"));
-        }
-        d.set_weights(weights);
+    r.fits(Some(pages as u64), 4)?;
+    let mut b = vec![0u8; 4 * pages];
+    r.bytes_into(&mut b)?;
+    let hosts: Vec<u32> = b
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if hosts.iter().any(|&h| h as usize >= names.len()) {
+        return Err(r.bad("a host index is out of range"));
     }
+    Ok((hosts, names))
+}
+
+/// Each page's weight, checked finite and not negative.
+fn read_weights<R: Read>(r: &mut CrcReader<'_, R>, pages: usize) -> Result<Vec<f64>, DataError> {
+    let weights: Vec<f64> = r
+        .words(r.fits(Some(pages as u64), 8)?)?
+        .into_iter()
+        .map(f64::from_bits)
+        .collect();
+    if weights.iter().any(|w| !w.is_finite() || *w < 0.0) {
+        return Err(r.bad("a weight is not a finite number >= 0"));
+    }
+    Ok(weights)
+}
+
+/// The checksum of everything before it, and nothing after.
+fn read_trailer<R: Read>(r: &mut CrcReader<'_, R>) -> Result<(), DataError> {
     let expected = r.crc.clone().finalize();
     let mut crc = [0u8; 4];
     r.bytes_into(&mut crc)?;
@@ -220,7 +264,7 @@ pub fn read<R: Read>(input: &mut R, file: &str, len: u64) -> Result<Dataset, Dat
     if r.left != 0 {
         return Err(r.bad(&format!("{} unexpected bytes after the end", r.left)));
     }
-    Ok(d)
+    Ok(())
 }
 
 /// Reads a binary cache file.

@@ -175,40 +175,55 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Reads line `no`: `BITS [TAB id [TAB host [TAB key=value]...]]`, or a comment or
+    /// blank line.
     fn line(&mut self, no: usize, bytes: &[u8]) -> Result<(), DataError> {
-        let line = match std::str::from_utf8(bytes) {
-            Ok(s) => s,
-            Err(e) => {
-                let valid = std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or("");
-                return Err(self.err(
-                    no,
-                    valid.chars().count() + 1,
-                    format!(
-                        "not UTF-8 (byte 0x{:02x} at byte offset {})",
-                        bytes[e.valid_up_to()],
-                        e.valid_up_to()
-                    ),
-                ));
-            }
-        };
-        if line.is_empty() || line.starts_with('#') {
-            return Ok(());
-        }
-        if line.trim().is_empty() {
+        let line = self.utf8(no, bytes)?;
+        if line.starts_with('#') || line.trim().is_empty() {
             return Ok(());
         }
         let mut fields = line.split('\t');
         let bits = fields.next().unwrap_or("");
         self.bits_field(no, bits)?;
         let mut column = bits.chars().count() + 2;
-        let id = fields.next();
-        if let Some(id) = id {
+        if let Some(id) = fields.next() {
             self.any_id |= !id.is_empty();
             self.id_text.push_str(id);
             column += id.chars().count() + 1;
         }
         self.id_ends.push(self.id_text.len());
         let host = fields.next().unwrap_or("");
+        self.host_field(no, column, host)?;
+        column += host.chars().count() + 1;
+        let mut weight = None;
+        for attr in fields {
+            self.attribute(no, column, attr, &mut weight)?;
+            column += attr.chars().count() + 1;
+        }
+        self.any_weight |= weight.is_some();
+        self.weights.push(weight.unwrap_or(1.0));
+        self.pages += 1;
+        Ok(())
+    }
+
+    /// The line as text, or an error at its first byte that is not UTF-8.
+    fn utf8<'b>(&self, no: usize, bytes: &'b [u8]) -> Result<&'b str, DataError> {
+        std::str::from_utf8(bytes).map_err(|e| {
+            let valid = std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or("");
+            self.err(
+                no,
+                valid.chars().count() + 1,
+                format!(
+                    "not UTF-8 (byte 0x{:02x} at byte offset {})",
+                    bytes[e.valid_up_to()],
+                    e.valid_up_to()
+                ),
+            )
+        })
+    }
+
+    /// Records the page's host (interned; empty: none).
+    fn host_field(&mut self, no: usize, column: usize, host: &str) -> Result<(), DataError> {
         self.any_host |= !host.is_empty();
         let h = match self.host_index.get(host) {
             Some(&h) => h,
@@ -221,60 +236,59 @@ impl<'a> Parser<'a> {
             }
         };
         self.hosts.push(h);
-        column += host.chars().count() + 1;
-        let mut weight = None;
-        for attr in fields {
-            let Some((key, value)) = attr.split_once('=') else {
-                return Err(self.err(
-                    no,
-                    column,
-                    if attr.is_empty() {
-                        "bad attribute: empty field (expected key=value)".to_string()
-                    } else {
-                        format!(
-                            "bad attribute `{}`: expected key=value",
-                            attr.escape_debug()
-                        )
-                    },
-                ));
-            };
-            match key {
-                "weight" => {
-                    if weight.is_some() {
-                        return Err(self.err(no, column, "bad attribute: weight given twice"));
-                    }
-                    let w: f64 = value
-                        .parse()
-                        .ok()
-                        .filter(|w: &f64| w.is_finite() && *w >= 0.0)
-                        .ok_or_else(|| {
-                            self.err(
-                                no,
-                                column + key.chars().count() + 1,
-                                format!(
-                                    "bad attribute: weight `{}` is not a finite number >= 0",
-                                    value.escape_debug()
-                                ),
-                            )
-                        })?;
-                    weight = Some(w);
-                }
-                other => {
-                    return Err(self.err(
-                        no,
-                        column,
-                        format!(
-                            "bad attribute: unknown key `{}` (known: weight)",
-                            other.escape_debug()
-                        ),
-                    ))
-                }
-            }
-            column += attr.chars().count() + 1;
+        Ok(())
+    }
+
+    /// Reads one `key=value` attribute at `column`; `weight` is the only key.
+    fn attribute(
+        &self,
+        no: usize,
+        column: usize,
+        attr: &str,
+        weight: &mut Option<f64>,
+    ) -> Result<(), DataError> {
+        let Some((key, value)) = attr.split_once('=') else {
+            return Err(self.err(
+                no,
+                column,
+                if attr.is_empty() {
+                    "bad attribute: empty field (expected key=value)".to_string()
+                } else {
+                    format!(
+                        "bad attribute `{}`: expected key=value",
+                        attr.escape_debug()
+                    )
+                },
+            ));
+        };
+        if key != "weight" {
+            return Err(self.err(
+                no,
+                column,
+                format!(
+                    "bad attribute: unknown key `{}` (known: weight)",
+                    key.escape_debug()
+                ),
+            ));
         }
-        self.any_weight |= weight.is_some();
-        self.weights.push(weight.unwrap_or(1.0));
-        self.pages += 1;
+        if weight.is_some() {
+            return Err(self.err(no, column, "bad attribute: weight given twice"));
+        }
+        let w: f64 = value
+            .parse()
+            .ok()
+            .filter(|w: &f64| w.is_finite() && *w >= 0.0)
+            .ok_or_else(|| {
+                self.err(
+                    no,
+                    column + key.chars().count() + 1,
+                    format!(
+                        "bad attribute: weight `{}` is not a finite number >= 0",
+                        value.escape_debug()
+                    ),
+                )
+            })?;
+        *weight = Some(w);
         Ok(())
     }
 

@@ -99,7 +99,8 @@ pub fn swap_mutation(
         nodes.extend_from_slice(&n[first.end..second.start]);
         nodes.extend_from_slice(&n[first]);
         nodes.extend_from_slice(&n[second.end..]);
-        Some(Formula::from_postfix(nodes).expect("swapping whole subtrees keeps the shape"))
+        // Invariant: swapping two disjoint whole subtrees keeps one well-shaped tree.
+        Some(Formula::from_postfix(nodes).expect("invariant: swapping subtrees keeps the shape"))
     })
 }
 

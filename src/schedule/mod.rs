@@ -372,7 +372,11 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             .chosen
             .iter()
             // Invariant: `rank` chooses only slots that hold a page.
-            .map(|&(_, _, slot)| self.ids[slot as usize].clone().expect("invariant: live slot"))
+            .map(|&(_, _, slot)| {
+                self.ids[slot as usize]
+                    .clone()
+                    .expect("invariant: live slot")
+            })
             .collect())
     }
 
@@ -390,13 +394,17 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             .iter()
             .map(|&(_, _, slot)| Pick {
                 // Invariant: `rank` chooses only slots that hold a page.
-                page: self.ids[slot as usize].clone().expect("invariant: live slot"),
+                page: self.ids[slot as usize]
+                    .clone()
+                    .expect("invariant: live slot"),
                 score: self.work.group_score[self.group_of[slot as usize] as usize],
             })
             .collect())
     }
 
-    /// Leaves the batch's slots in rank order in `self.work.chosen`.
+    /// Leaves the batch's slots in rank order in `self.work.chosen`: scores the groups,
+    /// takes the best `k` pages, and under a host cap walks a prefix of the ranking that
+    /// doubles until the cap leaves `k` pages (or the ranking ends).
     fn rank(&mut self, cycle: u32, k: usize, host_cap: Option<usize>) -> Result<(), ScheduleError> {
         if cycle <= self.latest {
             return Err(ScheduleError::BatchCycle {
@@ -404,14 +412,30 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
                 latest: self.latest,
             });
         }
-        let w = &mut self.work;
-        w.chosen.clear();
+        self.work.chosen.clear();
         let pages = self.index.len();
         let k = k.min(pages);
         if k == 0 || host_cap == Some(0) {
             return Ok(());
         }
-        // Score each live group once.
+        self.score_groups(cycle);
+        let salt = tie_salt(self.seed, cycle);
+        let mut want = k;
+        loop {
+            self.best_pages(want, salt);
+            let Some(cap) = host_cap else {
+                return Ok(());
+            };
+            if self.apply_host_cap(cap, k) == k || want == pages {
+                return Ok(());
+            }
+            want = want.saturating_mul(2).min(pages);
+        }
+    }
+
+    /// Scores each live group once; fills the groups' keys and scores and `ranked`.
+    fn score_groups(&mut self, cycle: u32) {
+        let w = &mut self.work;
         w.live.clear();
         w.live_pages.clear();
         for (g, &count) in self.groups.count.iter().enumerate() {
@@ -433,87 +457,87 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             w.group_score[g as usize] = score;
             w.ranked.push((key, self.groups.count[g as usize]));
         }
-        let salt = tie_salt(self.seed, cycle);
-        let mut want = k;
-        loop {
-            // The `want` best groups hold at least `want` pages, so rank `want` falls
-            // among them, and every group scoring above theirs is one of them: select
-            // them (linear) and sort only those.
-            let top = want.min(w.ranked.len());
-            let by_key = |&(key, _): &(u64, u32)| std::cmp::Reverse(key);
-            if top < w.ranked.len() {
-                w.ranked.select_nth_unstable_by_key(top - 1, by_key);
+    }
+
+    /// The `want` best-ranked pages, in rank order, into `chosen`.
+    fn best_pages(&mut self, want: usize, salt: u64) {
+        let w = &mut self.work;
+        // The `want` best groups hold at least `want` pages, so rank `want` falls among
+        // them, and every group scoring above theirs is one of them: select them (linear)
+        // and sort only those.
+        let top = want.min(w.ranked.len());
+        let by_key = |&(key, _): &(u64, u32)| std::cmp::Reverse(key);
+        if top < w.ranked.len() {
+            w.ranked.select_nth_unstable_by_key(top - 1, by_key);
+        }
+        let ranked = &mut w.ranked[..top];
+        ranked.sort_unstable_by_key(by_key);
+        // The threshold: rank `want` falls in the class of score key `threshold`, of
+        // which `need` pages are taken. (The class may have more groups beyond `top`;
+        // the pass over the pages below gathers them all.)
+        let (mut above, mut i) = (0usize, 0usize);
+        let (threshold, need) = loop {
+            let key = ranked[i].0;
+            let mut size = 0usize;
+            while i < ranked.len() && ranked[i].0 == key {
+                size += ranked[i].1 as usize;
+                i += 1;
             }
-            let ranked = &mut w.ranked[..top];
-            ranked.sort_unstable_by_key(by_key);
-            // The threshold: rank `want` falls in the class of score key `threshold`, of
-            // which `need` pages are taken. (The class may have more groups beyond `top`;
-            // the pass over the pages below gathers them all.)
-            let (mut above, mut i) = (0usize, 0usize);
-            let (threshold, need) = loop {
-                let key = ranked[i].0;
-                let mut size = 0usize;
-                while i < ranked.len() && ranked[i].0 == key {
-                    size += ranked[i].1 as usize;
-                    i += 1;
-                }
-                if above + size >= want {
-                    break (key, want - above);
-                }
-                above += size;
-            };
-            w.chosen.clear();
-            w.tied.clear();
-            for (slot, &g) in self.group_of.iter().enumerate() {
-                if g == NONE {
-                    continue;
-                }
-                let key = w.group_key[g as usize];
-                if key > threshold {
-                    w.chosen
-                        .push((key, tie_key(salt, slot as u32), slot as u32));
-                } else if key == threshold {
-                    w.tied.push((tie_key(salt, slot as u32), slot as u32));
-                }
+            if above + size >= want {
+                break (key, want - above);
             }
-            if w.tied.len() > need {
-                w.tied.select_nth_unstable(need - 1);
-                w.tied.truncate(need);
+            above += size;
+        };
+        w.chosen.clear();
+        w.tied.clear();
+        for (slot, &g) in self.group_of.iter().enumerate() {
+            if g == NONE {
+                continue;
             }
-            w.chosen
-                .extend(w.tied.iter().map(|&(tie, slot)| (threshold, tie, slot)));
-            w.chosen
-                .sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            let Some(cap) = host_cap else {
-                return Ok(());
-            };
-            // Walk the prefix, skipping pages of full hosts. A page's eligibility depends
-            // only on the pages of its host ranked before it, all inside the prefix.
-            let cap = cap.min(u32::MAX as usize) as u32;
-            w.host_count.clear();
-            w.host_count.resize(self.host_names.len(), 0);
-            let mut taken = 0usize;
-            let host_of = &self.host_of;
-            let host_count = &mut w.host_count;
-            w.chosen.retain(|&(_, _, slot)| {
-                if taken == k {
+            let key = w.group_key[g as usize];
+            if key > threshold {
+                w.chosen
+                    .push((key, tie_key(salt, slot as u32), slot as u32));
+            } else if key == threshold {
+                w.tied.push((tie_key(salt, slot as u32), slot as u32));
+            }
+        }
+        if w.tied.len() > need {
+            w.tied.select_nth_unstable(need - 1);
+            w.tied.truncate(need);
+        }
+        w.chosen
+            .extend(w.tied.iter().map(|&(tie, slot)| (threshold, tie, slot)));
+        w.chosen
+            .sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    }
+
+    /// Walks `chosen`, dropping pages of hosts that already have `cap` pages, and keeps at
+    /// most `k`; returns how many it kept. A page's eligibility depends only on the pages
+    /// of its host ranked before it, all inside the prefix.
+    fn apply_host_cap(&mut self, cap: usize, k: usize) -> usize {
+        let w = &mut self.work;
+        let cap = cap.min(u32::MAX as usize) as u32;
+        w.host_count.clear();
+        w.host_count.resize(self.host_names.len(), 0);
+        let mut taken = 0usize;
+        let host_of = &self.host_of;
+        let host_count = &mut w.host_count;
+        w.chosen.retain(|&(_, _, slot)| {
+            if taken == k {
+                return false;
+            }
+            let h = host_of[slot as usize];
+            if h != NONE {
+                if host_count[h as usize] >= cap {
                     return false;
                 }
-                let h = host_of[slot as usize];
-                if h != NONE {
-                    if host_count[h as usize] >= cap {
-                        return false;
-                    }
-                    host_count[h as usize] += 1;
-                }
-                taken += 1;
-                true
-            });
-            if taken == k || want == pages {
-                return Ok(());
+                host_count[h as usize] += 1;
             }
-            want = want.saturating_mul(2).min(pages);
-        }
+            taken += 1;
+            true
+        });
+        taken
     }
 
     fn slot_of<Q>(&self, page: &Q) -> Result<u32, ScheduleError>

@@ -298,6 +298,8 @@ fn deserialized_settings_are_checked() {
     let back: SimConfig = serde_json::from_str(&good).unwrap();
     assert_eq!(back, SimConfig::paper().with_seed(3));
     let bad = good.replace("0.05", "0.0");
-    let err = serde_json::from_str::<SimConfig>(&bad).unwrap_err().to_string();
+    let err = serde_json::from_str::<SimConfig>(&bad)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("resources must be in (0, 1]"), "{err}");
 }
