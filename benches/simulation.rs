@@ -52,7 +52,7 @@ fn bench(c: &mut Criterion) {
     group.throughput(Throughput::Elements(page_cycles));
     group.sample_size(20);
     for (name, text) in formulas {
-        let scorer = match text {
+        let policy = match text {
             None => Policy::Baseline(Baseline::Nad),
             Some(t) => {
                 let f: Formula = t.parse().unwrap();
@@ -61,17 +61,17 @@ fn bench(c: &mut Criterion) {
             }
         };
         let mut sim = Simulator::new(SimConfig::paper());
-        group.bench_with_input(BenchmarkId::new("fast", name), &scorer, |b, s| {
+        group.bench_with_input(BenchmarkId::new("fast", name), &policy, |b, s| {
             b.iter(|| sim.run(&period, s).unwrap())
         });
     }
     let f: Formula = formulas[1].1.unwrap().parse().unwrap();
-    let scorer = Policy::formula(&f, Closure::Paper);
+    let policy = Policy::formula(&f, Closure::Paper);
     let sim = Simulator::new(SimConfig::paper());
     group.sample_size(10);
     group.bench_with_input(
         BenchmarkId::new("reference", "formula-15"),
-        &scorer,
+        &policy,
         |b, s| b.iter(|| sim.run_reference(&period, s).unwrap()),
     );
     group.finish();

@@ -10,7 +10,8 @@
 //! 1. [`formula`]: the formula language: a postfix arena, parser, printer, simplifier.
 //! 2. [`eval`]: compiles a formula into a program that scores many pages at once.
 //! 3. [`data`]: change-history datasets: loading, unknown cycles, folds, synthesis.
-//! 4. [`sim`]: the daily top-k crawl simulation, its terminals, metrics and baselines.
+//! 4. [`sim`]: the daily top-k crawl simulation, its terminals and metrics, and the policy
+//!    layer ([`sim::Policy`]: formulas, baselines, adaptive intervals) that everything runs.
 //! 5. [`gp`]: the genetic programming engine, generic over a fitness trait.
 //! 6. [`experiment`]: the temporal cross-validation protocol around simulation and GP, and
 //!    whole studies from one experiment file.

@@ -426,12 +426,12 @@ impl Runner {
             .choices
             .iter()
             .map(|choice| {
-                let scorer = Policy::formula(&choice.formula, settings.grammar.closure());
+                let policy = Policy::formula(&choice.formula, settings.grammar.closure());
                 let runs = tops
                     .par_iter()
                     .map(|&c| {
                         Simulator::new(c)
-                            .run(&sets.test, &scorer)
+                            .run(&sets.test, &policy)
                             .map(|o| ResourceRun {
                                 resources: c.resources(),
                                 cycles: o.cycles,

@@ -88,13 +88,13 @@ fn batches_are_the_reference_simulations_visits() {
 
 /// The batch by brute force: every page scored alone, fully sorted, walked with the cap.
 fn brute_force(s: &Scheduler<u32>, cycle: u32, k: usize, cap: Option<usize>) -> Vec<u32> {
-    let scorer = s.policy().clone();
+    let policy = s.policy().clone();
     let salt = tie_salt(s.seed(), cycle);
     let mut all: Vec<(u64, u64, u32)> = s
         .pages()
         .map(|&p| {
             let slot = s.slot(&p).unwrap();
-            let score = scorer.score_one(s.state(&p).unwrap(), cycle);
+            let score = policy.score_one(s.state(&p).unwrap(), cycle);
             (score_key(score), tie_key(salt, slot), p)
         })
         .collect();

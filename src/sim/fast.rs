@@ -21,7 +21,7 @@
 //! at most O(P) and usually far less; nothing is allocated per cycle once the buffers
 //! have grown. Over a [`Prepared`](super::Prepared) period a run skips the warm-up: it
 //! starts from a copy of the state the warm-up leaves ([`Warm`]), the same for every
-//! scorer. The result is bit for bit the reference simulator's (tested).
+//! policy without memory. The result is bit for bit the reference simulator's (tested).
 
 use super::metrics::{Discounts, Outcome, Tally};
 use super::policy::{PageState, StateKey};
@@ -96,7 +96,7 @@ struct Group {
 }
 
 /// The fast simulator's state after a period's warm-up cycles. The warm-up visits every
-/// page whatever the scorer, so the state is the same for every run over the period: a
+/// page whatever the policy, so for every policy without memory the state is the same for every run over the period: a
 /// [`Prepared`](super::Prepared) period takes it once and each run starts from a copy.
 #[derive(Debug, Clone)]
 pub(crate) struct Warm {

@@ -9,15 +9,15 @@ fn period(rows: &[&str]) -> Period {
     Period::whole(&Dataset::from_bit_strings(rows).unwrap()).unwrap()
 }
 
-fn both(period: &Period, scorer: &Policy, config: SimConfig) -> Outcome {
+fn both(period: &Period, policy: &Policy, config: SimConfig) -> Outcome {
     let mut sim = Simulator::new(config);
-    let fast = sim.run(period, scorer).unwrap();
-    let reference = sim.run_reference(period, scorer).unwrap();
+    let fast = sim.run(period, policy).unwrap();
+    let reference = sim.run_reference(period, policy).unwrap();
     assert_eq!(
         fast,
         reference,
         "fast and reference simulators differ for {}",
-        scorer.label()
+        policy.label()
     );
     fast
 }
