@@ -24,6 +24,46 @@ pub mod units;
 
 use crate::data::split::SplitError;
 use crate::sim::{PeriodError, SimError};
+use std::fmt;
+
+/// The paper's resources: the fraction of the simulated pages visited per cycle (SPEC §3).
+/// The default of experiment files and of the command's `--resources`.
+pub const DEFAULT_RESOURCES: f64 = 0.05;
+
+/// The paper's warm-up: cycles that visit every page before scoring starts (SPEC §3). The
+/// default of experiment files and of the command's `--warmup`.
+pub const DEFAULT_WARMUP: usize = 2;
+
+/// One of the three page sets of a rotation (SPEC §2), named as errors show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Set {
+    /// The training pages over period 1.
+    Training,
+    /// The validation pages over period 2.
+    Validation,
+    /// The test pages over period 3.
+    Test,
+}
+
+impl Set {
+    /// The three sets, in protocol order.
+    pub const ALL: [Set; 3] = [Set::Training, Set::Validation, Set::Test];
+
+    /// `training`, `validation` or `test`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Set::Training => "training",
+            Set::Validation => "validation",
+            Set::Test => "test",
+        }
+    }
+}
+
+impl fmt::Display for Set {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// Why an experiment cannot run.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -52,7 +92,7 @@ pub enum ExperimentError {
         /// Pages in its test set.
         pages: usize,
     },
-    /// A formula reads a terminal the grammar lacks.
-    #[error("{0}")]
-    Grammar(String),
+    /// A rotation was asked to run with no seed.
+    #[error("no seed to run: list at least one")]
+    NoSeeds,
 }

@@ -102,6 +102,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// The first top-level field (besides `description` and `reports`) in which two studies
 /// differ, with both values as JSON.
 pub fn difference(stored: &Study, given: &Study) -> Option<(String, String, String)> {
+    // Invariant: a study is plain data (string keys, finite numbers): it serializes.
     let a = serde_json::to_value(stored).expect("a study serializes");
     let b = serde_json::to_value(given).expect("a study serializes");
     let (a, b) = (a.as_object()?, b.as_object()?);
@@ -209,6 +210,7 @@ impl Store {
 
     /// Writes any file of the directory atomically (JSON, pretty, newline-terminated).
     pub fn write_json<T: Serialize>(&self, path: &Path, value: &T) -> Result<(), StoreError> {
+        // Invariant: every stored type is plain data (string keys): it serializes.
         let mut text = serde_json::to_string_pretty(value).expect("results serialize");
         text.push('\n');
         write_atomic(path, text.as_bytes()).map_err(|e| io(path, e))

@@ -14,7 +14,7 @@
 use super::evolve::{self, EvolveSettings, Progress, RotationFitness, SeedRun};
 use super::store::{Store, StoreError};
 use super::study::{Study, StudyError};
-use super::ExperimentError;
+use super::{ExperimentError, Set};
 use crate::data::split::Split;
 use crate::data::Dataset;
 use crate::formula::Grammar;
@@ -54,10 +54,7 @@ impl Unit {
                 configuration,
                 rotation,
                 seed,
-            } => format!(
-                "{}-r{rotation}-s{seed}.json",
-                study.configurations[configuration].name
-            ),
+            } => gp_file_name(&study.configurations[configuration].name, rotation, seed),
         }
     }
 
@@ -95,6 +92,12 @@ impl Unit {
             }
         }
     }
+}
+
+/// The result file name of the GP unit of `configuration` (its name), `rotation` and
+/// `seed`: `<configuration>-r<rotation>-s<seed>.json`.
+pub(crate) fn gp_file_name(configuration: &str, rotation: usize, seed: u64) -> String {
+    format!("{configuration}-r{rotation}-s{seed}.json")
 }
 
 /// Every unit of `study`, in the fixed order of the module docs.
@@ -237,8 +240,10 @@ impl Runner {
     /// Loads the dataset and grammars (paths relative to `base`) and checks that every
     /// rotation can be simulated at every resources level of the study.
     pub fn new(study: Study, base: &Path) -> Result<Runner, RunError> {
-        let grammars = (0..study.configurations.len())
-            .map(|i| study.grammar(i, base))
+        let grammars = study
+            .configurations
+            .iter()
+            .map(|c| c.grammar(base))
             .collect::<Result<Vec<_>, _>>()
             .map_err(StudyError::from)?;
         let dataset = study.load_dataset(base)?;
@@ -251,13 +256,13 @@ impl Runner {
             let split = Split::new(runner.dataset.pages(), runner.dataset.cycles(), rotation)
                 .map_err(ExperimentError::from)?;
             for (set, pages, cycles) in [
-                ("training", &split.train, split.train_cycles.clone()),
+                (Set::Training, &split.train, split.train_cycles.clone()),
                 (
-                    "validation",
+                    Set::Validation,
                     &split.validation,
                     split.validation_cycles.clone(),
                 ),
-                ("test", &split.test, split.test_cycles.clone()),
+                (Set::Test, &split.test, split.test_cycles.clone()),
             ] {
                 let period =
                     Period::new(&runner.dataset, pages, cycles).map_err(ExperimentError::from)?;
@@ -265,8 +270,11 @@ impl Runner {
                     .study
                     .sim
                     .check(&period)
-                    .map_err(|source| ExperimentError::Sim { set, source })?;
-                if set == "test" {
+                    .map_err(|source| ExperimentError::Sim {
+                        set: set.name(),
+                        source,
+                    })?;
+                if set == Set::Test {
                     for (c, &resources) in runner
                         .top_configs()?
                         .iter()
@@ -306,7 +314,7 @@ impl Runner {
                     .sim
                     .with_resources(r)
                     .map_err(|source| ExperimentError::Sim {
-                        set: "test",
+                        set: Set::Test.name(),
                         source,
                     })
             })
@@ -328,6 +336,7 @@ impl Runner {
                 .gp
                 .clone()
                 .check()
+                // Invariant: a `Study` holds only checked GP configurations.
                 .expect("checked when the study was read"),
             sim: self.study.sim,
             seeds: c.seeds.clone(),
@@ -370,7 +379,7 @@ impl Runner {
                     .run(&test, &Scorer::Baseline(b))
                     .map(|o| o.cycles)
                     .map_err(|source| ExperimentError::Sim {
-                        set: "test",
+                        set: Set::Test.name(),
                         source,
                     })
             })
@@ -381,6 +390,7 @@ impl Runner {
             .baselines
             .iter()
             .map(|&baseline| {
+                // Invariant: `jobs` holds 1 + top_resources runs per baseline, in this order.
                 let main = outcomes.next().expect("one per job");
                 let top = self
                     .study
@@ -388,6 +398,7 @@ impl Runner {
                     .iter()
                     .map(|&resources| ResourceRun {
                         resources,
+                        // Invariant: as above, one outcome per job.
                         cycles: outcomes.next().expect("one per job"),
                     })
                     .collect();
@@ -437,7 +448,7 @@ impl Runner {
                                 cycles: o.cycles,
                             })
                             .map_err(|source| ExperimentError::Sim {
-                                set: "test",
+                                set: Set::Test.name(),
                                 source,
                             })
                     })
