@@ -391,7 +391,8 @@ fn an_edited_study_json_is_checked_when_read() {
     let study = Study::from_ron(TINY, "tiny.ron").unwrap();
     let good = serde_json::to_value(&study).unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let edits: [(&str, fn(&mut serde_json::Value)); 4] = [
+    type Edit = fn(&mut serde_json::Value);
+    let edits: [(&str, Edit); 4] = [
         ("configurations[0].seeds", |v| {
             v["configurations"][0]["seeds"] = serde_json::json!([])
         }),

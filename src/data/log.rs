@@ -112,7 +112,7 @@ pub fn parse_cycle(s: &str) -> Result<u64, String> {
 }
 
 /// Parses a fetch time (RFC 3339 or Unix seconds) into Unix seconds (rounded down).
-pub fn parse_time(s: &str) -> Result<i64, String> {
+pub(crate) fn parse_time(s: &str) -> Result<i64, String> {
     let digits = s.strip_prefix('-').unwrap_or(s);
     if !digits.is_empty()
         && digits.starts_with(|c: char| c.is_ascii_digit())

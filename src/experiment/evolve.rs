@@ -137,7 +137,7 @@ pub struct GpOverrides {
     pub generations: Option<usize>,
     /// Tournament size.
     pub tournament: Option<usize>,
-    /// Seed the initial population with [`baseline_seeds`] when it has no formula yet.
+    /// Seed the initial population with the published baselines the grammar can express when it has no formula yet.
     pub seed_baselines: bool,
 }
 
@@ -206,7 +206,7 @@ pub struct EvolveSettings {
 
 /// The published baselines that `grammar` can express, as formulas (from
 /// `grammars/baselines.ron`; Rand, a constant, is left out), to seed a search with.
-pub fn baseline_seeds(grammar: &Grammar) -> Vec<Formula> {
+pub(crate) fn baseline_seeds(grammar: &Grammar) -> Vec<Formula> {
     crate::sim::Baseline::ALL
         .iter()
         .filter(|b| !b.is_random())
@@ -309,7 +309,7 @@ pub enum Progress<'a> {
 }
 
 /// The three sets of one rotation.
-pub struct RotationSets {
+pub(crate) struct RotationSets {
     /// Training pages over period 1.
     pub train: Period,
     /// Validation pages over period 2.
@@ -346,9 +346,7 @@ fn fitness_for(
 
 /// One rotation made ready to evolve on: the training and validation fitnesses and the
 /// test period, checked against the simulation settings.
-pub struct RotationFitness {
-    /// The rotation.
-    pub rotation: usize,
+pub(crate) struct RotationFitness {
     /// Fitness on the training set (period 1).
     pub train: CrawlFitness,
     /// Fitness on the validation set (period 2).
@@ -375,7 +373,6 @@ impl RotationFitness {
                 source,
             })?;
         Ok(RotationFitness {
-            rotation,
             train,
             validation,
             test: sets.test,
@@ -395,7 +392,7 @@ impl RotationFitness {
 /// Runs one seed on a prepared rotation: evolve on the training set, validate the hall of
 /// fame, choose by every [`Strategy`] and test the choices. `seed_index` only labels the
 /// progress events. The result depends only on (rotation, settings without seeds, seed).
-pub fn run_seed(
+pub(crate) fn run_seed(
     sets: &RotationFitness,
     settings: &EvolveSettings,
     seed_index: usize,
@@ -510,7 +507,7 @@ pub fn run_rotation(
 }
 
 /// Simulates `formula` on the test set.
-pub fn test_outcome(test: &Period, formula: &Formula, settings: &EvolveSettings) -> Outcome {
+pub(crate) fn test_outcome(test: &Period, formula: &Formula, settings: &EvolveSettings) -> Outcome {
     Simulator::new(settings.sim)
         .run(test, &Scorer::formula(formula, settings.grammar.closure()))
         // Invariant: `RotationFitness::new` checked the settings against the test set.

@@ -36,7 +36,7 @@ pub const DEFAULT_WARMUP: usize = 2;
 
 /// One of the three page sets of a rotation (SPEC §2), named as errors show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Set {
+pub(crate) enum Set {
     /// The training pages over period 1.
     Training,
     /// The validation pages over period 2.
@@ -46,11 +46,8 @@ pub enum Set {
 }
 
 impl Set {
-    /// The three sets, in protocol order.
-    pub const ALL: [Set; 3] = [Set::Training, Set::Validation, Set::Test];
-
     /// `training`, `validation` or `test`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Set::Training => "training",
             Set::Validation => "validation",

@@ -222,7 +222,7 @@ pub struct Configuration {
 
 impl Configuration {
     /// The configuration's grammar, a file resolved against `base`.
-    pub fn grammar(&self, base: &Path) -> Result<Grammar, GrammarError> {
+    pub(crate) fn grammar(&self, base: &Path) -> Result<Grammar, GrammarError> {
         match self.grammar.as_str() {
             "basic" | "all" | "basic-reference" | "all-reference" => {
                 Grammar::named_or_file(&self.grammar)
@@ -494,7 +494,7 @@ impl Study {
         Ok(())
     }
     /// Loads (or generates) the dataset, relative paths resolved against `base`.
-    pub fn load_dataset(&self, base: &Path) -> Result<Dataset, StudyError> {
+    pub(crate) fn load_dataset(&self, base: &Path) -> Result<Dataset, StudyError> {
         match &self.dataset {
             DatasetSpec::Path(path) => {
                 let options = LoadOptions {

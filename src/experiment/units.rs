@@ -59,7 +59,7 @@ impl Unit {
     }
 
     /// A short label for progress lines.
-    pub fn label(&self, study: &Study) -> String {
+    pub(crate) fn label(&self, study: &Study) -> String {
         match *self {
             Unit::Baselines { rotation } => format!("baselines rotation {rotation}"),
             Unit::Gp {
@@ -75,7 +75,7 @@ impl Unit {
 
     /// A rough measure of the unit's work, for ETAs: generations (+1 for the initial
     /// population) times population for GP units; one generation's worth for baselines.
-    pub fn work(&self, study: &Study) -> f64 {
+    pub(crate) fn work(&self, study: &Study) -> f64 {
         match *self {
             Unit::Baselines { .. } => {
                 let p = study
@@ -135,7 +135,7 @@ impl Shard {
     pub const ALL: Shard = Shard { index: 0, count: 1 };
 
     /// Whether unit number `i` belongs to this shard.
-    pub fn holds(&self, i: usize) -> bool {
+    pub(crate) fn holds(&self, i: usize) -> bool {
         i % self.count == self.index
     }
 }
@@ -327,7 +327,7 @@ impl Runner {
     }
 
     /// The evolution settings of configuration `index`.
-    pub fn settings(&self, index: usize) -> EvolveSettings {
+    pub(crate) fn settings(&self, index: usize) -> EvolveSettings {
         let c = &self.study.configurations[index];
         EvolveSettings {
             grammar: self.grammars[index].clone(),
@@ -344,7 +344,7 @@ impl Runner {
     }
 
     /// Runs one unit of work.
-    pub fn run(
+    pub(crate) fn run(
         &self,
         unit: Unit,
         progress: &mut impl FnMut(&GenerationReport),
@@ -362,7 +362,7 @@ impl Runner {
     }
 
     /// Every baseline of the study on the test set of `rotation`.
-    pub fn run_baselines(&self, rotation: usize) -> Result<BaselineUnit, ExperimentError> {
+    pub(crate) fn run_baselines(&self, rotation: usize) -> Result<BaselineUnit, ExperimentError> {
         let test = self.test_period(rotation)?;
         let mut configs = vec![self.study.sim];
         configs.extend(self.top_configs()?);
@@ -418,7 +418,7 @@ impl Runner {
     }
 
     /// One seed of configuration `configuration` on `rotation`.
-    pub fn run_gp(
+    pub(crate) fn run_gp(
         &self,
         configuration: usize,
         rotation: usize,
@@ -472,7 +472,7 @@ impl Runner {
 
 /// The result of any unit.
 #[derive(Debug, Clone, PartialEq)]
-pub enum UnitResult {
+pub(crate) enum UnitResult {
     /// A baseline unit.
     Baselines(BaselineUnit),
     /// A GP unit.
@@ -490,7 +490,7 @@ impl UnitResult {
 }
 
 /// Whether `unit`'s result file exists and parses.
-pub fn is_done(store: &Store, study: &Study, unit: Unit) -> bool {
+pub(crate) fn is_done(store: &Store, study: &Study, unit: Unit) -> bool {
     let name = unit.file_name(study);
     match unit {
         Unit::Baselines { .. } => matches!(store.read_unit::<BaselineUnit>(&name), Ok(Some(_))),

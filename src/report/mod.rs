@@ -1,7 +1,7 @@
 //! Reports of a study, regenerated from its output directory alone (`study.json` and the
 //! unit files; the dataset is not needed: every number a report shows is stored in a unit).
 //!
-//! [`analyse`] gathers the units into [`Analysis`]: one *method* per configuration ×
+//! `analyse` gathers the units into [`Analysis`]: one *method* per configuration ×
 //! selection strategy (e.g. `GP4C_All-NDCG/sum_sigma`) plus one per baseline. Per rotation
 //! and configuration, a strategy's reported function is the winner across seeds (the
 //! highest strategy score on training and validation, earlier seed on ties; the test set
@@ -248,7 +248,7 @@ struct StoredUnits {
 }
 
 /// Reads every unit of the study stored in `store` and computes the report's figures.
-pub fn analyse(study: &Study, store: &Store) -> Result<Analysis, ReportError> {
+pub(crate) fn analyse(study: &Study, store: &Store) -> Result<Analysis, ReportError> {
     let units = read_units(study, store)?;
     let cycles_per_rotation = units
         .baselines
@@ -534,7 +534,7 @@ fn csv_field(s: &str) -> String {
 }
 
 /// `cycles.csv`: one row per method, rotation, resources level and scored test cycle.
-pub fn cycles_csv(a: &Analysis) -> String {
+pub(crate) fn cycles_csv(a: &Analysis) -> String {
     let mut out = String::from(
         "method,kind,configuration,strategy,fitness,rotation,resources,position,cycle,change_rate,ndcg,freshness,newly_visited,stale,visited\n",
     );
@@ -572,7 +572,7 @@ pub fn cycles_csv(a: &Analysis) -> String {
 }
 
 /// `generations.csv`: one row per GP unit and generation.
-pub fn generations_csv(a: &Analysis) -> String {
+pub(crate) fn generations_csv(a: &Analysis) -> String {
     let mut out = String::from(
         "configuration,fitness,rotation,seed,generation,best,mean,evaluated,cache_hits,best_formula\n",
     );
