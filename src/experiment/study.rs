@@ -730,6 +730,26 @@ mod tests {
     }
 
     #[test]
+    fn a_stored_study_is_checked_when_read() {
+        let s = Study::from_ron(TINY, "t.ron").unwrap();
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(serde_json::from_str::<Study>(&json).unwrap(), s);
+        assert!(json.contains("\"unknown\":\"paper\""), "{json}");
+        let bad = json.replacen("\"seeds\":[1,2]", "\"seeds\":[]", 1);
+        let e = serde_json::from_str::<Study>(&bad).unwrap_err().to_string();
+        assert!(e.starts_with("configurations[0].seeds: at least 1"), "{e}");
+        let bad = json.replacen("\"seeds\":[1,2]", "\"seeds\":[1,1]", 1);
+        let e = serde_json::from_str::<Study>(&bad).unwrap_err().to_string();
+        assert!(
+            e.contains("configurations[0].seeds: seed 1 is listed twice"),
+            "{e}"
+        );
+        let bad = json.replace("\"rotations\":[0,1,2,3,4]", "\"rotations\":[]");
+        let e = serde_json::from_str::<Study>(&bad).unwrap_err().to_string();
+        assert!(e.starts_with("rotations: list at least one"), "{e}");
+    }
+
+    #[test]
     fn line_lookup_skips_comments_and_prefixes() {
         let text = "// seeds: 1\n( first_seeds: 3,\n  seeds: 2 )";
         assert_eq!(line_of(text, "seeds", 1), 3);

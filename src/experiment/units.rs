@@ -122,17 +122,32 @@ pub fn units(study: &Study) -> Vec<Unit> {
 }
 
 /// A deterministic subset of the units: those whose index modulo `count` is `index`.
+///
+/// **Invariant:** `index < count` (so `count >= 1`); built by [`Shard::new`] or parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
-    /// This shard, `0..count`.
-    pub index: usize,
-    /// Number of shards.
-    pub count: usize,
+    index: usize,
+    count: usize,
 }
 
 impl Shard {
     /// All units.
     pub const ALL: Shard = Shard { index: 0, count: 1 };
+
+    /// Shard `index` of `count`; `None` unless `index < count`.
+    pub fn new(index: usize, count: usize) -> Option<Shard> {
+        (index < count).then_some(Shard { index, count })
+    }
+
+    /// This shard, `0..count`.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Number of shards.
+    pub fn count(&self) -> usize {
+        self.count
+    }
 
     /// Whether unit number `i` belongs to this shard.
     pub(crate) fn holds(&self, i: usize) -> bool {
@@ -149,10 +164,7 @@ impl std::str::FromStr for Shard {
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let index: usize = i.trim().parse().map_err(|_| bad())?;
         let count: usize = n.trim().parse().map_err(|_| bad())?;
-        if count == 0 || index >= count {
-            return Err(bad());
-        }
-        Ok(Shard { index, count })
+        Shard::new(index, count).ok_or_else(bad)
     }
 }
 

@@ -19,6 +19,7 @@ pub struct Args {
     json: bool,
 }
 
+/// Runs `freshgp baselines`.
 pub fn run(args: Args) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     let dataset = args.data.load(false)?;

@@ -128,6 +128,7 @@ enum To {
     Binary,
 }
 
+/// Runs `freshgp dataset`.
 pub fn run(args: Args) -> Result<()> {
     match args.action {
         Action::FromLog(a) => from_log_cmd(a),

@@ -58,6 +58,7 @@ pub struct Args {
     quiet: bool,
 }
 
+/// Runs `freshgp evolve`.
 pub fn run(args: Args) -> Result<()> {
     let settings = settings(&args)?;
     let dataset = args.data.load(args.quiet)?;
@@ -174,30 +175,28 @@ fn print_json(
     start: Instant,
 ) -> Result<()> {
     let (evaluations, cache_hits) = totals(run);
-    {
-        let mut out = serde_json::Map::new();
-        for strategy in Strategy::ALL {
-            let c = run.winner(strategy);
-            out.insert(
-                strategy.name().into(),
-                json!({
-                    "formula": c.formula.to_string(),
-                    "train": c.train,
-                    "validation": c.validation,
-                    "test": c.test,
-                    "score": c.score,
-                }),
-            );
-        }
-        out.insert("metric".into(), json!(settings.metric.name()));
-        out.insert("rotation".into(), json!(run.rotation));
-        out.insert("set_sizes".into(), json!(run.set_sizes));
-        out.insert("evaluations".into(), json!(evaluations));
-        out.insert("cache_hits".into(), json!(cache_hits));
-        out.insert("seconds".into(), json!(start.elapsed().as_secs_f64()));
-        out.insert("seeds".into(), serde_json::to_value(&run.seeds)?);
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
+    let mut out = serde_json::Map::new();
+    for strategy in Strategy::ALL {
+        let c = run.winner(strategy);
+        out.insert(
+            strategy.name().into(),
+            json!({
+                "formula": c.formula.to_string(),
+                "train": c.train,
+                "validation": c.validation,
+                "test": c.test,
+                "score": c.score,
+            }),
+        );
     }
+    out.insert("metric".into(), json!(settings.metric.name()));
+    out.insert("rotation".into(), json!(run.rotation));
+    out.insert("set_sizes".into(), json!(run.set_sizes));
+    out.insert("evaluations".into(), json!(evaluations));
+    out.insert("cache_hits".into(), json!(cache_hits));
+    out.insert("seconds".into(), json!(start.elapsed().as_secs_f64()));
+    out.insert("seeds".into(), serde_json::to_value(&run.seeds)?);
+    writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
     Ok(())
 }
 

@@ -29,6 +29,7 @@ pub struct Args {
     quiet: bool,
 }
 
+/// Runs `freshgp experiment`.
 pub fn run(args: Args) -> Result<()> {
     let study = Study::load(&args.file)?;
     let out = args
@@ -131,8 +132,8 @@ impl<'a> ProgressLines<'a> {
                 self.count = in_shard - done;
                 eprintln!(
                     "{total} units in the study, {in_shard} in shard {}/{}, {done} already done, {} to run; results in {}",
-                    self.shard.index,
-                    self.shard.count,
+                    self.shard.index(),
+                    self.shard.count(),
                     in_shard - done,
                     self.out.display()
                 );

@@ -17,6 +17,7 @@ pub struct Args {
     merge: Vec<PathBuf>,
 }
 
+/// Runs `freshgp report`.
 pub fn run(args: Args) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     if !args.dir.join(STUDY_FILE).exists() {

@@ -51,6 +51,7 @@ enum Set {
     All,
 }
 
+/// Runs `freshgp simulate`.
 pub fn run(args: Args) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     let grammar = Grammar::named_or_file(&args.grammar)?;
