@@ -8,6 +8,9 @@
 //!
 //! Run: `cargo bench --bench eval -- --warm-up-time 1 --measurement-time 3`.
 
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use freshgp::eval::{interpret, Columns, Program, Scratch};
 use freshgp::formula::{Closure, Formula, Terminal};

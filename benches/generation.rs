@@ -6,6 +6,9 @@
 //! new, so nearly nothing comes from the cache); `bred` adds one generation of breeding
 //! and evaluation on top of it (elitism, crossover, mutation; copies hit the cache).
 
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use freshgp::data::synth::{generate, SynthParams};
 use freshgp::experiment::fitness::CrawlFitness;

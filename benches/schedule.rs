@@ -14,6 +14,9 @@
 //! RAYON_NUM_THREADS=1 cargo bench --bench schedule
 //! ```
 
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use freshgp::formula::{Closure, Formula};
 use freshgp::schedule::Scheduler;

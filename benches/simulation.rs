@@ -4,6 +4,9 @@
 //! The history is drawn here from a simple heterogeneous model (most pages rarely change,
 //! some change often, changes cluster), so the bench needs no file.
 
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use freshgp::data::Dataset;
 use freshgp::formula::{Closure, Formula};

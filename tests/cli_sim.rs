@@ -199,3 +199,41 @@ fn evolve_json_shape_and_determinism_across_threads() {
     }
     assert_eq!(one["seeds"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::process::{Command as Std, Stdio};
+    // A batch of 100,000 page ids: far more than a pipe buffers, so a write fails once the
+    // reader is gone (`freshgp schedule ... | head -c1`).
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("day1.tsv");
+    let lines: String = (0..100_000).map(|i| format!("page{i}\t1\t0\n")).collect();
+    std::fs::write(&log, lines).unwrap();
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("freshgp"))
+        .args(["schedule", "--baseline", "Age", "--k", "100000", "--state"])
+        .arg(tmp.path().join("crawl.state"))
+        .arg("--observe")
+        .arg(&log)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 1];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("error"),
+        "{stderr}"
+    );
+}

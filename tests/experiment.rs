@@ -365,3 +365,56 @@ fn scoop_study_runs_on_the_shared_real_file() {
     assert_eq!(results["dataset"][0], 1590);
     assert_eq!(results["cycles_per_rotation"], 17);
 }
+
+/// `freshgp report DIR` on a directory whose `study.json` was edited into a broken study:
+/// exit status 2 and an error naming `path` and `field`, never a panic.
+fn report_refuses(dir: &Path, field: &str) {
+    let out = freshgp()
+        .arg("report")
+        .arg(dir)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let text = String::from_utf8(out.stderr).unwrap();
+    assert!(!text.contains("panicked"), "{text}");
+    let file = dir.join("study.json").display().to_string();
+    assert!(
+        text.contains(&file) && text.contains(field),
+        "stderr lacks {file} and {field}:\n{text}"
+    );
+}
+
+#[test]
+fn an_edited_study_json_is_checked_when_read() {
+    use freshgp::experiment::study::Study;
+    let study = Study::from_ron(TINY, "tiny.ron").unwrap();
+    let good = serde_json::to_value(&study).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    type Edit = fn(&mut serde_json::Value);
+    let edits: [(&str, Edit); 4] = [
+        ("configurations[0].seeds", |v| {
+            v["configurations"][0]["seeds"] = serde_json::json!([])
+        }),
+        ("rotations", |v| v["rotations"] = serde_json::json!([0, 7])),
+        ("configurations[1].population", |v| {
+            v["configurations"][1]["gp"]["population"] = serde_json::json!(1)
+        }),
+        ("unknown", |v| v["unknown"] = serde_json::json!("sometimes")),
+    ];
+    for (k, (field, edit)) in edits.into_iter().enumerate() {
+        let dir = tmp.path().join(format!("out{k}"));
+        std::fs::create_dir_all(dir.join("units")).unwrap();
+        let mut value = good.clone();
+        edit(&mut value);
+        std::fs::write(dir.join("study.json"), value.to_string()).unwrap();
+        report_refuses(
+            &dir,
+            if field == "unknown" {
+                "sometimes"
+            } else {
+                field
+            },
+        );
+    }
+}

@@ -216,8 +216,9 @@ fn architecture_names_every_module_and_only_real_ones() {
             problems.push(format!("{rel} is not named in ARCHITECTURE.md"));
         }
     }
-    let names: Vec<String> = rust_files(&root().join("src"))
+    let names: Vec<String> = ["src", "tests", "benches", "examples"]
         .iter()
+        .flat_map(|d| rust_files(&root().join(d)))
         .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
         .collect();
     for word in map.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '/')) {

@@ -112,7 +112,7 @@ pub fn parse_cycle(s: &str) -> Result<u64, String> {
 }
 
 /// Parses a fetch time (RFC 3339 or Unix seconds) into Unix seconds (rounded down).
-pub fn parse_time(s: &str) -> Result<i64, String> {
+pub(crate) fn parse_time(s: &str) -> Result<i64, String> {
     let digits = s.strip_prefix('-').unwrap_or(s);
     if !digits.is_empty()
         && digits.starts_with(|c: char| c.is_ascii_digit())
@@ -157,7 +157,7 @@ enum Kind {
 
 /// Reads a crawl log into a history (unknown cycles kept as `?`); `file` names it in errors.
 pub fn from_log<R: BufRead>(
-    mut reader: R,
+    reader: R,
     file: &str,
     options: &LogOptions,
 ) -> Result<(Dataset, LogReport), DataError> {
@@ -168,147 +168,227 @@ pub fn from_log<R: BufRead>(
         });
     }
     let mut report = LogReport::default();
-    let mut pages: HashMap<String, u32> = HashMap::new();
-    let mut urls: Vec<String> = Vec::new();
-    let mut page_host: Vec<u32> = Vec::new();
-    let mut hosts: HashMap<String, u32> = HashMap::new();
-    let mut host_names: Vec<String> = Vec::new();
-    let mut fetches: Vec<Fetch> = Vec::new();
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        if reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| DataError::io(file, &e))?
-            == 0
-        {
-            break;
-        }
-        report.lines += 1;
-        let no = report.lines;
-        let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let err = |column: usize, reason: String| DataError::Malformed {
-            file: file.to_string(),
-            line: no,
-            column,
-            reason,
-        };
-        let parsed = match std::str::from_utf8(line) {
-            Err(e) => Err(err(
-                String::from_utf8_lossy(&line[..e.valid_up_to()])
-                    .chars()
-                    .count()
-                    + 1,
-                "not UTF-8".into(),
-            )),
-            Ok(l) if l.trim().is_empty() || l.starts_with('#') => continue,
-            Ok(l) => parse_line(l, &err),
-        };
-        let (url, host, time, kind, hash) = match parsed {
-            Ok(v) => v,
-            Err(e) => {
-                if options.on_error == OnError::Stop {
-                    return Err(e);
-                }
-                report.skipped += 1;
-                if report.errors.len() < 20 {
-                    report.errors.push(e);
-                }
-                continue;
-            }
-        };
-        let page = match pages.get(url) {
-            Some(&p) => p,
-            None => {
-                let p =
-                    u32::try_from(urls.len()).map_err(|_| err(1, "more than 2^32 URLs".into()))?;
-                let h = match hosts.get(&host) {
-                    Some(&h) => h,
-                    None => {
-                        let h = host_names.len() as u32;
-                        hosts.insert(host.clone(), h);
-                        host_names.push(host);
-                        h
-                    }
-                };
-                pages.insert(url.to_string(), p);
-                urls.push(url.to_string());
-                page_host.push(h);
-                p
-            }
-        };
-        report.fetches += 1;
-        report.failed_fetches += usize::from(kind == Kind::Failed);
-        fetches.push(Fetch {
-            time,
-            hash,
-            page,
-            seq: fetches.len() as u32,
-            kind,
-        });
-    }
-    if fetches.is_empty() {
+    let mut log = Fetches::default();
+    log.read(reader, file, options, &mut report)?;
+    if log.fetches.is_empty() {
         return Err(DataError::Empty {
             file: file.to_string(),
         });
     }
-    let len = options.cycle as i64;
-    let cycle_of = |t: i64| t.div_euclid(len);
-    let first = fetches.iter().map(|f| cycle_of(f.time)).min().unwrap_or(0);
-    let last = fetches.iter().map(|f| cycle_of(f.time)).max().unwrap_or(0);
-    let cycles = (last - first + 1) as u64;
-    let words = cycles.div_ceil(64);
-    if cycles > 10_000_000 || (urls.len() as u64).saturating_mul(words).saturating_mul(16) > 1 << 36
-    {
-        return Err(DataError::Invalid {
-            what: file.to_string(),
-            reason: format!(
-                "the fetches span {cycles} cycles of {}s for {} pages: too large (is a timestamp wrong?)",
-                options.cycle,
-                urls.len()
-            ),
-        });
-    }
-    report.first_cycle_start = first * len;
-    fetches.sort_unstable_by_key(|f| (f.page, f.time, f.seq));
-    let cycles = cycles as usize;
-    let mut d = Dataset::new(urls.len(), cycles);
-    for group in fetches.chunk_by(|a, b| a.page == b.page) {
-        let p = group[0].page as usize;
-        let mut seen = vec![false; cycles];
-        let mut changed = vec![false; cycles];
-        let mut prev: Option<u64> = None;
-        for f in group {
-            let c = (cycle_of(f.time) - first) as usize;
-            let hash = match f.kind {
-                Kind::Failed => continue,
-                Kind::NotModified => match prev {
-                    Some(h) => h,
-                    None => {
-                        seen[c] = true;
-                        continue;
-                    }
-                },
-                Kind::Content => f.hash,
-            };
-            seen[c] = true;
-            if prev.is_some_and(|h| h != hash) {
-                changed[c] = true;
-            }
-            prev = Some(hash);
-        }
-        for c in 0..cycles {
-            if !seen[c] {
-                d.set_unknown(p, c + 1, true);
-            } else if changed[c] {
-                d.set_changed(p, c + 1, true);
-            }
-        }
-    }
-    d.set_ids(urls);
-    d.set_hosts(page_host, host_names);
+    let span = CycleSpan::of(&log, file, options.cycle)?;
+    report.first_cycle_start = span.first * span.len;
+    let d = log.into_dataset(&span);
     Ok((d, report))
+}
+
+/// The fetches of a log, with its pages (URLs in order of first appearance) and hosts.
+#[derive(Default)]
+struct Fetches {
+    pages: HashMap<String, u32>,
+    urls: Vec<String>,
+    page_host: Vec<u32>,
+    hosts: HashMap<String, u32>,
+    host_names: Vec<String>,
+    fetches: Vec<Fetch>,
+}
+
+impl Fetches {
+    /// Reads every line; malformed lines are skipped into `report` or stop the read, as
+    /// `options.on_error` says.
+    fn read<R: BufRead>(
+        &mut self,
+        mut reader: R,
+        file: &str,
+        options: &LogOptions,
+        report: &mut LogReport,
+    ) -> Result<(), DataError> {
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            if reader
+                .read_until(b'\n', &mut buf)
+                .map_err(|e| DataError::io(file, &e))?
+                == 0
+            {
+                return Ok(());
+            }
+            report.lines += 1;
+            let no = report.lines;
+            let err = |column: usize, reason: String| DataError::Malformed {
+                file: file.to_string(),
+                line: no,
+                column,
+                reason,
+            };
+            let (url, host, time, kind, hash) = match read_line(&buf, &err) {
+                None => continue,
+                Some(Ok(v)) => v,
+                Some(Err(e)) => {
+                    if options.on_error == OnError::Stop {
+                        return Err(e);
+                    }
+                    report.skipped += 1;
+                    if report.errors.len() < 20 {
+                        report.errors.push(e);
+                    }
+                    continue;
+                }
+            };
+            let page = self.page(url, host, &err)?;
+            report.fetches += 1;
+            report.failed_fetches += usize::from(kind == Kind::Failed);
+            self.fetches.push(Fetch {
+                time,
+                hash,
+                page,
+                seq: self.fetches.len() as u32,
+                kind,
+            });
+        }
+    }
+
+    /// The index of `url`, added (with its host) on its first appearance.
+    fn page(
+        &mut self,
+        url: &str,
+        host: String,
+        err: &dyn Fn(usize, String) -> DataError,
+    ) -> Result<u32, DataError> {
+        if let Some(&p) = self.pages.get(url) {
+            return Ok(p);
+        }
+        let p = u32::try_from(self.urls.len()).map_err(|_| err(1, "more than 2^32 URLs".into()))?;
+        let h = match self.hosts.get(&host) {
+            Some(&h) => h,
+            None => {
+                let h = self.host_names.len() as u32;
+                self.hosts.insert(host.clone(), h);
+                self.host_names.push(host);
+                h
+            }
+        };
+        self.pages.insert(url.to_string(), p);
+        self.urls.push(url.to_string());
+        self.page_host.push(h);
+        Ok(p)
+    }
+
+    /// The history: per page and cycle, unknown when no fetch succeeded, changed when the
+    /// content differs from the previous successful fetch.
+    fn into_dataset(mut self, span: &CycleSpan) -> Dataset {
+        self.fetches
+            .sort_unstable_by_key(|f| (f.page, f.time, f.seq));
+        let cycles = span.cycles;
+        let mut d = Dataset::new(self.urls.len(), cycles);
+        for group in self.fetches.chunk_by(|a, b| a.page == b.page) {
+            let p = group[0].page as usize;
+            let mut seen = vec![false; cycles];
+            let mut changed = vec![false; cycles];
+            let mut prev: Option<u64> = None;
+            for f in group {
+                let c = (span.cycle_of(f.time) - span.first) as usize;
+                let hash = match f.kind {
+                    Kind::Failed => continue,
+                    Kind::NotModified => match prev {
+                        Some(h) => h,
+                        None => {
+                            seen[c] = true;
+                            continue;
+                        }
+                    },
+                    Kind::Content => f.hash,
+                };
+                seen[c] = true;
+                if prev.is_some_and(|h| h != hash) {
+                    changed[c] = true;
+                }
+                prev = Some(hash);
+            }
+            for c in 0..cycles {
+                if !seen[c] {
+                    d.set_unknown(p, c + 1, true);
+                } else if changed[c] {
+                    d.set_changed(p, c + 1, true);
+                }
+            }
+        }
+        d.set_ids(self.urls);
+        d.set_hosts(self.page_host, self.host_names);
+        d
+    }
+}
+
+/// One line of a log: `None` for a blank or comment line, else the parsed fields or why
+/// they do not parse.
+fn read_line<'a>(
+    buf: &'a [u8],
+    err: &dyn Fn(usize, String) -> DataError,
+) -> Option<Result<Parsed<'a>, DataError>> {
+    let line = buf.strip_suffix(b"\n").unwrap_or(buf);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    match std::str::from_utf8(line) {
+        Err(e) => Some(Err(err(
+            String::from_utf8_lossy(&line[..e.valid_up_to()])
+                .chars()
+                .count()
+                + 1,
+            "not UTF-8".into(),
+        ))),
+        Ok(l) if l.trim().is_empty() || l.starts_with('#') => None,
+        Ok(l) => Some(parse_line(l, err)),
+    }
+}
+
+/// The cycles the fetches of a log span.
+struct CycleSpan {
+    /// Cycle length in seconds.
+    len: i64,
+    /// The first cycle (Unix time / `len`).
+    first: i64,
+    /// Cycles from the first to the last fetch's.
+    cycles: usize,
+}
+
+impl CycleSpan {
+    /// The span of `log` (not empty) for cycles of `cycle` seconds; an error if the
+    /// history would be unreasonably large.
+    fn of(log: &Fetches, file: &str, cycle: u64) -> Result<CycleSpan, DataError> {
+        let len = cycle as i64;
+        let cycle_of = |t: i64| t.div_euclid(len);
+        let first = log
+            .fetches
+            .iter()
+            .map(|f| cycle_of(f.time))
+            .min()
+            .unwrap_or(0);
+        let last = log
+            .fetches
+            .iter()
+            .map(|f| cycle_of(f.time))
+            .max()
+            .unwrap_or(0);
+        let cycles = (last - first + 1) as u64;
+        let words = cycles.div_ceil(64);
+        let pages = log.urls.len() as u64;
+        if cycles > 10_000_000 || pages.saturating_mul(words).saturating_mul(16) > 1 << 36 {
+            return Err(DataError::Invalid {
+                what: file.to_string(),
+                reason: format!(
+                    "the fetches span {cycles} cycles of {cycle}s for {pages} pages: too large (is a timestamp wrong?)",
+                ),
+            });
+        }
+        Ok(CycleSpan {
+            len,
+            first,
+            cycles: cycles as usize,
+        })
+    }
+
+    /// The cycle (Unix time / length) of time `t`.
+    fn cycle_of(&self, t: i64) -> i64 {
+        t.div_euclid(self.len)
+    }
 }
 
 type Parsed<'a> = (&'a str, String, i64, Kind, u64);

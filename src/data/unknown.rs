@@ -30,8 +30,12 @@ use std::fmt;
 use std::str::FromStr;
 
 /// What to do with unknown cycles.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+///
+/// Its text form (command line, experiment files, `study.json`) is the one of [`Display`]
+/// and [`FromStr`]; serde reads and writes that string.
+///
+/// [`Display`]: fmt::Display
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnknownPolicy {
     /// The paper's: drop pages with more than `max_unknown` unknown cycles (2 in the
     /// paper), impute the rest from the page's run lengths. Written `paper` or `paper:N`.
@@ -92,6 +96,19 @@ impl FromStr for UnknownPolicy {
                 }
             },
         })
+    }
+}
+
+impl serde::Serialize for UnknownPolicy {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for UnknownPolicy {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 

@@ -7,14 +7,187 @@
 //! highest strategy score (train and validation only: the test set never decides).
 
 use super::fitness::CrawlFitness;
-use super::ExperimentError;
+use super::{ExperimentError, Set};
 use crate::data::split::Split;
 use crate::data::Dataset;
 use crate::formula::{Formula, Grammar};
-use crate::gp::{self, evaluate_all, Candidate, GenerationReport, GpConfig, Strategy};
+use crate::gp::{
+    self, evaluate_all, Candidate, ConfigError, GenerationReport, GpConfig, RawGpConfig, Strategy,
+};
 use crate::sim::{CycleMetrics, Metric, Outcome, Period, Policy, SimConfig, Simulator};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
+
+/// One value per selection [`Strategy`], indexed by the strategy: a lookup cannot miss.
+///
+/// Serialized as a list in [`Strategy::ALL`] order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PerStrategy<T>([T; 3]);
+
+impl<T> PerStrategy<T> {
+    /// `f(strategy)` for every strategy.
+    pub fn from_fn(mut f: impl FnMut(Strategy) -> T) -> PerStrategy<T> {
+        PerStrategy(Strategy::ALL.map(&mut f))
+    }
+
+    /// The values in [`Strategy::ALL`] order.
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.0.iter()
+    }
+
+    /// The position of `strategy` in [`Strategy::ALL`].
+    fn slot(strategy: Strategy) -> usize {
+        match strategy {
+            Strategy::Best => 0,
+            Strategy::SumSigma => 1,
+            Strategy::AvgSigma => 2,
+        }
+    }
+}
+
+impl<T> std::ops::Index<Strategy> for PerStrategy<T> {
+    type Output = T;
+
+    fn index(&self, strategy: Strategy) -> &T {
+        &self.0[Self::slot(strategy)]
+    }
+}
+
+impl<'a, T> IntoIterator for &'a PerStrategy<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+/// The three choices of a seed, one per strategy.
+///
+/// **Invariant:** the choice at strategy `s` was chosen by `s`; checked when read back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Vec<Choice>", into = "Vec<Choice>")]
+pub struct Choices(PerStrategy<Choice>);
+
+impl Choices {
+    /// The choice of every strategy, from `f`; `f(s).strategy` must be `s`.
+    fn from_fn(f: impl FnMut(Strategy) -> Choice) -> Choices {
+        Choices(PerStrategy::from_fn(f))
+    }
+
+    /// The choices in [`Strategy::ALL`] order.
+    pub fn iter(&self) -> std::slice::Iter<'_, Choice> {
+        self.0.iter()
+    }
+}
+
+impl std::ops::Index<Strategy> for Choices {
+    type Output = Choice;
+
+    fn index(&self, strategy: Strategy) -> &Choice {
+        &self.0[strategy]
+    }
+}
+
+impl<'a> IntoIterator for &'a Choices {
+    type Item = &'a Choice;
+    type IntoIter = std::slice::Iter<'a, Choice>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl TryFrom<Vec<Choice>> for Choices {
+    type Error = String;
+
+    fn try_from(choices: Vec<Choice>) -> Result<Choices, String> {
+        let found: Vec<Strategy> = choices.iter().map(|c| c.strategy).collect();
+        let array: [Choice; 3] = choices.try_into().map_err(|_| {
+            format!(
+                "expected one choice per strategy (best, sum_sigma, avg_sigma), found {found:?}"
+            )
+        })?;
+        if array
+            .iter()
+            .zip(Strategy::ALL)
+            .any(|(c, s)| c.strategy != s)
+        {
+            return Err(format!(
+                "expected the choices of best, sum_sigma and avg_sigma in this order, found {found:?}"
+            ));
+        }
+        Ok(Choices(PerStrategy(array)))
+    }
+}
+
+impl From<Choices> for Vec<Choice> {
+    fn from(choices: Choices) -> Vec<Choice> {
+        choices.0 .0.into()
+    }
+}
+
+/// Optional changes to a GP configuration (e.g. from command-line flags).
+#[derive(Debug, Clone, Default)]
+pub struct GpOverrides {
+    /// Population size.
+    pub population: Option<usize>,
+    /// Generations.
+    pub generations: Option<usize>,
+    /// Tournament size.
+    pub tournament: Option<usize>,
+    /// Seed the initial population with the published baselines the grammar can express when it has no formula yet.
+    pub seed_baselines: bool,
+}
+
+/// Why overridden GP settings are unusable.
+#[derive(Debug, thiserror::Error)]
+pub enum OverrideError {
+    /// An initial formula reads a terminal the grammar lacks.
+    #[error("initial formula `{formula}` reads a terminal grammar `{grammar}` lacks")]
+    Terminal {
+        /// The formula.
+        formula: Formula,
+        /// The grammar's name.
+        grammar: String,
+    },
+    /// A GP parameter is out of range.
+    #[error("invalid GP settings")]
+    Config(#[from] ConfigError),
+}
+
+/// Applies `overrides` to `raw`, checks that every initial formula fits `grammar` and
+/// checks the result.
+pub fn apply_overrides(
+    mut raw: RawGpConfig,
+    overrides: &GpOverrides,
+    grammar: &Grammar,
+) -> Result<GpConfig, OverrideError> {
+    if let Some(p) = overrides.population {
+        raw.population = p;
+    }
+    if let Some(g) = overrides.generations {
+        raw.generations = g;
+    }
+    if let Some(t) = overrides.tournament {
+        raw.tournament = t;
+    }
+    if overrides.seed_baselines && raw.initial.is_empty() {
+        raw.initial = baseline_seeds(grammar);
+    }
+    if let Some(f) = raw
+        .initial
+        .iter()
+        .find(|f| f.terminals().iter().any(|&t| !grammar.has_terminal(t)))
+    {
+        return Err(OverrideError::Terminal {
+            formula: f.clone(),
+            grammar: grammar.name().to_string(),
+        });
+    }
+    Ok(raw.check()?)
+}
 
 /// What to evolve and how.
 #[derive(Debug, Clone)]
@@ -33,7 +206,7 @@ pub struct EvolveSettings {
 
 /// The published baselines that `grammar` can express, as formulas (from
 /// `grammars/baselines.ron`; Rand, a constant, is left out), to seed a search with.
-pub fn baseline_seeds(grammar: &Grammar) -> Vec<Formula> {
+pub(crate) fn baseline_seeds(grammar: &Grammar) -> Vec<Formula> {
     crate::sim::Baseline::ALL
         .iter()
         .filter(|b| !b.is_random())
@@ -90,7 +263,7 @@ pub struct SeedRun {
     /// Fitness values taken from the cache.
     pub cache_hits: usize,
     /// Best, Sum_σ and Avg_σ choices.
-    pub choices: Vec<Choice>,
+    pub choices: Choices,
     /// Wall-clock seconds.
     pub seconds: f64,
 }
@@ -104,23 +277,15 @@ pub struct RotationRun {
     pub set_sizes: [usize; 3],
     /// One run per seed.
     pub seeds: Vec<SeedRun>,
-    /// Per strategy, the index in `seeds` of the winning seed.
-    pub winners: Vec<(Strategy, usize)>,
+    /// Per strategy, the winning seed.
+    pub winners: PerStrategy<usize>,
 }
 
 impl RotationRun {
     /// The winning choice of `strategy` across seeds.
     pub fn winner(&self, strategy: Strategy) -> &Choice {
-        let (_, seed) = self
-            .winners
-            .iter()
-            .find(|(s, _)| *s == strategy)
-            .expect("every strategy has a winner");
-        self.seeds[*seed]
-            .choices
-            .iter()
-            .find(|c| c.strategy == strategy)
-            .expect("every seed has every strategy")
+        // Invariant: `winners` are indices into `seeds`, as `winners()` returns them.
+        &self.seeds[self.winners[strategy]].choices[strategy]
     }
 }
 
@@ -144,7 +309,7 @@ pub enum Progress<'a> {
 }
 
 /// The three sets of one rotation.
-pub struct RotationSets {
+pub(crate) struct RotationSets {
     /// Training pages over period 1.
     pub train: Period,
     /// Validation pages over period 2.
@@ -181,9 +346,7 @@ fn fitness_for(
 
 /// One rotation made ready to evolve on: the training and validation fitnesses and the
 /// test period, checked against the simulation settings.
-pub struct RotationFitness {
-    /// The rotation.
-    pub rotation: usize,
+pub(crate) struct RotationFitness {
     /// Fitness on the training set (period 1).
     pub train: CrawlFitness,
     /// Fitness on the validation set (period 2).
@@ -200,17 +363,16 @@ impl RotationFitness {
         settings: &EvolveSettings,
     ) -> Result<RotationFitness, ExperimentError> {
         let sets = RotationSets::new(dataset, rotation)?;
-        let train = fitness_for("training", &sets.train, settings)?;
-        let validation = fitness_for("validation", &sets.validation, settings)?;
+        let train = fitness_for(Set::Training.name(), &sets.train, settings)?;
+        let validation = fitness_for(Set::Validation.name(), &sets.validation, settings)?;
         settings
             .sim
             .check(&sets.test)
             .map_err(|source| ExperimentError::Sim {
-                set: "test",
+                set: Set::Test.name(),
                 source,
             })?;
         Ok(RotationFitness {
-            rotation,
             train,
             validation,
             test: sets.test,
@@ -230,7 +392,7 @@ impl RotationFitness {
 /// Runs one seed on a prepared rotation: evolve on the training set, validate the hall of
 /// fame, choose by every [`Strategy`] and test the choices. `seed_index` only labels the
 /// progress events. The result depends only on (rotation, settings without seeds, seed).
-pub fn run_seed(
+pub(crate) fn run_seed(
     sets: &RotationFitness,
     settings: &EvolveSettings,
     seed_index: usize,
@@ -268,23 +430,20 @@ pub fn run_seed(
             validation: v,
         })
         .collect();
-    let choices = Strategy::ALL
-        .iter()
-        .map(|&strategy| {
-            let c = &candidates[gp::choose(&candidates, strategy)];
-            let formula = c.formula.simplify(settings.grammar.closure());
-            let outcome = test_outcome(&sets.test, &formula, settings);
-            Choice {
-                strategy,
-                test: outcome.mean(settings.metric),
-                train: c.train.value,
-                validation: c.validation.value,
-                score: strategy.score(c),
-                formula,
-                test_cycles: outcome.cycles,
-            }
-        })
-        .collect();
+    let choices = Choices::from_fn(|strategy| {
+        let c = &candidates[gp::choose(&candidates, strategy)];
+        let formula = c.formula.simplify(settings.grammar.closure());
+        let outcome = test_outcome(&sets.test, &formula, settings);
+        Choice {
+            strategy,
+            test: outcome.mean(settings.metric),
+            train: c.train.value,
+            validation: c.validation.value,
+            score: strategy.score(c),
+            formula,
+            test_cycles: outcome.cycles,
+        }
+    });
     SeedRun {
         seed,
         generations: evolution
@@ -307,26 +466,21 @@ pub fn run_seed(
 }
 
 /// Per strategy, the index of the winning seed: the highest strategy score (train and
-/// validation only), the earlier seed on ties.
-///
-/// # Panics
-/// If `seeds` is empty or a run lacks a strategy's choice.
-pub fn winners(seeds: &[SeedRun]) -> Vec<(Strategy, usize)> {
-    Strategy::ALL
-        .iter()
-        .enumerate()
-        .map(|(k, &strategy)| {
-            let best = (0..seeds.len())
-                .max_by(|&a, &b| {
-                    seeds[a].choices[k]
-                        .score
-                        .total_cmp(&seeds[b].choices[k].score)
-                        .then(b.cmp(&a))
-                })
-                .expect("at least one seed");
-            (strategy, best)
-        })
-        .collect()
+/// validation only), the earlier seed on ties. `None` if `seeds` is empty.
+pub fn winners(seeds: &[SeedRun]) -> Option<PerStrategy<usize>> {
+    if seeds.is_empty() {
+        return None;
+    }
+    Some(PerStrategy::from_fn(|strategy| {
+        (0..seeds.len())
+            .max_by(|&a, &b| {
+                seeds[a].choices[strategy]
+                    .score
+                    .total_cmp(&seeds[b].choices[strategy].score)
+                    .then(b.cmp(&a))
+            })
+            .unwrap_or(0)
+    }))
 }
 
 /// Runs every seed of `settings` on `rotation` of `dataset`.
@@ -343,7 +497,7 @@ pub fn run_rotation(
         .enumerate()
         .map(|(seed_index, &seed)| run_seed(&sets, settings, seed_index, seed, &mut progress))
         .collect();
-    let winners = winners(&seeds);
+    let winners = winners(&seeds).ok_or(ExperimentError::NoSeeds)?;
     Ok(RotationRun {
         rotation,
         set_sizes: sets.set_sizes(),
@@ -353,8 +507,9 @@ pub fn run_rotation(
 }
 
 /// Simulates `formula` on the test set.
-pub fn test_outcome(test: &Period, formula: &Formula, settings: &EvolveSettings) -> Outcome {
+pub(crate) fn test_outcome(test: &Period, formula: &Formula, settings: &EvolveSettings) -> Outcome {
     Simulator::new(settings.sim)
         .run(test, &Policy::formula(formula, settings.grammar.closure()))
+        // Invariant: `RotationFitness::new` checked the settings against the test set.
         .expect("test set checked")
 }

@@ -24,6 +24,35 @@ pub mod units;
 
 use crate::data::split::SplitError;
 use crate::sim::{PeriodError, SimError};
+use std::fmt;
+
+/// One of the three page sets of a rotation (SPEC §2), named as errors show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Set {
+    /// The training pages over period 1.
+    Training,
+    /// The validation pages over period 2.
+    Validation,
+    /// The test pages over period 3.
+    Test,
+}
+
+impl Set {
+    /// `training`, `validation` or `test`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Set::Training => "training",
+            Set::Validation => "validation",
+            Set::Test => "test",
+        }
+    }
+}
+
+impl fmt::Display for Set {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// Why an experiment cannot run.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -52,7 +81,7 @@ pub enum ExperimentError {
         /// Pages in its test set.
         pages: usize,
     },
-    /// A formula reads a terminal the grammar lacks.
-    #[error("{0}")]
-    Grammar(String),
+    /// A rotation was asked to run with no seed.
+    #[error("no seed to run: list at least one")]
+    NoSeeds,
 }

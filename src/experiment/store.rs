@@ -1,7 +1,7 @@
 //! The output directory of a study: `study.json` (the checked [`Study`]) and one JSON file
 //! per finished unit of work in `units/`.
 //!
-//! Every file is written atomically ([`write_atomic`]): to a temporary file in the same
+//! Every file is written atomically (`write_atomic`): to a temporary file in the same
 //! directory, flushed to disk, then renamed over the target. A crash or a kill leaves
 //! either the complete old state or the complete new file, never a half-written result
 //! (at worst a stray `.*.tmp` file, which is ignored and replaced on the next run).
@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 /// The study record inside an output directory.
 pub const STUDY_FILE: &str = "study.json";
 /// The folder of unit results inside an output directory.
-pub const UNITS_DIR: &str = "units";
+pub(crate) const UNITS_DIR: &str = "units";
 
 /// Why an output directory cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -76,7 +76,7 @@ fn io(path: &Path, e: std::io::Error) -> StoreError {
 
 /// Writes `bytes` to `path` atomically: a temporary file beside it, synced, then renamed.
 /// On error the target is unchanged and the temporary file is removed.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -101,8 +101,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// The first top-level field (besides `description` and `reports`) in which two studies
 /// differ, with both values as JSON.
-pub fn difference(stored: &Study, given: &Study) -> Option<(String, String, String)> {
+pub(crate) fn difference(stored: &Study, given: &Study) -> Option<(String, String, String)> {
+    // Invariant: a study is plain data (string keys, finite numbers): it serializes.
     let a = serde_json::to_value(stored).expect("a study serializes");
+    // Invariant: as above.
     let b = serde_json::to_value(given).expect("a study serializes");
     let (a, b) = (a.as_object()?, b.as_object()?);
     for (key, va) in a {
@@ -198,17 +200,25 @@ impl Store {
     }
 
     /// Writes a unit result atomically.
-    pub fn write_unit<T: Serialize>(&self, name: &str, value: &T) -> Result<(), StoreError> {
+    pub(crate) fn write_unit<T: Serialize>(&self, name: &str, value: &T) -> Result<(), StoreError> {
         self.write_json(&self.unit_path(name), value)
     }
 
     /// Reads a unit result: `None` if absent, an error if it does not parse.
-    pub fn read_unit<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>, StoreError> {
+    pub(crate) fn read_unit<T: DeserializeOwned>(
+        &self,
+        name: &str,
+    ) -> Result<Option<T>, StoreError> {
         self.read_json(&self.unit_path(name))
     }
 
     /// Writes any file of the directory atomically (JSON, pretty, newline-terminated).
-    pub fn write_json<T: Serialize>(&self, path: &Path, value: &T) -> Result<(), StoreError> {
+    pub(crate) fn write_json<T: Serialize>(
+        &self,
+        path: &Path,
+        value: &T,
+    ) -> Result<(), StoreError> {
+        // Invariant: every stored type is plain data (string keys): it serializes.
         let mut text = serde_json::to_string_pretty(value).expect("results serialize");
         text.push('\n');
         write_atomic(path, text.as_bytes()).map_err(|e| io(path, e))

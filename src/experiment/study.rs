@@ -142,16 +142,16 @@ struct RawConfiguration {
 }
 
 fn default_unknown() -> String {
-    "paper".into()
+    UnknownPolicy::default().to_string()
 }
 fn all_rotations() -> Vec<usize> {
     (0..crate::data::split::FOLDS).collect()
 }
 fn paper_resources() -> f64 {
-    0.05
+    crate::sim::DEFAULT_RESOURCES
 }
 fn paper_warmup() -> usize {
-    2
+    crate::sim::DEFAULT_WARMUP
 }
 fn default_top() -> Vec<f64> {
     vec![0.01, 0.02, 0.03, 0.04, 0.05]
@@ -202,6 +202,9 @@ struct RawStudy {
 }
 
 /// One checked GP configuration.
+///
+/// **Invariant** (checked with its [`Study`]): a valid name, GP parameters that pass
+/// [`RawGpConfig::check`], at least one seed and no seed twice.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Configuration {
     /// Its name (letters, digits, `_`, `.`, `-`): the prefix of its methods and unit files.
@@ -217,8 +220,25 @@ pub struct Configuration {
     pub seeds: Vec<u64>,
 }
 
+impl Configuration {
+    /// The configuration's grammar, a file resolved against `base`.
+    pub(crate) fn grammar(&self, base: &Path) -> Result<Grammar, GrammarError> {
+        match self.grammar.as_str() {
+            "basic" | "all" | "basic-reference" | "all-reference" => {
+                Grammar::named_or_file(&self.grammar)
+            }
+            _ => Grammar::load(&base.join(&self.grammar)),
+        }
+    }
+}
+
 /// A checked study: what an output directory stores as `study.json`.
+///
+/// **Invariant:** every value passed the checks of [`Study::from_ron`]; a `study.json`
+/// read back is checked again (it may have been edited), so a violation is an error naming
+/// the field, never a panic later.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "StoredStudy")]
 pub struct Study {
     /// Name (the default output directory is `results/<name>`).
     pub name: String,
@@ -226,9 +246,9 @@ pub struct Study {
     pub description: String,
     /// The change history.
     pub dataset: DatasetSpec,
-    /// Unknown-cycle policy for file datasets (`paper`, `paper:N`, `infer`, `zero`, `one`,
-    /// `drop`, `keep`).
-    pub unknown: String,
+    /// Unknown-cycle policy for file datasets (written `paper`, `paper:N`, `infer`, `zero`,
+    /// `one`, `drop` or `keep`).
+    pub unknown: UnknownPolicy,
     /// The rotations (test folds) run, in order.
     pub rotations: Vec<usize>,
     /// Simulation settings (resources, warm-up, tie seed and rule).
@@ -241,6 +261,57 @@ pub struct Study {
     pub baselines: Vec<Baseline>,
     /// What the report shows.
     pub reports: Reports,
+}
+
+/// A `study.json` as stored, before its checks: the fields of [`Study`].
+#[derive(Deserialize)]
+struct StoredStudy {
+    name: String,
+    description: String,
+    dataset: DatasetSpec,
+    unknown: UnknownPolicy,
+    rotations: Vec<usize>,
+    sim: SimConfig,
+    top_resources: Vec<f64>,
+    configurations: Vec<Configuration>,
+    baselines: Vec<Baseline>,
+    reports: Reports,
+}
+
+impl TryFrom<StoredStudy> for Study {
+    type Error = String;
+
+    fn try_from(s: StoredStudy) -> Result<Study, String> {
+        let study = Study {
+            name: s.name,
+            description: s.description,
+            dataset: s.dataset,
+            unknown: s.unknown,
+            rotations: s.rotations,
+            sim: s.sim,
+            top_resources: s.top_resources,
+            configurations: s.configurations,
+            baselines: s.baselines,
+            reports: s.reports,
+        };
+        study
+            .check()
+            .map_err(|v| format!("{}: {}", v.field, v.reason))?;
+        Ok(study)
+    }
+}
+
+/// A broken rule of a [`Study`]: the field (e.g. `configurations[1].seeds`) and the rule.
+struct Violation {
+    field: String,
+    reason: String,
+}
+
+fn violation(field: impl Into<String>, reason: impl Into<String>) -> Violation {
+    Violation {
+        field: field.into(),
+        reason: reason.into(),
+    }
 }
 
 /// Line (1-based) of the first `key:` at or after line `from`, outside `//` comments.
@@ -271,12 +342,45 @@ fn line_of_string(text: &str, value: &str) -> usize {
         .map_or(0, |i| i + 1)
 }
 
+/// Line of `field` (as [`Violation`] names it) in the experiment file `text`: the key's
+/// first occurrence, or for `configurations[i].key` its first occurrence after the
+/// configuration's name.
+fn line_of_field(text: &str, field: &str, configurations: &[Configuration]) -> usize {
+    if let Some(rest) = field.strip_prefix("configurations[") {
+        if let Some((index, key)) = rest.split_once("].") {
+            let start = index
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| configurations.get(i))
+                .map_or(1, |c| line_of_string(text, &c.name));
+            return if key == "name" {
+                start
+            } else {
+                line_of(text, key, start)
+            };
+        }
+    }
+    let key = field.rsplit('.').next().unwrap_or(field);
+    line_of(text, key, 1)
+}
+
 fn valid_name(name: &str) -> bool {
     !name.is_empty()
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
         && !name.starts_with('.')
+}
+
+/// The index of the first item equal to an earlier one.
+fn first_repeat<T: PartialEq>(items: &[T]) -> Option<usize> {
+    (1..items.len()).find(|&i| items[..i].contains(&items[i]))
+}
+
+/// The GP error's field and message.
+fn gp_violation(prefix: &str, e: &crate::gp::ConfigError) -> Violation {
+    let crate::gp::ConfigError::Invalid { field, .. } = e;
+    violation(format!("{prefix}{field}"), e.to_string())
 }
 
 impl Study {
@@ -289,7 +393,7 @@ impl Study {
         let study = Study::from_ron(&text, &path.display().to_string())?;
         let base = base_dir(path);
         for (i, c) in study.configurations.iter().enumerate() {
-            study.grammar(i, &base).map_err(|e| StudyError::Invalid {
+            c.grammar(&base).map_err(|e| StudyError::Invalid {
                 file: path.display().to_string(),
                 line: line_of(&text, "grammar", line_of_string(&text, &c.name)),
                 field: format!("configurations[{i}].grammar"),
@@ -310,180 +414,93 @@ impl Study {
             column: e.position.col,
             reason: e.code.to_string(),
         })?;
-        let invalid = |field: &str, line: usize, reason: String| StudyError::Invalid {
+        let invalid = |v: Violation, configurations: &[Configuration]| StudyError::Invalid {
             file: origin.to_string(),
-            line,
-            field: field.to_string(),
-            reason,
+            line: line_of_field(text, &v.field, configurations),
+            field: v.field,
+            reason: v.reason,
         };
-        let at = |key: &str| line_of(text, key, 1);
-        if !valid_name(&raw.name) {
-            return Err(invalid(
+        let study = raw.into_study().map_err(|v| invalid(v, &[]))?;
+        study
+            .check()
+            .map_err(|v| invalid(v, &study.configurations))?;
+        Ok(study)
+    }
+
+    /// Checks every rule of a study; the first one broken.
+    fn check(&self) -> Result<(), Violation> {
+        self.check_header()?;
+        self.check_lists()?;
+        if self.configurations.is_empty() {
+            return Err(violation("configurations", "list at least one"));
+        }
+        for (i, c) in self.configurations.iter().enumerate() {
+            check_configuration(c, i, &self.configurations[..i])?;
+        }
+        Ok(())
+    }
+
+    /// The name and the dataset.
+    fn check_header(&self) -> Result<(), Violation> {
+        if !valid_name(&self.name) {
+            return Err(violation(
                 "name",
-                at("name"),
-                "must be letters, digits, `_`, `-` or `.` (it names the output directory)".into(),
+                "must be letters, digits, `_`, `-` or `.` (it names the output directory)",
             ));
         }
-        if raw.unknown.parse::<UnknownPolicy>().is_err() {
-            return Err(invalid(
-                "unknown",
-                at("unknown"),
-                format!(
-                    "`{}`: expected paper, paper:N, infer, zero, one, drop or keep",
-                    raw.unknown
-                ),
-            ));
-        }
-        if let DatasetSpec::Synthetic { pages, days, .. } = &raw.dataset {
+        if let DatasetSpec::Synthetic { pages, days, .. } = &self.dataset {
             if *pages == Some(0) || *days == Some(0) {
-                return Err(invalid(
-                    "dataset",
-                    at("dataset"),
-                    "pages and days must be at least 1".into(),
-                ));
+                return Err(violation("dataset", "pages and days must be at least 1"));
             }
         }
-        if raw.rotations.is_empty() {
-            return Err(invalid(
-                "rotations",
-                at("rotations"),
-                "list at least one".into(),
-            ));
+        Ok(())
+    }
+
+    /// Rotations, resources levels, baselines and strategies: non-empty where needed,
+    /// distinct, in range.
+    fn check_lists(&self) -> Result<(), Violation> {
+        if self.rotations.is_empty() {
+            return Err(violation("rotations", "list at least one"));
         }
-        for (i, &r) in raw.rotations.iter().enumerate() {
-            if r >= crate::data::split::FOLDS || raw.rotations[..i].contains(&r) {
-                return Err(invalid(
+        for (i, &r) in self.rotations.iter().enumerate() {
+            if r >= crate::data::split::FOLDS || self.rotations[..i].contains(&r) {
+                return Err(violation(
                     "rotations",
-                    at("rotations"),
                     format!("{r}: rotations are distinct numbers in 0..=4"),
                 ));
             }
         }
-        let sim = SimConfig::new(raw.resources, raw.warmup)
-            .map_err(|e| invalid("resources", at("resources"), e.to_string()))?
-            .with_seed(raw.tie_seed)
-            .with_ties(raw.ties);
-        for (i, &r) in raw.top_resources.iter().enumerate() {
-            if !(r > 0.0 && r <= 1.0) || raw.top_resources[..i].contains(&r) {
-                return Err(invalid(
+        for (i, &r) in self.top_resources.iter().enumerate() {
+            if !(r > 0.0 && r <= 1.0) || self.top_resources[..i].contains(&r) {
+                return Err(violation(
                     "top_resources",
-                    at("top_resources"),
                     format!("{r}: distinct fractions in (0, 1]"),
                 ));
             }
         }
-        if raw.seeds == 0 {
-            return Err(invalid("seeds", at("seeds"), "at least 1".into()));
-        }
-        raw.gp.clone().check().map_err(|e| {
-            let crate::gp::ConfigError::Invalid { field, .. } = &e;
-            invalid(&format!("gp.{field}"), at(field), e.to_string())
-        })?;
-        if raw.configurations.is_empty() {
-            return Err(invalid(
-                "configurations",
-                at("configurations"),
-                "list at least one".into(),
+        if let Some(i) = first_repeat(&self.baselines) {
+            return Err(violation(
+                "baselines",
+                format!("{} is listed twice", self.baselines[i]),
             ));
         }
-        let mut configurations = Vec::new();
-        for (i, c) in raw.configurations.iter().enumerate() {
-            let start = line_of_string(text, &c.name);
-            let field = |f: &str| format!("configurations[{i}].{f}");
-            if !valid_name(&c.name) || c.name == "baselines" {
-                return Err(invalid(
-                    &field("name"),
-                    start,
-                    format!(
-                        "`{}`: letters, digits, `_`, `-` or `.`, not `baselines` (it names unit files)",
-                        c.name
-                    ),
-                ));
-            }
-            if raw.configurations[..i].iter().any(|o| o.name == c.name) {
-                return Err(invalid(
-                    &field("name"),
-                    start,
-                    format!("`{}` is used twice", c.name),
-                ));
-            }
-            let mut gp = raw.gp.clone();
-            if let Some(p) = c.population {
-                gp.population = p;
-            }
-            if let Some(g) = c.generations {
-                gp.generations = g;
-            }
-            let gp = gp.check().map_err(|e| {
-                let crate::gp::ConfigError::Invalid { field: f, .. } = &e;
-                invalid(&field(f), line_of(text, f, start), e.to_string())
-            })?;
-            let seeds = c.seeds.unwrap_or(raw.seeds);
-            if seeds == 0 {
-                return Err(invalid(
-                    &field("seeds"),
-                    line_of(text, "seeds", start),
-                    "at least 1".into(),
-                ));
-            }
-            configurations.push(Configuration {
-                name: c.name.clone(),
-                grammar: c.grammar.clone(),
-                fitness: c.fitness,
-                gp: gp.raw().clone(),
-                seeds: (0..seeds as u64)
-                    .map(|k| raw.first_seed.wrapping_add(k))
-                    .collect(),
-            });
-        }
-        for (i, b) in raw.baselines.iter().enumerate() {
-            if raw.baselines[..i].contains(b) {
-                return Err(invalid(
-                    "baselines",
-                    at("baselines"),
-                    format!("{b} is listed twice"),
-                ));
-            }
-        }
-        let strategies = &raw.reports.strategies;
-        if strategies.is_empty()
-            || (1..strategies.len()).any(|i| strategies[..i].contains(&strategies[i]))
-        {
-            return Err(invalid(
+        let strategies = &self.reports.strategies;
+        if strategies.is_empty() || first_repeat(strategies).is_some() {
+            return Err(violation(
                 "reports.strategies",
-                at("strategies"),
-                "list distinct strategies (best, sum_sigma, avg_sigma)".into(),
+                "list distinct strategies (best, sum_sigma, avg_sigma)",
             ));
         }
-        Ok(Study {
-            name: raw.name,
-            description: raw.description,
-            dataset: raw.dataset,
-            unknown: raw.unknown,
-            rotations: raw.rotations,
-            sim,
-            top_resources: raw.top_resources,
-            configurations,
-            baselines: raw.baselines,
-            reports: raw.reports,
-        })
+        Ok(())
     }
-
-    /// The grammar of configuration `index`, files resolved against `base`.
-    pub fn grammar(&self, index: usize, base: &Path) -> Result<Grammar, GrammarError> {
-        let spec = &self.configurations[index].grammar;
-        match spec.as_str() {
-            "basic" | "all" | "basic-reference" | "all-reference" => Grammar::named_or_file(spec),
-            _ => Grammar::load(&base.join(spec)),
-        }
-    }
-
     /// Loads (or generates) the dataset, relative paths resolved against `base`.
-    pub fn load_dataset(&self, base: &Path) -> Result<Dataset, StudyError> {
+    pub(crate) fn load_dataset(&self, base: &Path) -> Result<Dataset, StudyError> {
         match &self.dataset {
             DatasetSpec::Path(path) => {
-                let unknown: UnknownPolicy = self.unknown.parse().expect("checked");
-                Ok(data::load(&base.join(path), &LoadOptions { unknown })?.dataset)
+                let options = LoadOptions {
+                    unknown: self.unknown,
+                };
+                Ok(data::load(&base.join(path), &options)?.dataset)
             }
             DatasetSpec::Synthetic {
                 preset,
@@ -528,6 +545,120 @@ impl Study {
                 s + &format!(", seed {seed}")
             }
         }
+    }
+}
+
+/// Configuration `index`'s rules; `earlier` are the configurations before it.
+fn check_configuration(
+    c: &Configuration,
+    index: usize,
+    earlier: &[Configuration],
+) -> Result<(), Violation> {
+    let field = |f: &str| format!("configurations[{index}].{f}");
+    if !valid_name(&c.name) || c.name == "baselines" {
+        return Err(violation(
+            field("name"),
+            format!(
+                "`{}`: letters, digits, `_`, `-` or `.`, not `baselines` (it names unit files)",
+                c.name
+            ),
+        ));
+    }
+    if earlier.iter().any(|o| o.name == c.name) {
+        return Err(violation(
+            field("name"),
+            format!("`{}` is used twice", c.name),
+        ));
+    }
+    c.gp.clone()
+        .check()
+        .map_err(|e| gp_violation(&format!("configurations[{index}]."), &e))?;
+    if c.seeds.is_empty() {
+        return Err(violation(field("seeds"), "at least 1"));
+    }
+    if let Some(i) = first_repeat(&c.seeds) {
+        return Err(violation(
+            field("seeds"),
+            format!("seed {} is listed twice", c.seeds[i]),
+        ));
+    }
+    Ok(())
+}
+
+impl RawStudy {
+    /// The study as written, with its defaults and the per-configuration overrides
+    /// applied; checks the fields that exist only in the file (`unknown`, `resources`,
+    /// `warmup`, `seeds`, `gp`). [`Study::check`] checks the rest.
+    fn into_study(self) -> Result<Study, Violation> {
+        let unknown: UnknownPolicy = self.unknown.parse().map_err(|_| {
+            violation(
+                "unknown",
+                format!(
+                    "`{}`: expected paper, paper:N, infer, zero, one, drop or keep",
+                    self.unknown
+                ),
+            )
+        })?;
+        let sim = SimConfig::new(self.resources, self.warmup)
+            .map_err(|e| violation("resources", e.to_string()))?
+            .with_seed(self.tie_seed)
+            .with_ties(self.ties);
+        if self.seeds == 0 {
+            return Err(violation("seeds", "at least 1"));
+        }
+        self.gp
+            .clone()
+            .check()
+            .map_err(|e| gp_violation("gp.", &e))?;
+        let configurations = self
+            .configurations
+            .iter()
+            .enumerate()
+            .map(|(i, c)| self.configuration(i, c))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Study {
+            name: self.name,
+            description: self.description,
+            dataset: self.dataset,
+            unknown,
+            rotations: self.rotations,
+            sim,
+            top_resources: self.top_resources,
+            configurations,
+            baselines: self.baselines,
+            reports: self.reports,
+        })
+    }
+
+    /// Configuration `index` with the study's GP parameters and seeds as defaults.
+    fn configuration(
+        &self,
+        index: usize,
+        c: &RawConfiguration,
+    ) -> Result<Configuration, Violation> {
+        let mut gp = self.gp.clone();
+        if let Some(p) = c.population {
+            gp.population = p;
+        }
+        if let Some(g) = c.generations {
+            gp.generations = g;
+        }
+        let seeds = c.seeds.unwrap_or(self.seeds);
+        if seeds == 0 {
+            return Err(violation(
+                format!("configurations[{index}].seeds"),
+                "at least 1",
+            ));
+        }
+        Ok(Configuration {
+            name: c.name.clone(),
+            grammar: c.grammar.clone(),
+            fitness: c.fitness,
+            gp,
+            seeds: (0..seeds as u64)
+                .map(|k| self.first_seed.wrapping_add(k))
+                .collect(),
+        })
     }
 }
 
@@ -596,6 +727,26 @@ mod tests {
             e.contains("configurations[1].name") && e.contains("twice"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_stored_study_is_checked_when_read() {
+        let s = Study::from_ron(TINY, "t.ron").unwrap();
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(serde_json::from_str::<Study>(&json).unwrap(), s);
+        assert!(json.contains("\"unknown\":\"paper\""), "{json}");
+        let bad = json.replacen("\"seeds\":[1,2]", "\"seeds\":[]", 1);
+        let e = serde_json::from_str::<Study>(&bad).unwrap_err().to_string();
+        assert!(e.starts_with("configurations[0].seeds: at least 1"), "{e}");
+        let bad = json.replacen("\"seeds\":[1,2]", "\"seeds\":[1,1]", 1);
+        let e = serde_json::from_str::<Study>(&bad).unwrap_err().to_string();
+        assert!(
+            e.contains("configurations[0].seeds: seed 1 is listed twice"),
+            "{e}"
+        );
+        let bad = json.replace("\"rotations\":[0,1,2,3,4]", "\"rotations\":[]");
+        let e = serde_json::from_str::<Study>(&bad).unwrap_err().to_string();
+        assert!(e.starts_with("rotations: list at least one"), "{e}");
     }
 
     #[test]

@@ -14,7 +14,7 @@
 use super::evolve::{self, EvolveSettings, Progress, RotationFitness, SeedRun};
 use super::store::{Store, StoreError};
 use super::study::{Study, StudyError};
-use super::ExperimentError;
+use super::{ExperimentError, Set};
 use crate::data::split::Split;
 use crate::data::Dataset;
 use crate::formula::Grammar;
@@ -54,15 +54,12 @@ impl Unit {
                 configuration,
                 rotation,
                 seed,
-            } => format!(
-                "{}-r{rotation}-s{seed}.json",
-                study.configurations[configuration].name
-            ),
+            } => gp_file_name(&study.configurations[configuration].name, rotation, seed),
         }
     }
 
     /// A short label for progress lines.
-    pub fn label(&self, study: &Study) -> String {
+    pub(crate) fn label(&self, study: &Study) -> String {
         match *self {
             Unit::Baselines { rotation } => format!("baselines rotation {rotation}"),
             Unit::Gp {
@@ -78,7 +75,7 @@ impl Unit {
 
     /// A rough measure of the unit's work, for ETAs: generations (+1 for the initial
     /// population) times population for GP units; one generation's worth for baselines.
-    pub fn work(&self, study: &Study) -> f64 {
+    pub(crate) fn work(&self, study: &Study) -> f64 {
         match *self {
             Unit::Baselines { .. } => {
                 let p = study
@@ -95,6 +92,12 @@ impl Unit {
             }
         }
     }
+}
+
+/// The result file name of the GP unit of `configuration` (its name), `rotation` and
+/// `seed`: `<configuration>-r<rotation>-s<seed>.json`.
+pub(crate) fn gp_file_name(configuration: &str, rotation: usize, seed: u64) -> String {
+    format!("{configuration}-r{rotation}-s{seed}.json")
 }
 
 /// Every unit of `study`, in the fixed order of the module docs.
@@ -119,20 +122,35 @@ pub fn units(study: &Study) -> Vec<Unit> {
 }
 
 /// A deterministic subset of the units: those whose index modulo `count` is `index`.
+///
+/// **Invariant:** `index < count` (so `count >= 1`); built by [`Shard::new`] or parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
-    /// This shard, `0..count`.
-    pub index: usize,
-    /// Number of shards.
-    pub count: usize,
+    index: usize,
+    count: usize,
 }
 
 impl Shard {
     /// All units.
     pub const ALL: Shard = Shard { index: 0, count: 1 };
 
+    /// Shard `index` of `count`; `None` unless `index < count`.
+    pub fn new(index: usize, count: usize) -> Option<Shard> {
+        (index < count).then_some(Shard { index, count })
+    }
+
+    /// This shard, `0..count`.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Number of shards.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
     /// Whether unit number `i` belongs to this shard.
-    pub fn holds(&self, i: usize) -> bool {
+    pub(crate) fn holds(&self, i: usize) -> bool {
         i % self.count == self.index
     }
 }
@@ -146,10 +164,7 @@ impl std::str::FromStr for Shard {
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let index: usize = i.trim().parse().map_err(|_| bad())?;
         let count: usize = n.trim().parse().map_err(|_| bad())?;
-        if count == 0 || index >= count {
-            return Err(bad());
-        }
-        Ok(Shard { index, count })
+        Shard::new(index, count).ok_or_else(bad)
     }
 }
 
@@ -237,8 +252,10 @@ impl Runner {
     /// Loads the dataset and grammars (paths relative to `base`) and checks that every
     /// rotation can be simulated at every resources level of the study.
     pub fn new(study: Study, base: &Path) -> Result<Runner, RunError> {
-        let grammars = (0..study.configurations.len())
-            .map(|i| study.grammar(i, base))
+        let grammars = study
+            .configurations
+            .iter()
+            .map(|c| c.grammar(base))
             .collect::<Result<Vec<_>, _>>()
             .map_err(StudyError::from)?;
         let dataset = study.load_dataset(base)?;
@@ -251,13 +268,13 @@ impl Runner {
             let split = Split::new(runner.dataset.pages(), runner.dataset.cycles(), rotation)
                 .map_err(ExperimentError::from)?;
             for (set, pages, cycles) in [
-                ("training", &split.train, split.train_cycles.clone()),
+                (Set::Training, &split.train, split.train_cycles.clone()),
                 (
-                    "validation",
+                    Set::Validation,
                     &split.validation,
                     split.validation_cycles.clone(),
                 ),
-                ("test", &split.test, split.test_cycles.clone()),
+                (Set::Test, &split.test, split.test_cycles.clone()),
             ] {
                 let period =
                     Period::new(&runner.dataset, pages, cycles).map_err(ExperimentError::from)?;
@@ -265,8 +282,11 @@ impl Runner {
                     .study
                     .sim
                     .check(&period)
-                    .map_err(|source| ExperimentError::Sim { set, source })?;
-                if set == "test" {
+                    .map_err(|source| ExperimentError::Sim {
+                        set: set.name(),
+                        source,
+                    })?;
+                if set == Set::Test {
                     for (c, &resources) in runner
                         .top_configs()?
                         .iter()
@@ -306,7 +326,7 @@ impl Runner {
                     .sim
                     .with_resources(r)
                     .map_err(|source| ExperimentError::Sim {
-                        set: "test",
+                        set: Set::Test.name(),
                         source,
                     })
             })
@@ -319,7 +339,7 @@ impl Runner {
     }
 
     /// The evolution settings of configuration `index`.
-    pub fn settings(&self, index: usize) -> EvolveSettings {
+    pub(crate) fn settings(&self, index: usize) -> EvolveSettings {
         let c = &self.study.configurations[index];
         EvolveSettings {
             grammar: self.grammars[index].clone(),
@@ -328,6 +348,7 @@ impl Runner {
                 .gp
                 .clone()
                 .check()
+                // Invariant: a `Study` holds only checked GP configurations.
                 .expect("checked when the study was read"),
             sim: self.study.sim,
             seeds: c.seeds.clone(),
@@ -335,7 +356,7 @@ impl Runner {
     }
 
     /// Runs one unit of work.
-    pub fn run(
+    pub(crate) fn run(
         &self,
         unit: Unit,
         progress: &mut impl FnMut(&GenerationReport),
@@ -353,7 +374,7 @@ impl Runner {
     }
 
     /// Every baseline of the study on the test set of `rotation`.
-    pub fn run_baselines(&self, rotation: usize) -> Result<BaselineUnit, ExperimentError> {
+    pub(crate) fn run_baselines(&self, rotation: usize) -> Result<BaselineUnit, ExperimentError> {
         let test = self.test_period(rotation)?;
         let mut configs = vec![self.study.sim];
         configs.extend(self.top_configs()?);
@@ -370,7 +391,7 @@ impl Runner {
                     .run(&test, &Policy::Baseline(b))
                     .map(|o| o.cycles)
                     .map_err(|source| ExperimentError::Sim {
-                        set: "test",
+                        set: Set::Test.name(),
                         source,
                     })
             })
@@ -381,6 +402,7 @@ impl Runner {
             .baselines
             .iter()
             .map(|&baseline| {
+                // Invariant: `jobs` holds 1 + top_resources runs per baseline, in this order.
                 let main = outcomes.next().expect("one per job");
                 let top = self
                     .study
@@ -388,6 +410,7 @@ impl Runner {
                     .iter()
                     .map(|&resources| ResourceRun {
                         resources,
+                        // Invariant: as above, one outcome per job.
                         cycles: outcomes.next().expect("one per job"),
                     })
                     .collect();
@@ -407,7 +430,7 @@ impl Runner {
     }
 
     /// One seed of configuration `configuration` on `rotation`.
-    pub fn run_gp(
+    pub(crate) fn run_gp(
         &self,
         configuration: usize,
         rotation: usize,
@@ -437,7 +460,7 @@ impl Runner {
                                 cycles: o.cycles,
                             })
                             .map_err(|source| ExperimentError::Sim {
-                                set: "test",
+                                set: Set::Test.name(),
                                 source,
                             })
                     })
@@ -461,7 +484,7 @@ impl Runner {
 
 /// The result of any unit.
 #[derive(Debug, Clone, PartialEq)]
-pub enum UnitResult {
+pub(crate) enum UnitResult {
     /// A baseline unit.
     Baselines(BaselineUnit),
     /// A GP unit.
@@ -479,7 +502,7 @@ impl UnitResult {
 }
 
 /// Whether `unit`'s result file exists and parses.
-pub fn is_done(store: &Store, study: &Study, unit: Unit) -> bool {
+pub(crate) fn is_done(store: &Store, study: &Study, unit: Unit) -> bool {
     let name = unit.file_name(study);
     match unit {
         Unit::Baselines { .. } => matches!(store.read_unit::<BaselineUnit>(&name), Ok(Some(_))),

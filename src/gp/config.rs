@@ -117,7 +117,10 @@ impl std::ops::Deref for GpConfig {
 
 impl Default for GpConfig {
     fn default() -> Self {
-        RawGpConfig::default().check().expect("defaults are valid")
+        // Invariant: the SPEC §6 defaults pass the check (unit test `defaults_are_the_spec`).
+        RawGpConfig::default()
+            .check()
+            .expect("invariant: the defaults are valid")
     }
 }
 

@@ -1,7 +1,7 @@
 //! Reports of a study, regenerated from its output directory alone (`study.json` and the
 //! unit files; the dataset is not needed: every number a report shows is stored in a unit).
 //!
-//! [`analyse`] gathers the units into [`Analysis`]: one *method* per configuration ×
+//! `analyse` gathers the units into [`Analysis`]: one *method* per configuration ×
 //! selection strategy (e.g. `GP4C_All-NDCG/sum_sigma`) plus one per baseline. Per rotation
 //! and configuration, a strategy's reported function is the winner across seeds (the
 //! highest strategy score on training and validation, earlier seed on ties; the test set
@@ -24,7 +24,7 @@ mod summary;
 
 use crate::experiment::evolve::{self, Choice};
 use crate::experiment::store::{Store, StoreError};
-use crate::experiment::study::Study;
+use crate::experiment::study::{Configuration, Study};
 use crate::experiment::units::{self, BaselineUnit, GpUnit, Unit};
 use crate::gp::Strategy;
 use crate::sim::{CycleMetrics, Metric};
@@ -239,8 +239,59 @@ fn method(
     }
 }
 
+/// The unit files of a study, read and checked against it.
+struct StoredUnits {
+    /// One per rotation, in study order.
+    baselines: Vec<BaselineUnit>,
+    /// In unit order (configuration × rotation × seed).
+    gp: Vec<GpUnit>,
+}
+
 /// Reads every unit of the study stored in `store` and computes the report's figures.
-pub fn analyse(study: &Study, store: &Store) -> Result<Analysis, ReportError> {
+pub(crate) fn analyse(study: &Study, store: &Store) -> Result<Analysis, ReportError> {
+    let units = read_units(study, store)?;
+    let cycles_per_rotation = units
+        .baselines
+        .first()
+        .and_then(|u| u.baselines.first().map(|b| b.main.len()))
+        .or_else(|| {
+            units
+                .gp
+                .first()
+                .map(|u| u.run.choices[Strategy::Best].test_cycles.len())
+        })
+        .unwrap_or(0);
+    let mut methods = Vec::new();
+    let mut generations = Vec::new();
+    let mut offset = 0;
+    for c in &study.configurations {
+        let n = study.rotations.len() * c.seeds.len();
+        let runs = &units.gp[offset..offset + n];
+        offset += n;
+        methods.extend(gp_methods(study, c, runs, store)?);
+        generations.push(generation_curve(c, runs));
+    }
+    let gp_methods = methods.len();
+    methods.extend(baseline_methods(study, &units.baselines));
+    let comparisons = comparisons(
+        &methods[..gp_methods],
+        &methods[gp_methods..],
+        cycles_per_rotation,
+    );
+    Ok(Analysis {
+        study: study.clone(),
+        dataset: units.baselines.first().map_or([0, 0], |u| u.dataset),
+        test_pages: units.baselines.iter().map(|u| u.test_pages).collect(),
+        cycles_per_rotation,
+        methods,
+        comparisons,
+        generations,
+        gp_units: units.gp,
+    })
+}
+
+/// Reads every unit file of `study`: an error if one is missing or does not fit.
+fn read_units(study: &Study, store: &Store) -> Result<StoredUnits, ReportError> {
     let all = units::units(study);
     let mut missing = all
         .iter()
@@ -254,188 +305,185 @@ pub fn analyse(study: &Study, store: &Store) -> Result<Analysis, ReportError> {
             first,
         });
     }
-    let inconsistent = |file: &str, reason: String| ReportError::Inconsistent {
-        file: store.unit_path(file).display().to_string(),
-        reason,
+    let mut stored = StoredUnits {
+        baselines: Vec::new(),
+        gp: Vec::new(),
     };
-    let mut baseline_units: Vec<BaselineUnit> = Vec::new();
-    let mut gp_units: Vec<GpUnit> = Vec::new();
     for unit in &all {
         let name = unit.file_name(study);
+        let inconsistent = |reason: &str| ReportError::Inconsistent {
+            file: store.unit_path(&name).display().to_string(),
+            reason: reason.to_string(),
+        };
         match *unit {
             Unit::Baselines { rotation } => {
-                let u: BaselineUnit = store.read_unit(&name)?.expect("checked present");
-                let ok = u.rotation == rotation
-                    && u.baselines.len() == study.baselines.len()
-                    && u.baselines
-                        .iter()
-                        .zip(&study.baselines)
-                        .all(|(r, b)| r.baseline == *b && r.top.len() == study.top_resources.len());
-                if !ok {
+                let u: BaselineUnit = store
+                    .read_unit(&name)?
+                    .ok_or_else(|| inconsistent("no such file"))?;
+                if !baselines_fit(&u, study, rotation) {
                     return Err(inconsistent(
-                        &name,
-                        "does not match the study's baselines, rotation or top_resources".into(),
+                        "does not match the study's baselines, rotation or top_resources",
                     ));
                 }
-                baseline_units.push(u);
+                stored.baselines.push(u);
             }
             Unit::Gp {
                 configuration,
                 rotation,
                 seed,
             } => {
-                let u: GpUnit = store.read_unit(&name)?.expect("checked present");
+                let u: GpUnit = store
+                    .read_unit(&name)?
+                    .ok_or_else(|| inconsistent("no such file"))?;
                 let ok = u.rotation == rotation
                     && u.seed == seed
                     && u.configuration == study.configurations[configuration].name
-                    && u.run.choices.len() == Strategy::ALL.len()
                     && u.top
                         .iter()
                         .all(|t| t.runs.len() == study.top_resources.len());
                 if !ok {
-                    return Err(inconsistent(&name, "does not match its configuration, rotation, seed or the study's top_resources".into()));
+                    return Err(inconsistent("does not match its configuration, rotation, seed or the study's top_resources"));
                 }
-                gp_units.push(u);
+                stored.gp.push(u);
             }
         }
     }
-    let rotations = study.rotations.len();
-    let cycles_per_rotation = baseline_units
-        .first()
-        .and_then(|u| u.baselines.first().map(|b| b.main.len()))
-        .or_else(|| gp_units.first().map(|u| u.run.choices[0].test_cycles.len()))
-        .unwrap_or(0);
+    Ok(stored)
+}
 
-    let mut methods = Vec::new();
-    let mut generations = Vec::new();
-    let mut offset = 0;
-    for c in &study.configurations {
-        let n = rotations * c.seeds.len();
-        let runs = &gp_units[offset..offset + n];
-        offset += n;
-        // Per rotation: the seed runs and the winners.
-        type Winners<'u> = (&'u [GpUnit], Vec<(Strategy, usize)>);
-        let per_rotation: Vec<Winners<'_>> = runs
-            .chunks(c.seeds.len())
-            .map(|seeds| {
-                let seed_runs: Vec<_> = seeds.iter().map(|u| u.run.clone()).collect();
-                (seeds, evolve::winners(&seed_runs))
-            })
-            .collect();
-        for &strategy in &study.reports.strategies {
-            let mut cycles = Vec::new();
-            let mut top_cycles = vec![Vec::new(); study.top_resources.len()];
-            let mut chosen = Vec::new();
-            for (seeds, winners) in &per_rotation {
-                let (_, w) = winners
-                    .iter()
-                    .find(|(s, _)| *s == strategy)
-                    .expect("every strategy");
-                let unit = &seeds[*w];
-                let choice: &Choice = unit
-                    .run
-                    .choices
-                    .iter()
-                    .find(|ch| ch.strategy == strategy)
-                    .ok_or_else(|| {
-                        inconsistent(
-                            &format!("{}-r{}-s{}.json", c.name, unit.rotation, unit.seed),
-                            format!("no {} choice", strategy.name()),
-                        )
-                    })?;
-                cycles.push(choice.test_cycles.clone());
-                if let Some(t) = unit.top.iter().find(|t| t.strategy == strategy) {
-                    for (k, run) in t.runs.iter().enumerate() {
-                        top_cycles[k].push(run.cycles.clone());
-                    }
-                }
-                chosen.push(Chosen {
-                    rotation: unit.rotation,
-                    seed: unit.seed,
-                    formula: choice.formula.to_string(),
-                    train: choice.train,
-                    validation: choice.validation,
-                    test: choice.test,
-                    score: choice.score,
-                });
-            }
-            let mut m = method(
-                format!("{}/{}", c.name, strategy.name()),
-                Kind::Gp,
-                cycles,
-                top_cycles,
-                study,
-            );
-            m.configuration = Some(c.name.clone());
-            m.strategy = Some(strategy);
-            m.fitness = Some(c.fitness);
-            m.chosen = chosen;
-            methods.push(m);
-        }
-        let len = runs
+/// Whether a baseline unit holds the study's baselines of `rotation` at every level.
+fn baselines_fit(u: &BaselineUnit, study: &Study, rotation: usize) -> bool {
+    u.rotation == rotation
+        && u.baselines.len() == study.baselines.len()
+        && u.baselines
             .iter()
-            .map(|u| u.run.generations.len())
-            .min()
-            .unwrap_or(0);
-        let column = |f: &dyn Fn(&evolve::GenerationSummary) -> f64| -> Vec<f64> {
-            (0..len)
-                .map(|g| {
-                    mean(
-                        &runs
-                            .iter()
-                            .map(|u| f(&u.run.generations[g]))
-                            .collect::<Vec<_>>(),
-                    )
-                })
-                .collect()
-        };
-        generations.push(GenerationCurve {
-            configuration: c.name.clone(),
-            fitness: c.fitness,
-            best: column(&|g| g.best),
-            mean: column(&|g| g.mean),
-        });
+            .zip(&study.baselines)
+            .all(|(r, b)| r.baseline == *b && r.top.len() == study.top_resources.len())
+}
+
+/// The methods of configuration `c` (one per reported strategy), from its GP units `runs`
+/// (rotation × seed).
+fn gp_methods(
+    study: &Study,
+    c: &Configuration,
+    runs: &[GpUnit],
+    store: &Store,
+) -> Result<Vec<Method>, ReportError> {
+    // Per rotation: the seed runs and the winners.
+    let mut per_rotation = Vec::new();
+    for seeds in runs.chunks(c.seeds.len()) {
+        let seed_runs: Vec<_> = seeds.iter().map(|u| u.run.clone()).collect();
+        let winners = evolve::winners(&seed_runs).ok_or_else(|| ReportError::Inconsistent {
+            file: store.dir().display().to_string(),
+            reason: format!("configuration `{}` has no seed", c.name),
+        })?;
+        per_rotation.push((seeds, winners));
     }
-    let gp_methods = methods.len();
-    for (b, &baseline) in study.baselines.iter().enumerate() {
-        let cycles = baseline_units
-            .iter()
-            .map(|u| u.baselines[b].main.clone())
-            .collect();
-        let top_cycles = (0..study.top_resources.len())
-            .map(|k| {
-                baseline_units
-                    .iter()
-                    .map(|u| u.baselines[b].top[k].cycles.clone())
-                    .collect()
-            })
-            .collect();
-        methods.push(method(
-            baseline.name().to_string(),
-            Kind::Baseline,
+    let mut methods = Vec::new();
+    for &strategy in &study.reports.strategies {
+        let mut cycles = Vec::new();
+        let mut top_cycles = vec![Vec::new(); study.top_resources.len()];
+        let mut chosen = Vec::new();
+        for (seeds, winners) in &per_rotation {
+            let unit = &seeds[winners[strategy]];
+            let choice: &Choice = &unit.run.choices[strategy];
+            cycles.push(choice.test_cycles.clone());
+            if let Some(t) = unit.top.iter().find(|t| t.strategy == strategy) {
+                for (k, run) in t.runs.iter().enumerate() {
+                    top_cycles[k].push(run.cycles.clone());
+                }
+            }
+            chosen.push(Chosen {
+                rotation: unit.rotation,
+                seed: unit.seed,
+                formula: choice.formula.to_string(),
+                train: choice.train,
+                validation: choice.validation,
+                test: choice.test,
+                score: choice.score,
+            });
+        }
+        let mut m = method(
+            format!("{}/{}", c.name, strategy.name()),
+            Kind::Gp,
             cycles,
             top_cycles,
             study,
-        ));
+        );
+        m.configuration = Some(c.name.clone());
+        m.strategy = Some(strategy);
+        m.fitness = Some(c.fitness);
+        m.chosen = chosen;
+        methods.push(m);
     }
-    let mut comparisons = Vec::new();
-    for m in &methods[..gp_methods] {
-        for b in &methods[gp_methods..] {
+    Ok(methods)
+}
+
+/// Per generation, the mean over `runs` of the best and of the mean fitness.
+fn generation_curve(c: &Configuration, runs: &[GpUnit]) -> GenerationCurve {
+    let len = runs
+        .iter()
+        .map(|u| u.run.generations.len())
+        .min()
+        .unwrap_or(0);
+    let column = |f: &dyn Fn(&evolve::GenerationSummary) -> f64| -> Vec<f64> {
+        (0..len)
+            .map(|g| {
+                mean(
+                    &runs
+                        .iter()
+                        .map(|u| f(&u.run.generations[g]))
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect()
+    };
+    GenerationCurve {
+        configuration: c.name.clone(),
+        fitness: c.fitness,
+        best: column(&|g| g.best),
+        mean: column(&|g| g.mean),
+    }
+}
+
+/// One method per study baseline, from the baseline units (one per rotation).
+fn baseline_methods(study: &Study, units: &[BaselineUnit]) -> Vec<Method> {
+    study
+        .baselines
+        .iter()
+        .enumerate()
+        .map(|(b, &baseline)| {
+            let cycles = units.iter().map(|u| u.baselines[b].main.clone()).collect();
+            let top_cycles = (0..study.top_resources.len())
+                .map(|k| {
+                    units
+                        .iter()
+                        .map(|u| u.baselines[b].top[k].cycles.clone())
+                        .collect()
+                })
+                .collect();
+            method(
+                baseline.name().to_string(),
+                Kind::Baseline,
+                cycles,
+                top_cycles,
+                study,
+            )
+        })
+        .collect()
+}
+
+/// Every GP method against every baseline, on ChangeRate and NDCG.
+fn comparisons(gp: &[Method], baselines: &[Method], positions: usize) -> Vec<Comparison> {
+    let mut out = Vec::new();
+    for m in gp {
+        for b in baselines {
             for metric in [Metric::ChangeRate, Metric::Ndcg] {
-                comparisons.push(compare(m, b, metric, cycles_per_rotation));
+                out.push(compare(m, b, metric, positions));
             }
         }
     }
-    Ok(Analysis {
-        study: study.clone(),
-        dataset: baseline_units.first().map_or([0, 0], |u| u.dataset),
-        test_pages: baseline_units.iter().map(|u| u.test_pages).collect(),
-        cycles_per_rotation,
-        methods,
-        comparisons,
-        generations,
-        gp_units,
-    })
+    out
 }
 
 /// Cycle by cycle, the paired t-test over rotations of `m` against `b`.
@@ -486,7 +534,7 @@ fn csv_field(s: &str) -> String {
 }
 
 /// `cycles.csv`: one row per method, rotation, resources level and scored test cycle.
-pub fn cycles_csv(a: &Analysis) -> String {
+pub(crate) fn cycles_csv(a: &Analysis) -> String {
     let mut out = String::from(
         "method,kind,configuration,strategy,fitness,rotation,resources,position,cycle,change_rate,ndcg,freshness,newly_visited,stale,visited\n",
     );
@@ -524,7 +572,7 @@ pub fn cycles_csv(a: &Analysis) -> String {
 }
 
 /// `generations.csv`: one row per GP unit and generation.
-pub fn generations_csv(a: &Analysis) -> String {
+pub(crate) fn generations_csv(a: &Analysis) -> String {
     let mut out = String::from(
         "configuration,fitness,rotation,seed,generation,best,mean,evaluated,cache_hits,best_formula\n",
     );
@@ -589,6 +637,7 @@ pub fn write(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
             &plots.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
         ),
     )?;
+    // Invariant: an analysis is plain data (string keys, finite or null numbers).
     let mut json = serde_json::to_string_pretty(&analysis).expect("results serialize");
     json.push('\n');
     put("results.json", &json)?;

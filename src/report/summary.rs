@@ -32,8 +32,19 @@ fn percent(r: f64) -> String {
 
 /// The Markdown summary; `plots` are the plot files written beside it.
 pub(super) fn markdown(a: &Analysis, plots: &[&str]) -> String {
-    let s = &a.study;
     let mut out = String::new();
+    header(&mut out, a);
+    table2(&mut out, a);
+    table3(&mut out, a);
+    table4(&mut out, a);
+    top_of_schedule(&mut out, a);
+    newly_visited_and_files(&mut out, a, plots);
+    out
+}
+
+/// The title, the description and the study's settings.
+fn header(out: &mut String, a: &Analysis) {
+    let s = &a.study;
     let _ = writeln!(out, "# Study `{}`\n", s.name);
     if !s.description.is_empty() {
         let _ = writeln!(out, "{}\n", s.description.trim());
@@ -79,7 +90,11 @@ pub(super) fn markdown(a: &Analysis, plots: &[&str]) -> String {
         out,
         "- A GP method is `configuration/strategy`: per rotation, the function the strategy chose in the seed with the highest strategy score (training + validation only)."
     );
+}
 
+/// Table 2: mean ± 95% CI of every method.
+fn table2(out: &mut String, a: &Analysis) {
+    let s = &a.study;
     let _ = writeln!(
         out,
         "\n## Table 2: mean ± 95% CI over all test cycles\n\nStudent t interval over the {} per-cycle values of all rotations. The fitness column is the metric a method was evolved with; its value is in **bold**.\n",
@@ -104,7 +119,11 @@ pub(super) fn markdown(a: &Analysis, plots: &[&str]) -> String {
             bold(Metric::Ndcg, &m.ndcg)
         );
     }
+}
 
+/// Table 3: per-cycle wins / ties / losses of every GP method against each baseline.
+fn table3(out: &mut String, a: &Analysis) {
+    let s = &a.study;
     let baselines: Vec<&Method> = a
         .methods
         .iter()
@@ -137,18 +156,26 @@ pub(super) fn markdown(a: &Analysis, plots: &[&str]) -> String {
             for m in a.methods.iter().filter(|m| m.kind == Kind::Gp) {
                 let _ = write!(out, "| {} |", m.name);
                 for b in &baselines {
-                    let c = a
+                    let found = a
                         .comparisons
                         .iter()
-                        .find(|c| c.method == m.name && c.baseline == b.name && c.metric == metric)
-                        .expect("every pair compared");
-                    let _ = write!(out, " {} / {} / {} |", c.wins, c.ties, c.losses);
+                        .find(|c| c.method == m.name && c.baseline == b.name && c.metric == metric);
+                    match found {
+                        Some(c) => {
+                            let _ = write!(out, " {} / {} / {} |", c.wins, c.ties, c.losses);
+                        }
+                        None => out.push_str(" – |"),
+                    }
                 }
                 out.push('\n');
             }
         }
     }
+}
 
+/// Table 4: the chosen formula per configuration, rotation and strategy.
+fn table4(out: &mut String, a: &Analysis) {
+    let s = &a.study;
     let _ = writeln!(
         out,
         "\n## Table 4: chosen formulas\n\nPer configuration, rotation and strategy: the winning seed's choice, its training and validation fitness and its test value of the same metric."
@@ -187,7 +214,11 @@ pub(super) fn markdown(a: &Analysis, plots: &[&str]) -> String {
             }
         }
     }
+}
 
+/// The top-of-schedule table (Fig. 5 in numbers).
+fn top_of_schedule(out: &mut String, a: &Analysis) {
+    let s = &a.study;
     if !s.top_resources.is_empty() {
         let _ = writeln!(
             out,
@@ -218,7 +249,11 @@ pub(super) fn markdown(a: &Analysis, plots: &[&str]) -> String {
             }
         }
     }
+}
 
+/// The newly visited pages and the list of files (`plots` among them).
+fn newly_visited_and_files(out: &mut String, a: &Analysis, plots: &[&str]) {
+    let s = &a.study;
     let _ = writeln!(
         out,
         "\n## Newly visited pages\n\nMean fraction of each cycle's visits that go to pages not visited since the warm-up.\n\n| Method | Newly visited |\n|---|---|"
@@ -240,5 +275,4 @@ pub(super) fn markdown(a: &Analysis, plots: &[&str]) -> String {
     for p in plots {
         let _ = writeln!(out, "- [`{p}`]({p})");
     }
-    out
 }

@@ -5,6 +5,7 @@ use anyhow::Result;
 use freshgp::experiment::baselines;
 use freshgp::sim::Baseline;
 use serde_json::json;
+use std::io::Write as _;
 
 /// Flags of `freshgp baselines`.
 #[derive(clap::Args)]
@@ -18,7 +19,9 @@ pub struct Args {
     json: bool,
 }
 
+/// Runs `freshgp baselines`.
 pub fn run(args: Args) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
     let dataset = args.data.load(false)?;
     let config = args.sim.config()?;
     let results = baselines::run(&dataset, config, &Baseline::ALL)?;
@@ -44,27 +47,29 @@ pub fn run(args: Args) -> Result<()> {
             "warmup": config.warmup(),
             "ties": config.ties(),
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(());
     }
-    println!(
+    writeln!(
+        stdout,
         "{} pages × {} cycles; test sets of 5 rotations, {} scored cycles; resources {}, warm-up {}",
         dataset.pages(),
         dataset.cycles(),
         cycles,
         config.resources(),
         config.warmup()
-    );
-    println!("{:<6} {:>18} {:>18}", "", "ChangeRate", "NDCG");
+    )?;
+    writeln!(stdout, "{:<6} {:>18} {:>18}", "", "ChangeRate", "NDCG")?;
     for r in &results {
-        println!(
+        writeln!(
+            stdout,
             "{:<6} {:>9.4} ± {:<6.4} {:>9.4} ± {:<6.4}",
             r.baseline.name(),
             r.changerate.mean,
             r.changerate.ci95,
             r.ndcg.mean,
             r.ndcg.ci95
-        );
+        )?;
     }
     Ok(())
 }

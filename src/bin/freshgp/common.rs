@@ -45,10 +45,10 @@ pub fn load(path: &Path, unknown: UnknownPolicy, quiet: bool) -> Result<Dataset>
 #[derive(clap::Args, Debug, Clone)]
 pub struct SimArgs {
     /// Fraction of the simulated pages visited per cycle, in (0, 1].
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, default_value_t = freshgp::sim::DEFAULT_RESOURCES)]
     pub resources: f64,
     /// Warm-up cycles that visit every page.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = freshgp::sim::DEFAULT_WARMUP)]
     pub warmup: usize,
     /// Seed of the tie-break order.
     #[arg(long = "tie-seed", default_value_t = 0)]

@@ -19,81 +19,97 @@ pub struct Args {
 #[derive(Subcommand)]
 enum Action {
     /// Build a history from a crawl log (`url<TAB>fetch_time<TAB>content_hash[<TAB>status]`).
-    FromLog {
-        /// The log file.
-        log: PathBuf,
-        /// Output history (text, or binary cache with --to binary or a .fgpd name).
-        #[arg(long)]
-        out: PathBuf,
-        /// Cycle length: a number and s, m, h, d or w (cycles are aligned to the Unix
-        /// epoch, so 1d = UTC days).
-        #[arg(long, default_value = "1d")]
-        cycle: String,
-        /// Malformed lines: skip them (and count) or stop at the first.
-        #[arg(long, value_enum, default_value_t = ErrorMode::Skip)]
-        on_error: ErrorMode,
-        /// Output format (default: by the --out extension: .fgpd = binary, else text).
-        #[arg(long, value_enum)]
-        to: Option<To>,
-        /// Overwrite --out if it exists.
-        #[arg(long)]
-        force: bool,
-    },
+    FromLog(FromLogArgs),
     /// Generate a realistic synthetic history from a preset.
-    Synth {
-        /// A built-in preset (brdc12) or a RON preset file.
-        #[arg(long, default_value = "brdc12")]
-        preset: String,
-        /// Pages (default: the preset's).
-        #[arg(long)]
-        pages: Option<usize>,
-        /// Cycles/days (default: the preset's).
-        #[arg(long)]
-        days: Option<usize>,
-        /// Random seed; the output depends only on the preset, sizes and seed.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Output history (text, or binary cache with --to binary or a .fgpd name).
-        #[arg(long, required_unless_present = "print_preset")]
-        out: Option<PathBuf>,
-        /// Output format (default: by extension).
-        #[arg(long, value_enum)]
-        to: Option<To>,
-        /// Overwrite --out if it exists.
-        #[arg(long)]
-        force: bool,
-        /// Print the preset's parameters (RON) and exit.
-        #[arg(long)]
-        print_preset: bool,
-    },
+    Synth(SynthArgs),
     /// Print summary figures of a history (text or binary cache).
-    Stats {
-        /// The history.
-        file: PathBuf,
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-        /// Unknown-cycle policy applied before counting (default keep: show the `?`s).
-        #[arg(long, default_value = "keep")]
-        unknown: UnknownPolicy,
-    },
+    Stats(StatsArgs),
     /// Convert between the text format and the binary cache (lossless by default).
-    Convert {
-        /// Input history (text or binary cache, detected).
-        input: PathBuf,
-        /// Output file.
-        #[arg(long)]
-        out: PathBuf,
-        /// Output format (default: by extension: .fgpd = binary, else text).
-        #[arg(long, value_enum)]
-        to: Option<To>,
-        /// Unknown-cycle policy applied before writing (default keep).
-        #[arg(long, default_value = "keep")]
-        unknown: UnknownPolicy,
-        /// Overwrite --out if it exists.
-        #[arg(long)]
-        force: bool,
-    },
+    Convert(ConvertArgs),
+}
+
+// The flags of `freshgp dataset from-log` (the variant's doc is its help).
+#[derive(clap::Args)]
+struct FromLogArgs {
+    /// The log file.
+    log: PathBuf,
+    /// Output history (text, or binary cache with --to binary or a .fgpd name).
+    #[arg(long)]
+    out: PathBuf,
+    /// Cycle length: a number and s, m, h, d or w (cycles are aligned to the Unix
+    /// epoch, so 1d = UTC days).
+    #[arg(long, default_value = "1d")]
+    cycle: String,
+    /// Malformed lines: skip them (and count) or stop at the first.
+    #[arg(long, value_enum, default_value_t = ErrorMode::Skip)]
+    on_error: ErrorMode,
+    /// Output format (default: by the --out extension: .fgpd = binary, else text).
+    #[arg(long, value_enum)]
+    to: Option<To>,
+    /// Overwrite --out if it exists.
+    #[arg(long)]
+    force: bool,
+}
+
+// The flags of `freshgp dataset synth` (the variant's doc is its help).
+#[derive(clap::Args)]
+struct SynthArgs {
+    /// A built-in preset (brdc12) or a RON preset file.
+    #[arg(long, default_value = "brdc12")]
+    preset: String,
+    /// Pages (default: the preset's).
+    #[arg(long)]
+    pages: Option<usize>,
+    /// Cycles/days (default: the preset's).
+    #[arg(long)]
+    days: Option<usize>,
+    /// Random seed; the output depends only on the preset, sizes and seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Output history (text, or binary cache with --to binary or a .fgpd name).
+    #[arg(long, required_unless_present = "print_preset")]
+    out: Option<PathBuf>,
+    /// Output format (default: by extension).
+    #[arg(long, value_enum)]
+    to: Option<To>,
+    /// Overwrite --out if it exists.
+    #[arg(long)]
+    force: bool,
+    /// Print the preset's parameters (RON) and exit.
+    #[arg(long)]
+    print_preset: bool,
+}
+
+// The flags of `freshgp dataset stats` (the variant's doc is its help).
+#[derive(clap::Args)]
+struct StatsArgs {
+    /// The history.
+    file: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Unknown-cycle policy applied before counting (default keep: show the `?`s).
+    #[arg(long, default_value = "keep")]
+    unknown: UnknownPolicy,
+}
+
+// The flags of `freshgp dataset convert` (the variant's doc is its help).
+#[derive(clap::Args)]
+struct ConvertArgs {
+    /// Input history (text or binary cache, detected).
+    input: PathBuf,
+    /// Output file.
+    #[arg(long)]
+    out: PathBuf,
+    /// Output format (default: by extension: .fgpd = binary, else text).
+    #[arg(long, value_enum)]
+    to: Option<To>,
+    /// Unknown-cycle policy applied before writing (default keep).
+    #[arg(long, default_value = "keep")]
+    unknown: UnknownPolicy,
+    /// Overwrite --out if it exists.
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -112,138 +128,158 @@ enum To {
     Binary,
 }
 
+/// Runs `freshgp dataset`.
 pub fn run(args: Args) -> Result<()> {
     match args.action {
-        Action::FromLog {
-            log,
-            out,
-            cycle,
-            on_error,
-            to,
-            force,
-        } => {
-            check_out(&out, force)?;
-            let options = LogOptions {
-                cycle: parse_cycle(&cycle).map_err(anyhow::Error::msg)?,
-                on_error: match on_error {
-                    ErrorMode::Skip => OnError::Skip,
-                    ErrorMode::Stop => OnError::Stop,
-                },
-            };
-            let name = log.display().to_string();
-            let f = std::fs::File::open(&log).with_context(|| format!("cannot open {name}"))?;
-            let (d, report) = from_log(
-                std::io::BufReader::with_capacity(1 << 20, f),
-                &name,
-                &options,
-            )?;
-            for e in &report.errors {
-                eprintln!("skipped: {e}");
-            }
-            if report.skipped > report.errors.len() {
-                eprintln!(
-                    "skipped: ... and {} more",
-                    report.skipped - report.errors.len()
-                );
-            }
-            write(&d, &out, to)?;
-            let start = time::OffsetDateTime::from_unix_timestamp(report.first_cycle_start)
-                .map(|t| t.to_string())
-                .unwrap_or_else(|_| report.first_cycle_start.to_string());
-            eprintln!(
-                "{}: {} lines, {} fetches ({} failed), {} malformed lines skipped → {} pages × {} cycles of {cycle} from {start}, {} unknown cycles; wrote {}",
-                name,
-                report.lines,
-                report.fetches,
-                report.failed_fetches,
-                report.skipped,
-                d.pages(),
-                d.cycles(),
-                d.unknown_count(),
-                out.display()
-            );
-        }
-        Action::Synth {
-            preset,
-            pages,
-            days,
-            seed,
-            out,
-            to,
-            force,
-            print_preset,
-        } => {
-            let mut params = SynthParams::named_or_file(&preset)?;
-            if let Some(p) = pages {
-                params.pages = p;
-            }
-            if let Some(d) = days {
-                params.days = d;
-            }
-            params.validate(&preset)?;
-            if print_preset {
-                return print_out(&format!("{}\n", params.to_ron()));
-            }
-            let out = out.context("--out is required")?;
-            check_out(&out, force)?;
-            let t = Instant::now();
-            let d = generate(&params, seed)?;
-            let gen = t.elapsed();
-            write(&d, &out, to)?;
-            eprintln!(
-                "generated {} pages × {} cycles on {} hosts (preset {preset}, seed {seed}) in {:.2}s; wrote {} in {:.2}s",
-                d.pages(),
-                d.cycles(),
-                d.host_names().len(),
-                gen.as_secs_f64(),
-                out.display(),
-                (t.elapsed() - gen).as_secs_f64()
-            );
-        }
-        Action::Stats {
-            file,
-            json,
-            unknown,
-        } => {
-            let loaded = load(&file, &LoadOptions { unknown })?;
-            let stats = Stats::of(&loaded.dataset);
-            let text = if json {
-                let v = serde_json::json!({
-                    "file": file.display().to_string(),
-                    "load": loaded.report,
-                    "stats": stats,
-                });
-                format!("{}\n", serde_json::to_string_pretty(&v)?)
-            } else {
-                let mut t = format!("file               {}\n", file.display());
-                if loaded.report.unknown.policy != "keep" {
-                    t += &format!("{}\n", loaded.report.unknown);
-                }
-                t + &stats.to_string()
-            };
-            print_out(&text)?;
-        }
-        Action::Convert {
-            input,
-            out,
-            to,
-            unknown,
-            force,
-        } => {
-            check_out(&out, force)?;
-            let loaded = load(&input, &LoadOptions { unknown })?;
-            write(&loaded.dataset, &out, to)?;
-            eprintln!(
-                "{} ({:?}, {} pages × {} cycles; {}) → {}",
-                input.display(),
-                loaded.report.format,
-                loaded.dataset.pages(),
-                loaded.dataset.cycles(),
-                loaded.report.unknown,
-                out.display()
-            );
-        }
+        Action::FromLog(a) => from_log_cmd(a),
+        Action::Synth(a) => synth(a),
+        Action::Stats(a) => stats(a),
+        Action::Convert(a) => convert(a),
     }
+}
+
+/// `dataset from-log`: a crawl log to a history.
+fn from_log_cmd(args: FromLogArgs) -> Result<()> {
+    let FromLogArgs {
+        log,
+        out,
+        cycle,
+        on_error,
+        to,
+        force,
+    } = args;
+    check_out(&out, force)?;
+    let options = LogOptions {
+        cycle: parse_cycle(&cycle).map_err(anyhow::Error::msg)?,
+        on_error: match on_error {
+            ErrorMode::Skip => OnError::Skip,
+            ErrorMode::Stop => OnError::Stop,
+        },
+    };
+    let name = log.display().to_string();
+    let f = std::fs::File::open(&log).with_context(|| format!("cannot open {name}"))?;
+    let (d, report) = from_log(
+        std::io::BufReader::with_capacity(1 << 20, f),
+        &name,
+        &options,
+    )?;
+    for e in &report.errors {
+        eprintln!("skipped: {e}");
+    }
+    if report.skipped > report.errors.len() {
+        eprintln!(
+            "skipped: ... and {} more",
+            report.skipped - report.errors.len()
+        );
+    }
+    write(&d, &out, to)?;
+    let start = time::OffsetDateTime::from_unix_timestamp(report.first_cycle_start)
+        .map(|t| t.to_string())
+        .unwrap_or_else(|_| report.first_cycle_start.to_string());
+    eprintln!(
+        "{}: {} lines, {} fetches ({} failed), {} malformed lines skipped → {} pages × {} cycles of {cycle} from {start}, {} unknown cycles; wrote {}",
+        name,
+        report.lines,
+        report.fetches,
+        report.failed_fetches,
+        report.skipped,
+        d.pages(),
+        d.cycles(),
+        d.unknown_count(),
+        out.display()
+    );
+    Ok(())
+}
+
+/// `dataset synth`: a synthetic history, or its preset printed.
+fn synth(args: SynthArgs) -> Result<()> {
+    let SynthArgs {
+        preset,
+        pages,
+        days,
+        seed,
+        out,
+        to,
+        force,
+        print_preset,
+    } = args;
+    let mut params = SynthParams::named_or_file(&preset)?;
+    if let Some(p) = pages {
+        params.pages = p;
+    }
+    if let Some(d) = days {
+        params.days = d;
+    }
+    params.validate(&preset)?;
+    if print_preset {
+        return print_out(&format!("{}\n", params.to_ron()));
+    }
+    let out = out.context("--out is required")?;
+    check_out(&out, force)?;
+    let t = Instant::now();
+    let d = generate(&params, seed)?;
+    let gen = t.elapsed();
+    write(&d, &out, to)?;
+    eprintln!(
+        "generated {} pages × {} cycles on {} hosts (preset {preset}, seed {seed}) in {:.2}s; wrote {} in {:.2}s",
+        d.pages(),
+        d.cycles(),
+        d.host_names().len(),
+        gen.as_secs_f64(),
+        out.display(),
+        (t.elapsed() - gen).as_secs_f64()
+    );
+    Ok(())
+}
+
+/// `dataset stats`: summary figures on stdout.
+fn stats(args: StatsArgs) -> Result<()> {
+    let StatsArgs {
+        file,
+        json,
+        unknown,
+    } = args;
+    let loaded = load(&file, &LoadOptions { unknown })?;
+    let stats = Stats::of(&loaded.dataset);
+    let text = if json {
+        let v = serde_json::json!({
+            "file": file.display().to_string(),
+            "load": loaded.report,
+            "stats": stats,
+        });
+        format!("{}\n", serde_json::to_string_pretty(&v)?)
+    } else {
+        let mut t = format!("file               {}\n", file.display());
+        if loaded.report.unknown.policy != "keep" {
+            t += &format!("{}\n", loaded.report.unknown);
+        }
+        t + &stats.to_string()
+    };
+    print_out(&text)?;
+    Ok(())
+}
+
+/// `dataset convert`: text to binary cache or back.
+fn convert(args: ConvertArgs) -> Result<()> {
+    let ConvertArgs {
+        input,
+        out,
+        to,
+        unknown,
+        force,
+    } = args;
+    check_out(&out, force)?;
+    let loaded = load(&input, &LoadOptions { unknown })?;
+    write(&loaded.dataset, &out, to)?;
+    eprintln!(
+        "{} ({:?}, {} pages × {} cycles; {}) → {}",
+        input.display(),
+        loaded.report.format,
+        loaded.dataset.pages(),
+        loaded.dataset.cycles(),
+        loaded.report.unknown,
+        out.display()
+    );
     Ok(())
 }
 

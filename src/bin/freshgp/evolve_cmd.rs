@@ -2,12 +2,13 @@
 
 use crate::common::{DataArgs, SimArgs};
 use anyhow::{bail, Context, Result};
-use freshgp::experiment::evolve::{self, EvolveSettings, Progress};
+use freshgp::experiment::evolve::{self, EvolveSettings, GpOverrides, Progress, RotationRun};
 use freshgp::formula::Grammar;
 use freshgp::gp::{RawGpConfig, Strategy};
 use freshgp::sim::Metric;
 use serde_json::json;
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Flags of `freshgp evolve`.
@@ -57,47 +58,53 @@ pub struct Args {
     quiet: bool,
 }
 
+/// Runs `freshgp evolve`.
 pub fn run(args: Args) -> Result<()> {
-    let grammar = Grammar::named_or_file(&args.grammar)?;
-    let mut raw = match &args.gp_config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
-            ron::from_str::<RawGpConfig>(&text).map_err(|e| {
-                anyhow::anyhow!(
-                    "{}:{}:{}: {}",
-                    path.display(),
-                    e.position.line,
-                    e.position.col,
-                    e.code
-                )
-            })?
+    let settings = settings(&args)?;
+    let dataset = args.data.load(args.quiet)?;
+    let start = Instant::now();
+    let run = evolve::run_rotation(&dataset, args.rotation, &settings, |event| {
+        if !args.quiet {
+            report_progress(&event, &settings, start)
         }
-        None => RawGpConfig::default(),
+    })?;
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        print_json(&mut stdout, &run, &settings, start)
+    } else {
+        print_text(&mut stdout, &run, &settings, start)
+    }
+}
+
+/// The GP parameters of `--gp-config`, or the defaults.
+fn read_gp_config(path: Option<&Path>) -> Result<RawGpConfig> {
+    let Some(path) = path else {
+        return Ok(RawGpConfig::default());
     };
-    if let Some(p) = args.population {
-        raw.population = p;
-    }
-    if let Some(g) = args.generations {
-        raw.generations = g;
-    }
-    if let Some(t) = args.tournament {
-        raw.tournament = t;
-    }
-    if args.seed_baselines && raw.initial.is_empty() {
-        raw.initial = evolve::baseline_seeds(&grammar);
-    }
-    if let Some(f) = raw
-        .initial
-        .iter()
-        .find(|f| f.terminals().iter().any(|&t| !grammar.has_terminal(t)))
-    {
-        bail!(
-            "initial formula `{f}` reads a terminal grammar `{}` lacks",
-            grammar.name()
-        );
-    }
-    let gp = raw.check().context("invalid GP settings")?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    ron::from_str::<RawGpConfig>(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{}:{}:{}: {}",
+            path.display(),
+            e.position.line,
+            e.position.col,
+            e.code
+        )
+    })
+}
+
+/// The checked settings of the flags.
+fn settings(args: &Args) -> Result<EvolveSettings> {
+    let grammar = Grammar::named_or_file(&args.grammar)?;
+    let raw = read_gp_config(args.gp_config.as_deref())?;
+    let overrides = GpOverrides {
+        population: args.population,
+        generations: args.generations,
+        tournament: args.tournament,
+        seed_baselines: args.seed_baselines,
+    };
+    let gp = evolve::apply_overrides(raw, &overrides, &grammar)?;
     if args.seeds == 0 {
         bail!("--seeds must be at least 1");
     }
@@ -113,28 +120,27 @@ pub fn run(args: Args) -> Result<()> {
             .map(|k| args.first_seed + k)
             .collect(),
     };
-    let dataset = args.data.load(args.quiet)?;
-    let start = Instant::now();
-    let total_generations = (settings.gp.generations + 1) * settings.seeds.len();
-    let quiet = args.quiet;
-    let run = evolve::run_rotation(&dataset, args.rotation, &settings, |event| {
-        if quiet {
-            return;
-        }
-        match event {
-            Progress::Generation {
-                seed_index,
-                seed,
-                report,
-            } => {
-                let done = seed_index * (report.generations + 1) + report.generation + 1;
-                let elapsed = start.elapsed().as_secs_f64();
-                let eta = elapsed / done as f64 * (total_generations - done) as f64;
-                let total = report.evaluated + report.cache_hits;
-                eprintln!(
+    Ok(settings)
+}
+
+/// One progress line on stderr.
+fn report_progress(event: &Progress<'_>, settings: &EvolveSettings, start: Instant) {
+    let seeds = settings.seeds.len();
+    let total_generations = (settings.gp.generations + 1) * seeds;
+    match *event {
+        Progress::Generation {
+            seed_index,
+            seed,
+            report,
+        } => {
+            let done = seed_index * (report.generations + 1) + report.generation + 1;
+            let elapsed = start.elapsed().as_secs_f64();
+            let eta = elapsed / done as f64 * (total_generations - done) as f64;
+            let total = report.evaluated + report.cache_hits;
+            eprintln!(
                     "seed {}/{} ({seed}) gen {:>3}/{} best {:.4} mean {:.4} cache {:>3.0}% {:>7.1}s ETA {:>6.0}s",
                     seed_index + 1,
-                    args.seeds,
+                    seeds,
                     report.generation,
                     report.generations,
                     report.best,
@@ -143,45 +149,68 @@ pub fn run(args: Args) -> Result<()> {
                     elapsed,
                     eta
                 );
-            }
-            Progress::Selecting { seed_index } => {
-                eprintln!(
-                    "seed {}/{}: validating the kept individuals, testing the choices",
-                    seed_index + 1,
-                    args.seeds
-                );
-            }
         }
-    })?;
-    let evaluations: usize = run.seeds.iter().map(|s| s.evaluations).sum();
-    let cache_hits: usize = run.seeds.iter().map(|s| s.cache_hits).sum();
-    if args.json {
-        let mut out = serde_json::Map::new();
-        for strategy in Strategy::ALL {
-            let c = run.winner(strategy);
-            out.insert(
-                strategy.name().into(),
-                json!({
-                    "formula": c.formula.to_string(),
-                    "train": c.train,
-                    "validation": c.validation,
-                    "test": c.test,
-                    "score": c.score,
-                }),
+        Progress::Selecting { seed_index } => {
+            eprintln!(
+                "seed {}/{}: validating the kept individuals, testing the choices",
+                seed_index + 1,
+                seeds
             );
         }
-        out.insert("metric".into(), json!(settings.metric.name()));
-        out.insert("rotation".into(), json!(run.rotation));
-        out.insert("set_sizes".into(), json!(run.set_sizes));
-        out.insert("evaluations".into(), json!(evaluations));
-        out.insert("cache_hits".into(), json!(cache_hits));
-        out.insert("seconds".into(), json!(start.elapsed().as_secs_f64()));
-        out.insert("seeds".into(), serde_json::to_value(&run.seeds)?);
-        println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(());
     }
+}
+
+/// Simulations run and fitness values taken from the cache, over all seeds.
+fn totals(run: &RotationRun) -> (usize, usize) {
+    let evaluations = run.seeds.iter().map(|s| s.evaluations).sum();
+    let cache_hits = run.seeds.iter().map(|s| s.cache_hits).sum();
+    (evaluations, cache_hits)
+}
+
+/// The winners, totals and every seed's run as JSON.
+fn print_json(
+    stdout: &mut impl Write,
+    run: &RotationRun,
+    settings: &EvolveSettings,
+    start: Instant,
+) -> Result<()> {
+    let (evaluations, cache_hits) = totals(run);
+    let mut out = serde_json::Map::new();
+    for strategy in Strategy::ALL {
+        let c = run.winner(strategy);
+        out.insert(
+            strategy.name().into(),
+            json!({
+                "formula": c.formula.to_string(),
+                "train": c.train,
+                "validation": c.validation,
+                "test": c.test,
+                "score": c.score,
+            }),
+        );
+    }
+    out.insert("metric".into(), json!(settings.metric.name()));
+    out.insert("rotation".into(), json!(run.rotation));
+    out.insert("set_sizes".into(), json!(run.set_sizes));
+    out.insert("evaluations".into(), json!(evaluations));
+    out.insert("cache_hits".into(), json!(cache_hits));
+    out.insert("seconds".into(), json!(start.elapsed().as_secs_f64()));
+    out.insert("seeds".into(), serde_json::to_value(&run.seeds)?);
+    writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
+    Ok(())
+}
+
+/// The sets, totals, every seed's choices and the winners as text.
+fn print_text(
+    stdout: &mut impl Write,
+    run: &RotationRun,
+    settings: &EvolveSettings,
+    start: Instant,
+) -> Result<()> {
+    let (evaluations, cache_hits) = totals(run);
     let metric = settings.metric.name();
-    println!(
+    writeln!(
+        stdout,
         "rotation {}: {} training, {} validation, {} test pages; fitness {metric}; {} simulations, {:.0}% from cache, {:.1}s",
         run.rotation,
         run.set_sizes[0],
@@ -190,31 +219,33 @@ pub fn run(args: Args) -> Result<()> {
         evaluations,
         100.0 * cache_hits as f64 / (evaluations + cache_hits).max(1) as f64,
         start.elapsed().as_secs_f64()
-    );
+    )?;
     for seed in &run.seeds {
-        println!("seed {} ({:.1}s):", seed.seed, seed.seconds);
+        writeln!(stdout, "seed {} ({:.1}s):", seed.seed, seed.seconds)?;
         for c in &seed.choices {
-            println!(
+            writeln!(
+                stdout,
                 "  {:<9} train {:.4}  validation {:.4}  test {:.4}  {}",
                 c.strategy.name(),
                 c.train,
                 c.validation,
                 c.test,
                 c.formula
-            );
+            )?;
         }
     }
-    println!("winners across seeds:");
+    writeln!(stdout, "winners across seeds:")?;
     for strategy in Strategy::ALL {
         let c = run.winner(strategy);
-        println!(
+        writeln!(
+            stdout,
             "  {:<9} train {:.4}  validation {:.4}  test {:.4}  {}",
             strategy.name(),
             c.train,
             c.validation,
             c.test,
             c.formula
-        );
+        )?;
     }
     Ok(())
 }

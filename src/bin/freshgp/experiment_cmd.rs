@@ -5,7 +5,8 @@ use anyhow::{Context, Result};
 use freshgp::experiment::store::Store;
 use freshgp::experiment::study::{base_dir, Study};
 use freshgp::experiment::units::{self, Event, Runner, Shard};
-use std::path::PathBuf;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Flags of `freshgp experiment`.
@@ -28,6 +29,7 @@ pub struct Args {
     quiet: bool,
 }
 
+/// Runs `freshgp experiment`.
 pub fn run(args: Args) -> Result<()> {
     let study = Study::load(&args.file)?;
     let out = args
@@ -49,77 +51,13 @@ pub fn run(args: Args) -> Result<()> {
         let d = runner.dataset();
         eprintln!("{} pages × {} cycles", d.pages(), d.cycles());
     }
-    let start = Instant::now();
-    let mut work_total = 0.0;
-    let mut last = Instant::now() - Duration::from_secs(60);
-    let mut count = 0;
-    let eta = |done: f64, total: f64| -> String {
-        let elapsed = start.elapsed().as_secs_f64();
-        if done <= 0.0 {
-            return format!("{elapsed:.0}s elapsed");
-        }
-        let left = elapsed / done * (total - done).max(0.0);
-        format!("{elapsed:.0}s elapsed, ETA {left:.0}s")
-    };
+    let mut progress = ProgressLines::new(args.shard, &out);
     let ran = units::run_study(&runner, &store, args.shard, |event| {
-        if quiet {
-            return;
-        }
-        match event {
-            Event::Plan {
-                total,
-                in_shard,
-                done,
-                work,
-            } => {
-                work_total = work;
-                count = in_shard - done;
-                eprintln!(
-                    "{total} units in the study, {in_shard} in shard {}/{}, {done} already done, {} to run; results in {}",
-                    args.shard.index,
-                    args.shard.count,
-                    in_shard - done,
-                    out.display()
-                );
-            }
-            Event::Start {
-                position, label, ..
-            } => {
-                eprintln!("[{}/{count}] {label}", position + 1);
-            }
-            Event::Generation {
-                label,
-                report,
-                work_done,
-            } => {
-                if last.elapsed() < Duration::from_secs(2) && report.generation < report.generations
-                {
-                    return;
-                }
-                last = Instant::now();
-                let population = (report.evaluated + report.cache_hits) as f64;
-                let done = work_done + population * (report.generation + 1) as f64;
-                eprintln!(
-                    "    {label}: gen {:>3}/{} best {:.4} mean {:.4} | {}",
-                    report.generation,
-                    report.generations,
-                    report.best,
-                    report.mean,
-                    eta(done, work_total)
-                );
-            }
-            Event::Finished {
-                label,
-                seconds,
-                work_done,
-            } => {
-                eprintln!(
-                    "    {label}: done in {seconds:.1}s | {}",
-                    eta(work_done, work_total)
-                );
-            }
+        if !quiet {
+            progress.show(event)
         }
     })?;
+    let start = progress.start;
     let study = runner.study();
     let missing = units::units(study)
         .iter()
@@ -141,8 +79,102 @@ pub fn run(args: Args) -> Result<()> {
             out.join("summary.md").display()
         );
     }
+    let mut stdout = std::io::stdout().lock();
     for path in written {
-        println!("{}", path.display());
+        writeln!(stdout, "{}", path.display())?;
     }
     Ok(())
+}
+
+/// The progress lines of a run on stderr, with elapsed time and ETA.
+struct ProgressLines<'a> {
+    shard: Shard,
+    out: &'a Path,
+    start: Instant,
+    /// When the last generation line was shown.
+    last: Instant,
+    work_total: f64,
+    /// Units to run.
+    count: usize,
+}
+
+impl<'a> ProgressLines<'a> {
+    fn new(shard: Shard, out: &'a Path) -> Self {
+        ProgressLines {
+            shard,
+            out,
+            start: Instant::now(),
+            last: Instant::now() - Duration::from_secs(60),
+            work_total: 0.0,
+            count: 0,
+        }
+    }
+
+    /// Elapsed time and the ETA after `done` of the total work.
+    fn eta(&self, done: f64) -> String {
+        let elapsed = self.start.elapsed().as_secs_f64();
+        if done <= 0.0 {
+            return format!("{elapsed:.0}s elapsed");
+        }
+        let left = elapsed / done * (self.work_total - done).max(0.0);
+        format!("{elapsed:.0}s elapsed, ETA {left:.0}s")
+    }
+
+    fn show(&mut self, event: Event<'_>) {
+        match event {
+            Event::Plan {
+                total,
+                in_shard,
+                done,
+                work,
+            } => {
+                self.work_total = work;
+                self.count = in_shard - done;
+                eprintln!(
+                    "{total} units in the study, {in_shard} in shard {}/{}, {done} already done, {} to run; results in {}",
+                    self.shard.index(),
+                    self.shard.count(),
+                    in_shard - done,
+                    self.out.display()
+                );
+            }
+            Event::Start {
+                position, label, ..
+            } => {
+                eprintln!("[{}/{}] {label}", position + 1, self.count);
+            }
+            Event::Generation {
+                label,
+                report,
+                work_done,
+            } => {
+                if self.last.elapsed() < Duration::from_secs(2)
+                    && report.generation < report.generations
+                {
+                    return;
+                }
+                self.last = Instant::now();
+                let population = (report.evaluated + report.cache_hits) as f64;
+                let done = work_done + population * (report.generation + 1) as f64;
+                eprintln!(
+                    "    {label}: gen {:>3}/{} best {:.4} mean {:.4} | {}",
+                    report.generation,
+                    report.generations,
+                    report.best,
+                    report.mean,
+                    self.eta(done)
+                );
+            }
+            Event::Finished {
+                label,
+                seconds,
+                work_done,
+            } => {
+                eprintln!(
+                    "    {label}: done in {seconds:.1}s | {}",
+                    self.eta(work_done)
+                );
+            }
+        }
+    }
 }

@@ -2,7 +2,8 @@
 //!
 //! Stage one is clap's raw flags (`Cli`); each subcommand module turns its flags into the
 //! library's validated settings and runs. Every error is printed with its chain of causes
-//! and the process exits with status 2.
+//! and the process exits with status 2, except a write to a closed pipe (`freshgp ... |
+//! head`), which ends the process quietly with status 0.
 
 use clap::{Parser, Subcommand};
 
@@ -44,14 +45,16 @@ enum Command {
     Schedule(schedule_cmd::Args),
 }
 
+/// Whether `err` comes from writing to a closed pipe (`freshgp ... | head`).
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 fn main() {
-    // Stop quietly when the reader of our output goes away (`freshgp ... | head`), as Unix
-    // tools do, instead of panicking on a failed write.
-    #[cfg(unix)]
-    // SAFETY: called before any other thread exists; SIG_DFL is a valid disposition.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Formula(args) => formula_cmd::run(args),
@@ -64,6 +67,10 @@ fn main() {
         Command::Report(args) => report_cmd::run(args),
     };
     if let Err(err) = result {
+        // The reader of our output went away: stop quietly, as Unix tools do.
+        if is_broken_pipe(&err) {
+            std::process::exit(0);
+        }
         eprintln!("error: {err}");
         for cause in err.chain().skip(1) {
             eprintln!("  caused by: {cause}");

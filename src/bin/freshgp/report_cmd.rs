@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Result};
 use freshgp::experiment::store::{Store, STUDY_FILE};
+use std::io::Write as _;
 use std::path::PathBuf;
 
 /// Flags of `freshgp report`.
@@ -16,7 +17,9 @@ pub struct Args {
     merge: Vec<PathBuf>,
 }
 
+/// Runs `freshgp report`.
 pub fn run(args: Args) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
     if !args.dir.join(STUDY_FILE).exists() {
         let Some(first) = args.merge.first() else {
             bail!(
@@ -33,7 +36,7 @@ pub fn run(args: Args) -> Result<()> {
         eprintln!("{}: {n} unit files merged", other.display());
     }
     for path in freshgp::report::write(&args.dir)? {
-        println!("{}", path.display());
+        writeln!(stdout, "{}", path.display())?;
     }
     Ok(())
 }

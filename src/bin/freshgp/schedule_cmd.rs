@@ -70,6 +70,7 @@ fn rule(args: &Args) -> Result<Option<Policy>> {
     })
 }
 
+/// Runs `freshgp schedule`.
 pub fn run(args: Args) -> Result<()> {
     let given = rule(&args)?;
     let state = args.state.display().to_string();

@@ -8,6 +8,7 @@ use freshgp::data::split::Split;
 use freshgp::formula::Grammar;
 use freshgp::sim::{Baseline, Metric, Period, Policy, Simulator};
 use serde_json::json;
+use std::io::Write as _;
 
 /// Flags of `freshgp simulate`.
 #[derive(clap::Args)]
@@ -50,7 +51,9 @@ enum Set {
     All,
 }
 
+/// Runs `freshgp simulate`.
 pub fn run(args: Args) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
     let grammar = Grammar::named_or_file(&args.grammar)?;
     let scorer = match (&args.formula, &args.baseline) {
         (Some(text), _) => Policy::formula(&parse(text, &grammar)?, grammar.closure()),
@@ -89,33 +92,37 @@ pub fn run(args: Args) -> Result<()> {
             "cycles": outcome.cycles,
             "mean": means,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(());
     }
-    println!(
+    writeln!(
+        stdout,
         "{}: {} pages × {} cycles, k = {}",
         scorer.label(),
         period.pages(),
         period.len(),
         config.k(period.pages())
-    );
-    println!(
+    )?;
+    writeln!(
+        stdout,
         "{:>5} {:>6} {:>10} {:>8} {:>9}",
         "cycle", "stale", "ChangeRate", "NDCG", "Freshness"
-    );
+    )?;
     for c in &outcome.cycles {
-        println!(
+        writeln!(
+            stdout,
             "{:>5} {:>6} {:>10.4} {:>8.4} {:>9.4}",
             c.cycle, c.stale, c.change_rate, c.ndcg, c.freshness
-        );
+        )?;
     }
-    println!(
+    writeln!(
+        stdout,
         "{:>5} {:>6} {:>10.4} {:>8.4} {:>9.4}",
         "mean",
         "",
         outcome.mean(Metric::ChangeRate),
         outcome.mean(Metric::Ndcg),
         outcome.mean(Metric::Freshness)
-    );
+    )?;
     Ok(())
 }
