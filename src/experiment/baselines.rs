@@ -1,6 +1,6 @@
 //! The seven published baselines over the test sets of the five rotations (SPEC §4).
 
-use super::ExperimentError;
+use super::{ExperimentError, Set};
 use crate::data::split::Split;
 use crate::data::Dataset;
 use crate::sim::{Baseline, CycleMetrics, Metric, Period, Policy, SimConfig, Simulator};
@@ -40,7 +40,7 @@ pub fn run(
     let periods = test_periods(dataset)?;
     for p in &periods {
         config.check(p).map_err(|source| ExperimentError::Sim {
-            set: "test",
+            set: Set::Test,
             source,
         })?;
     }

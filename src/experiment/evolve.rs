@@ -331,7 +331,7 @@ impl RotationSets {
 }
 
 fn fitness_for(
-    set: &'static str,
+    set: Set,
     period: &Period,
     settings: &EvolveSettings,
 ) -> Result<CrawlFitness, ExperimentError> {
@@ -363,13 +363,13 @@ impl RotationFitness {
         settings: &EvolveSettings,
     ) -> Result<RotationFitness, ExperimentError> {
         let sets = RotationSets::new(dataset, rotation)?;
-        let train = fitness_for(Set::Training.name(), &sets.train, settings)?;
-        let validation = fitness_for(Set::Validation.name(), &sets.validation, settings)?;
+        let train = fitness_for(Set::Training, &sets.train, settings)?;
+        let validation = fitness_for(Set::Validation, &sets.validation, settings)?;
         settings
             .sim
             .check(&sets.test)
             .map_err(|source| ExperimentError::Sim {
-                set: Set::Test.name(),
+                set: Set::Test,
                 source,
             })?;
         Ok(RotationFitness {

@@ -28,7 +28,7 @@ use std::fmt;
 
 /// One of the three page sets of a rotation (SPEC §2), named as errors show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Set {
+pub enum Set {
     /// The training pages over period 1.
     Training,
     /// The validation pages over period 2.
@@ -39,7 +39,7 @@ pub(crate) enum Set {
 
 impl Set {
     /// `training`, `validation` or `test`.
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Set::Training => "training",
             Set::Validation => "validation",
@@ -67,7 +67,7 @@ pub enum ExperimentError {
     #[error("cannot simulate the {set} set")]
     Sim {
         /// Which set (training, validation, test).
-        set: &'static str,
+        set: Set,
         /// The cause.
         source: SimError,
     },

@@ -223,11 +223,9 @@ pub struct Configuration {
 impl Configuration {
     /// The configuration's grammar, a file resolved against `base`.
     pub(crate) fn grammar(&self, base: &Path) -> Result<Grammar, GrammarError> {
-        match self.grammar.as_str() {
-            "basic" | "all" | "basic-reference" | "all-reference" => {
-                Grammar::named_or_file(&self.grammar)
-            }
-            _ => Grammar::load(&base.join(&self.grammar)),
+        match Grammar::built_in(&self.grammar) {
+            Some(grammar) => Ok(grammar),
+            None => Grammar::load(&base.join(&self.grammar)),
         }
     }
 }

@@ -283,7 +283,7 @@ impl Runner {
                     .sim
                     .check(&period)
                     .map_err(|source| ExperimentError::Sim {
-                        set: set.name(),
+                        set,
                         source,
                     })?;
                 if set == Set::Test {
@@ -326,7 +326,7 @@ impl Runner {
                     .sim
                     .with_resources(r)
                     .map_err(|source| ExperimentError::Sim {
-                        set: Set::Test.name(),
+                        set: Set::Test,
                         source,
                     })
             })
@@ -391,7 +391,7 @@ impl Runner {
                     .run(&test, &Policy::Baseline(b))
                     .map(|o| o.cycles)
                     .map_err(|source| ExperimentError::Sim {
-                        set: Set::Test.name(),
+                        set: Set::Test,
                         source,
                     })
             })
@@ -460,7 +460,7 @@ impl Runner {
                                 cycles: o.cycles,
                             })
                             .map_err(|source| ExperimentError::Sim {
-                                set: Set::Test.name(),
+                                set: Set::Test,
                                 source,
                             })
                     })

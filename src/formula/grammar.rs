@@ -50,7 +50,7 @@ pub enum GrammarError {
         message: String,
     },
     /// Neither a built-in grammar name nor an existing file.
-    #[error("no grammar `{0}`: not a file, and not one of the built-in grammars (basic, all, basic-reference, all-reference)")]
+    #[error("no grammar `{0}`: not a file, and not one of the built-in grammars ({names})", names = BUILT_IN.map(|(name, _)| name).join(", "))]
     Unknown(String),
 }
 
@@ -88,6 +88,14 @@ const ALL: &str = include_str!("../../grammars/all.ron");
 const BASIC_REFERENCE: &str = include_str!("../../grammars/basic-reference.ron");
 const ALL_REFERENCE: &str = include_str!("../../grammars/all-reference.ron");
 
+/// The grammars compiled into the crate: their names and `grammars/<name>.ron` texts.
+const BUILT_IN: [(&str, &str); 4] = [
+    ("basic", BASIC),
+    ("all", ALL),
+    ("basic-reference", BASIC_REFERENCE),
+    ("all-reference", ALL_REFERENCE),
+];
+
 /// A grammar compiled into the crate.
 fn shipped(text: &str, path: &str) -> Grammar {
     // Invariant: the shipped grammar files are valid (every one is loaded by the tests).
@@ -105,27 +113,23 @@ impl Grammar {
         shipped(ALL, "grammars/all.ron")
     }
 
-    /// GP4C_Basic under the reference closure (`grammars/basic-reference.ron`).
-    pub(crate) fn basic_reference() -> Grammar {
-        shipped(BASIC_REFERENCE, "grammars/basic-reference.ron")
-    }
-
-    /// GP4C_All under the reference closure (`grammars/all-reference.ron`).
-    pub(crate) fn all_reference() -> Grammar {
-        shipped(ALL_REFERENCE, "grammars/all-reference.ron")
-    }
-
     /// A built-in grammar by name (`basic`, `all`, `basic-reference`, `all-reference`), or
     /// else a RON grammar file at that path.
     pub fn named_or_file(spec: &str) -> Result<Grammar, GrammarError> {
-        match spec {
-            "basic" => Ok(Grammar::basic()),
-            "all" => Ok(Grammar::all()),
-            "basic-reference" => Ok(Grammar::basic_reference()),
-            "all-reference" => Ok(Grammar::all_reference()),
-            _ if Path::new(spec).is_file() => Grammar::load(Path::new(spec)),
-            _ => Err(GrammarError::Unknown(spec.to_string())),
+        match Grammar::built_in(spec) {
+            Some(grammar) => Ok(grammar),
+            None if Path::new(spec).is_file() => Grammar::load(Path::new(spec)),
+            None => Err(GrammarError::Unknown(spec.to_string())),
         }
+    }
+
+    /// The built-in grammar of this name (`basic`, `all`, `basic-reference`,
+    /// `all-reference`), if it is one.
+    pub fn built_in(name: &str) -> Option<Grammar> {
+        BUILT_IN
+            .iter()
+            .find(|(known, _)| *known == name)
+            .map(|(known, text)| shipped(text, &format!("grammars/{known}.ron")))
     }
 
     /// Reads a RON grammar file.
@@ -305,12 +309,12 @@ mod tests {
             ]
         );
         assert_eq!(all.closure(), Closure::Paper);
-        assert_eq!(Grammar::all_reference().closure(), Closure::Reference);
+        assert_eq!(Grammar::built_in("all-reference").unwrap().closure(), Closure::Reference);
         assert_eq!(
             Grammar::basic().terminals(),
             &[Terminal::N, Terminal::X, Terminal::T]
         );
-        assert_eq!(Grammar::basic_reference().closure(), Closure::Reference);
+        assert_eq!(Grammar::built_in("basic-reference").unwrap().closure(), Closure::Reference);
     }
 
     #[test]
@@ -347,6 +351,16 @@ mod tests {
             "Grammar(name: \"x\", terminals: [\"t\"], constants: [], functions: [\"sin\"])";
         let err = Grammar::from_ron(bad_fn, "g").unwrap_err().to_string();
         assert!(err.contains("`functions`") && err.contains("sin"), "{err}");
+    }
+
+    #[test]
+    fn every_built_in_grammar_loads_under_its_name() {
+        for (name, _) in BUILT_IN {
+            assert_eq!(Grammar::built_in(name).unwrap().name(), name);
+        }
+        assert!(Grammar::built_in("no-such").is_none());
+        let message = Grammar::named_or_file("no-such").unwrap_err().to_string();
+        assert!(message.contains("(basic, all, basic-reference, all-reference)"), "{message}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `freshgp formula`: check, simplify, print, evaluate and export formulas from the command
 //! line.
 
+use std::io::Write;
 use anyhow::{Context, Result};
 use clap::{Subcommand, ValueEnum};
 use freshgp::eval::Program;
@@ -94,7 +95,10 @@ enum Style {
     Latex,
 }
 
+/// Runs `freshgp formula`; output goes to a locked stdout, so a closed pipe is an
+/// error (ending quietly in `main`), not a panic.
 pub fn run(args: Args) -> Result<()> {
+    let mut out = std::io::stdout().lock();
     match args.action {
         Action::Print {
             formula,
@@ -105,10 +109,10 @@ pub fn run(args: Args) -> Result<()> {
             let f = parse(&formula, &grammar)?;
             let closure = grammar.closure();
             match style {
-                Style::Text => println!("{f}"),
-                Style::Simplified => println!("{}", f.simplify(closure)),
-                Style::Canonical => println!("{}", f.canonical(closure)),
-                Style::Latex => println!("{}", Latex(&f)),
+                Style::Text => writeln!(out, "{f}")?,
+                Style::Simplified => writeln!(out, "{}", f.simplify(closure))?,
+                Style::Canonical => writeln!(out, "{}", f.canonical(closure))?,
+                Style::Latex => writeln!(out, "{}", Latex(&f))?,
             }
         }
         Action::Eval {
@@ -136,7 +140,7 @@ pub fn run(args: Args) -> Result<()> {
                 terminals[t.index()] = number;
             }
             let program = Program::compile(&f, grammar.closure());
-            println!("{}", program.eval_one(&terminals));
+            writeln!(out, "{}", program.eval_one(&terminals))?;
         }
         Action::Export {
             formula,
@@ -147,7 +151,7 @@ pub fn run(args: Args) -> Result<()> {
             let grammar = Grammar::named_or_file(&grammar)?;
             let f = parse(&formula, &grammar)?;
             let code = export(&f, grammar.closure(), to.into(), &name)?;
-            print!("{code}");
+            write!(out, "{code}")?;
         }
     }
     Ok(())
