@@ -237,3 +237,70 @@ fn a_closed_pipe_ends_quietly() {
         "{stderr}"
     );
 }
+
+#[test]
+fn simulate_and_schedule_run_any_policy() {
+    let run = |policy: &[&str]| {
+        let mut args = vec!["simulate", "--data", SAMPLE, "--json"];
+        args.extend_from_slice(policy);
+        json(&args)
+    };
+    // --policy reads a baseline name and a formula as --baseline and --formula do.
+    assert_eq!(run(&["--policy", "nad"]), run(&["--baseline", "NAD"]));
+    assert_eq!(
+        run(&["--policy", "X / n * t"]),
+        run(&["--formula", "X / n * t"])
+    );
+    // Adaptive intervals: a preset and the same parameters written out are one policy,
+    // and they rank otherwise than the age alone.
+    let nutch = run(&["--policy", "nutch"]);
+    let spelled = run(&[
+        "--policy",
+        "adaptive(init: 30, min: 1, max: 365, inc: 0.4, dec: 0.2)",
+    ]);
+    assert_eq!(nutch["cycles"], spelled["cycles"]);
+    assert_eq!(nutch["scorer"], "nutch");
+    assert_ne!(nutch["cycles"], run(&["--policy", "Age"])["cycles"]);
+    fails_with(
+        &[
+            "simulate",
+            "--data",
+            SAMPLE,
+            "--policy",
+            "adaptive(init: 0, min: 1, max: 9, inc: 0.1, dec: 0.1)",
+        ],
+        "need 0 < min <= init <= max",
+    );
+    fails_with(
+        &[
+            "simulate",
+            "--data",
+            SAMPLE,
+            "--policy",
+            "nutch",
+            "--baseline",
+            "NAD",
+        ],
+        "cannot be used with",
+    );
+
+    // The scheduler keeps the policy (and its per-page memory) in its state.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("crawl.state");
+    let log = dir.path().join("day1.tsv");
+    std::fs::write(&log, "a\t1\t1\nb\t1\t0\nc\t1\t0\n").unwrap();
+    let state_arg = state.to_str().unwrap();
+    let log_arg = log.to_str().unwrap();
+    freshgp()
+        .args(["schedule", "--policy", "stormcrawler", "--state", state_arg])
+        .args(["--observe", log_arg, "--k", "1"])
+        .assert()
+        .success()
+        .stdout("a\n");
+    fails_with(
+        &[
+            "schedule", "--policy", "nutch", "--state", state_arg, "--k", "1",
+        ],
+        "schedules with `stormcrawler`, not `nutch`",
+    );
+}

@@ -282,10 +282,7 @@ impl Runner {
                     .study
                     .sim
                     .check(&period)
-                    .map_err(|source| ExperimentError::Sim {
-                        set,
-                        source,
-                    })?;
+                    .map_err(|source| ExperimentError::Sim { set, source })?;
                 if set == Set::Test {
                     for (c, &resources) in runner
                         .top_configs()?

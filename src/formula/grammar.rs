@@ -309,12 +309,18 @@ mod tests {
             ]
         );
         assert_eq!(all.closure(), Closure::Paper);
-        assert_eq!(Grammar::built_in("all-reference").unwrap().closure(), Closure::Reference);
+        assert_eq!(
+            Grammar::built_in("all-reference").unwrap().closure(),
+            Closure::Reference
+        );
         assert_eq!(
             Grammar::basic().terminals(),
             &[Terminal::N, Terminal::X, Terminal::T]
         );
-        assert_eq!(Grammar::built_in("basic-reference").unwrap().closure(), Closure::Reference);
+        assert_eq!(
+            Grammar::built_in("basic-reference").unwrap().closure(),
+            Closure::Reference
+        );
     }
 
     #[test]
@@ -360,7 +366,10 @@ mod tests {
         }
         assert!(Grammar::built_in("no-such").is_none());
         let message = Grammar::named_or_file("no-such").unwrap_err().to_string();
-        assert!(message.contains("(basic, all, basic-reference, all-reference)"), "{message}");
+        assert!(
+            message.contains("(basic, all, basic-reference, all-reference)"),
+            "{message}"
+        );
     }
 
     #[test]

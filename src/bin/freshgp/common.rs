@@ -1,8 +1,11 @@
-//! Flags and helpers shared by several subcommands: loading data, simulation settings.
+//! Flags and helpers shared by several subcommands: loading data, simulation settings,
+//! the policy to run.
 
-use anyhow::{Context, Result};
+use crate::formula_cmd::parse;
+use anyhow::{bail, Context, Result};
 use freshgp::data::{self, Dataset, LoadOptions, UnknownPolicy};
-use freshgp::sim::{SimConfig, TieBreak};
+use freshgp::formula::Grammar;
+use freshgp::sim::{Baseline, Policy, PolicyError, SimConfig, TieBreak};
 use std::path::{Path, PathBuf};
 
 /// Where the history comes from and how its unknown cycles are treated.
@@ -73,5 +76,53 @@ impl SimArgs {
         Ok(SimConfig::new(self.resources, self.warmup)?
             .with_seed(self.tie_seed)
             .with_ties(self.ties))
+    }
+}
+
+/// Which policy ranks the pages: `--policy`, or the older `--formula` / `--baseline`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct PolicyArgs {
+    /// The crawl policy: a baseline (Rand, Age, NAD, SAD, AAD, GAD, CG), adaptive revisit
+    /// intervals (nutch, stormcrawler, or "adaptive(init: 30, min: 1, max: 365, inc: 0.4,
+    /// dec: 0.2)"), or a formula of --grammar, e.g. "1 - exp(-NAD * t)".
+    #[arg(long, conflicts_with_all = ["formula", "baseline"])]
+    pub policy: Option<String>,
+    /// A scoring formula (the same as --policy with a formula).
+    #[arg(long, conflicts_with = "baseline")]
+    pub formula: Option<String>,
+    /// A built-in baseline: Rand, Age, NAD, SAD, AAD, GAD or CG.
+    #[arg(long)]
+    pub baseline: Option<String>,
+    /// Grammar whose terminals a formula may use (basic, all, basic-reference,
+    /// all-reference, or a RON file); its closure evaluates the formula.
+    #[arg(long, default_value = "all")]
+    pub grammar: String,
+}
+
+impl PolicyArgs {
+    /// The policy given, if any.
+    pub fn policy(&self) -> Result<Option<Policy>> {
+        let grammar = || Grammar::named_or_file(&self.grammar);
+        Ok(match (&self.policy, &self.formula, &self.baseline) {
+            (Some(text), _, _) => match Policy::parse(text, &grammar()?) {
+                // Read the formula again for the error that points at the byte.
+                Err(PolicyError::Formula(_)) => Some(Policy::formula(
+                    &parse(text, &grammar()?)?,
+                    grammar()?.closure(),
+                )),
+                other => Some(other?),
+            },
+            (None, Some(text), _) => {
+                let grammar = grammar()?;
+                Some(Policy::formula(&parse(text, &grammar)?, grammar.closure()))
+            }
+            (None, None, Some(name)) => match Baseline::from_name(name) {
+                Some(b) => Some(Policy::Baseline(b)),
+                None => bail!(
+                    "unknown baseline `{name}` (expected Rand, Age, NAD, SAD, AAD, GAD or CG)"
+                ),
+            },
+            (None, None, None) => None,
+        })
     }
 }

@@ -1,12 +1,12 @@
 //! `freshgp formula`: check, simplify, print, evaluate and export formulas from the command
 //! line.
 
-use std::io::Write;
 use anyhow::{Context, Result};
 use clap::{Subcommand, ValueEnum};
 use freshgp::eval::Program;
 use freshgp::export::{export, Language};
 use freshgp::formula::{Formula, Grammar, Latex, Terminal};
+use std::io::Write;
 
 /// Flags of `freshgp formula`.
 #[derive(clap::Args)]

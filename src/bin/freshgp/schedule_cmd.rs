@@ -1,11 +1,10 @@
 //! `freshgp schedule`: one step of a live crawl — apply a log of downloads to a saved
 //! scheduler state, print the next batch, save the state.
 
-use crate::formula_cmd::parse;
+use crate::common::PolicyArgs;
 use anyhow::{bail, Context, Result};
-use freshgp::formula::Grammar;
 use freshgp::schedule::{log, Scheduler};
-use freshgp::sim::{Baseline, Policy, SimConfig};
+use freshgp::sim::SimConfig;
 use serde_json::json;
 use std::io::{BufReader, Write};
 use std::path::PathBuf;
@@ -14,17 +13,10 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("size").required(true).args(["k", "resources"])))]
 pub struct Args {
-    /// The scoring formula, e.g. "1 - exp(-NAD * t)". Needed to create a state; with an
-    /// existing state it may be omitted, and if given must be the state's formula.
-    #[arg(long, conflicts_with = "baseline")]
-    formula: Option<String>,
-    /// A built-in baseline instead of a formula: Rand, Age, NAD, SAD, AAD, GAD or CG.
-    #[arg(long)]
-    baseline: Option<String>,
-    /// Grammar whose terminals the formula may use (basic, all, basic-reference,
-    /// all-reference, or a RON file); its closure evaluates the formula.
-    #[arg(long, default_value = "all")]
-    grammar: String,
+    /// The policy. Needed to create a state; with an existing state it may be omitted,
+    /// and if given must be the state's.
+    #[command(flatten)]
+    policy: PolicyArgs,
     /// Scheduler state file: read if it exists, created otherwise; saved on success.
     #[arg(long, value_name = "FILE")]
     state: PathBuf,
@@ -53,33 +45,16 @@ pub struct Args {
     json: bool,
 }
 
-fn rule(args: &Args) -> Result<Option<Policy>> {
-    Ok(match (&args.formula, &args.baseline) {
-        (Some(text), _) => {
-            let grammar = Grammar::named_or_file(&args.grammar)?;
-            let formula = parse(text, &grammar)?;
-            Some(Policy::formula(&formula, grammar.closure()))
-        }
-        (None, Some(name)) => match Baseline::from_name(name) {
-            Some(b) => Some(Policy::Baseline(b)),
-            None => {
-                bail!("unknown baseline `{name}` (expected Rand, Age, NAD, SAD, AAD, GAD or CG)")
-            }
-        },
-        (None, None) => None,
-    })
-}
-
 /// Runs `freshgp schedule`.
 pub fn run(args: Args) -> Result<()> {
-    let given = rule(&args)?;
+    let given = args.policy.policy()?;
     let state = args.state.display().to_string();
     let mut scheduler: Scheduler = if args.state.exists() {
         let s: Scheduler = Scheduler::load(&args.state).context("cannot load the state")?;
         if let Some(rule) = &given {
             if rule != s.policy() {
                 bail!(
-                    "{state} schedules with `{}`, not `{rule}`: omit --formula/--baseline to \
+                    "{state} schedules with `{}`, not `{rule}`: omit --policy/--formula/--baseline to \
                      keep it, or use a new state file",
                     s.policy()
                 );
@@ -96,7 +71,7 @@ pub fn run(args: Args) -> Result<()> {
         s
     } else {
         let Some(rule) = given else {
-            bail!("{state} does not exist: give --formula or --baseline to create it");
+            bail!("{state} does not exist: give --policy, --formula or --baseline to create it");
         };
         Scheduler::new(rule).with_seed(args.tie_seed.unwrap_or(0))
     };

@@ -1,12 +1,10 @@
 //! `freshgp simulate`: per-cycle metrics of one formula (or baseline) on one set.
 
-use crate::common::{DataArgs, SimArgs};
-use crate::formula_cmd::parse;
+use crate::common::{DataArgs, PolicyArgs, SimArgs};
 use anyhow::{bail, Result};
 use clap::ValueEnum;
 use freshgp::data::split::Split;
-use freshgp::formula::Grammar;
-use freshgp::sim::{Baseline, Metric, Period, Policy, Simulator};
+use freshgp::sim::{Metric, Period, Simulator};
 use serde_json::json;
 use std::io::Write as _;
 
@@ -15,20 +13,8 @@ use std::io::Write as _;
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,
-    /// The scoring formula, e.g. "1 - exp(-NAD * t)".
-    #[arg(
-        long,
-        required_unless_present = "baseline",
-        conflicts_with = "baseline"
-    )]
-    formula: Option<String>,
-    /// A built-in baseline instead of a formula: Rand, Age, NAD, SAD, AAD, GAD or CG.
-    #[arg(long)]
-    baseline: Option<String>,
-    /// Grammar whose terminals the formula may use (basic, all, basic-reference,
-    /// all-reference, or a RON file); its closure evaluates the formula.
-    #[arg(long, default_value = "all")]
-    grammar: String,
+    #[command(flatten)]
+    policy: PolicyArgs,
     /// Which set: the rotation's training, validation or test set, or all pages over all
     /// cycles.
     #[arg(long, value_enum, default_value_t = Set::Test)]
@@ -54,16 +40,8 @@ enum Set {
 /// Runs `freshgp simulate`.
 pub fn run(args: Args) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
-    let grammar = Grammar::named_or_file(&args.grammar)?;
-    let scorer = match (&args.formula, &args.baseline) {
-        (Some(text), _) => Policy::formula(&parse(text, &grammar)?, grammar.closure()),
-        (None, Some(name)) => match Baseline::from_name(name) {
-            Some(b) => Policy::Baseline(b),
-            None => {
-                bail!("unknown baseline `{name}` (expected Rand, Age, NAD, SAD, AAD, GAD or CG)")
-            }
-        },
-        (None, None) => bail!("give --formula or --baseline"),
+    let Some(policy) = args.policy.policy()? else {
+        bail!("give --policy, --formula or --baseline");
     };
     let config = args.sim.config()?;
     let dataset = args.data.load(args.json)?;
@@ -78,7 +56,7 @@ pub fn run(args: Args) -> Result<()> {
         };
         Period::new(&dataset, pages, cycles)?
     };
-    let outcome = Simulator::new(config).run(&period, &scorer)?;
+    let outcome = Simulator::new(config).run(&period, &policy)?;
     let means = json!({
         "changerate": outcome.mean(Metric::ChangeRate),
         "ndcg": outcome.mean(Metric::Ndcg),
@@ -86,7 +64,7 @@ pub fn run(args: Args) -> Result<()> {
     });
     if args.json {
         let out = json!({
-            "scorer": scorer.label(),
+            "scorer": policy.label(),
             "pages": period.pages(),
             "period_cycles": period.len(),
             "cycles": outcome.cycles,
@@ -98,7 +76,7 @@ pub fn run(args: Args) -> Result<()> {
     writeln!(
         stdout,
         "{}: {} pages × {} cycles, k = {}",
-        scorer.label(),
+        policy.label(),
         period.pages(),
         period.len(),
         config.k(period.pages())
