@@ -28,11 +28,7 @@ impl Imperative for C {
     }
 
     fn helper(&self, kind: Kind, n: &str) -> String {
-        let params = if kind.arity() == 1 {
-            "double a"
-        } else {
-            "double a, double b"
-        };
+        let params = super::helper_params(kind, |n| format!("double {n}"));
         format!(
             "static double {n}_{}({params}) {{\n    {}\n}}\n",
             kind.suffix(),

@@ -564,6 +564,13 @@ fn emit_function<T: Imperative>(
 
 /// Rust's shortest round-trip text of a finite constant (`1.0`, `0.1`, `1e300`, `-0.0`,
 /// `5e-324`): valid, exact double literal text in Python, C, Java and Rust.
+/// The parameter list of a protected-operator helper: `a`, or `a` and `b`, each declared
+/// by `declare` (`double a`, `a: f64`, ...).
+pub(crate) fn helper_params(kind: Kind, declare: impl Fn(&str) -> String) -> String {
+    let names: &[&str] = if kind.arity() == 1 { &["a"] } else { &["a", "b"] };
+    names.iter().map(|n| declare(n)).collect::<Vec<_>>().join(", ")
+}
+
 pub(crate) fn finite_literal(c: f64) -> String {
     debug_assert!(c.is_finite());
     format!("{c:?}")

@@ -25,11 +25,7 @@ impl Imperative for Rust {
     }
 
     fn helper(&self, kind: Kind, n: &str) -> String {
-        let params = if kind.arity() == 1 {
-            "a: f64"
-        } else {
-            "a: f64, b: f64"
-        };
+        let params = super::helper_params(kind, |n| format!("{n}: f64"));
         format!(
             "fn {n}_{}({params}) -> f64 {{\n    {}\n}}\n",
             kind.suffix(),
