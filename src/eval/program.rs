@@ -78,13 +78,8 @@ impl<'a> Columns<'a> {
     }
 
     /// Number of pages.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
-    }
-
-    /// Whether there are no pages.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     fn column(&self, terminal: Terminal) -> &'a [f64] {
@@ -159,7 +154,7 @@ impl Program {
     }
 
     /// The terminals the program reads (their columns must be given).
-    pub fn terminals(&self) -> &[Terminal] {
+    pub(crate) fn terminals(&self) -> &[Terminal] {
         &self.terminals
     }
 

@@ -37,12 +37,12 @@ mod policy;
 mod stats;
 mod stdsort;
 
-pub use metrics::{discount, CycleMetrics, Metric, Outcome};
+pub use metrics::{CycleMetrics, Metric, Outcome};
 pub use period::{Period, PeriodError};
 pub(crate) use policy::StateKey;
 pub use policy::{
     Adaptive, AdaptiveError, Baseline, Features, FormulaPolicy, PageState, Policy, PolicyError,
-    PolicySpec, RawAdaptive, ScoreBuffers,
+    RawAdaptive, ScoreBuffers,
 };
 pub use stats::PageStats;
 
@@ -87,10 +87,10 @@ pub enum SimError {
 }
 
 /// The paper's share of pages visited per scored cycle (SPEC §3): the default everywhere.
-pub const DEFAULT_RESOURCES: f64 = 0.05;
+pub(crate) const DEFAULT_RESOURCES: f64 = 0.05;
 
 /// The paper's warm-up cycles, which visit every page (SPEC §3): the default everywhere.
-pub const DEFAULT_WARMUP: usize = 2;
+pub(crate) const DEFAULT_WARMUP: usize = 2;
 
 /// Checked simulation settings.
 ///
@@ -107,7 +107,7 @@ pub struct SimConfig {
 /// [`SimConfig`]'s fields as written (in a study's `study.json`), before checking.
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawSimConfig {
+pub(crate) struct RawSimConfig {
     resources: f64,
     warmup: usize,
     seed: u64,
@@ -162,7 +162,7 @@ impl SimConfig {
     }
 
     /// The same settings with other resources.
-    pub fn with_resources(self, resources: f64) -> Result<SimConfig, SimError> {
+    pub(crate) fn with_resources(self, resources: f64) -> Result<SimConfig, SimError> {
         Ok(SimConfig {
             resources,
             ..SimConfig::new(resources, self.warmup)?
@@ -197,7 +197,7 @@ impl SimConfig {
     }
 
     /// Checks that `period` can be simulated with these settings.
-    pub fn check(&self, period: &Period) -> Result<(), SimError> {
+    pub(crate) fn check(&self, period: &Period) -> Result<(), SimError> {
         if self.warmup >= period.len() {
             return Err(SimError::Warmup {
                 warmup: self.warmup,
@@ -299,7 +299,7 @@ impl TieOrder {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct Prepared {
+pub(crate) struct Prepared {
     config: SimConfig,
     cycles: usize,
     order: TieOrder,
@@ -308,7 +308,7 @@ pub struct Prepared {
 
 impl Prepared {
     /// Prepares `period` for simulations under `config`.
-    pub fn new(period: &Period, config: SimConfig) -> Result<Prepared, SimError> {
+    pub(crate) fn new(period: &Period, config: SimConfig) -> Result<Prepared, SimError> {
         config.check(period)?;
         Ok(Prepared {
             order: TieOrder::new(period, config.seed(), config.warmup() + 1),
@@ -316,11 +316,6 @@ impl Prepared {
             cycles: period.len(),
             config,
         })
-    }
-
-    /// The settings it was prepared for.
-    pub fn config(&self) -> &SimConfig {
-        &self.config
     }
 }
 
@@ -360,7 +355,7 @@ impl Simulator {
     /// # Panics
     /// If `prepared` was made for other settings than the simulator's, or for a period of
     /// another shape than `period`.
-    pub fn run_prepared(
+    pub(crate) fn run_prepared(
         &mut self,
         period: &Period,
         policy: &Policy,
@@ -404,11 +399,6 @@ impl Simulator {
             visits.push(pages.to_vec())
         });
         Ok((outcome, visits))
-    }
-
-    /// Groups of equal statistics alive at the end of the last fast run.
-    pub fn last_group_count(&self) -> usize {
-        self.fast.live_groups()
     }
 }
 
