@@ -50,7 +50,7 @@ pub(crate) fn t_quantile_975(df: usize) -> f64 {
 /// assert_eq!(m.mean, 2.0);
 /// assert!((m.ci95 - 2.4841).abs() < 1e-4); // t(0.975, 2) · 1 / √3
 /// ```
-pub(crate) fn mean_ci(values: &[f64]) -> MeanCi {
+pub fn mean_ci(values: &[f64]) -> MeanCi {
     let n = values.len();
     let ci95 = if n < 2 {
         0.0

@@ -64,7 +64,7 @@ pub struct Split {
 /// ```
 /// assert_eq!(freshgp::data::split::parts(13, 5), [0..3, 3..6, 6..9, 9..11, 11..13]);
 /// ```
-pub(crate) fn parts(n: usize, k: usize) -> Vec<Range<usize>> {
+pub fn parts(n: usize, k: usize) -> Vec<Range<usize>> {
     let (base, extra) = (n / k, n % k);
     let mut start = 0;
     (0..k)

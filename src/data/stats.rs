@@ -20,9 +20,9 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Stats {
     /// Pages P.
-    pub(crate) pages: usize,
+    pub pages: usize,
     /// Cycles D.
-    pub(crate) cycles: usize,
+    pub cycles: usize,
     /// Distinct hosts (`None` when the dataset has no host column).
     pub(crate) hosts: Option<usize>,
     /// Mean pages per host.
@@ -30,7 +30,7 @@ pub struct Stats {
     /// Largest host (pages).
     pub(crate) largest_host: Option<usize>,
     /// Unknown cycles over all pages.
-    pub(crate) unknown_cycles: usize,
+    pub unknown_cycles: usize,
     /// Pages with at least one unknown cycle.
     pub(crate) pages_with_unknown: usize,
     /// Pages with more than 2 unknown cycles (dropped by the paper's policy).

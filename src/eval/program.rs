@@ -78,8 +78,13 @@ impl<'a> Columns<'a> {
     }
 
     /// Number of pages.
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// Whether there are no pages.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     fn column(&self, terminal: Terminal) -> &'a [f64] {

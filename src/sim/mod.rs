@@ -299,7 +299,7 @@ impl TieOrder {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
-pub(crate) struct Prepared {
+pub struct Prepared {
     config: SimConfig,
     cycles: usize,
     order: TieOrder,
@@ -308,7 +308,7 @@ pub(crate) struct Prepared {
 
 impl Prepared {
     /// Prepares `period` for simulations under `config`.
-    pub(crate) fn new(period: &Period, config: SimConfig) -> Result<Prepared, SimError> {
+    pub fn new(period: &Period, config: SimConfig) -> Result<Prepared, SimError> {
         config.check(period)?;
         Ok(Prepared {
             order: TieOrder::new(period, config.seed(), config.warmup() + 1),
@@ -355,7 +355,7 @@ impl Simulator {
     /// # Panics
     /// If `prepared` was made for other settings than the simulator's, or for a period of
     /// another shape than `period`.
-    pub(crate) fn run_prepared(
+    pub fn run_prepared(
         &mut self,
         period: &Period,
         policy: &Policy,
