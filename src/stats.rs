@@ -17,7 +17,7 @@ pub struct MeanCi {
 }
 
 /// Sample mean.
-pub fn mean(values: &[f64]) -> f64 {
+pub(crate) fn mean(values: &[f64]) -> f64 {
     if values.is_empty() {
         return 0.0;
     }
@@ -25,7 +25,7 @@ pub fn mean(values: &[f64]) -> f64 {
 }
 
 /// Sample standard deviation (n - 1 in the denominator); 0 with fewer than two values.
-pub fn sample_sd(values: &[f64]) -> f64 {
+pub(crate) fn sample_sd(values: &[f64]) -> f64 {
     let n = values.len();
     if n < 2 {
         return 0.0;
@@ -36,7 +36,7 @@ pub fn sample_sd(values: &[f64]) -> f64 {
 
 /// The two-sided 97.5% quantile of Student's t with `df` degrees of freedom (NaN for
 /// `df = 0`, which has none).
-pub fn t_quantile_975(df: usize) -> f64 {
+pub(crate) fn t_quantile_975(df: usize) -> f64 {
     match StudentsT::new(0.0, 1.0, df as f64) {
         Ok(t) => t.inverse_cdf(0.975),
         Err(_) => f64::NAN,
@@ -69,7 +69,7 @@ pub fn mean_ci(values: &[f64]) -> MeanCi {
 ///
 /// # Panics
 /// If the lengths differ.
-pub fn paired_t_test(a: &[f64], b: &[f64]) -> f64 {
+pub(crate) fn paired_t_test(a: &[f64], b: &[f64]) -> f64 {
     assert_eq!(a.len(), b.len(), "paired samples have equal lengths");
     let diffs: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
     let n = diffs.len();

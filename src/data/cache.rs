@@ -36,9 +36,9 @@ use super::{DataError, Dataset};
 use std::io::{Read, Write};
 
 /// The first 8 bytes of every cache file.
-pub const MAGIC: [u8; 8] = *b"\x89FGPDAT\n";
+pub(crate) const MAGIC: [u8; 8] = *b"\x89FGPDAT\n";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 const HAS_IDS: u32 = 1;
 const HAS_HOSTS: u32 = 2;

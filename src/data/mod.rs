@@ -227,23 +227,18 @@ impl Dataset {
         self.cycles
     }
 
-    /// `u64` words per page row.
-    pub fn words_per_page(&self) -> usize {
-        self.words
-    }
-
     /// Page `p`'s change bits: cycle `d` is bit `(d - 1) % 64` of word `(d - 1) / 64`.
-    pub fn row(&self, p: usize) -> &[u64] {
+    pub(crate) fn row(&self, p: usize) -> &[u64] {
         &self.bits[p * self.words..(p + 1) * self.words]
     }
 
     /// Page `p`'s unknown-cycle mask, laid out as [`Dataset::row`].
-    pub fn unknown_row(&self, p: usize) -> &[u64] {
+    pub(crate) fn unknown_row(&self, p: usize) -> &[u64] {
         &self.unknown[p * self.words..(p + 1) * self.words]
     }
 
     /// Appends page `p`'s cycles as BITS characters (`0 1 ?`, SPEC §1) to `out`.
-    pub fn push_bits(&self, p: usize, out: &mut Vec<u8>) {
+    pub(crate) fn push_bits(&self, p: usize, out: &mut Vec<u8>) {
         let (bits, unknown) = (self.row(p), self.unknown_row(p));
         for k in 0..self.cycles {
             let (w, b) = (k / 64, 1u64 << (k % 64));
@@ -314,7 +309,7 @@ impl Dataset {
     }
 
     /// Marks page `p`'s cycle `d` unknown (or known and unchanged).
-    pub fn set_unknown(&mut self, p: usize, d: usize, unknown: bool) {
+    pub(crate) fn set_unknown(&mut self, p: usize, d: usize, unknown: bool) {
         assert!(
             p < self.pages && (1..=self.cycles).contains(&d),
             "page {p}, cycle {d} out of range"
@@ -339,7 +334,7 @@ impl Dataset {
     }
 
     /// Whether the dataset has hosts.
-    pub fn has_hosts(&self) -> bool {
+    pub(crate) fn has_hosts(&self) -> bool {
         self.hosts.is_some()
     }
 
@@ -347,7 +342,7 @@ impl Dataset {
     ///
     /// # Panics
     /// If the number of ids differs from the number of pages.
-    pub fn set_ids(&mut self, ids: Vec<String>) {
+    pub(crate) fn set_ids(&mut self, ids: Vec<String>) {
         assert_eq!(ids.len(), self.pages, "one id per page");
         let mut arena = Ids {
             text: String::with_capacity(ids.iter().map(String::len).sum()),
@@ -373,7 +368,7 @@ impl Dataset {
     ///
     /// # Panics
     /// If the number of hosts differs from the number of pages or an index is out of range.
-    pub fn set_hosts(&mut self, hosts: Vec<u32>, names: Vec<String>) {
+    pub(crate) fn set_hosts(&mut self, hosts: Vec<u32>, names: Vec<String>) {
         assert_eq!(hosts.len(), self.pages, "one host per page");
         assert!(
             hosts.iter().all(|&h| (h as usize) < names.len()),
@@ -392,13 +387,13 @@ impl Dataset {
     ///
     /// # Panics
     /// If the number of weights differs from the number of pages.
-    pub fn set_weights(&mut self, weights: Vec<f64>) {
+    pub(crate) fn set_weights(&mut self, weights: Vec<f64>) {
         assert_eq!(weights.len(), self.pages, "one weight per page");
         self.weights = Some(weights);
     }
 
     /// Whether pages carry weights other than the default.
-    pub fn has_weights(&self) -> bool {
+    pub(crate) fn has_weights(&self) -> bool {
         self.weights.is_some()
     }
 
@@ -408,7 +403,7 @@ impl Dataset {
     }
 
     /// Number of changes (`1` cycles) of page `p`.
-    pub fn changes_of(&self, p: usize) -> usize {
+    pub(crate) fn changes_of(&self, p: usize) -> usize {
         self.row(p).iter().map(|w| w.count_ones() as usize).sum()
     }
 
@@ -417,7 +412,7 @@ impl Dataset {
     ///
     /// # Panics
     /// If an index is out of range.
-    pub fn subset(&self, pages: &[u32]) -> Dataset {
+    pub(crate) fn subset(&self, pages: &[u32]) -> Dataset {
         let mut d = Dataset::new(pages.len(), self.cycles);
         let w = self.words;
         for (i, &p) in pages.iter().enumerate() {
@@ -582,7 +577,7 @@ pub struct Loaded {
 
 /// Reads a history as stored (unknown cycles kept as `?`), from text or from the binary
 /// cache, detected by its magic bytes.
-pub fn read_raw(path: &Path) -> Result<(Dataset, Format), DataError> {
+pub(crate) fn read_raw(path: &Path) -> Result<(Dataset, Format), DataError> {
     let name = path.display().to_string();
     let file = std::fs::File::open(path).map_err(|e| DataError::io(&name, &e))?;
     let len = file.metadata().map_err(|e| DataError::io(&name, &e))?.len();
@@ -632,7 +627,7 @@ mod tests {
         }
         let row: String = row.into_iter().collect();
         let d = Dataset::from_bit_strings(&[&row]).unwrap();
-        assert_eq!(d.words_per_page(), 3);
+        assert_eq!(d.row(0).len(), 3);
         for k in 0..130 {
             assert_eq!(
                 d.changed(0, k + 1),

@@ -21,9 +21,9 @@ use rand::SeedableRng;
 use std::ops::{Range, RangeInclusive};
 
 /// Number of page folds (and rotations).
-pub const FOLDS: usize = 5;
+pub(crate) const FOLDS: usize = 5;
 /// Number of cycle periods.
-pub const PERIODS: usize = 3;
+pub(crate) const PERIODS: usize = 3;
 
 /// Why a split cannot be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -43,7 +43,7 @@ pub enum SplitError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Split {
     /// The rotation (0..5): which fold is the test fold.
-    pub rotation: usize,
+    pub(crate) rotation: usize,
     /// Training pages (indices into the dataset, ascending = file order).
     pub train: Vec<u32>,
     /// Validation pages.
@@ -81,7 +81,7 @@ pub fn parts(n: usize, k: usize) -> Vec<Range<usize>> {
 ///
 /// # Panics
 /// If `cycles < 3`.
-pub fn periods(cycles: usize) -> [RangeInclusive<usize>; PERIODS] {
+pub(crate) fn periods(cycles: usize) -> [RangeInclusive<usize>; PERIODS] {
     assert!(cycles >= PERIODS, "{cycles} cycles: need at least 3");
     let p = parts(cycles, PERIODS);
     [0, 1, 2].map(|i| p[i].start + 1..=p[i].end)
@@ -109,7 +109,11 @@ impl Split {
 
     /// The split of pages taken in the order `order` (indices); each resulting set is
     /// returned sorted ascending, i.e. in file order.
-    pub fn with_order(order: &[u32], cycles: usize, rotation: usize) -> Result<Split, SplitError> {
+    pub(crate) fn with_order(
+        order: &[u32],
+        cycles: usize,
+        rotation: usize,
+    ) -> Result<Split, SplitError> {
         if rotation >= FOLDS {
             return Err(SplitError::Rotation(rotation));
         }
@@ -145,7 +149,7 @@ impl Split {
     }
 
     /// All five rotations.
-    pub fn all(pages: usize, cycles: usize) -> Result<Vec<Split>, SplitError> {
+    pub(crate) fn all(pages: usize, cycles: usize) -> Result<Vec<Split>, SplitError> {
         (0..FOLDS).map(|f| Split::new(pages, cycles, f)).collect()
     }
 }

@@ -24,37 +24,37 @@ pub struct Stats {
     /// Cycles D.
     pub cycles: usize,
     /// Distinct hosts (`None` when the dataset has no host column).
-    pub hosts: Option<usize>,
+    pub(crate) hosts: Option<usize>,
     /// Mean pages per host.
-    pub pages_per_host: Option<f64>,
+    pub(crate) pages_per_host: Option<f64>,
     /// Largest host (pages).
-    pub largest_host: Option<usize>,
+    pub(crate) largest_host: Option<usize>,
     /// Unknown cycles over all pages.
     pub unknown_cycles: usize,
     /// Pages with at least one unknown cycle.
-    pub pages_with_unknown: usize,
+    pub(crate) pages_with_unknown: usize,
     /// Pages with more than 2 unknown cycles (dropped by the paper's policy).
-    pub pages_over_2_unknown: usize,
+    pub(crate) pages_over_2_unknown: usize,
     /// Changes (`1`) over all pages.
-    pub changes: usize,
+    pub(crate) changes: usize,
     /// Changes / known cycles.
     pub mean_change_fraction: f64,
     /// Per cycle d (index d-1): changed pages / pages known at d.
-    pub per_cycle_change_fraction: Vec<f64>,
+    pub(crate) per_cycle_change_fraction: Vec<f64>,
     /// `changes_per_page[c]` = number of pages with exactly c changes (c = 0..=D).
-    pub changes_per_page: Vec<usize>,
+    pub(crate) changes_per_page: Vec<usize>,
     /// Fraction of pages that never change.
-    pub never_changed_fraction: f64,
+    pub(crate) never_changed_fraction: f64,
     /// Fraction of pages that change in at least half the cycles.
-    pub half_or_more_fraction: f64,
+    pub(crate) half_or_more_fraction: f64,
     /// Quantiles of changes per page: 50%, 90%, 99%, max.
-    pub changes_quantiles: [usize; 4],
+    pub(crate) changes_quantiles: [usize; 4],
     /// Change fraction per weekday `(d - 1) mod 7`.
-    pub weekday_change_fraction: [f64; 7],
+    pub(crate) weekday_change_fraction: [f64; 7],
     /// P(change at d | change at d-1), over known pairs.
-    pub p_change_after_change: f64,
+    pub(crate) p_change_after_change: f64,
     /// P(change at d | no change at d-1), over known pairs.
-    pub p_change_after_no_change: f64,
+    pub(crate) p_change_after_no_change: f64,
 }
 
 impl Stats {

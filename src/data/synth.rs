@@ -55,7 +55,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// The built-in presets: (name, RON text).
-pub const PRESETS: &[(&str, &str)] =
+pub(crate) const PRESETS: &[(&str, &str)] =
     &[("brdc12", include_str!("../../datasets/presets/brdc12.ron"))];
 
 /// All parameters of the generator (see the module docs for the model).
@@ -67,84 +67,84 @@ pub struct SynthParams {
     /// Cycles (days) to generate.
     pub days: usize,
     /// Weekday of cycle 1 (0 = Monday .. 6 = Sunday).
-    pub start_weekday: usize,
+    pub(crate) start_weekday: usize,
     /// Host sizes and activity.
-    pub hosts: HostParams,
+    pub(crate) hosts: HostParams,
     /// Page change rates.
-    pub rates: RateParams,
+    pub(crate) rates: RateParams,
     /// Rate multiplier per weekday, Monday first (7 values).
-    pub weekday: Vec<f64>,
+    pub(crate) weekday: Vec<f64>,
     /// Bursts of frequent change.
-    pub bursts: PhaseParams,
+    pub(crate) bursts: PhaseParams,
     /// Dormant periods without change.
-    pub dormancy: PhaseParams,
+    pub(crate) dormancy: PhaseParams,
     /// Host-wide change events.
-    pub host_events: HostEventParams,
+    pub(crate) host_events: HostEventParams,
 }
 
 /// Host sizes and activity.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct HostParams {
+pub(crate) struct HostParams {
     /// Mean pages per host (before capping and rounding).
-    pub mean_pages: f64,
+    pub(crate) mean_pages: f64,
     /// Log-normal shape of host sizes (larger = heavier tail).
-    pub sigma: f64,
+    pub(crate) sigma: f64,
     /// Largest host.
-    pub max_pages: usize,
+    pub(crate) max_pages: usize,
     /// Log-normal shape of the host activity factor (mean 1; 0 = all hosts alike).
-    pub activity_sigma: f64,
+    pub(crate) activity_sigma: f64,
 }
 
 /// Page change rates.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RateParams {
+pub(crate) struct RateParams {
     /// Fraction of pages that never change on their own.
-    pub static_fraction: f64,
+    pub(crate) static_fraction: f64,
     /// Classes of frequently changing pages, each a fraction of all pages with a daily
     /// change probability uniform in `min..=max`.
-    pub frequent: Vec<FrequentClass>,
+    pub(crate) frequent: Vec<FrequentClass>,
     /// Mean of log10 λ (changes per day) of the other pages.
-    pub log10_mean: f64,
+    pub(crate) log10_mean: f64,
     /// Standard deviation of log10 λ.
-    pub log10_sigma: f64,
+    pub(crate) log10_sigma: f64,
     /// Cap on λ of the other pages.
-    pub max_rate: f64,
+    pub(crate) max_rate: f64,
     /// Day-to-day persistence of change: an ordinary (neither static nor frequent),
     /// non-dormant page that changed yesterday changes today with probability `persistence + (1 - persistence) · p`
     /// instead of `p` (edits come in daily runs). 0 (the default) = no persistence.
     #[serde(default)]
-    pub persistence: f64,
+    pub(crate) persistence: f64,
 }
 
 /// A class of frequently changing pages.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FrequentClass {
+pub(crate) struct FrequentClass {
     /// Fraction of all pages in the class.
-    pub fraction: f64,
+    pub(crate) fraction: f64,
     /// Lowest daily change probability.
-    pub min: f64,
+    pub(crate) min: f64,
     /// Highest daily change probability (< 1).
-    pub max: f64,
+    pub(crate) max: f64,
 }
 
 /// A phase of a page's Markov chain (burst or dormancy).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PhaseParams {
+pub(crate) struct PhaseParams {
     /// Probability per day that a page in the normal state enters the phase.
-    pub start: f64,
+    pub(crate) start: f64,
     /// Mean length of the phase in days (>= 1).
-    pub mean_days: f64,
+    pub(crate) mean_days: f64,
     /// Rate multiplier during the phase (bursts; ignored for dormancy, which is 0).
     #[serde(default = "one")]
-    pub factor: f64,
+    pub(crate) factor: f64,
     /// Rate added during the phase (bursts of non-static pages: λ·factor + boost;
     /// ignored for dormancy).
     #[serde(default)]
-    pub boost: f64,
+    pub(crate) boost: f64,
 }
 
 fn one() -> f64 {
@@ -154,13 +154,13 @@ fn one() -> f64 {
 /// Host-wide change events.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct HostEventParams {
+pub(crate) struct HostEventParams {
     /// Probability per host and day of an event.
-    pub rate: f64,
+    pub(crate) rate: f64,
     /// Probability that a non-static page changes in an event.
-    pub coverage: f64,
+    pub(crate) coverage: f64,
     /// Probability that a static page changes in an event.
-    pub static_coverage: f64,
+    pub(crate) static_coverage: f64,
 }
 
 impl SynthParams {
@@ -194,7 +194,7 @@ impl SynthParams {
     }
 
     /// Parses RON text; `origin` names it in errors (with line and column).
-    pub fn from_ron(text: &str, origin: &str) -> Result<SynthParams, DataError> {
+    pub(crate) fn from_ron(text: &str, origin: &str) -> Result<SynthParams, DataError> {
         let p: SynthParams = ron::from_str(text).map_err(|e| DataError::Malformed {
             file: origin.to_string(),
             line: e.position.line,
@@ -302,7 +302,7 @@ impl SynthParams {
 }
 
 /// Host sizes for `params.pages` pages, from the master generator.
-pub fn host_sizes(params: &SynthParams, seed: u64) -> Vec<usize> {
+pub(crate) fn host_sizes(params: &SynthParams, seed: u64) -> Vec<usize> {
     let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
     let h = &params.hosts;
     let mu = h.mean_pages.ln() - h.sigma * h.sigma / 2.0;
@@ -455,13 +455,13 @@ fn host_rows(params: &SynthParams, seed: u64, h: usize, size: usize, words: usiz
 mod rand_distr_lite {
     use rand::Rng;
 
-    pub fn standard_normal<R: Rng>(rng: &mut R) -> f64 {
+    pub(crate) fn standard_normal<R: Rng>(rng: &mut R) -> f64 {
         let u1: f64 = 1.0 - rng.gen::<f64>(); // (0, 1]
         let u2: f64 = rng.gen();
         (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
     }
 
-    pub fn lognormal<R: Rng>(rng: &mut R, mu: f64, sigma: f64) -> f64 {
+    pub(crate) fn lognormal<R: Rng>(rng: &mut R, mu: f64, sigma: f64) -> f64 {
         (mu + sigma * standard_normal(rng)).exp()
     }
 }

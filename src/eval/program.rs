@@ -159,7 +159,7 @@ impl Program {
     }
 
     /// The terminals the program reads (their columns must be given).
-    pub fn terminals(&self) -> &[Terminal] {
+    pub(crate) fn terminals(&self) -> &[Terminal] {
         &self.terminals
     }
 

@@ -6,14 +6,14 @@ use rand::Rng;
 
 /// The building blocks random formulas are drawn from.
 #[derive(Debug, Clone)]
-pub struct Primitives {
+pub(crate) struct Primitives {
     functions: Vec<Op>,
     leaves: Vec<Node>,
 }
 
 impl Primitives {
     /// The grammar's functions; its terminals and constants as leaves (drawn uniformly).
-    pub fn of(grammar: &Grammar) -> Primitives {
+    pub(crate) fn of(grammar: &Grammar) -> Primitives {
         let leaves = grammar
             .terminals()
             .iter()
@@ -38,7 +38,7 @@ impl Primitives {
     /// functions on every level above the last; a *grown* one picks function or leaf with
     /// equal odds below the root. With `function_root`, a tree deeper than 1 starts with
     /// a function.
-    pub fn tree(
+    pub(crate) fn tree(
         &self,
         rng: &mut impl Rng,
         depth: usize,
@@ -60,7 +60,7 @@ impl Primitives {
 
     /// The `index`-th individual of a ramped half-and-half population: depths cycle
     /// through `min_depth..=max_depth`, odd individuals are full, even ones grown.
-    pub fn ramped(
+    pub(crate) fn ramped(
         &self,
         rng: &mut impl Rng,
         index: usize,
@@ -77,7 +77,7 @@ impl Primitives {
 }
 
 /// Depth as the GP settings count it: nodes on the longest root-to-leaf path.
-pub fn levels(f: &Formula) -> usize {
+pub(crate) fn levels(f: &Formula) -> usize {
     f.depth() + 1
 }
 

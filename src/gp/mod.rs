@@ -27,9 +27,10 @@ mod operators;
 mod select;
 
 pub use config::{ConfigError, DepthPolicy, GpConfig, RawGpConfig};
-pub use create::{levels, Primitives};
-pub use operators::{crossover, replacement_mutation, swap_mutation};
-pub use select::{choose, Candidate, Strategy};
+pub(crate) use create::Primitives;
+pub(crate) use operators::{crossover, replacement_mutation, swap_mutation};
+pub use select::Strategy;
+pub(crate) use select::{choose, Candidate};
 
 use crate::formula::{Formula, Grammar};
 use crate::hash::mix64;
@@ -45,10 +46,10 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evaluation {
     /// The fitness: higher is better.
-    pub value: f64,
+    pub(crate) value: f64,
     /// The per-case values it is the mean of (per simulated cycle, for the crawl), used
     /// by the Sum_σ and Avg_σ selections.
-    pub cases: Vec<f64>,
+    pub(crate) cases: Vec<f64>,
 }
 
 /// A fitness function. Implementations must be deterministic: the same formula gives
@@ -65,7 +66,7 @@ pub trait Fitness: Sync {
 }
 
 /// Evaluates `formulas` in parallel, results in the same order.
-pub fn evaluate_all<F: Fitness>(fitness: &F, formulas: &[Formula]) -> Vec<Evaluation> {
+pub(crate) fn evaluate_all<F: Fitness>(fitness: &F, formulas: &[Formula]) -> Vec<Evaluation> {
     formulas
         .par_iter()
         .map_init(|| fitness.scratch(), |s, f| fitness.evaluate(f, s))
@@ -82,12 +83,12 @@ pub struct Individual {
     /// Its evaluation.
     pub evaluation: Arc<Evaluation>,
     /// Fitness minus the length penalty: what selection compares.
-    pub adjusted: f64,
+    pub(crate) adjusted: f64,
 }
 
 impl Individual {
     /// Better first: higher adjusted fitness, then fewer nodes, then canonical order.
-    pub fn rank_cmp(&self, other: &Individual) -> Ordering {
+    pub(crate) fn rank_cmp(&self, other: &Individual) -> Ordering {
         other
             .adjusted
             .total_cmp(&self.adjusted)

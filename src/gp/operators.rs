@@ -49,7 +49,7 @@ fn within_depth(
 
 /// Subtree crossover: a random subtree of `mother` replaced by a random subtree of
 /// `father`.
-pub fn crossover(
+pub(crate) fn crossover(
     rng: &mut impl Rng,
     mother: &Formula,
     father: &Formula,
@@ -66,7 +66,7 @@ pub fn crossover(
 
 /// Swap mutation: two disjoint subtrees of `f` exchange places (none if `f` has no two
 /// disjoint subtrees).
-pub fn swap_mutation(
+pub(crate) fn swap_mutation(
     rng: &mut impl Rng,
     f: &Formula,
     max_depth: usize,
@@ -106,7 +106,7 @@ pub fn swap_mutation(
 
 /// Replacement mutation: a random subtree of `f` replaced by a new grown tree of depth at
 /// most `new_depth`.
-pub fn replacement_mutation(
+pub(crate) fn replacement_mutation(
     rng: &mut impl Rng,
     f: &Formula,
     primitives: &Primitives,

@@ -35,7 +35,7 @@ impl Strategy {
     }
 
     /// The strategy's score of a candidate (higher is better).
-    pub fn score(self, c: &Candidate) -> f64 {
+    pub(crate) fn score(self, c: &Candidate) -> f64 {
         let (train, validation) = (c.train.value, c.validation.value);
         match self {
             Strategy::Best => train,
@@ -47,18 +47,18 @@ impl Strategy {
 
 /// A kept individual with its training and validation evaluations.
 #[derive(Debug, Clone)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     /// The formula.
-    pub formula: Formula,
+    pub(crate) formula: Formula,
     /// Evaluation on the training set.
-    pub train: Evaluation,
+    pub(crate) train: Evaluation,
     /// Evaluation on the validation set.
-    pub validation: Evaluation,
+    pub(crate) validation: Evaluation,
 }
 
 impl Candidate {
     /// Standard deviation of the per-case values of both sets together.
-    pub fn sigma(&self) -> f64 {
+    pub(crate) fn sigma(&self) -> f64 {
         let values: Vec<f64> = self
             .train
             .cases
@@ -80,7 +80,7 @@ impl Candidate {
 ///
 /// # Panics
 /// If `candidates` is empty.
-pub fn choose(candidates: &[Candidate], strategy: Strategy) -> usize {
+pub(crate) fn choose(candidates: &[Candidate], strategy: Strategy) -> usize {
     assert!(!candidates.is_empty(), "nothing to choose from");
     let mut best = 0;
     for (i, c) in candidates.iter().enumerate().skip(1) {

@@ -18,16 +18,16 @@ use rustc_hash::FxHashMap as HashMap;
 #[derive(Debug, Clone, Default)]
 pub(super) struct Groups {
     /// The page state of each group (stale for free groups).
-    pub pages: Vec<PageState>,
+    pub(crate) pages: Vec<PageState>,
     /// Pages in each group (0: the group is free).
-    pub count: Vec<u32>,
+    pub(crate) count: Vec<u32>,
     index: HashMap<StateKey, u32>,
     free: Vec<u32>,
 }
 
 impl Groups {
     /// Adds one page in state `page`; returns its group.
-    pub fn join(&mut self, page: PageState) -> u32 {
+    pub(crate) fn join(&mut self, page: PageState) -> u32 {
         let key = page.key();
         if let Some(&g) = self.index.get(&key) {
             self.count[g as usize] += 1;
@@ -50,7 +50,7 @@ impl Groups {
     }
 
     /// Removes one page from group `g`, freeing the group when it empties.
-    pub fn leave(&mut self, g: u32) {
+    pub(crate) fn leave(&mut self, g: u32) {
         let count = &mut self.count[g as usize];
         debug_assert!(*count > 0, "leaving an empty group");
         *count -= 1;
@@ -61,12 +61,12 @@ impl Groups {
     }
 
     /// Number of groups with at least one page.
-    pub fn live(&self) -> usize {
+    pub(crate) fn live(&self) -> usize {
         self.index.len()
     }
 
     /// Number of group slots, live or free (group ids are below it).
-    pub fn slots(&self) -> usize {
+    pub(crate) fn slots(&self) -> usize {
         self.pages.len()
     }
 }

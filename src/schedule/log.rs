@@ -29,15 +29,15 @@ use std::io::BufRead;
 
 /// One line of a log.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Observation<'a> {
+pub(crate) struct Observation<'a> {
     /// The crawler's page id.
-    pub page: &'a str,
+    pub(crate) page: &'a str,
     /// The cycle of the download.
-    pub cycle: u32,
+    pub(crate) cycle: u32,
     /// Whether the content had changed.
-    pub changed: bool,
+    pub(crate) changed: bool,
     /// The page's host, if given.
-    pub host: Option<&'a str>,
+    pub(crate) host: Option<&'a str>,
 }
 
 /// Why a log could not be applied.
@@ -74,7 +74,7 @@ pub enum LogError {
 }
 
 /// Parses one line: `Ok(None)` for a blank or comment line.
-pub fn parse_line(line: &str) -> Result<Option<Observation<'_>>, String> {
+pub(crate) fn parse_line(line: &str) -> Result<Option<Observation<'_>>, String> {
     let line = line.strip_suffix('\r').unwrap_or(line);
     if line.trim().is_empty() || line.starts_with('#') {
         return Ok(None);

@@ -297,7 +297,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
     }
 
     /// Sets (or, with `None`, clears) the page's host.
-    pub fn set_host<Q>(&mut self, page: &Q, host: Option<&str>) -> Result<(), ScheduleError>
+    pub(crate) fn set_host<Q>(&mut self, page: &Q, host: Option<&str>) -> Result<(), ScheduleError>
     where
         K: Borrow<Q>,
         Q: Hash + Eq + Debug + ?Sized,

@@ -49,10 +49,10 @@ use std::io::Write;
 use std::path::Path;
 
 /// The first 8 bytes of every state file.
-pub const MAGIC: [u8; 8] = *b"\x89FGPSCH\n";
+pub(crate) const MAGIC: [u8; 8] = *b"\x89FGPSCH\n";
 /// The format version this build writes (it also reads version 1, from before policies
 /// kept per-page memory).
-pub const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 2;
 
 const HEADER: usize = 8 + 4 + 8;
 const TRAILER: usize = 4;

@@ -594,10 +594,4 @@ impl Fast {
         }
         chosen.taken += take;
     }
-
-    /// Number of groups alive at the end of the last run (a measure of how much the
-    /// grouping saved).
-    pub(crate) fn live_groups(&self) -> usize {
-        self.live.len()
-    }
 }

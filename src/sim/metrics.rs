@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The DCG discount of rank `i` (1-based).
-pub fn discount(i: usize) -> f64 {
+pub(crate) fn discount(i: usize) -> f64 {
     if i == 1 {
         1.0
     } else {

@@ -37,12 +37,12 @@ mod policy;
 mod stats;
 mod stdsort;
 
-pub use metrics::{discount, CycleMetrics, Metric, Outcome};
+pub use metrics::{CycleMetrics, Metric, Outcome};
 pub use period::{Period, PeriodError};
 pub(crate) use policy::StateKey;
 pub use policy::{
     Adaptive, AdaptiveError, Baseline, Features, FormulaPolicy, PageState, Policy, PolicyError,
-    PolicySpec, RawAdaptive, ScoreBuffers,
+    RawAdaptive, ScoreBuffers,
 };
 pub use stats::PageStats;
 
@@ -87,10 +87,10 @@ pub enum SimError {
 }
 
 /// The paper's share of pages visited per scored cycle (SPEC §3): the default everywhere.
-pub const DEFAULT_RESOURCES: f64 = 0.05;
+pub(crate) const DEFAULT_RESOURCES: f64 = 0.05;
 
 /// The paper's warm-up cycles, which visit every page (SPEC §3): the default everywhere.
-pub const DEFAULT_WARMUP: usize = 2;
+pub(crate) const DEFAULT_WARMUP: usize = 2;
 
 /// Checked simulation settings.
 ///
@@ -107,7 +107,7 @@ pub struct SimConfig {
 /// [`SimConfig`]'s fields as written (in a study's `study.json`), before checking.
 #[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawSimConfig {
+pub(crate) struct RawSimConfig {
     resources: f64,
     warmup: usize,
     seed: u64,
@@ -162,7 +162,7 @@ impl SimConfig {
     }
 
     /// The same settings with other resources.
-    pub fn with_resources(self, resources: f64) -> Result<SimConfig, SimError> {
+    pub(crate) fn with_resources(self, resources: f64) -> Result<SimConfig, SimError> {
         Ok(SimConfig {
             resources,
             ..SimConfig::new(resources, self.warmup)?
@@ -197,7 +197,7 @@ impl SimConfig {
     }
 
     /// Checks that `period` can be simulated with these settings.
-    pub fn check(&self, period: &Period) -> Result<(), SimError> {
+    pub(crate) fn check(&self, period: &Period) -> Result<(), SimError> {
         if self.warmup >= period.len() {
             return Err(SimError::Warmup {
                 warmup: self.warmup,
@@ -317,11 +317,6 @@ impl Prepared {
             config,
         })
     }
-
-    /// The settings it was prepared for.
-    pub fn config(&self) -> &SimConfig {
-        &self.config
-    }
 }
 
 /// Runs simulations, reusing its buffers from one run to the next.
@@ -404,11 +399,6 @@ impl Simulator {
             visits.push(pages.to_vec())
         });
         Ok((outcome, visits))
-    }
-
-    /// Groups of equal statistics alive at the end of the last fast run.
-    pub fn last_group_count(&self) -> usize {
-        self.fast.live_groups()
     }
 }
 

@@ -205,7 +205,7 @@ pub struct PageState {
 
 impl PageState {
     /// The state as a hashable key: pages with equal keys get equal scores.
-    pub(crate) fn key(&self) -> StateKey {
+    pub fn key(&self) -> StateKey {
         StateKey {
             stats: self.stats.key(),
             memory: self.memory.to_bits(),
@@ -215,7 +215,7 @@ impl PageState {
 
 /// [`PageState`] as a hashable key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct StateKey {
+pub struct StateKey {
     stats: StatsKey,
     memory: u64,
 }
@@ -433,7 +433,7 @@ impl PartialEq for Policy {
 /// A [`Policy`] as written in files: what it is, not how it runs. The variants' order is
 /// part of the scheduler's state format: append new kinds at the end.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum PolicySpec {
+pub(crate) enum PolicySpec {
     /// A formula, evaluated under `closure`.
     Formula {
         /// The formula.
@@ -551,7 +551,7 @@ impl Policy {
     }
 
     /// Whether `memory` is a page memory this policy can reach (for checking saved states).
-    pub(crate) fn valid_memory(&self, memory: f64) -> bool {
+    pub fn valid_memory(&self, memory: f64) -> bool {
         match self {
             Policy::Adaptive(a) => memory >= a.min && memory <= a.max,
             Policy::Formula(_) | Policy::Baseline(_) => memory == 0.0,

@@ -29,9 +29,9 @@ pub struct PageStats {
     /// Cycle of the last visit that found a change (0: none).
     pub last_change: u32,
     /// Σ of the cycles in which a change was found (AAD's numerator).
-    pub change_cycle_sum: u64,
+    pub(crate) change_cycle_sum: u64,
     /// Σ_{h∈H} 2^(h - last_change) (GAD's numerator, scaled; 0 when H is empty).
-    pub gad_anchor: f64,
+    pub(crate) gad_anchor: f64,
 }
 
 /// `2^e`, exact (0 below the smallest subnormal; `e` at most 1023).
@@ -64,12 +64,12 @@ impl PageStats {
     }
 
     /// `t`: cycles since the last visit, at cycle `d`.
-    pub fn age(&self, d: u32) -> f64 {
+    pub(crate) fn age(&self, d: u32) -> f64 {
         (d - self.last_visit) as f64
     }
 
     /// Cho & Garcia-Molina's estimator `-ln((n - X + 0.5) / (n + 0.5))`.
-    pub fn cg(&self) -> f64 {
+    pub(crate) fn cg(&self) -> f64 {
         let n = self.n as f64;
         let x = self.x as f64;
         // `+ 0.0` turns the -0 of -ln(1) into +0.
@@ -77,7 +77,7 @@ impl PageStats {
     }
 
     /// Tan & Mitra's NAD at cycle `d`: `|H| · (1 / (d - 1))` (the authors' expression).
-    pub fn nad(&self, d: u32) -> f64 {
+    pub(crate) fn nad(&self, d: u32) -> f64 {
         if d <= 1 {
             return 0.0;
         }
@@ -85,7 +85,7 @@ impl PageStats {
     }
 
     /// SAD at cycle `d`: 1 if the last detected change was at cycle `d - 1`.
-    pub fn sad(&self, d: u32) -> f64 {
+    pub(crate) fn sad(&self, d: u32) -> f64 {
         if self.x > 0 && self.last_change + 1 == d {
             1.0
         } else {
@@ -94,7 +94,7 @@ impl PageStats {
     }
 
     /// AAD at cycle `d`: `Σ_{h∈H} h / Σ_{j=1}^{d-1} j`.
-    pub fn aad(&self, d: u32) -> f64 {
+    pub(crate) fn aad(&self, d: u32) -> f64 {
         if d <= 1 {
             return 0.0;
         }
@@ -103,7 +103,7 @@ impl PageStats {
     }
 
     /// GAD at cycle `d`: `Σ_{h∈H} 2^(h-1) / Σ_{j=1}^{d-1} 2^(j-1)`, without overflow.
-    pub fn gad(&self, d: u32) -> f64 {
+    pub(crate) fn gad(&self, d: u32) -> f64 {
         if d <= 1 || self.x == 0 {
             return 0.0;
         }

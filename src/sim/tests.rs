@@ -1,5 +1,6 @@
 //! Hand-computed cases and the fast-versus-reference check.
 
+use super::metrics::discount;
 use super::*;
 use crate::data::Dataset;
 use crate::formula::{Closure, Formula};
