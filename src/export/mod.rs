@@ -567,8 +567,16 @@ fn emit_function<T: Imperative>(
 /// The parameter list of a protected-operator helper: `a`, or `a` and `b`, each declared
 /// by `declare` (`double a`, `a: f64`, ...).
 pub(crate) fn helper_params(kind: Kind, declare: impl Fn(&str) -> String) -> String {
-    let names: &[&str] = if kind.arity() == 1 { &["a"] } else { &["a", "b"] };
-    names.iter().map(|n| declare(n)).collect::<Vec<_>>().join(", ")
+    let names: &[&str] = if kind.arity() == 1 {
+        &["a"]
+    } else {
+        &["a", "b"]
+    };
+    names
+        .iter()
+        .map(|n| declare(n))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 pub(crate) fn finite_literal(c: f64) -> String {

@@ -87,10 +87,10 @@ pub enum SimError {
 }
 
 /// The paper's share of pages visited per scored cycle (SPEC §3): the default everywhere.
-pub(crate) const DEFAULT_RESOURCES: f64 = 0.05;
+pub const DEFAULT_RESOURCES: f64 = 0.05;
 
 /// The paper's warm-up cycles, which visit every page (SPEC §3): the default everywhere.
-pub(crate) const DEFAULT_WARMUP: usize = 2;
+pub const DEFAULT_WARMUP: usize = 2;
 
 /// Checked simulation settings.
 ///
