@@ -1,7 +1,7 @@
 //! A compact binary copy of a history (unknown cycles kept), versioned and checksummed.
 //!
 //! It stores exactly what the text holds, so text → cache → text is lossless, and loads
-//! without parsing. [`super::load`] recognises it by its first 8 bytes ([`MAGIC`]).
+//! without parsing. [`super::load`] recognises it by its first 8 bytes (its magic bytes).
 //!
 //! Layout (version 1, all integers little-endian):
 //!

@@ -164,7 +164,7 @@ pub(crate) struct HostEventParams {
 }
 
 impl SynthParams {
-    /// A built-in preset by name (see [`PRESETS`]).
+    /// A built-in preset by name (one of `datasets/presets/*.ron`, compiled in).
     pub fn preset(name: &str) -> Result<SynthParams, DataError> {
         let (_, text) =
             PRESETS

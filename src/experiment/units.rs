@@ -518,7 +518,7 @@ pub enum Event<'a> {
         in_shard: usize,
         /// Units of this shard already stored (skipped).
         done: usize,
-        /// Total work of the units to run (see [`Unit::work`]).
+        /// Total work of the units to run (each unit's estimated share).
         work: f64,
     },
     /// A unit starts.

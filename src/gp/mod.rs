@@ -15,7 +15,7 @@
 //! result is bit-identical whatever the number of threads.
 //!
 //! After the run, the [`keep_best`](RawGpConfig::keep_best) best distinct individuals of
-//! all generations are kept ([`Evolution::hall_of_fame`]); [`choose`] picks the final
+//! all generations are kept ([`Evolution::hall_of_fame`]); `choose` picks the final
 //! function from them by Best, Sum_σ or Avg_σ (de Almeida et al. 2007).
 //!
 //! **Invariant:** the engine knows a fitness only through the [`Fitness`] trait: nothing

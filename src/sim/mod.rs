@@ -94,7 +94,7 @@ pub const DEFAULT_WARMUP: usize = 2;
 
 /// Checked simulation settings.
 ///
-/// **Invariant:** `0 < resources <= 1`; deserializing checks it ([`RawSimConfig`]).
+/// **Invariant:** `0 < resources <= 1`; deserializing checks it (through its raw fields).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "RawSimConfig")]
 pub struct SimConfig {

@@ -392,7 +392,20 @@ impl fmt::Display for Adaptive {
     }
 }
 
-/// A crawl policy, checked and ready to run. See the [module docs](self).
+/// A crawl policy, checked and ready to run: it scores every page at cycle `d` from what
+/// the crawl knows at the end of cycle `d - 1` (SPEC §3, §9), and the simulation visits the
+/// best-scored `k`. Every policy
+///
+/// - declares the page features it reads ([`Policy::features`]): the simulators and the
+///   scheduler compute only those terminal columns;
+/// - may keep per-page memory of its own ([`PageState::memory`]), which every visit
+///   updates, warm-up visits included ([`Policy::visit`]); pages of equal statistics and
+///   equal memory are still scored once;
+/// - scores a batch of page states into the caller's buffer ([`Policy::score_into`]), or
+///   one page ([`Policy::score_one`]), with the same result bit for bit.
+///
+/// Written as text with [`Policy::parse`] and [`fmt::Display`]; deserializing checks and
+/// compiles it, so a `Policy` never holds an unchecked formula or interval.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(try_from = "PolicySpec", into = "PolicySpec")]
 pub enum Policy {
