@@ -166,22 +166,17 @@ struct SavedRef<'a, K> {
     memory: Vec<f64>,
 }
 
-/// [`SavedRef`], owned, for decoding.
+/// [`SavedRef`], owned, for decoding. Bincode writes a struct as its fields in order, so
+/// nesting [`SavedV1`] first reads exactly the flat layout of [`SavedRef`].
 #[derive(Deserialize)]
 struct Saved<K> {
-    policy: Policy,
-    seed: u64,
-    latest: u32,
-    ids: Vec<Option<K>>,
-    stats: Vec<SavedStats>,
-    hosts: Vec<u32>,
-    host_names: Vec<String>,
-    free: Vec<u32>,
-    /// Per slot; empty in a version 1 file (every page has the policy's fresh memory).
+    base: SavedV1<K>,
+    /// Per slot; empty when read from a version 1 file (every page has the policy's
+    /// fresh memory).
     memory: Vec<f64>,
 }
 
-/// A version 1 state: [`Saved`] without `memory`.
+/// A version 1 state: everything but the policy memory.
 #[derive(Deserialize)]
 struct SavedV1<K> {
     policy: Policy,
@@ -195,16 +190,9 @@ struct SavedV1<K> {
 }
 
 impl<K> From<SavedV1<K>> for Saved<K> {
-    fn from(v1: SavedV1<K>) -> Saved<K> {
+    fn from(base: SavedV1<K>) -> Saved<K> {
         Saved {
-            policy: v1.policy,
-            seed: v1.seed,
-            latest: v1.latest,
-            ids: v1.ids,
-            stats: v1.stats,
-            hosts: v1.hosts,
-            host_names: v1.host_names,
-            free: v1.free,
+            base,
             memory: Vec::new(),
         }
     }
@@ -321,20 +309,25 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
     }
 
     /// Builds the scheduler from a decoded state, checking every invariant.
-    fn from_saved(saved: Saved<K>) -> Result<Scheduler<K>, String> {
+    fn from_saved(
+        Saved {
+            base: saved,
+            memory,
+        }: Saved<K>,
+    ) -> Result<Scheduler<K>, String> {
         let slots = saved.ids.len();
-        let memory_ok = saved.memory.is_empty() || saved.memory.len() == slots;
+        let memory_ok = memory.is_empty() || memory.len() == slots;
         if saved.stats.len() != slots || saved.hosts.len() != slots || !memory_ok {
             return Err(format!(
                 "{} page ids, {} statistics, {} policy memories and {} hosts",
                 slots,
                 saved.stats.len(),
-                saved.memory.len(),
+                memory.len(),
                 saved.hosts.len()
             ));
         }
         let fresh = saved.policy.fresh_page().memory;
-        let memory = |slot: usize| saved.memory.get(slot).copied().unwrap_or(fresh);
+        let memory = |slot: usize| memory.get(slot).copied().unwrap_or(fresh);
         if slots >= (u32::MAX - 1) as usize {
             return Err(format!("{slots} slots"));
         }
