@@ -80,24 +80,28 @@ struct Chosen {
     dcg: f64,
 }
 
+/// A group of pages in equal state. The fields read per page in the walks (the straddle
+/// mark, then the page state's last visit) come first, so one cache line serves both.
 #[derive(Debug, Default, Clone)]
+#[repr(C)]
 struct Group {
+    /// The cycle in which the group belongs to the class straddling rank k (0: none).
+    straddle_cycle: u32,
+    stale: u32,
     page: PageState,
     members: Vec<u32>,
-    stale: u32,
     /// Position in `Fast::live`, or NONE when the group is free.
     live_at: u32,
+    moves_cycle: u32,
     /// Where this cycle's visits move its pages (unchanged, changed): valid when
     /// `moves_cycle` is the current cycle.
     moves_to: [u32; 2],
-    moves_cycle: u32,
-    /// The cycle in which the group belongs to the class straddling rank k (0: none).
-    straddle_cycle: u32,
 }
 
 /// The fast simulator's state after a period's warm-up cycles. The warm-up visits every
-/// page whatever the policy, so for every policy without memory the state is the same for every run over the period: a
-/// [`Prepared`](super::Prepared) period takes it once and each run starts from a copy.
+/// page whatever the policy, so for every policy without memory the state is the same for
+/// every run over the period: a [`Prepared`](super::Prepared) period takes it once and each
+/// run starts from a copy.
 #[derive(Debug, Clone)]
 pub(crate) struct Warm {
     /// Cycles simulated (the warm-up, or the whole period if shorter).
