@@ -304,3 +304,24 @@ fn simulate_and_schedule_run_any_policy() {
         "schedules with `stormcrawler`, not `nutch`",
     );
 }
+
+#[test]
+fn a_host_cap_of_zero_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("s.state");
+    fails_with(
+        &[
+            "schedule",
+            "--policy",
+            "Age",
+            "--state",
+            state.to_str().unwrap(),
+            "--k",
+            "1",
+            "--host-cap",
+            "0",
+        ],
+        "--host-cap must be at least 1",
+    );
+    assert!(!state.exists(), "nothing is written");
+}

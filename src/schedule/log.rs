@@ -140,7 +140,13 @@ pub fn apply<R: BufRead>(
             file: file.to_string(),
             reason: format!("line {number}: {e}"),
         })?;
-        let obs = match parse_line(&line) {
+        // A byte-order mark (as some editors write) is not part of the first page id.
+        let line = if number == 1 {
+            line.strip_prefix('\u{feff}').unwrap_or(&line)
+        } else {
+            &line
+        };
+        let obs = match parse_line(line) {
             Ok(Some(obs)) => obs,
             Ok(None) => continue,
             Err(reason) => {
@@ -179,8 +185,20 @@ pub fn apply<R: BufRead>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schedule::Policy;
-    use crate::sim::Baseline;
+    use crate::sim::{Baseline, Policy};
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_page() {
+        let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
+        let text = "\u{feff}a\t1\t1\r\nb\t1\t0\r\n";
+        apply(&mut s, text.as_bytes(), "bom.tsv").unwrap();
+        assert!(
+            s.contains("a") && s.contains("b"),
+            "{:?}",
+            s.pages().collect::<Vec<_>>()
+        );
+        assert_eq!(s.len(), 2);
+    }
 
     #[test]
     fn lines_parse_or_say_why_not() {

@@ -115,6 +115,9 @@ pub enum ScheduleError {
         /// The latest observed cycle.
         latest: u32,
     },
+    /// A host cap of 0 would refuse every page of a host (SPEC §8: a cap must be >= 1).
+    #[error("a host cap must be at least 1 (a cap of 0 would crawl no page of any host)")]
+    ZeroHostCap,
     /// Too many pages for 32-bit slots.
     #[error("more than {} pages", u32::MAX - 1)]
     Full,
@@ -412,10 +415,13 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
                 latest: self.latest,
             });
         }
+        if host_cap == Some(0) {
+            return Err(ScheduleError::ZeroHostCap);
+        }
         self.work.chosen.clear();
         let pages = self.index.len();
         let k = k.min(pages);
-        if k == 0 || host_cap == Some(0) {
+        if k == 0 {
             return Ok(());
         }
         self.score_groups(cycle);

@@ -178,8 +178,9 @@ fn host_cap_replaces_skipped_pages_with_other_hosts() {
         "too few eligible pages: a shorter batch"
     );
     assert_eq!(
-        s.next_batch_capped(10, 3, Some(0)).unwrap(),
-        [] as [&str; 0]
+        s.next_batch_capped(10, 3, Some(0)),
+        Err(ScheduleError::ZeroHostCap),
+        "a cap of 0 is an error, not an empty batch (SPEC §8)"
     );
 }
 

@@ -47,6 +47,10 @@ pub struct Args {
 
 /// Runs `freshgp schedule`.
 pub fn run(args: Args) -> Result<()> {
+    if args.host_cap == Some(0) {
+        // Before anything is read or written: the library refuses it too, later.
+        bail!("--host-cap must be at least 1 (a cap of 0 would crawl no page of any host)");
+    }
     let given = args.policy.policy()?;
     let state = args.state.display().to_string();
     let mut scheduler: Scheduler = if args.state.exists() {
