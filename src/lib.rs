@@ -25,6 +25,7 @@
 //!
 //! See `ARCHITECTURE.md` for the code map and the invariants each layer keeps.
 
+mod atomic;
 pub mod data;
 pub mod eval;
 pub mod experiment;

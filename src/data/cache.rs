@@ -96,12 +96,7 @@ pub fn write<W: Write>(d: &Dataset, out: W) -> Result<(), DataError> {
 
 /// Writes `d` to a new binary cache file at `path`.
 pub fn write_file(d: &Dataset, path: &std::path::Path) -> Result<(), DataError> {
-    let name = path.display().to_string();
-    let f = std::fs::File::create(path).map_err(|e| DataError::io(&name, &e))?;
-    write(d, f).map_err(|e| match e {
-        DataError::Io { reason, .. } => DataError::Io { file: name, reason },
-        other => other,
-    })
+    super::write_atomically(path, |out| write(d, out))
 }
 
 /// Reads a binary cache of `len` bytes (the whole file, magic included) from `input`;

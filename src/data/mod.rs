@@ -615,6 +615,30 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Loaded, DataError> {
     })
 }
 
+/// Writes the file at `path` atomically ([`crate::atomic`]) with `write`, naming `path` in
+/// I/O errors: a failed or interrupted write leaves an existing file as it was.
+pub(crate) fn write_atomically(
+    path: &std::path::Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<(), DataError>,
+) -> Result<(), DataError> {
+    let name = path.display().to_string();
+    // `write` reports its failures as `DataError`s; keep the first to return it.
+    let mut failure = None;
+    let written = crate::atomic::write_with(path, |out| {
+        write(out).map_err(|e| {
+            let reason = e.to_string();
+            failure = Some(e);
+            std::io::Error::other(reason)
+        })
+    });
+    match (written, failure) {
+        (Ok(()), _) => Ok(()),
+        (Err(_), Some(DataError::Io { reason, .. })) => Err(DataError::Io { file: name, reason }),
+        (Err(_), Some(other)) => Err(other),
+        (Err(e), None) => Err(DataError::io(&name, &e)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -116,12 +116,7 @@ pub fn write<W: Write>(d: &Dataset, out: W) -> Result<(), DataError> {
 
 /// Writes `d` to a new file at `path` in the text format.
 pub fn write_file(d: &Dataset, path: &std::path::Path) -> Result<(), DataError> {
-    let name = path.display().to_string();
-    let f = std::fs::File::create(path).map_err(|e| DataError::io(&name, &e))?;
-    write(d, f).map_err(|e| match e {
-        DataError::Io { reason, .. } => DataError::Io { file: name, reason },
-        other => other,
-    })
+    super::write_atomically(path, |out| write(d, out))
 }
 
 /// Incremental parser state: packed rows and columns seen so far.

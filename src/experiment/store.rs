@@ -1,7 +1,7 @@
 //! The output directory of a study: `study.json` (the checked [`Study`]) and one JSON file
 //! per finished unit of work in `units/`.
 //!
-//! Every file is written atomically (`write_atomic`): to a temporary file in the same
+//! Every file is written atomically (`crate::atomic`): to a temporary file in the same
 //! directory, flushed to disk, then renamed over the target. A crash or a kill leaves
 //! either the complete old state or the complete new file, never a half-written result
 //! (at worst a stray `.*.tmp` file, which is ignored and replaced on the next run).
@@ -14,7 +14,6 @@
 use super::study::Study;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The study record inside an output directory.
@@ -72,31 +71,6 @@ fn io(path: &Path, e: std::io::Error) -> StoreError {
         path: path.display().to_string(),
         reason: e.to_string(),
     }
-}
-
-/// Writes `bytes` to `path` atomically: a temporary file beside it, synced, then renamed.
-/// On error the target is unchanged and the temporary file is removed.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 /// The first top-level field (besides `description` and `reports`) in which two studies
@@ -221,7 +195,7 @@ impl Store {
         // Invariant: every stored type is plain data (string keys): it serializes.
         let mut text = serde_json::to_string_pretty(value).expect("results serialize");
         text.push('\n');
-        write_atomic(path, text.as_bytes()).map_err(|e| io(path, e))
+        crate::atomic::write(path, text.as_bytes()).map_err(|e| io(path, e))
     }
 
     fn read_json<T: DeserializeOwned>(&self, path: &Path) -> Result<Option<T>, StoreError> {
@@ -279,39 +253,9 @@ impl Store {
                     reason: e.to_string(),
                 }
             })?;
-            write_atomic(&target, &bytes).map_err(|e| io(&target, e))?;
+            crate::atomic::write(&target, &bytes).map_err(|e| io(&target, e))?;
             copied += 1;
         }
         Ok(copied)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn atomic_write_leaves_no_partial_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("a.json");
-        write_atomic(&target, b"{\"x\": 1}\n").unwrap();
-        assert_eq!(std::fs::read(&target).unwrap(), b"{\"x\": 1}\n");
-        // A rename onto a non-empty directory fails: the target directory and its content
-        // stay, and no temporary file is left behind.
-        let blocked = dir.path().join("b.json");
-        std::fs::create_dir(&blocked).unwrap();
-        std::fs::write(blocked.join("keep"), b"k").unwrap();
-        assert!(write_atomic(&blocked, b"new").is_err());
-        assert!(blocked.is_dir());
-        let names: Vec<String> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
-        assert_eq!(names.len(), 2);
-        // A failed overwrite keeps the old content.
-        let ro = dir.path().join("missing-dir").join("c.json");
-        assert!(write_atomic(&ro, b"x").is_err());
-        assert_eq!(std::fs::read(&target).unwrap(), b"{\"x\": 1}\n");
     }
 }

@@ -616,11 +616,9 @@ pub fn write(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
                 reason: e.to_string(),
             })?;
         }
-        crate::experiment::store::write_atomic(&path, text.as_bytes()).map_err(|e| {
-            ReportError::Io {
-                path: path.display().to_string(),
-                reason: e.to_string(),
-            }
+        crate::atomic::write(&path, text.as_bytes()).map_err(|e| ReportError::Io {
+            path: path.display().to_string(),
+            reason: e.to_string(),
         })?;
         written.push(path);
         Ok(())

@@ -45,7 +45,6 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::fmt::Debug;
 use std::hash::Hash;
-use std::io::Write;
 use std::path::Path;
 
 /// The first 8 bytes of every state file.
@@ -407,24 +406,7 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
             reason: e.to_string(),
         };
         let bytes = self.to_bytes()?;
-        let file_name = path.file_name().ok_or_else(|| StateError::Io {
-            file: name.clone(),
-            reason: "not a file name".into(),
-        })?;
-        let mut temp_name = std::ffi::OsString::from(".");
-        temp_name.push(file_name);
-        temp_name.push(format!(".tmp{}", std::process::id()));
-        let temp = path.with_file_name(temp_name);
-        let written = (|| {
-            let mut f = std::fs::File::create(&temp)?;
-            f.write_all(&bytes)?;
-            f.sync_all()?;
-            std::fs::rename(&temp, path)
-        })();
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&temp);
-            return Err(io(e));
-        }
+        crate::atomic::write(path, &bytes).map_err(io)?;
         Ok(())
     }
 

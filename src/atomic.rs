@@ -1,0 +1,99 @@
+//! Writing a file so that a crash or an error never leaves it half written: the content
+//! goes to a temporary file beside the target, is synced, then renamed over the target.
+//! Readers see the old file or the new one, never a mix, and an existing file is not
+//! truncated before its replacement is complete. Every file freshgp writes for a user
+//! (datasets, caches, study units, scheduler states) goes through here.
+//!
+//! **Invariant:** on error the target is unchanged and the temporary file is removed.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// Writes `path` atomically with `fill`, which writes the content into a buffered writer.
+pub(crate) fn write_with(
+    path: &Path,
+    fill: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+) -> io::Result<()> {
+    let temp = temp_path(path);
+    let result = (|| {
+        let mut out = BufWriter::new(File::create(&temp)?);
+        fill(&mut out)?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&temp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+/// Writes `bytes` to `path` atomically.
+pub(crate) fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_with(path, |out| out.write_all(bytes))
+}
+
+/// `.NAME.PID.tmp` beside `path` (same directory, so the rename stays on one file system).
+fn temp_path(path: &Path) -> PathBuf {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    dir.join(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_leaves_the_old_file_and_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("data.tsv");
+        write(&target, b"old\n").unwrap();
+        let failed = write_with(&target, |out| {
+            out.write_all(b"half of the new")?;
+            Err(io::Error::other("disk full"))
+        });
+        assert!(failed.is_err());
+        assert_eq!(std::fs::read(&target).unwrap(), b"old\n");
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["data.tsv"]);
+        write(&target, b"new\n").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"new\n");
+    }
+
+    #[test]
+    fn atomic_write_leaves_no_partial_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("a.json");
+        write(&target, b"{\"x\": 1}\n").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"{\"x\": 1}\n");
+        // A rename onto a non-empty directory fails: the target directory and its content
+        // stay, and no temporary file is left behind.
+        let blocked = dir.path().join("b.json");
+        std::fs::create_dir(&blocked).unwrap();
+        std::fs::write(blocked.join("keep"), b"k").unwrap();
+        assert!(write(&blocked, b"new").is_err());
+        assert!(blocked.is_dir());
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+        assert_eq!(names.len(), 2);
+        // A failed overwrite keeps the old content.
+        let ro = dir.path().join("missing-dir").join("c.json");
+        assert!(write(&ro, b"x").is_err());
+        assert_eq!(std::fs::read(&target).unwrap(), b"{\"x\": 1}\n");
+    }
+}
