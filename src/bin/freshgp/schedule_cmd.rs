@@ -13,11 +13,10 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("size").required(true).args(["k", "resources"])))]
 pub struct Args {
-    /// The policy. Needed to create a state; with an existing state it may be omitted,
-    /// and if given must be the state's.
     #[command(flatten)]
     policy: PolicyArgs,
-    /// Scheduler state file: read if it exists, created otherwise; saved on success.
+    /// Scheduler state file: read if it exists (it holds the policy: --policy may then be
+    /// omitted, and if given must be the state's), created otherwise; saved on success.
     #[arg(long, value_name = "FILE")]
     state: PathBuf,
     /// Log of downloads to record first: lines `page<TAB>cycle<TAB>0|1[<TAB>host]`
@@ -31,7 +30,8 @@ pub struct Args {
     /// (k = floor(pages · resources), as in the simulation).
     #[arg(long)]
     resources: Option<f64>,
-    /// At most this many pages of one host per batch (pages without host are not capped).
+    /// At most this many pages of one host per batch, at least 1 (pages without host are
+    /// not capped).
     #[arg(long, value_name = "M")]
     host_cap: Option<usize>,
     /// The cycle to schedule (default: 1 + the latest observed cycle).
