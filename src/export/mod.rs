@@ -475,13 +475,7 @@ pub(crate) trait Target {
 
     /// A constant (never NaN).
     fn literal(&self, c: f64) -> String {
-        if c == f64::INFINITY {
-            Self::INFINITY.to_string()
-        } else if c == f64::NEG_INFINITY {
-            Self::NEG_INFINITY.to_string()
-        } else {
-            finite_literal(c)
-        }
+        any_literal(c, Self::INFINITY, Self::NEG_INFINITY)
     }
 
     /// A terminal, read from the function's argument.
@@ -577,6 +571,17 @@ pub(crate) fn helper_params(kind: Kind, declare: impl Fn(&str) -> String) -> Str
         .map(|n| declare(n))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A constant's text: `inf` or `neg_inf` for the infinities, else [`finite_literal`].
+pub(crate) fn any_literal(c: f64, inf: &str, neg_inf: &str) -> String {
+    if c == f64::INFINITY {
+        inf.to_string()
+    } else if c == f64::NEG_INFINITY {
+        neg_inf.to_string()
+    } else {
+        finite_literal(c)
+    }
 }
 
 pub(crate) fn finite_literal(c: f64) -> String {

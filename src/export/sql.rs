@@ -30,12 +30,8 @@ impl Target for Sql {
     fn literal(&self, c: f64) -> String {
         if c.is_finite() && c.is_sign_negative() {
             format!("({})", finite_literal(c))
-        } else if c == f64::INFINITY {
-            Self::INFINITY.to_string()
-        } else if c == f64::NEG_INFINITY {
-            Self::NEG_INFINITY.to_string()
         } else {
-            finite_literal(c)
+            super::any_literal(c, Self::INFINITY, Self::NEG_INFINITY)
         }
     }
 

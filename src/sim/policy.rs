@@ -133,11 +133,11 @@ impl Baseline {
 
     /// The terminals its score reads.
     fn features(self) -> Features {
-        match self {
-            Baseline::Rand => Features::NONE,
-            Baseline::Age => Features::of(&[Terminal::T]),
-            Baseline::Cg => Features::of(&[Terminal::CG]),
-            rated => Features::of(&[Terminal::T]).with(rated.rate().unwrap_or(Terminal::T)),
+        match (self, self.rate()) {
+            (_, Some(rate)) => Features::of(&[Terminal::T, rate]),
+            (Baseline::Age, None) => Features::of(&[Terminal::T]),
+            (Baseline::Cg, None) => Features::of(&[Terminal::CG]),
+            _ => Features::NONE,
         }
     }
 

@@ -102,20 +102,19 @@ pub struct PolicyArgs {
 impl PolicyArgs {
     /// The policy given, if any.
     pub fn policy(&self) -> Result<Option<Policy>> {
-        let grammar = || Grammar::named_or_file(&self.grammar);
+        let formula = |text: &str, grammar: &Grammar| -> Result<Policy> {
+            Ok(Policy::formula(&parse(text, grammar)?, grammar.closure()))
+        };
         Ok(match (&self.policy, &self.formula, &self.baseline) {
-            (Some(text), _, _) => match Policy::parse(text, &grammar()?) {
-                // Read the formula again for the error that points at the byte.
-                Err(PolicyError::Formula(_)) => Some(Policy::formula(
-                    &parse(text, &grammar()?)?,
-                    grammar()?.closure(),
-                )),
-                other => Some(other?),
-            },
-            (None, Some(text), _) => {
-                let grammar = grammar()?;
-                Some(Policy::formula(&parse(text, &grammar)?, grammar.closure()))
+            (Some(text), _, _) => {
+                let grammar = Grammar::named_or_file(&self.grammar)?;
+                match Policy::parse(text, &grammar) {
+                    // Read the formula again for the error that points at the byte.
+                    Err(PolicyError::Formula(_)) => Some(formula(text, &grammar)?),
+                    other => Some(other?),
+                }
             }
+            (None, Some(text), _) => Some(formula(text, &Grammar::named_or_file(&self.grammar)?)?),
             (None, None, Some(name)) => match Baseline::from_name(name) {
                 Some(b) => Some(Policy::Baseline(b)),
                 None => bail!(
