@@ -1,13 +1,15 @@
 //! Simulated page-cycles per second for one scoring function over a 100,000-page,
 //! 19-cycle period (issue 4's bar: 150 million per second per core for a 15-node formula).
 //!
-//! The history is drawn here from a simple heterogeneous model (most pages rarely change,
-//! some change often, changes cluster), so the bench needs no file.
+//! Two histories of that size, made here so the bench needs no file: a simple
+//! heterogeneous model (most pages rarely change, some change often, changes cluster;
+//! `fast/...`) and the `brdc12` preset (`fast-brdc12/...`), closer to real crawls.
 
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use freshgp::data::synth::{generate, SynthParams};
 use freshgp::data::Dataset;
 use freshgp::formula::{Closure, Formula};
 use freshgp::sim::{Baseline, Period, Policy, SimConfig, Simulator};
@@ -51,22 +53,29 @@ fn bench(c: &mut Criterion) {
             Some("(t * X + CG) / (n + 1) - exp(-NAD * t) * SAD + log(t + 1) * GAD * (AAD + 0.5) - pow(X + 1, 0.5) / (t + n) * CG"),
         ),
     ];
+    // The same size from the brdc12 preset: heterogeneous rates, host effects, bursts.
+    let mut params = SynthParams::preset("brdc12").unwrap();
+    params.pages = pages;
+    params.days = 19;
+    let brdc12 = Period::whole(&generate(&params, 1).unwrap()).unwrap();
     let mut group = c.benchmark_group("simulate-100k-pages-19-cycles");
     group.throughput(Throughput::Elements(page_cycles));
     group.sample_size(20);
-    for (name, text) in formulas {
-        let policy = match text {
-            None => Policy::Baseline(Baseline::Nad),
-            Some(t) => {
-                let f: Formula = t.parse().unwrap();
-                assert_eq!(Some(f.len()), name[8..].parse().ok(), "{name} node count");
-                Policy::formula(&f, Closure::Paper)
-            }
-        };
-        let mut sim = Simulator::new(SimConfig::paper());
-        group.bench_with_input(BenchmarkId::new("fast", name), &policy, |b, s| {
-            b.iter(|| sim.run(&period, s).unwrap())
-        });
+    for (data, period) in [("fast", &period), ("fast-brdc12", &brdc12)] {
+        for (name, text) in formulas {
+            let policy = match text {
+                None => Policy::Baseline(Baseline::Nad),
+                Some(t) => {
+                    let f: Formula = t.parse().unwrap();
+                    assert_eq!(Some(f.len()), name[8..].parse().ok(), "{name} node count");
+                    Policy::formula(&f, Closure::Paper)
+                }
+            };
+            let mut sim = Simulator::new(SimConfig::paper());
+            group.bench_with_input(BenchmarkId::new(data, name), &policy, |b, s| {
+                b.iter(|| sim.run(period, s).unwrap())
+            });
+        }
     }
     let f: Formula = formulas[1].1.unwrap().parse().unwrap();
     let policy = Policy::formula(&f, Closure::Paper);

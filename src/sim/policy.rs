@@ -214,10 +214,19 @@ impl PageState {
 }
 
 /// [`PageState`] as a hashable key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StateKey {
     stats: StatsKey,
     memory: u64,
+}
+
+/// Hashes the statistics only. Equal keys have equal statistics, so this agrees with `Eq`;
+/// the hot path (formula policies, whose memory is always 0) does not hash a field that
+/// never varies, and pages of equal statistics but other memory are told apart by `Eq`.
+impl std::hash::Hash for StateKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.stats.hash(state);
+    }
 }
 
 /// The adaptive revisit interval of open-source crawlers (SPEC §9): each page keeps an
