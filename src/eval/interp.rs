@@ -8,10 +8,10 @@ use crate::formula::{Closure, Formula, Terminal, Visit};
 ///
 /// ```
 /// use freshgp::eval::interpret;
-/// use freshgp::formula::{Closure, Formula};
+/// use freshgp::formula::{Closure, Formula, Terminal};
 ///
 /// let f: Formula = "t / 0 + log(-1)".parse().unwrap();
-/// assert_eq!(interpret(&f, Closure::Paper, &[1.0; 8]), 0.0);
+/// assert_eq!(interpret(&f, Closure::Paper, &[1.0; Terminal::COUNT]), 0.0);
 /// ```
 pub fn interpret(formula: &Formula, closure: Closure, terminals: &[f64; Terminal::COUNT]) -> f64 {
     formula.fold(|node| match node {

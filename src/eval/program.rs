@@ -336,10 +336,10 @@ mod tests {
     use super::*;
     use crate::eval::interpret;
 
-    fn check(text: &str, closure: Closure, rows: &[[f64; 8]]) {
+    fn check(text: &str, closure: Closure, rows: &[[f64; Terminal::COUNT]]) {
         let f: Formula = text.parse().unwrap();
         let program = Program::compile(&f, closure);
-        let cols: Vec<Vec<f64>> = (0..8)
+        let cols: Vec<Vec<f64>> = (0..Terminal::COUNT)
             .map(|k| rows.iter().map(|r| r[k]).collect())
             .collect();
         let mut columns = Columns::new(rows.len());
@@ -358,7 +358,7 @@ mod tests {
 
     #[test]
     fn matches_the_interpreter() {
-        let rows: Vec<[f64; 8]> = (0..600)
+        let rows: Vec<[f64; Terminal::COUNT]> = (0..600)
             .map(|i| {
                 let x = i as f64;
                 [
@@ -370,6 +370,12 @@ mod tests {
                     0.0,
                     1e300,
                     x.sin(),
+                    x * 0.25,
+                    x % 5.0,
+                    (x % 8.0).min(7.0),
+                    (x % 3.0).min(x % 8.0),
+                    1.0 / (x + 1.0),
+                    (x + 2.0).ln(),
                 ]
             })
             .collect();
@@ -387,6 +393,7 @@ mod tests {
             "log(NAD) / SAD + AAD ^ -GAD",
             "-(log(2) * 3)",
             "exp(t) * exp(n) - exp(X) * exp(t)",
+            "w * MLE / (HR + tc) - n7 ^ X7",
         ] {
             check(text, Closure::Paper, &rows);
             check(text, Closure::Reference, &rows);
@@ -397,7 +404,7 @@ mod tests {
     fn leaf_and_constant_programs() {
         let p = Program::compile(&"log(100) * 2".parse().unwrap(), Closure::Paper);
         assert_eq!(p.code.len(), 1);
-        assert_eq!(p.eval_one(&[0.0; 8]), 100f64.ln() * 2.0);
+        assert_eq!(p.eval_one(&[0.0; Terminal::COUNT]), 100f64.ln() * 2.0);
     }
 
     #[test]
@@ -406,7 +413,9 @@ mod tests {
         check(
             &text,
             Closure::Paper,
-            &[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]],
+            &[[
+                1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0,
+            ]],
         );
     }
 }

@@ -87,11 +87,13 @@ const BASIC: &str = include_str!("../../grammars/basic.ron");
 const ALL: &str = include_str!("../../grammars/all.ron");
 const BASIC_REFERENCE: &str = include_str!("../../grammars/basic-reference.ron");
 const ALL_REFERENCE: &str = include_str!("../../grammars/all-reference.ron");
+const EXTENDED: &str = include_str!("../../grammars/extended.ron");
 
 /// The grammars compiled into the crate: their names and `grammars/<name>.ron` texts.
-const BUILT_IN: [(&str, &str); 4] = [
+const BUILT_IN: [(&str, &str); 5] = [
     ("basic", BASIC),
     ("all", ALL),
+    ("extended", EXTENDED),
     ("basic-reference", BASIC_REFERENCE),
     ("all-reference", ALL_REFERENCE),
 ];
@@ -113,8 +115,13 @@ impl Grammar {
         shipped(ALL, "grammars/all.ron")
     }
 
-    /// A built-in grammar by name (`basic`, `all`, `basic-reference`, `all-reference`), or
-    /// else a RON grammar file at that path.
+    /// GP4C_Extended: All plus `w tc n7 X7 HR MLE` (from `grammars/extended.ron`).
+    pub fn extended() -> Grammar {
+        shipped(EXTENDED, "grammars/extended.ron")
+    }
+
+    /// A built-in grammar by name (`basic`, `all`, `extended`, `basic-reference`,
+    /// `all-reference`), or else a RON grammar file at that path.
     pub fn named_or_file(spec: &str) -> Result<Grammar, GrammarError> {
         match Grammar::built_in(spec) {
             Some(grammar) => Ok(grammar),
@@ -123,7 +130,7 @@ impl Grammar {
         }
     }
 
-    /// The built-in grammar of this name (`basic`, `all`, `basic-reference`,
+    /// The built-in grammar of this name (`basic`, `all`, `extended`, `basic-reference`,
     /// `all-reference`), if it is one.
     pub fn built_in(name: &str) -> Option<Grammar> {
         BUILT_IN
@@ -367,7 +374,7 @@ mod tests {
         assert!(Grammar::built_in("no-such").is_none());
         let message = Grammar::named_or_file("no-such").unwrap_err().to_string();
         assert!(
-            message.contains("(basic, all, basic-reference, all-reference)"),
+            message.contains("(basic, all, extended, basic-reference, all-reference)"),
             "{message}"
         );
     }

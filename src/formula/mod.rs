@@ -63,11 +63,27 @@ pub enum Terminal {
     AAD,
     /// Tan & Mitra: geometrically weighted adaptive rate.
     GAD,
+    /// The page's importance weight (SPEC §8).
+    #[serde(rename = "w")]
+    W,
+    /// Cycles since the last detected change (the cycle number when none was detected).
+    #[serde(rename = "tc")]
+    TC,
+    /// Visits in the last 7 cycles.
+    #[serde(rename = "n7")]
+    N7,
+    /// Detected changes in the last 7 cycles.
+    X7,
+    /// The change rate of the page's host: its pages' detected changes over their visits.
+    HR,
+    /// The maximum-likelihood Poisson change rate per cycle from the visit intervals
+    /// (Cho & Garcia-Molina, irregular access).
+    MLE,
 }
 
 impl Terminal {
     /// Number of terminals.
-    pub const COUNT: usize = 8;
+    pub const COUNT: usize = 14;
     /// Every terminal, in column order.
     pub const ALL: [Terminal; Terminal::COUNT] = [
         Terminal::T,
@@ -78,6 +94,12 @@ impl Terminal {
         Terminal::SAD,
         Terminal::AAD,
         Terminal::GAD,
+        Terminal::W,
+        Terminal::TC,
+        Terminal::N7,
+        Terminal::X7,
+        Terminal::HR,
+        Terminal::MLE,
     ];
 
     /// The name used in formula text (case as written in the SPEC).
@@ -91,6 +113,12 @@ impl Terminal {
             Terminal::SAD => "SAD",
             Terminal::AAD => "AAD",
             Terminal::GAD => "GAD",
+            Terminal::W => "w",
+            Terminal::TC => "tc",
+            Terminal::N7 => "n7",
+            Terminal::X7 => "X7",
+            Terminal::HR => "HR",
+            Terminal::MLE => "MLE",
         }
     }
 
@@ -701,9 +729,9 @@ impl<'de> Deserialize<'de> for Formula {
 impl std::str::FromStr for Formula {
     type Err = ParseError;
 
-    /// Parses with every terminal and operator allowed (the `all` grammar).
+    /// Parses with every terminal and operator allowed (the `extended` grammar).
     fn from_str(s: &str) -> Result<Formula, ParseError> {
-        Formula::parse(s, &Grammar::all())
+        Formula::parse(s, &Grammar::extended())
     }
 }
 

@@ -17,7 +17,7 @@ impl Fitness for Target {
         let cases: Vec<f64> = (1..=10)
             .flat_map(|t| (0..3).map(move |x| (t as f64, x as f64)))
             .map(|(t, x)| {
-                let mut v = [0.0; 8];
+                let mut v = [0.0; crate::formula::Terminal::COUNT];
                 v[0] = t;
                 v[2] = x;
                 let err = (program.eval_one(&v) - (t * t + x)).abs();

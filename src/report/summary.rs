@@ -14,11 +14,7 @@ fn cell(text: &str) -> String {
 }
 
 fn metric_label(m: Metric) -> &'static str {
-    match m {
-        Metric::ChangeRate => "ChangeRate",
-        Metric::Ndcg => "NDCG",
-        Metric::Freshness => "Freshness",
-    }
+    m.title()
 }
 
 fn percent(r: f64) -> String {

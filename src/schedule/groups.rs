@@ -80,7 +80,7 @@ mod tests {
         let mut g = Groups::default();
         let fresh = PageState::default();
         let mut seen = PageState::default();
-        seen.stats.visit(1, true);
+        seen.stats.visit(1, true, &mut Default::default());
         let a = g.join(fresh);
         let b = g.join(fresh);
         let c = g.join(seen);
@@ -93,7 +93,7 @@ mod tests {
         g.leave(c);
         assert_eq!(g.live(), 1);
         let mut other = PageState::default();
-        other.stats.visit(2, false);
+        other.stats.visit(2, false, &mut Default::default());
         let d = g.join(other);
         assert_eq!(d, c, "the freed group is reused");
         assert_eq!(g.pages[d as usize], other);

@@ -70,6 +70,7 @@ pub mod log;
 pub mod state;
 
 use crate::sim::{score_key, tie_key, tie_salt, PageState, PageStats, Policy, ScoreBuffers};
+use crate::sim::{Histories, HostRates};
 use groups::Groups;
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
@@ -154,6 +155,10 @@ pub struct Scheduler<K = String> {
     host_names: Vec<String>,
     host_index: HashMap<String, u32>,
     groups: Groups,
+    /// The interned visit intervals of the pages (SPEC §8 `MLE`).
+    histories: Histories,
+    /// Σ X and Σ n of each host's pages (SPEC §8 `HR`).
+    host_rates: HostRates,
     work: Work,
 }
 
@@ -192,6 +197,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             host_names: Vec::new(),
             host_index: HashMap::default(),
             groups: Groups::default(),
+            histories: Histories::default(),
+            host_rates: HostRates::default(),
             work: Work::default(),
         }
     }
@@ -349,7 +356,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
                 last: state.stats.last_visit,
             });
         }
-        self.policy.visit(&mut state, cycle, changed);
+        self.policy
+            .visit(&mut state, cycle, changed, &mut self.histories);
         self.groups.leave(g);
         self.group_of[slot] = self.groups.join(state);
         self.latest = self.latest.max(cycle);
@@ -452,8 +460,13 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         }
         w.live_scores.clear();
         w.live_scores.resize(w.live.len(), 0.0);
-        self.policy
-            .score_into(&w.live_pages, cycle, &mut w.live_scores, &mut w.buffers);
+        self.policy.score_into(
+            &w.live_pages,
+            cycle,
+            &self.host_rates,
+            &mut w.live_scores,
+            &mut w.buffers,
+        );
         w.group_key.resize(self.groups.slots(), 0);
         w.group_score.resize(self.groups.slots(), 0.0);
         w.ranked.clear();

@@ -113,6 +113,7 @@ impl SavedStats {
             last_change: self.last_change,
             change_cycle_sum: self.change_cycle_sum,
             gad_anchor: self.gad_anchor,
+            ..PageStats::default()
         }
     }
 

@@ -94,7 +94,7 @@ fn brute_force(s: &Scheduler<u32>, cycle: u32, k: usize, cap: Option<usize>) -> 
         .pages()
         .map(|&p| {
             let slot = s.slot(&p).unwrap();
-            let score = policy.score_one(s.state(&p).unwrap(), cycle);
+            let score = policy.score_one(s.state(&p).unwrap(), cycle, &Default::default());
             (score_key(score), tie_key(salt, slot), p)
         })
         .collect();

@@ -23,10 +23,10 @@
 //! starts from a copy of the state the warm-up leaves ([`Warm`]), the same for every
 //! policy without memory. The result is bit for bit the reference simulator's (tested).
 
-use super::metrics::{Discounts, Outcome, Tally};
+use super::metrics::{fresh_weight, weighted_ideal, Discounts, Outcome, Tally, WeightedTally};
 use super::policy::{PageState, StateKey};
-use super::TieOrder;
 use super::{score_key, tie_key, tie_salt, Baseline, Period, Policy, ScoreBuffers, SimConfig};
+use super::{Histories, HostRates, TieOrder, Track, NO_HOST};
 use rustc_hash::FxHashMap as HashMap;
 use std::ops::Range;
 
@@ -62,6 +62,10 @@ struct Walk<'a> {
     salt: u64,
     /// The cycle's pages in tie order, over a prepared period.
     order: Option<&'a [u32]>,
+    /// The period (its pages' weights and hosts).
+    period: &'a Period,
+    /// The host cap (SPEC §8), if any.
+    cap: Option<u32>,
 }
 
 /// The groups of one score (positions in `Fast::ranked`), their pages and stale pages.
@@ -78,6 +82,18 @@ struct Chosen {
     found: usize,
     newly: usize,
     dcg: f64,
+    /// Σ w·g(rank) over the stale pages chosen (SPEC §8), with weights.
+    dcg_w: f64,
+}
+
+impl Chosen {
+    /// Counts a stale page at `rank`.
+    #[inline]
+    fn stale_at(&mut self, rank: usize, weight: f64, discounts: &Discounts) {
+        self.found += 1;
+        self.dcg += discounts.of(rank);
+        self.dcg_w += weight * discounts.of(rank);
+    }
 }
 
 /// A group of pages in equal state. The fields read per page in the walks (the straddle
@@ -142,14 +158,52 @@ pub(crate) struct Fast {
     class: Vec<(u64, u32)>,
     visited: Vec<u32>,
     scratch_groups: Vec<u32>,
-    stale_keys: Vec<u64>,
     below: Vec<u32>,
     buffers: ScoreBuffers,
     discounts: Discounts,
+    // SPEC §8: what the policy tracks, the visit histories, the host totals, and the
+    // per-cycle host counts of a capped walk.
+    track: Track,
+    histories: Histories,
+    host_rates: HostRates,
+    host_taken: Vec<u32>,
+    touched_hosts: Vec<u32>,
+    stale_weights: Vec<f64>,
+    stale_pages: Vec<(u64, u32)>,
 }
 
 impl Fast {
-    fn reset(&mut self, pages: usize, fresh: PageState) {
+    /// Every page of `period` unvisited, in the groups of `policy`'s fresh page states.
+    fn reset(&mut self, period: &Period, policy: &Policy) {
+        let pages = period.pages();
+        self.track = policy.features().track();
+        if self.track.has(Track::INTERVALS) {
+            self.histories = Histories::default();
+        }
+        self.host_rates = HostRates::new(if self.track.has(Track::HOST) {
+            period.hosts()
+        } else {
+            0
+        });
+        self.host_taken.clear();
+        self.host_taken.resize(period.hosts(), 0);
+        self.touched_hosts.clear();
+        let fresh = policy.fresh_page();
+        self.reset_to(pages, fresh);
+        if self.track.has(Track::WEIGHT) || self.track.has(Track::HOST) {
+            // Pages of other weights or hosts start in groups of their own.
+            for p in 0..pages as u32 {
+                let page = policy.fresh_page_of(period.weight(p), period.host(p));
+                if page.key() != fresh.key() {
+                    let g = self.group_for(page);
+                    self.leave(p);
+                    self.join(p, g);
+                }
+            }
+        }
+    }
+
+    fn reset_to(&mut self, pages: usize, fresh: PageState) {
         self.group_of.clear();
         self.group_of.resize(pages, 0);
         self.position.clear();
@@ -221,11 +275,11 @@ impl Fast {
     /// Starts a run over `period`: every page unvisited, then the warm-up cycles, which
     /// visit every page. Returns the number of cycles simulated; nothing is stale after.
     fn warm_up(&mut self, period: &Period, policy: &Policy, config: &SimConfig) -> usize {
-        self.reset(period.pages(), policy.fresh_page());
+        self.reset(period, policy);
         let cycles = config.warmup().min(period.len());
         for d in 1..=cycles {
             self.mark_changes(period, d);
-            self.visit_everyone(policy, d as u32);
+            self.visit_everyone(period, policy, d as u32);
         }
         cycles
     }
@@ -298,11 +352,15 @@ impl Fast {
     }
 
     /// Visits the pages in `self.visited` at cycle `d`.
-    fn visit_all(&mut self, policy: &Policy, d: u32) {
+    fn visit_all(&mut self, period: &Period, policy: &Policy, d: u32) {
         let visited = std::mem::take(&mut self.visited);
+        let tracks_hosts = self.track.has(Track::HOST);
         for &p in &visited {
             let old = self.group_of[p as usize] as usize;
             let changed = self.stale[p as usize];
+            if tracks_hosts {
+                self.host_rates.record(period.host(p), changed);
+            }
             if changed {
                 self.stale[p as usize] = false;
                 self.groups[old].stale -= 1;
@@ -315,7 +373,7 @@ impl Fast {
             let new = match group.moves_to[changed as usize] {
                 NONE => {
                     let mut page = group.page;
-                    policy.visit(&mut page, d, changed);
+                    policy.visit(&mut page, d, changed, &mut self.histories);
                     // Look the target up before `old` may be freed and reused.
                     let g = self.group_for(page);
                     self.groups[old].moves_to[changed as usize] = g;
@@ -331,7 +389,8 @@ impl Fast {
 
     /// Visits every page at cycle `d` (a warm-up cycle): each group splits in two,
     /// wholesale.
-    fn visit_everyone(&mut self, policy: &Policy, d: u32) {
+    fn visit_everyone(&mut self, period: &Period, policy: &Policy, d: u32) {
+        let tracks_hosts = self.track.has(Track::HOST);
         let olds = std::mem::take(&mut self.scratch_groups);
         let mut olds = olds;
         olds.clear();
@@ -358,10 +417,13 @@ impl Fast {
                     continue;
                 }
                 let mut next = page;
-                policy.visit(&mut next, d, changed);
+                policy.visit(&mut next, d, changed, &mut self.histories);
                 let target = self.group_for(next);
                 let group = &mut self.groups[target as usize];
                 for &p in pages {
+                    if tracks_hosts {
+                        self.host_rates.record(period.host(p), changed);
+                    }
                     self.group_of[p as usize] = target;
                     self.position[p as usize] = group.members.len() as u32;
                     group.members.push(p);
@@ -389,8 +451,14 @@ impl Fast {
         let k = config.k(pages);
         self.discounts.up_to(k);
         let (order, first) = match prepared {
-            Some((order, warm)) if !policy.remembers() => {
+            // The recorded warm-up is every memoryless policy's that tracks nothing more.
+            Some((order, warm))
+                if !policy.remembers() && policy.features().track() == Track::NONE =>
+            {
                 self.restore(&warm.state);
+                self.track = Track::NONE;
+                self.host_taken.clear();
+                self.host_taken.resize(period.hosts(), 0);
                 (Some(order), warm.cycles + 1)
             }
             _ => (
@@ -415,24 +483,50 @@ impl Fast {
                 warmup: config.warmup(),
                 salt: tie_salt(config.seed(), cycle),
                 order: order.map(|o| o.cycle(d)),
+                period,
+                cap: config.host_cap(),
             };
-            let chosen = self.choose(&walk);
-            self.visit_all(policy, cycle);
             let stale_before = stale_count;
+            // The ideal weighted DCG reads the weights of the pages stale before the visits.
+            let ideal_w = period.weights().map(|weights| {
+                self.stale_weights.clear();
+                for (&s, &w) in self.stale.iter().zip(weights) {
+                    if s {
+                        self.stale_weights.push(w);
+                    }
+                }
+                weighted_ideal(
+                    &mut self.stale_weights,
+                    stale_before.min(k),
+                    &self.discounts,
+                )
+            });
+            let chosen = self.choose(&walk);
+            self.visit_all(period, policy, cycle);
             stale_count -= chosen.found;
+            let weighted = period
+                .weights()
+                .zip(ideal_w)
+                .map(|(weights, ideal)| WeightedTally {
+                    dcg: chosen.dcg_w,
+                    ideal_dcg: ideal,
+                    fresh: fresh_weight(&self.stale, weights),
+                    total: period.total_weight(),
+                });
             outcome.cycles.push(
                 Tally {
                     cycle: d,
                     pages,
-                    visited: k,
+                    visited: chosen.taken,
                     stale_before,
                     stale_after: stale_count,
                     found: chosen.found,
                     newly: chosen.newly,
                     dcg: chosen.dcg,
                     ideal_dcg: self.discounts.ideal(stale_before.min(k)),
+                    weighted,
                 }
-                .metrics(),
+                .metrics(k),
             );
         }
         outcome
@@ -448,6 +542,7 @@ impl Fast {
         policy.score_into(
             &self.group_pages,
             cycle,
+            &self.host_rates,
             &mut self.scores,
             &mut self.buffers,
         );
@@ -466,8 +561,9 @@ impl Fast {
     fn choose(&mut self, walk: &Walk<'_>) -> Chosen {
         let mut chosen = Chosen::default();
         self.visited.clear();
+        let weighted = walk.period.weights().is_some();
         let mut start = 0;
-        while chosen.taken < walk.k {
+        while chosen.taken < walk.k && start < self.ranked.len() {
             let key = self.ranked[start].key();
             let mut end = start;
             let (mut size, mut stale) = (0usize, 0usize);
@@ -484,7 +580,9 @@ impl Fast {
             };
             let room = walk.k - chosen.taken;
             let partial = size > room;
-            if !partial && (stale == 0 || stale == size) {
+            if walk.cap.is_some() {
+                self.take_capped(&class, walk, &mut chosen);
+            } else if !partial && (stale == 0 || (stale == size && !weighted)) {
                 self.take_uniform_class(&class, walk, &mut chosen);
             } else if let Some(order) = walk
                 .order
@@ -496,7 +594,71 @@ impl Fast {
             }
             start = end;
         }
+        for h in self.touched_hosts.drain(..) {
+            self.host_taken[h as usize] = 0;
+        }
         chosen
+    }
+
+    /// A class under a host cap (SPEC §8): its pages in rank order (the tie order), each
+    /// taken unless its host has `cap` pages chosen this cycle, until `k` are chosen.
+    fn take_capped(&mut self, class: &Class, walk: &Walk<'_>, chosen: &mut Chosen) {
+        let cap = walk.cap.unwrap_or(u32::MAX);
+        self.class.clear();
+        // A class too large to sort cheaply is read off the cycle's tie order instead.
+        let along_order = walk
+            .order
+            .filter(|_| class.size.saturating_mul(usize::BITS as usize) > walk.pages);
+        match along_order {
+            Some(order) => {
+                for ranked in &self.ranked[class.groups.clone()] {
+                    self.groups[ranked.group() as usize].straddle_cycle = walk.cycle;
+                }
+                let groups = &self.groups;
+                let group_of = &self.group_of;
+                self.class.extend(
+                    order
+                        .iter()
+                        .filter(|&&p| {
+                            groups[group_of[p as usize] as usize].straddle_cycle == walk.cycle
+                        })
+                        .map(|&p| (0, p)),
+                );
+            }
+            None => {
+                for ranked in &self.ranked[class.groups.clone()] {
+                    let group = &self.groups[ranked.group() as usize];
+                    self.class
+                        .extend(group.members.iter().map(|&p| (tie_key(walk.salt, p), p)));
+                }
+                self.class.sort_unstable();
+            }
+        }
+        for &(_, p) in &self.class {
+            if chosen.taken == walk.k {
+                break;
+            }
+            let h = walk.period.host(p);
+            if h != NO_HOST {
+                let taken = &mut self.host_taken[h as usize];
+                if *taken >= cap {
+                    continue;
+                }
+                if *taken == 0 {
+                    self.touched_hosts.push(h);
+                }
+                *taken += 1;
+            }
+            chosen.taken += 1;
+            if self.stale[p as usize] {
+                chosen.stale_at(chosen.taken, walk.period.weight(p), &self.discounts);
+            }
+            let g = self.group_of[p as usize] as usize;
+            if self.groups[g].page.stats.last_visit as usize <= walk.warmup {
+                chosen.newly += 1;
+            }
+            self.visited.push(p);
+        }
     }
 
     /// A class visited whole whose pages are all stale or all fresh: its ranks are
@@ -510,8 +672,10 @@ impl Fast {
             }
         }
         if class.stale > 0 {
+            // All stale, without weights (`choose` sends weighted ones to the selection).
             for rank in chosen.taken + 1..=chosen.taken + class.size {
                 chosen.dcg += self.discounts.of(rank);
+                chosen.dcg_w += self.discounts.of(rank);
             }
             chosen.found += class.stale;
         }
@@ -539,8 +703,7 @@ impl Fast {
             }
             rank += 1;
             if self.stale[p as usize] {
-                chosen.found += 1;
-                chosen.dcg += self.discounts.of(rank);
+                chosen.stale_at(rank, walk.period.weight(p), &self.discounts);
             }
             if self.groups[g].page.stats.last_visit as usize <= walk.warmup {
                 chosen.newly += 1;
@@ -567,10 +730,10 @@ impl Fast {
             self.class.select_nth_unstable(take - 1);
             self.class.truncate(take);
         }
-        self.stale_keys.clear();
+        self.stale_pages.clear();
         for &(key, p) in &self.class {
             if self.stale[p as usize] {
-                self.stale_keys.push(key);
+                self.stale_pages.push((key, p));
             }
             let g = self.group_of[p as usize] as usize;
             if self.groups[g].page.stats.last_visit as usize <= walk.warmup {
@@ -578,23 +741,23 @@ impl Fast {
             }
             self.visited.push(p);
         }
-        if !self.stale_keys.is_empty() {
-            self.stale_keys.sort_unstable();
+        if !self.stale_pages.is_empty() {
+            self.stale_pages.sort_unstable();
             // below[j]: fresh pages ranked after j stale pages of the class.
             self.below.clear();
-            self.below.resize(self.stale_keys.len() + 1, 0);
+            self.below.resize(self.stale_pages.len() + 1, 0);
             for &(key, p) in &self.class {
                 if !self.stale[p as usize] {
-                    let j = self.stale_keys.partition_point(|&s| s < key);
+                    let j = self.stale_pages.partition_point(|&(s, _)| s < key);
                     self.below[j] += 1;
                 }
             }
             let mut fresh_before = 0usize;
-            for j in 0..self.stale_keys.len() {
+            for j in 0..self.stale_pages.len() {
                 fresh_before += self.below[j] as usize;
-                chosen.dcg += self.discounts.of(chosen.taken + 1 + j + fresh_before);
+                let weight = walk.period.weight(self.stale_pages[j].1);
+                chosen.stale_at(chosen.taken + 1 + j + fresh_before, weight, &self.discounts);
             }
-            chosen.found += self.stale_keys.len();
         }
         chosen.taken += take;
     }

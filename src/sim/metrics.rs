@@ -1,7 +1,13 @@
-//! What a simulated cycle is worth (SPEC §3): ChangeRate, the authors' NDCG, Freshness.
+//! What a simulated cycle is worth (SPEC §3, §8): ChangeRate, the authors' NDCG,
+//! Freshness, and their importance-weighted forms WNDCG and WFreshness.
 //!
 //! The DCG discount is the authors': `g(1) = 1` and `g(i) = 1 / ln(i + 1)` for `i >= 2`.
-//! Sums run in rank order, as theirs do, so values agree to the last bit.
+//! Sums run in rank order, as theirs do, so values agree to the last bit. The weighted
+//! sums are defined so that with every weight 1 they are the unweighted ones bit for bit:
+//! `DCG_w` adds `w·g(i)` in rank order, the ideal `DCG_w` adds `g(j)·w_(j)` over the
+//! stale pages' weights in descending order ([`weighted_ideal`]), and WFreshness sums the
+//! weights of the fresh pages in page order ([`fresh_weight`]). Without weights (a dataset
+//! that has none) WNDCG and WFreshness are NDCG and Freshness.
 
 use serde::{Deserialize, Serialize};
 
@@ -62,12 +68,61 @@ pub struct CycleMetrics {
     pub ndcg: f64,
     /// Fraction of all pages not stale after the cycle's visits.
     pub freshness: f64,
+    /// Weighted DCG of the visits over the weighted ideal DCG (SPEC §8; 0 when that is 0).
+    pub wndcg: f64,
+    /// Weight of the pages not stale after the cycle's visits over the total weight
+    /// (1 when the total is 0).
+    pub wfreshness: f64,
     /// Fraction of the k visited pages not visited since the warm-up.
     pub newly_visited: f64,
     /// Pages stale before the cycle's visits (R).
     pub stale: usize,
-    /// Pages visited (k).
+    /// Pages visited (k; fewer when a host cap leaves too few eligible pages).
     pub visited: usize,
+}
+
+/// The weighted sums of one scored cycle (SPEC §8).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct WeightedTally {
+    /// Σ w·g(i) over the stale visited pages, in rank order.
+    pub(crate) dcg: f64,
+    /// [`weighted_ideal`] of the pages stale before the visits.
+    pub(crate) ideal_dcg: f64,
+    /// [`fresh_weight`] after the visits.
+    pub(crate) fresh: f64,
+    /// Σ of all weights.
+    pub(crate) total: f64,
+}
+
+/// The ideal weighted DCG: `Σ_{j <= m} g(j)·w_(j)` with `w_(1) >= w_(2) >= ...` the
+/// largest `m` of `stale_weights` (reordered in place).
+pub(crate) fn weighted_ideal(stale_weights: &mut [f64], m: usize, discounts: &Discounts) -> f64 {
+    let m = m.min(stale_weights.len());
+    if m == 0 {
+        return 0.0;
+    }
+    let descending = |a: &f64, b: &f64| b.total_cmp(a);
+    if m < stale_weights.len() {
+        stale_weights.select_nth_unstable_by(m - 1, descending);
+    }
+    let top = &mut stale_weights[..m];
+    top.sort_unstable_by(descending);
+    let mut sum = 0.0;
+    for (j, &w) in top.iter().enumerate() {
+        sum += discounts.of(j + 1) * w;
+    }
+    sum
+}
+
+/// Σ of the weights of the pages that are not stale, in page order.
+pub(crate) fn fresh_weight(stale: &[bool], weights: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for (&s, &w) in stale.iter().zip(weights) {
+        if !s {
+            sum += w;
+        }
+    }
+    sum
 }
 
 /// What a simulator counted in one scored cycle; [`Tally::metrics`] turns it into
@@ -82,20 +137,44 @@ pub(crate) struct Tally {
     pub(crate) newly: usize,
     pub(crate) dcg: f64,
     pub(crate) ideal_dcg: f64,
+    /// The weighted sums, when the period has weights.
+    pub(crate) weighted: Option<WeightedTally>,
+}
+
+/// `a / b`, 0 when `b` is 0.
+fn ratio_or_zero(a: f64, b: f64) -> f64 {
+    if b == 0.0 {
+        0.0
+    } else {
+        a / b
+    }
 }
 
 impl Tally {
-    pub(crate) fn metrics(&self) -> CycleMetrics {
-        let k = self.visited as f64;
+    /// The metrics; `k` is the budget (ChangeRate divides by it even when a host cap
+    /// left the cycle fewer visits).
+    pub(crate) fn metrics(&self, k: usize) -> CycleMetrics {
+        let k = k as f64;
+        let ndcg = ratio_or_zero(self.dcg, self.ideal_dcg);
+        let freshness = (self.pages - self.stale_after) as f64 / self.pages as f64;
+        let (wndcg, wfreshness) = match &self.weighted {
+            None => (ndcg, freshness),
+            Some(w) => (
+                ratio_or_zero(w.dcg, w.ideal_dcg),
+                if w.total == 0.0 {
+                    1.0
+                } else {
+                    w.fresh / w.total
+                },
+            ),
+        };
         CycleMetrics {
             cycle: self.cycle,
             change_rate: self.found as f64 / k,
-            ndcg: if self.ideal_dcg == 0.0 {
-                0.0
-            } else {
-                self.dcg / self.ideal_dcg
-            },
-            freshness: (self.pages - self.stale_after) as f64 / self.pages as f64,
+            ndcg,
+            freshness,
+            wndcg,
+            wfreshness,
             newly_visited: self.newly as f64 / k,
             stale: self.stale_before,
             visited: self.visited,
@@ -117,6 +196,12 @@ pub enum Metric {
     /// Freshness.
     #[serde(alias = "Freshness")]
     Freshness,
+    /// Importance-weighted Freshness (SPEC §8).
+    #[serde(alias = "WFreshness")]
+    WFreshness,
+    /// Importance-weighted NDCG (SPEC §8).
+    #[serde(alias = "WNDCG")]
+    WNdcg,
 }
 
 impl Metric {
@@ -126,15 +211,41 @@ impl Metric {
             Metric::ChangeRate => m.change_rate,
             Metric::Ndcg => m.ndcg,
             Metric::Freshness => m.freshness,
+            Metric::WFreshness => m.wfreshness,
+            Metric::WNdcg => m.wndcg,
         }
     }
 
-    /// Lower-case name, as in JSON output (`changerate`, `ndcg`, `freshness`).
+    /// Every metric, in the order of report tables.
+    pub const ALL: [Metric; 5] = [
+        Metric::ChangeRate,
+        Metric::Ndcg,
+        Metric::Freshness,
+        Metric::WFreshness,
+        Metric::WNdcg,
+    ];
+
+    /// Lower-case name, as in JSON output and flags (`changerate`, `ndcg`, `freshness`,
+    /// `wfreshness`, `wndcg`).
     pub fn name(self) -> &'static str {
         match self {
             Metric::ChangeRate => "changerate",
             Metric::Ndcg => "ndcg",
             Metric::Freshness => "freshness",
+            Metric::WFreshness => "wfreshness",
+            Metric::WNdcg => "wndcg",
+        }
+    }
+
+    /// The name in report tables (`ChangeRate`, `NDCG`, `Freshness`, `WFreshness`,
+    /// `WNDCG`).
+    pub fn title(self) -> &'static str {
+        match self {
+            Metric::ChangeRate => "ChangeRate",
+            Metric::Ndcg => "NDCG",
+            Metric::Freshness => "Freshness",
+            Metric::WFreshness => "WFreshness",
+            Metric::WNdcg => "WNDCG",
         }
     }
 }
@@ -147,8 +258,10 @@ impl std::str::FromStr for Metric {
             "changerate" | "change-rate" | "change_rate" => Ok(Metric::ChangeRate),
             "ndcg" => Ok(Metric::Ndcg),
             "freshness" => Ok(Metric::Freshness),
+            "wfreshness" => Ok(Metric::WFreshness),
+            "wndcg" => Ok(Metric::WNdcg),
             _ => Err(format!(
-                "unknown metric `{s}` (expected changerate, ndcg or freshness)"
+                "unknown metric `{s}` (expected changerate, ndcg, freshness, wfreshness or wndcg)"
             )),
         }
     }

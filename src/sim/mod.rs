@@ -30,6 +30,7 @@
 //! outcome is deterministic.
 
 mod fast;
+mod history;
 mod metrics;
 mod naive;
 mod period;
@@ -37,6 +38,7 @@ mod policy;
 mod stats;
 mod stdsort;
 
+pub use history::{Histories, SetId};
 pub use metrics::{CycleMetrics, Metric, Outcome};
 pub use period::{Period, PeriodError};
 pub(crate) use policy::StateKey;
@@ -44,10 +46,11 @@ pub use policy::{
     Adaptive, AdaptiveError, Baseline, Features, FormulaPolicy, PageState, Policy, PolicyError,
     RawAdaptive, ScoreBuffers,
 };
-pub use stats::PageStats;
+pub use stats::{HostRates, PageStats, Track, NO_HOST};
 
 use crate::hash::mix64;
 use serde::{Deserialize, Serialize};
+use std::num::NonZeroU32;
 
 /// How pages with equal scores are ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -76,6 +79,9 @@ pub enum SimError {
         /// Period length.
         len: usize,
     },
+    /// A host cap of 0 (SPEC §8: an error, not an empty crawl).
+    #[error("the host cap must be at least 1 page per host and cycle, got 0")]
+    ZeroHostCap,
     /// k would be 0.
     #[error("{pages} pages × resources {resources} is less than one visit per cycle")]
     NoVisits {
@@ -102,6 +108,8 @@ pub struct SimConfig {
     warmup: usize,
     seed: u64,
     ties: TieBreak,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    host_cap: Option<NonZeroU32>,
 }
 
 /// [`SimConfig`]'s fields as written (in a study's `study.json`), before checking.
@@ -112,15 +120,18 @@ pub(crate) struct RawSimConfig {
     warmup: usize,
     seed: u64,
     ties: TieBreak,
+    #[serde(default)]
+    host_cap: Option<u32>,
 }
 
 impl TryFrom<RawSimConfig> for SimConfig {
     type Error = SimError;
 
     fn try_from(raw: RawSimConfig) -> Result<SimConfig, SimError> {
-        Ok(SimConfig::new(raw.resources, raw.warmup)?
+        SimConfig::new(raw.resources, raw.warmup)?
             .with_seed(raw.seed)
-            .with_ties(raw.ties))
+            .with_ties(raw.ties)
+            .with_host_cap(raw.host_cap)
     }
 }
 
@@ -135,6 +146,7 @@ impl SimConfig {
             warmup,
             seed: 0,
             ties: TieBreak::Seeded,
+            host_cap: None,
         })
     }
 
@@ -146,7 +158,23 @@ impl SimConfig {
             warmup: DEFAULT_WARMUP,
             seed: 0,
             ties: TieBreak::Seeded,
+            host_cap: None,
         }
+    }
+
+    /// The same settings with a host cap (SPEC §8: at most `cap` pages of one host per
+    /// cycle; `None`: no cap). A cap of 0 is an error.
+    pub fn with_host_cap(mut self, cap: Option<u32>) -> Result<SimConfig, SimError> {
+        self.host_cap = match cap {
+            None => None,
+            Some(cap) => Some(NonZeroU32::new(cap).ok_or(SimError::ZeroHostCap)?),
+        };
+        Ok(self)
+    }
+
+    /// The host cap, if any.
+    pub fn host_cap(&self) -> Option<u32> {
+        self.host_cap.map(NonZeroU32::get)
     }
 
     /// The same settings with another tie-break seed.
@@ -168,7 +196,13 @@ impl SimConfig {
             ..SimConfig::new(resources, self.warmup)?
         }
         .with_seed(self.seed)
-        .with_ties(self.ties))
+        .with_ties(self.ties)
+        .with_host_cap_checked(self.host_cap))
+    }
+
+    fn with_host_cap_checked(mut self, cap: Option<NonZeroU32>) -> SimConfig {
+        self.host_cap = cap;
+        self
     }
 
     /// Fraction of pages visited per cycle.

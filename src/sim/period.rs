@@ -4,8 +4,14 @@
 //! chosen cycles, renumbered `1..=len` (SPEC §2: each simulation starts fresh at the
 //! start of its period). A GP run simulates thousands of formulas over the same period,
 //! so everything per-period is computed here and nothing per formula.
+//!
+//! A period also carries its pages' weights (SPEC §8; only when the dataset has any) and
+//! hosts, renumbered densely `0..hosts()` in order of first appearance (for `HR`, the host
+//! cap and reports).
 
+use super::stats::NO_HOST;
 use crate::data::Dataset;
+use rustc_hash::FxHashMap as HashMap;
 use std::ops::RangeInclusive;
 
 /// Why a period cannot be simulated.
@@ -42,6 +48,13 @@ pub struct Period {
     /// Pages (local indices) changing in cycle `d` are `events[offsets[d]..offsets[d + 1]]`.
     offsets: Vec<u32>,
     events: Vec<u32>,
+    /// Each page's weight, when the dataset has weights.
+    weights: Option<Vec<f64>>,
+    /// Σ of the weights, in page order.
+    total_weight: f64,
+    /// Each page's host (dense local index), or [`NO_HOST`].
+    hosts: Vec<u32>,
+    host_count: usize,
 }
 
 impl Period {
@@ -80,6 +93,28 @@ impl Period {
                 }
             }
         }
+        let weights = dataset.has_weights().then(|| {
+            pages
+                .iter()
+                .map(|&p| dataset.weight(p as usize))
+                .collect::<Vec<f64>>()
+        });
+        let total_weight = match &weights {
+            Some(w) => w.iter().sum(),
+            None => pages.len() as f64,
+        };
+        let mut local: HashMap<u32, u32> = HashMap::default();
+        let hosts: Vec<u32> = pages
+            .iter()
+            .map(|&p| match dataset.host(p as usize) {
+                // A page with an empty host name has none (SPEC §1: fields may be empty).
+                Some(h) if !dataset.host_names()[h as usize].is_empty() => {
+                    let next = local.len() as u32;
+                    *local.entry(h).or_insert(next)
+                }
+                _ => NO_HOST,
+            })
+            .collect();
         let mut offsets = Vec::with_capacity(len + 2);
         let mut events = Vec::with_capacity(by_cycle.iter().map(Vec::len).sum());
         offsets.push(0);
@@ -92,6 +127,10 @@ impl Period {
             len,
             offsets,
             events,
+            weights,
+            total_weight,
+            hosts,
+            host_count: local.len(),
         })
     }
 
@@ -114,6 +153,34 @@ impl Period {
     /// Always false: a period has at least one cycle.
     pub fn is_empty(&self) -> bool {
         false
+    }
+
+    /// The weights of the pages, when the dataset has weights (else every weight is 1).
+    pub fn weights(&self) -> Option<&[f64]> {
+        self.weights.as_deref()
+    }
+
+    /// The weight of page `p` (local index).
+    #[inline]
+    pub fn weight(&self, p: u32) -> f64 {
+        self.weights.as_ref().map_or(1.0, |w| w[p as usize])
+    }
+
+    /// Σ of the weights of all pages (summed in page order).
+    pub fn total_weight(&self) -> f64 {
+        self.total_weight
+    }
+
+    /// The host of page `p` (local index), a dense index below [`Period::hosts`], or
+    /// [`NO_HOST`](super::NO_HOST).
+    #[inline]
+    pub fn host(&self, p: u32) -> u32 {
+        self.hosts[p as usize]
+    }
+
+    /// Number of distinct hosts of the pages.
+    pub fn hosts(&self) -> usize {
+        self.host_count
     }
 
     /// Local indices of the pages whose content changed in cycle `d` (1-based).

@@ -21,7 +21,7 @@
 //!
 //! ```
 //! use freshgp::formula::Grammar;
-//! use freshgp::sim::{PageState, Policy};
+//! use freshgp::sim::{Histories, HostRates, Policy};
 //!
 //! let all = Grammar::all();
 //! let nad = Policy::parse("NAD", &all)?;
@@ -30,17 +30,19 @@
 //! assert_eq!(evolved.to_string(), "X / n * t");
 //!
 //! // A page seen at cycles 1 and 2, changed at 2; scored at cycle 4.
+//! let (mut histories, hosts) = (Histories::default(), HostRates::default());
 //! let mut page = nutch.fresh_page();
-//! nutch.visit(&mut page, 1, false);
-//! nutch.visit(&mut page, 2, true);
+//! nutch.visit(&mut page, 1, false, &mut histories);
+//! nutch.visit(&mut page, 2, true, &mut histories);
 //! assert_eq!(page.memory, 30.0 * 1.4 * 0.8); // the interval grew, then shrank
-//! assert_eq!(nutch.score_one(&page, 4), 2.0 / (30.0 * 1.4 * 0.8)); // t / interval
-//! assert_eq!(evolved.score_one(&page, 4), 1.0); // X / n * t = 1 / 2 * 2
-//! assert!(nad.score_one(&page, 4) > 0.0);
+//! assert_eq!(nutch.score_one(&page, 4, &hosts), 2.0 / (30.0 * 1.4 * 0.8)); // t / interval
+//! assert_eq!(evolved.score_one(&page, 4, &hosts), 1.0); // X / n * t = 1 / 2 * 2
+//! assert!(nad.score_one(&page, 4, &hosts) > 0.0);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::stats::{PageStats, StatsKey};
+use super::history::Histories;
+use super::stats::{HostRates, PageStats, StatsKey, Track, NO_HOST};
 use crate::eval::{Columns, Program, Scratch};
 use crate::formula::{Closure, Formula, Grammar, ParseError, Terminal};
 use serde::{Deserialize, Serialize};
@@ -189,6 +191,12 @@ impl Features {
     /// The terminals in the set, in column order.
     pub fn iter(self) -> impl Iterator<Item = Terminal> {
         Terminal::ALL.into_iter().filter(move |&t| self.contains(t))
+    }
+
+    /// The SPEC §8 statistics a page must keep for these terminals to be read.
+    pub fn track(self) -> Track {
+        self.iter()
+            .fold(Track::NONE, |track, t| track.with(Track::of(t)))
     }
 }
 
@@ -561,10 +569,16 @@ impl Policy {
         matches!(self, Policy::Baseline(b) if b.is_random())
     }
 
-    /// The state of a page never visited.
+    /// The state of a page never visited, of weight 1 and without a host.
     pub fn fresh_page(&self) -> PageState {
+        self.fresh_page_of(1.0, NO_HOST)
+    }
+
+    /// The state of a page never visited, of weight `weight` and host `host` ([`NO_HOST`]
+    /// for none), keeping the statistics this policy reads ([`Features::track`]).
+    pub fn fresh_page_of(&self, weight: f64, host: u32) -> PageState {
         PageState {
-            stats: PageStats::default(),
+            stats: PageStats::new(self.features().track(), weight, host),
             memory: match self {
                 Policy::Adaptive(a) => a.init,
                 Policy::Formula(_) | Policy::Baseline(_) => 0.0,
@@ -581,31 +595,33 @@ impl Policy {
     }
 
     /// Records a visit at cycle `d` that did (or did not) find the page changed: the
-    /// statistics ([`PageStats::visit`]) and the policy's memory.
+    /// statistics ([`PageStats::visit`], which interns visit intervals in `histories`
+    /// when the page keeps them) and the policy's memory.
     #[inline]
-    pub fn visit(&self, page: &mut PageState, d: u32, changed: bool) {
-        page.stats.visit(d, changed);
+    pub fn visit(&self, page: &mut PageState, d: u32, changed: bool, histories: &mut Histories) {
+        page.stats.visit(d, changed, histories);
         if let Policy::Adaptive(a) = self {
             page.memory = a.next_interval(page.memory, changed);
         }
     }
 
-    /// The score of one page at cycle `d`.
-    pub fn score_one(&self, page: &PageState, d: u32) -> f64 {
+    /// The score of one page at cycle `d`; `hosts` holds the host totals `HR` reads.
+    pub fn score_one(&self, page: &PageState, d: u32, hosts: &HostRates) -> f64 {
         match self {
-            Policy::Formula(f) => f.program.eval_one(&page.stats.terminals(d)),
-            Policy::Baseline(b) => b.score(|t| page.stats.terminal(t, d)),
+            Policy::Formula(f) => f.program.eval_one(&page.stats.terminals(d, hosts)),
+            Policy::Baseline(b) => b.score(|t| page.stats.terminal(t, d, hosts)),
             Policy::Adaptive(_) => page.stats.age(d) / page.memory,
         }
     }
 
     /// Scores `pages` at cycle `d` into `out` (one score per page, bit for bit
     /// [`Policy::score_one`]), computing only the terminal columns it reads, in the
-    /// caller-owned `buffers`.
+    /// caller-owned `buffers`; `hosts` holds the host totals `HR` reads.
     pub fn score_into(
         &self,
         pages: &[PageState],
         d: u32,
+        hosts: &HostRates,
         out: &mut [f64],
         buffers: &mut ScoreBuffers,
     ) {
@@ -614,7 +630,7 @@ impl Policy {
         for t in features.iter() {
             let column = &mut buffers.columns[t.index()];
             column.clear();
-            column.extend(pages.iter().map(|p| p.stats.terminal(t, d)));
+            column.extend(pages.iter().map(|p| p.stats.terminal(t, d, hosts)));
         }
         let column = |t: Terminal| &buffers.columns[t.index()][..];
         match self {
@@ -674,15 +690,36 @@ pub struct ScoreBuffers {
 mod tests {
     use super::*;
 
+    /// Page states of a page visited every cycle, keeping every statistic, of weight 2.5
+    /// and host 1 (its memory is nutch's).
     fn pages() -> Vec<PageState> {
         let mut pages = Vec::new();
         let nutch = Policy::Adaptive(Adaptive::NUTCH);
-        let mut s = nutch.fresh_page();
+        let everything =
+            Policy::parse("w + tc + n7 + X7 + HR + MLE", &Grammar::extended()).unwrap();
+        let mut histories = Histories::default();
+        let mut s = everything.fresh_page_of(2.5, 1);
+        s.memory = nutch.fresh_page().memory;
         for d in 1..=12u32 {
-            nutch.visit(&mut s, d, d % 3 == 0 || d == 4);
+            let mut memory = PageState {
+                memory: s.memory,
+                ..nutch.fresh_page()
+            };
+            nutch.visit(&mut memory, d, d % 3 == 0 || d == 4, &mut histories);
+            everything.visit(&mut s, d, d % 3 == 0 || d == 4, &mut histories);
+            s.memory = memory.memory;
             pages.push(s);
         }
         pages
+    }
+
+    /// Host totals for `pages()`: host 1 has 10 changes in 40 visits.
+    fn hosts() -> HostRates {
+        let mut hosts = HostRates::new(2);
+        for i in 0..40 {
+            hosts.record(1, i % 4 == 0);
+        }
+        hosts
     }
 
     fn policies() -> Vec<Policy> {
@@ -694,8 +731,9 @@ mod tests {
             "log(t) - CG * SAD",
             "3",
             "exp(GAD) / (AAD + NAD)",
+            "w * MLE * t / (HR + 0.1) + n7 - X7 * tc",
         ] {
-            all.push(Policy::formula(&text.parse().unwrap(), Closure::Paper));
+            all.push(Policy::parse(text, &Grammar::extended()).unwrap());
         }
         all
     }
@@ -706,9 +744,9 @@ mod tests {
             let f = Policy::formula(&b.formula(), Closure::Paper);
             for s in &pages() {
                 for d in s.stats.last_visit + 1..s.stats.last_visit + 5 {
-                    let built_in = Policy::Baseline(b).score_one(s, d);
+                    let built_in = Policy::Baseline(b).score_one(s, d, &hosts());
                     assert_eq!(
-                        f.score_one(s, d).to_bits(),
+                        f.score_one(s, d, &hosts()).to_bits(),
                         built_in.to_bits(),
                         "{b} at {d}"
                     );
@@ -723,11 +761,11 @@ mod tests {
         let mut buffers = ScoreBuffers::default();
         let mut out = vec![f64::NAN; pages.len() + 3];
         for policy in policies() {
-            policy.score_into(&pages, 14, &mut out, &mut buffers);
+            policy.score_into(&pages, 14, &hosts(), &mut out, &mut buffers);
             for (page, score) in pages.iter().zip(&out) {
                 assert_eq!(
                     score.to_bits(),
-                    policy.score_one(page, 14).to_bits(),
+                    policy.score_one(page, 14, &hosts()).to_bits(),
                     "{policy}"
                 );
             }
@@ -769,7 +807,7 @@ mod tests {
 
     #[test]
     fn text_round_trips_and_bad_parameters_are_refused() {
-        let all = Grammar::all();
+        let all = Grammar::extended();
         for policy in policies() {
             let text = policy.to_string();
             assert_eq!(Policy::parse(&text, &all).unwrap(), policy, "{text}");

@@ -1,9 +1,18 @@
 //! Per-page crawl statistics and the terminals computed from them (SPEC §4).
 //!
 //! [`PageStats`] is everything a scoring function may know about a page: its visits, the
-//! changes they detected and when. It is updated by [`PageStats::visit`] and read by
-//! [`PageStats::terminals`], the single definition of `t n X CG NAD SAD AAD GAD` used by
-//! the simulators, the scheduler and the tests.
+//! changes they detected and when, and (SPEC §8) its weight, host, recent visits and visit
+//! intervals. It is updated by [`PageStats::visit`] and read by [`PageStats::terminal`],
+//! the single definition of every terminal used by the simulators, the scheduler and the
+//! tests.
+//!
+//! The SPEC §8 statistics cost memory and split pages into more groups, so a page tracks
+//! only those its policy reads ([`Track`], from the policy's features): `w` and `HR` keep
+//! the page's weight and host, `n7`/`X7` a 7-cycle window of visits and changes (two
+//! bit masks), `MLE` the interned multiset of its change-detecting intervals (see
+//! [`Histories`]) and its estimate, recomputed at each visit only. `tc` needs nothing new.
+//! `HR` reads the host's totals from a [`HostRates`] table the simulation keeps (a visit
+//! updates its page and its host only).
 //!
 //! The Tan & Mitra rates are indexed by cycle, as in the authors' code: at cycle `d` they
 //! weigh the detected changes `H` against the `d - 1` cycles so far. `GAD`'s sums of
@@ -15,10 +24,99 @@
 //! **Invariant:** terminal values are never NaN and never `-0.0` (the formula simplifier
 //! relies on the latter).
 
+use super::history::{Histories, SetId};
 use crate::formula::Terminal;
 
+/// The host id of a page without a host.
+pub const NO_HOST: u32 = u32::MAX;
+
+/// Which SPEC §8 statistics a page keeps (a policy's choice, from the terminals it reads).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Track(u8);
+
+impl Track {
+    /// Only the SPEC §4 statistics.
+    pub const NONE: Track = Track(0);
+    /// The page's weight (`w`).
+    pub const WEIGHT: Track = Track(1);
+    /// The page's host (`HR`).
+    pub const HOST: Track = Track(2);
+    /// Visits and changes of the last 7 cycles (`n7`, `X7`).
+    pub const WINDOW: Track = Track(4);
+    /// The visit intervals and their MLE rate (`MLE`).
+    pub const INTERVALS: Track = Track(8);
+
+    /// Both sets.
+    pub const fn with(self, other: Track) -> Track {
+        Track(self.0 | other.0)
+    }
+
+    /// Whether every statistic of `other` is kept.
+    pub const fn has(self, other: Track) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// What reading `terminal` needs kept.
+    pub fn of(terminal: Terminal) -> Track {
+        match terminal {
+            Terminal::W => Track::WEIGHT,
+            Terminal::HR => Track::HOST,
+            Terminal::N7 | Terminal::X7 => Track::WINDOW,
+            Terminal::MLE => Track::INTERVALS,
+            _ => Track::NONE,
+        }
+    }
+}
+
+/// The change totals of each host: Σ X and Σ n over its simulated pages (for `HR`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostRates {
+    changes: Vec<u64>,
+    visits: Vec<u64>,
+}
+
+impl HostRates {
+    /// Totals of 0 for hosts `0..hosts`.
+    pub fn new(hosts: usize) -> HostRates {
+        HostRates {
+            changes: vec![0; hosts],
+            visits: vec![0; hosts],
+        }
+    }
+
+    /// Counts a visit to a page of `host` (nothing for [`NO_HOST`]).
+    #[inline]
+    pub fn record(&mut self, host: u32, changed: bool) {
+        if let Some(n) = self.visits.get_mut(host as usize) {
+            *n += 1;
+            self.changes[host as usize] += changed as u64;
+        }
+    }
+
+    /// `HR` of a page: its host's Σ X / Σ n, or its own X / n without a host (a page
+    /// without a host is its own host); 0 when nothing was visited.
+    #[inline]
+    pub fn rate(&self, page: &PageStats) -> f64 {
+        let (x, n) = match self.visits.get(page.host as usize) {
+            Some(&n) => (self.changes[page.host as usize], n),
+            None => (page.x as u64, page.n as u64),
+        };
+        if n == 0 {
+            0.0
+        } else {
+            x as f64 / n as f64
+        }
+    }
+
+    /// Forgets every visit.
+    pub fn clear(&mut self) {
+        self.changes.fill(0);
+        self.visits.fill(0);
+    }
+}
+
 /// What a crawler knows about one page at the start of a cycle.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PageStats {
     /// Visits so far (`n`).
     pub n: u32,
@@ -32,6 +130,28 @@ pub struct PageStats {
     pub(crate) change_cycle_sum: u64,
     /// Σ_{h∈H} 2^(h - last_change) (GAD's numerator, scaled; 0 when H is empty).
     pub(crate) gad_anchor: f64,
+    /// The SPEC §8 statistics kept (the rest stay at their defaults).
+    pub(crate) track: Track,
+    /// The page's weight (`w`; 0 unless tracked).
+    pub(crate) weight: f64,
+    /// The page's host ([`NO_HOST`] unless tracked and it has one).
+    pub(crate) host: u32,
+    /// Bit `i`: a visit at cycle `last_visit - i` (`i < 7`).
+    pub(crate) recent_visits: u8,
+    /// Bit `i`: a visit at cycle `last_visit - i` that detected a change.
+    pub(crate) recent_changes: u8,
+    /// The multiset of the intervals of change-detecting visits.
+    pub(crate) changed_set: SetId,
+    /// Σ of the intervals of the visits that detected no change.
+    pub(crate) unchanged_time: u64,
+    /// The MLE rate of those intervals (`ln 2` before any visit).
+    pub(crate) mle: f64,
+}
+
+impl Default for PageStats {
+    fn default() -> PageStats {
+        PageStats::new(Track::NONE, 1.0, NO_HOST)
+    }
 }
 
 /// `2^e`, exact (0 below the smallest subnormal; `e` at most 1023).
@@ -47,8 +167,58 @@ pub(crate) fn exp2i(e: i64) -> f64 {
 }
 
 impl PageStats {
-    /// Records a visit at cycle `d` that did (or did not) find the page changed.
-    pub fn visit(&mut self, d: u32, changed: bool) {
+    /// A page never visited, keeping the statistics `track` says, of weight `weight` and
+    /// host `host` ([`NO_HOST`] for none); the weight and host are kept only if tracked.
+    pub fn new(track: Track, weight: f64, host: u32) -> PageStats {
+        PageStats {
+            n: 0,
+            x: 0,
+            last_visit: 0,
+            last_change: 0,
+            change_cycle_sum: 0,
+            gad_anchor: 0.0,
+            track,
+            weight: if track.has(Track::WEIGHT) {
+                weight
+            } else {
+                0.0
+            },
+            host: if track.has(Track::HOST) {
+                host
+            } else {
+                NO_HOST
+            },
+            recent_visits: 0,
+            recent_changes: 0,
+            changed_set: Histories::EMPTY,
+            unchanged_time: 0,
+            mle: std::f64::consts::LN_2,
+        }
+    }
+
+    /// What it keeps.
+    pub fn track(&self) -> Track {
+        self.track
+    }
+
+    /// Records a visit at cycle `d` that did (or did not) find the page changed; `histories`
+    /// interns its visit intervals when it keeps them.
+    pub fn visit(&mut self, d: u32, changed: bool, histories: &mut Histories) {
+        if self.track.has(Track::WINDOW) {
+            let shift = d - self.last_visit;
+            let keep = |mask: u8| if shift >= 7 { 0 } else { mask << shift };
+            self.recent_visits = (keep(self.recent_visits) | 1) & 0x7F;
+            self.recent_changes = (keep(self.recent_changes) | changed as u8) & 0x7F;
+        }
+        if self.track.has(Track::INTERVALS) {
+            let tau = d - self.last_visit;
+            if changed {
+                self.changed_set = histories.with_interval(self.changed_set, tau);
+            } else {
+                self.unchanged_time += tau as u64;
+            }
+            self.mle = histories.mle(self.changed_set, self.unchanged_time);
+        }
         self.n += 1;
         self.last_visit = d;
         if changed {
@@ -112,8 +282,23 @@ impl PageStats {
         numerator / denominator
     }
 
-    /// One terminal's value at cycle `d`.
-    pub fn terminal(&self, terminal: Terminal, d: u32) -> f64 {
+    /// Visits (`changes = false`) or detected changes in cycles `d - 7 ..= d - 1`.
+    fn window(&self, d: u32, changes: bool) -> f64 {
+        debug_assert!(self.track.has(Track::WINDOW), "n7/X7 read but not tracked");
+        let age = d.saturating_sub(self.last_visit).max(1);
+        if self.last_visit == 0 || age > 7 {
+            return 0.0;
+        }
+        let mask = if changes {
+            self.recent_changes
+        } else {
+            self.recent_visits
+        };
+        (mask & ((1u16 << (8 - age)) - 1) as u8).count_ones() as f64
+    }
+
+    /// One terminal's value at cycle `d`; `hosts` gives `HR`.
+    pub fn terminal(&self, terminal: Terminal, d: u32, hosts: &HostRates) -> f64 {
         match terminal {
             Terminal::T => self.age(d),
             Terminal::N => self.n as f64,
@@ -123,12 +308,28 @@ impl PageStats {
             Terminal::SAD => self.sad(d),
             Terminal::AAD => self.aad(d),
             Terminal::GAD => self.gad(d),
+            Terminal::W => {
+                debug_assert!(self.track.has(Track::WEIGHT), "w read but not tracked");
+                self.weight
+            }
+            Terminal::TC => (d - self.last_change) as f64,
+            Terminal::N7 => self.window(d, false),
+            Terminal::X7 => self.window(d, true),
+            Terminal::HR => hosts.rate(self),
+            Terminal::MLE => {
+                debug_assert!(self.track.has(Track::INTERVALS), "MLE read but not tracked");
+                self.mle
+            }
         }
     }
 
-    /// All terminal values at cycle `d`, indexed by [`Terminal::index`].
-    pub fn terminals(&self, d: u32) -> [f64; Terminal::COUNT] {
-        Terminal::ALL.map(|t| self.terminal(t, d))
+    /// All terminal values at cycle `d`, indexed by [`Terminal::index`] (the untracked
+    /// ones at their defaults).
+    pub fn terminals(&self, d: u32, hosts: &HostRates) -> [f64; Terminal::COUNT] {
+        Terminal::ALL.map(|t| match Track::of(t) {
+            needed if self.track.has(needed) => self.terminal(t, d, hosts),
+            _ => 0.0,
+        })
     }
 
     /// The statistics as a hashable key: pages with equal keys get equal scores.
@@ -140,12 +341,31 @@ impl PageStats {
             last_change: self.last_change,
             change_cycle_sum: self.change_cycle_sum,
             gad_bits: self.gad_anchor.to_bits(),
+            tracked: self.track != Track::NONE,
+            extra: Extra {
+                weight_bits: self.weight.to_bits(),
+                host: self.host,
+                recent: [self.recent_visits, self.recent_changes],
+                changed_set: self.changed_set,
+                unchanged_time: self.unchanged_time,
+            },
         }
     }
 }
 
-/// [`PageStats`] with the float as bits, for hashing.
+/// The SPEC §8 part of a [`StatsKey`] (all defaults unless tracked; the MLE rate is a
+/// function of the intervals, so it is not part of the key).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Extra {
+    weight_bits: u64,
+    host: u32,
+    recent: [u8; 2],
+    changed_set: SetId,
+    unchanged_time: u64,
+}
+
+/// [`PageStats`] with the floats as bits, for hashing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct StatsKey {
     n: u32,
     x: u32,
@@ -153,6 +373,24 @@ pub(crate) struct StatsKey {
     last_change: u32,
     change_cycle_sum: u64,
     gad_bits: u64,
+    tracked: bool,
+    extra: Extra,
+}
+
+/// Hashes the SPEC §8 part only when something is tracked: without it (the hot path of
+/// GP4C formulas) it never varies. Agrees with `Eq`, which compares everything.
+impl std::hash::Hash for StatsKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.n.hash(state);
+        self.x.hash(state);
+        self.last_visit.hash(state);
+        self.last_change.hash(state);
+        self.change_cycle_sum.hash(state);
+        self.gad_bits.hash(state);
+        if self.tracked {
+            self.extra.hash(state);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -163,7 +401,7 @@ mod tests {
     fn sample() -> PageStats {
         let mut s = PageStats::default();
         for (d, changed) in [(1, true), (2, false), (3, true), (4, false)] {
-            s.visit(d, changed);
+            s.visit(d, changed, &mut Histories::default());
         }
         s
     }
@@ -185,12 +423,18 @@ mod tests {
     #[test]
     fn never_changed_and_never_visited() {
         let fresh = PageStats::default();
-        assert_eq!(fresh.terminals(3), [3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(
+            fresh.terminals(3, &HostRates::default()),
+            [3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0]
+        );
         let mut quiet = PageStats::default();
-        quiet.visit(1, false);
-        quiet.visit(2, false);
-        let values = quiet.terminals(3);
-        assert_eq!(values, [1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        quiet.visit(1, false, &mut Histories::default());
+        quiet.visit(2, false, &mut Histories::default());
+        let values = quiet.terminals(3, &HostRates::default());
+        assert_eq!(
+            values,
+            [1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0]
+        );
         assert!(
             values.iter().all(|v| v.is_sign_positive()),
             "no -0: {values:?}"
@@ -201,7 +445,7 @@ mod tests {
     fn gad_over_long_periods_does_not_overflow() {
         let mut s = PageStats::default();
         for d in 1..=5000u32 {
-            s.visit(d, d % 3 == 0);
+            s.visit(d, d % 3 == 0, &mut Histories::default());
         }
         let g = s.gad(5001);
         assert!(g.is_finite() && g > 0.0 && g < 1.0, "{g}");
@@ -210,8 +454,8 @@ mod tests {
         assert!((g - 1.0 / 7.0).abs() < 1e-12, "{g}");
         // Long ago changes underflow to nothing, not to NaN.
         let mut old = PageStats::default();
-        old.visit(1, true);
-        old.visit(2000, false);
+        old.visit(1, true, &mut Histories::default());
+        old.visit(2000, false, &mut Histories::default());
         assert_eq!(old.gad(3000), 0.0);
     }
 
@@ -220,7 +464,7 @@ mod tests {
         let changes = [1u32, 2, 5, 9, 13, 18];
         let mut s = PageStats::default();
         for d in 1..=19u32 {
-            s.visit(d, changes.contains(&d));
+            s.visit(d, changes.contains(&d), &mut Histories::default());
         }
         for d in 20..=40u32 {
             let num: f64 = changes.iter().map(|&h| 2f64.powi(h as i32 - 1)).sum();

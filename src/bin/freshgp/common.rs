@@ -93,9 +93,10 @@ pub struct PolicyArgs {
     /// A built-in baseline: Rand, Age, NAD, SAD, AAD, GAD or CG.
     #[arg(long)]
     pub baseline: Option<String>,
-    /// Grammar whose terminals a formula may use (basic, all, basic-reference,
-    /// all-reference, or a RON file); its closure evaluates the formula.
-    #[arg(long, default_value = "all")]
+    /// Grammar whose terminals a formula may use (basic, all, extended, basic-reference,
+    /// all-reference, or a RON file); its closure evaluates the formula. The default,
+    /// extended, allows every terminal (SPEC §4 and §8) under the paper's closure.
+    #[arg(long, default_value = "extended")]
     pub grammar: String,
 }
 

@@ -16,7 +16,7 @@ use std::time::Instant;
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,
-    /// Grammar: basic, all, basic-reference, all-reference, or a RON file.
+    /// Grammar: basic, all, extended, basic-reference, all-reference, or a RON file.
     #[arg(long, default_value = "all")]
     grammar: String,
     /// Fitness metric: ndcg or changerate.

@@ -21,7 +21,7 @@ enum Action {
     Print {
         /// The formula text, e.g. "1 - exp(-NAD * t)".
         formula: String,
-        /// Grammar whose terminals the formula may use: basic, all, basic-reference,
+        /// Grammar whose terminals the formula may use: basic, all, extended, basic-reference,
         /// all-reference, or a RON file.
         #[arg(long, default_value = "all")]
         grammar: String,
