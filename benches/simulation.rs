@@ -4,6 +4,11 @@
 //! Two histories of that size, made here so the bench needs no file: a simple
 //! heterogeneous model (most pages rarely change, some change often, changes cluster;
 //! `fast/...`) and the `brdc12` preset (`fast-brdc12/...`), closer to real crawls.
+//!
+//! SPEC §8 (`spec8-brdc12/...`, on the same brdc12 history with its page weights and
+//! hosts): a 15-node formula over the extended terminals (issue 13's bar: 100 million
+//! page-cycles per CPU-second), and the GP4C 15-node formula and the extended one under a
+//! host cap of 2 pages per host and cycle.
 
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
@@ -86,6 +91,23 @@ fn bench(c: &mut Criterion) {
         &policy,
         |b, s| b.iter(|| sim.run_reference(&period, s).unwrap()),
     );
+    let extended = "w * (1 - exp(-MLE * t)) + HR * X7 / tc";
+    let f: Formula = extended.parse().unwrap();
+    assert_eq!(f.len(), 15, "extended-15 node count");
+    let extended = Policy::formula(&f, Closure::Paper);
+    let gp4c = Policy::formula(&formulas[1].1.unwrap().parse().unwrap(), Closure::Paper);
+    let capped = SimConfig::paper().with_host_cap(Some(2)).unwrap();
+    group.sample_size(20);
+    for (name, policy, config) in [
+        ("extended-15", &extended, SimConfig::paper()),
+        ("extended-15-cap2", &extended, capped),
+        ("formula-15-cap2", &gp4c, capped),
+    ] {
+        let mut sim = Simulator::new(config);
+        group.bench_with_input(BenchmarkId::new("spec8-brdc12", name), policy, |b, s| {
+            b.iter(|| sim.run(&brdc12, s).unwrap())
+        });
+    }
     group.finish();
 }
 

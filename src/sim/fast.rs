@@ -624,6 +624,10 @@ impl Fast {
                         })
                         .map(|&p| (0, p)),
                 );
+                // Unmarked again: a later class of the same cycle may walk the order too.
+                for ranked in &self.ranked[class.groups.clone()] {
+                    self.groups[ranked.group() as usize].straddle_cycle = 0;
+                }
             }
             None => {
                 for ranked in &self.ranked[class.groups.clone()] {

@@ -437,4 +437,6 @@ impl Simulator {
 }
 
 #[cfg(test)]
+mod importance_tests;
+#[cfg(test)]
 mod tests;

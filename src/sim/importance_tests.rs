@@ -1,0 +1,326 @@
+//! SPEC §8 in the simulation: weighted metrics, the host cap and the extended terminals,
+//! by hand and fast-versus-reference on random weighted, hosted histories.
+
+use super::metrics::discount;
+use super::*;
+use crate::data::{text, Dataset};
+use crate::formula::Grammar;
+
+/// A dataset from `(bits, host, weight)` rows (`""`: no host; `None`: no weight attribute).
+fn dataset(rows: &[(&str, &str, Option<f64>)]) -> Dataset {
+    let mut lines = String::new();
+    for (i, (bits, host, weight)) in rows.iter().enumerate() {
+        lines.push_str(&format!("{bits}\tp{i}\t{host}"));
+        if let Some(w) = weight {
+            lines.push_str(&format!("\tweight={w}"));
+        }
+        lines.push('\n');
+    }
+    text::read(lines.as_bytes(), "<test>").unwrap()
+}
+
+fn policy(text: &str) -> Policy {
+    Policy::parse(text, &Grammar::extended()).unwrap()
+}
+
+/// Runs both simulators (and a prepared run) and checks they agree bit for bit.
+fn both(period: &Period, policy: &Policy, config: SimConfig) -> Outcome {
+    let mut sim = Simulator::new(config);
+    let fast = sim.run(period, policy).unwrap();
+    let reference = sim.run_reference(period, policy).unwrap();
+    assert_eq!(
+        fast, reference,
+        "fast and reference differ for {policy} ({config:?})"
+    );
+    let prepared = Prepared::new(period, config).unwrap();
+    assert_eq!(
+        sim.run_prepared(period, policy, &prepared),
+        fast,
+        "prepared run differs for {policy}"
+    );
+    fast
+}
+
+#[test]
+fn weights_of_one_give_the_unweighted_metrics_bit_for_bit() {
+    let bits = [
+        "0110101101",
+        "0010011100",
+        "1111111111",
+        "0000000001",
+        "0101010101",
+    ];
+    let weighted: Vec<_> = bits.iter().map(|b| (*b, "", Some(1.0))).collect();
+    let plain: Vec<_> = bits.iter().map(|b| (*b, "", None)).collect();
+    let (weighted, plain) = (dataset(&weighted), dataset(&plain));
+    let config = SimConfig::new(0.4, 2).unwrap().with_seed(3);
+    for text in ["NAD", "Age", "Rand", "X / n * t", "nutch"] {
+        let w = both(&Period::whole(&weighted).unwrap(), &policy(text), config);
+        let p = both(&Period::whole(&plain).unwrap(), &policy(text), config);
+        for (a, b) in w.cycles.iter().zip(&p.cycles) {
+            assert_eq!(a.wndcg.to_bits(), a.ndcg.to_bits(), "{text}");
+            assert_eq!(a.wfreshness.to_bits(), a.freshness.to_bits(), "{text}");
+            assert_eq!(a.ndcg.to_bits(), b.ndcg.to_bits(), "{text}");
+            assert_eq!(b.wndcg.to_bits(), b.ndcg.to_bits(), "{text}");
+        }
+    }
+}
+
+/// Five pages, k = 2, ranked by weight (`w`), one scored cycle, worked out by hand.
+#[test]
+fn hand_computed_weighted_cycle() {
+    // Cycle 3 (after a 2-cycle warm-up): pages 0, 2, 3 stale (weights 8, 2, 1).
+    let d = dataset(&[
+        ("001", "", Some(8.0)),
+        ("000", "", Some(4.0)),
+        ("001", "", Some(2.0)),
+        ("001", "", Some(1.0)),
+        ("000", "", Some(0.5)),
+    ]);
+    let p = Period::whole(&d).unwrap();
+    // Visit the two lightest pages: 4 (fresh) then 3 (stale).
+    let out = both(&p, &policy("-w"), SimConfig::new(0.4, 2).unwrap());
+    let c = out.cycles[0];
+    assert_eq!((c.stale, c.visited), (3, 2));
+    // DCG_w = 1·g(2) (page 3 at rank 2); IDCG_w = 8·g(1) + 2·g(2).
+    let ideal = 8.0 * discount(1) + discount(2) * 2.0;
+    assert_eq!(c.wndcg, (1.0 * discount(2)) / ideal);
+    assert_eq!(c.ndcg, discount(2) / (1.0 + discount(2)));
+    // Fresh after: pages 1, 3, 4 = 4 + 1 + 0.5 of 15.5.
+    assert_eq!(c.wfreshness, (4.0 + 1.0 + 0.5) / 15.5);
+    assert_eq!(c.freshness, 3.0 / 5.0);
+    // Heaviest first finds the best possible weighted DCG.
+    let best = both(&p, &policy("w"), SimConfig::new(0.4, 2).unwrap()).cycles[0];
+    assert_eq!(best.wndcg, (8.0 * discount(1)) / ideal);
+    // Zero total weight: WFreshness is 1, WNDCG 0.
+    let zero = dataset(&[("011", "", Some(0.0)), ("001", "", Some(0.0))]);
+    let z = both(
+        &Period::whole(&zero).unwrap(),
+        &policy("t"),
+        SimConfig::new(0.5, 2).unwrap(),
+    );
+    assert_eq!((z.cycles[0].wfreshness, z.cycles[0].wndcg), (1.0, 0.0));
+}
+
+/// Four pages on two hosts and one without, k = 3, cap 1: the walk skips a capped host.
+#[test]
+fn the_host_cap_skips_pages_of_a_full_host() {
+    let d = dataset(&[
+        ("0011", "a", None),
+        ("0011", "a", None),
+        ("0011", "b", None),
+        ("0001", "", None),
+        ("0000", "", None),
+    ]);
+    let p = Period::whole(&d).unwrap();
+    let config = SimConfig::new(0.6, 2)
+        .unwrap()
+        .with_host_cap(Some(1))
+        .unwrap();
+    // `X` is 0 for every page after a warm-up without changes: all scores tie, and the
+    // seeded tie order decides, under the cap.
+    let (out, visits) = Simulator::new(config)
+        .run_reference_traced(&p, &policy("X"))
+        .unwrap();
+    both(&p, &policy("X"), config);
+    // Every cycle: at most one of pages 0 and 1 (host a) is visited.
+    for cycle in &visits {
+        let of_a = cycle.iter().filter(|&&page| page < 2).count();
+        assert!(of_a <= 1, "{visits:?}");
+        assert_eq!(cycle.len(), 3);
+    }
+    // Only one page per host and two hostless pages: a cap never leaves fewer than 3 here.
+    assert!(out.cycles.iter().all(|c| c.visited == 3));
+    // All pages on one host, cap 1, k = 2: one visit a cycle; ChangeRate still over k.
+    let one_host = dataset(&[
+        ("0111", "h", None),
+        ("0111", "h", None),
+        ("0111", "h", None),
+    ]);
+    let p = Period::whole(&one_host).unwrap();
+    let config = SimConfig::new(0.7, 2)
+        .unwrap()
+        .with_host_cap(Some(1))
+        .unwrap();
+    let out = both(&p, &policy("t"), config);
+    for c in &out.cycles {
+        assert_eq!((c.visited, c.change_rate), (1, 0.5));
+    }
+}
+
+#[test]
+fn a_zero_host_cap_is_an_error_and_the_cap_round_trips() {
+    assert_eq!(
+        SimConfig::paper().with_host_cap(Some(0)),
+        Err(SimError::ZeroHostCap)
+    );
+    let capped = SimConfig::paper().with_host_cap(Some(3)).unwrap();
+    let json = serde_json::to_string(&capped).unwrap();
+    assert_eq!(serde_json::from_str::<SimConfig>(&json).unwrap(), capped);
+    let zero = json.replace("\"host_cap\":3", "\"host_cap\":0");
+    let err = serde_json::from_str::<SimConfig>(&zero)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("host cap must be at least 1"), "{err}");
+    // Settings stored before the cap existed still read, uncapped.
+    let old = r#"{"resources":0.05,"warmup":2,"seed":0,"ties":"seeded"}"#;
+    assert_eq!(
+        serde_json::from_str::<SimConfig>(old).unwrap(),
+        SimConfig::paper()
+    );
+    assert!(!serde_json::to_string(&SimConfig::paper())
+        .unwrap()
+        .contains("host_cap"));
+}
+
+/// `tc`, `n7`, `X7`, `HR` and `MLE` read off the simulation's own state at known cycles.
+#[test]
+fn extended_terminals_at_period_edges() {
+    // One page visited in the warm-up (cycles 1, 2) and then every cycle (k = P = 1):
+    // changes at cycles 2, 5 and 9.
+    let d = dataset(&[("0100100010", "", None)]);
+    let p = Period::whole(&d).unwrap();
+    let config = SimConfig::new(1.0, 2).unwrap();
+    // A page alone is visited every cycle: its state at cycle d is that of visits 1..d-1.
+    let terminal_at = |text: &str, d: usize| -> f64 {
+        // The page's state at cycle d, rebuilt with the policy's own visit rule.
+        let policy = policy(text);
+        let mut histories = Histories::default();
+        let mut page = policy.fresh_page_of(1.0, NO_HOST);
+        for c in 1..d as u32 {
+            let changed = [2, 5, 9].contains(&c);
+            policy.visit(&mut page, c, changed, &mut histories);
+        }
+        policy.score_one(&page, d as u32, &HostRates::default())
+    };
+    assert_eq!(terminal_at("tc", 1), 1.0); // no change detected yet: tc = d
+    assert_eq!(terminal_at("tc", 3), 1.0); // detected at 2
+    assert_eq!(terminal_at("tc", 9), 4.0); // detected at 5
+    assert_eq!(terminal_at("n7", 1), 0.0);
+    assert_eq!(terminal_at("n7", 4), 3.0); // cycles 1..3
+    assert_eq!(terminal_at("n7", 8), 7.0); // cycles 1..7
+    assert_eq!(terminal_at("n7", 10), 7.0); // cycles 3..9
+    assert_eq!(terminal_at("X7", 8), 2.0); // 2 and 5
+    assert_eq!(terminal_at("X7", 10), 2.0); // 5 and 9 (2 left the window)
+    assert_eq!(terminal_at("X7", 13), 1.0); // cycles 6..12, visits up to 12: only 9
+                                            // HR of a page without a host is its own X / n; MLE of unit intervals has the closed
+                                            // form ln((n + 2) / (n - X + 1)).
+    assert_eq!(terminal_at("HR", 10), 3.0 / 9.0);
+    let mle = terminal_at("MLE", 10);
+    assert!((mle - (11.0f64 / 7.0).ln()).abs() < 1e-12, "{mle}");
+    // The simulators agree on all of them over the page's period.
+    for text in ["tc", "n7", "X7", "HR", "MLE", "w"] {
+        both(&p, &policy(text), config);
+    }
+}
+
+/// `n7`, `X7` after a gap longer than the window: nothing left in it.
+#[test]
+fn windows_empty_after_a_long_gap() {
+    let pol = policy("n7 + X7");
+    let mut histories = Histories::default();
+    let mut page = pol.fresh_page_of(1.0, NO_HOST);
+    pol.visit(&mut page, 1, true, &mut histories);
+    pol.visit(&mut page, 3, true, &mut histories);
+    let at = |d: u32| pol.score_one(&page, d, &HostRates::default());
+    assert_eq!(at(4), 4.0); // visits 1, 3, changes 1, 3
+    assert_eq!(at(9), 2.0); // window 2..8: visit 3 only
+    assert_eq!(at(10), 2.0); // window 3..9
+    assert_eq!(at(11), 0.0); // window 4..10
+    pol.visit(&mut page, 30, false, &mut histories);
+    assert_eq!(pol.score_one(&page, 31, &HostRates::default()), 1.0);
+}
+
+/// HR pools a host's pages; pages without a host stand alone.
+#[test]
+fn host_rates_pool_a_hosts_pages() {
+    let mut hosts = HostRates::new(1);
+    let pol = policy("HR");
+    let mut histories = Histories::default();
+    let mut a = pol.fresh_page_of(1.0, 0);
+    let mut alone = pol.fresh_page_of(1.0, NO_HOST);
+    assert_eq!(pol.score_one(&a, 1, &hosts), 0.0);
+    for (d, changed) in [(1, true), (2, false), (3, false), (4, false)] {
+        pol.visit(&mut a, d, changed, &mut histories);
+        hosts.record(0, changed);
+    }
+    hosts.record(0, true); // another page of host 0, visited once, changed
+    pol.visit(&mut alone, 1, true, &mut histories);
+    assert_eq!(pol.score_one(&a, 5, &hosts), 2.0 / 5.0);
+    assert_eq!(pol.score_one(&alone, 5, &hosts), 1.0);
+}
+
+/// A small deterministic generator.
+fn lcg(state: &mut u64) -> u64 {
+    *state = state
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    *state >> 33
+}
+
+#[test]
+fn fast_equals_reference_with_weights_hosts_and_caps() {
+    let texts = [
+        "t",
+        "X / n * t",
+        "w",
+        "w * (1 - exp(-MLE * t))",
+        "HR * t + n7 - X7",
+        "MLE * t / (tc + 1)",
+        "log(w + 1) * CG + HR",
+        "n7",
+        "NAD",
+        "Rand",
+        "nutch",
+    ];
+    let mut state = 7u64;
+    for case in 0..40u64 {
+        let pages = 2 + lcg(&mut state) as usize % 120;
+        let cycles = 4 + lcg(&mut state) as usize % 20;
+        let hosts = 1 + lcg(&mut state) % 6;
+        let weighted = case % 3 != 0;
+        let rows: Vec<(String, String, Option<f64>)> = (0..pages)
+            .map(|_| {
+                let rate = [0, 3, 20, 60][lcg(&mut state) as usize % 4];
+                let bits: String = (0..cycles)
+                    .map(|_| {
+                        if lcg(&mut state) % 100 < rate {
+                            '1'
+                        } else {
+                            '0'
+                        }
+                    })
+                    .collect();
+                let h = lcg(&mut state) % (hosts + 1);
+                let host = if h == hosts {
+                    String::new()
+                } else {
+                    format!("h{h}")
+                };
+                // Few distinct weights, so pages also tie on `w`; some 0.
+                let weight =
+                    weighted.then(|| [0.0, 0.5, 1.0, 3.0, 40.0][lcg(&mut state) as usize % 5]);
+                (bits, host, weight)
+            })
+            .collect();
+        let rows: Vec<(&str, &str, Option<f64>)> = rows
+            .iter()
+            .map(|(b, h, w)| (b.as_str(), h.as_str(), *w))
+            .collect();
+        let d = dataset(&rows);
+        let p = Period::whole(&d).unwrap();
+        let resources = (5 + lcg(&mut state) % 60) as f64 / 100.0;
+        let cap = [None, Some(1), Some(2), Some(5)][lcg(&mut state) as usize % 4];
+        let config = SimConfig::new(resources, 2)
+            .unwrap()
+            .with_seed(case)
+            .with_host_cap(cap)
+            .unwrap();
+        if config.check(&p).is_err() {
+            continue;
+        }
+        for text in texts {
+            both(&p, &policy(text), config);
+        }
+    }
+}
