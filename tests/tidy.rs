@@ -49,9 +49,10 @@ fn non_test_lines(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// Library code: not the binary, not a test module (`tests.rs`, `*_tests.rs`).
 fn is_library(path: &Path) -> bool {
     let rel = relative(path);
-    !rel.starts_with("src/bin/") && !rel.ends_with("/tests.rs")
+    !rel.starts_with("src/bin/") && !rel.ends_with("tests.rs")
 }
 
 fn check(problems: Vec<String>, what: &str) {

@@ -70,54 +70,17 @@ pub(crate) fn run_traced(
         for p in 0..pages {
             scores[p] = policy.score_one(&state[p], cycle, &hosts);
         }
-        match config.ties() {
-            TieBreak::Seeded => {
-                let salt = tie_salt(config.seed(), cycle);
-                order.sort_unstable_by_key(|&p| {
-                    (
-                        std::cmp::Reverse(score_key(scores[p as usize])),
-                        tie_key(salt, p),
-                    )
-                });
-            }
-            TieBreak::Reference => {
-                stdsort::sort(&mut order, &|a: u32, b: u32| {
-                    scores[a as usize] > scores[b as usize]
-                });
-            }
-        }
-        // SPEC §8: walk the ranking, skipping a page whose host has its cap already.
-        chosen.clear();
-        host_taken.fill(0);
-        for &p in &order {
-            if chosen.len() == k {
-                break;
-            }
-            let h = period.host(p);
-            if let (Some(cap), Some(taken)) = (config.host_cap(), host_taken.get_mut(h as usize)) {
-                if *taken >= cap {
-                    continue;
-                }
-                *taken += 1;
-            }
-            chosen.push(p);
-        }
+        rank(&mut order, &scores, config, cycle);
+        let cap = config.host_cap();
+        choose(&order, period, k, cap, &mut host_taken, &mut chosen);
         let stale_before = stale_count;
-        let mut stale_weights: Vec<f64> = (0..pages as u32)
-            .filter(|&p| stale[p as usize])
-            .map(|p| period.weight(p))
-            .collect();
-        let (mut found, mut dcg, mut dcg_w, mut newly) = (0usize, 0.0f64, 0.0f64, 0usize);
-        for (i, &p) in chosen.iter().enumerate() {
-            if stale[p as usize] {
-                found += 1;
-                dcg += discount(i + 1);
-                dcg_w += period.weight(p) * discount(i + 1);
-            }
-            if state[p as usize].stats.last_visit as usize <= warmup {
-                newly += 1;
-            }
-        }
+        let mut stale_weights = weights_of(&stale, period);
+        let Found {
+            found,
+            dcg,
+            dcg_w,
+            newly,
+        } = found(&chosen, &stale, &state, period, warmup);
         visited(cycle, &chosen);
         for &p in &chosen {
             let changed = stale[p as usize];
@@ -151,4 +114,96 @@ pub(crate) fn run_traced(
         );
     }
     outcome
+}
+
+/// The first `k` pages of `order`, skipping (SPEC §8) a page whose host already has `cap`
+/// pages chosen; into `chosen`. `host_taken` counts per host (any content; reset here).
+fn choose(
+    order: &[u32],
+    period: &Period,
+    k: usize,
+    cap: Option<u32>,
+    host_taken: &mut [u32],
+    chosen: &mut Vec<u32>,
+) {
+    chosen.clear();
+    host_taken.fill(0);
+    for &p in order {
+        if chosen.len() == k {
+            break;
+        }
+        let h = period.host(p);
+        if let (Some(cap), Some(taken)) = (cap, host_taken.get_mut(h as usize)) {
+            if *taken >= cap {
+                continue;
+            }
+            *taken += 1;
+        }
+        chosen.push(p);
+    }
+}
+
+/// Sorts `order` by descending score; ties by the seeded tie key, or as the authors'
+/// `std::sort` leaves them (starting from the previous cycle's order).
+fn rank(order: &mut [u32], scores: &[f64], config: &SimConfig, cycle: u32) {
+    match config.ties() {
+        TieBreak::Seeded => {
+            let salt = tie_salt(config.seed(), cycle);
+            order.sort_unstable_by_key(|&p| {
+                (
+                    std::cmp::Reverse(score_key(scores[p as usize])),
+                    tie_key(salt, p),
+                )
+            });
+        }
+        TieBreak::Reference => {
+            stdsort::sort(order, &|a: u32, b: u32| {
+                scores[a as usize] > scores[b as usize]
+            });
+        }
+    }
+}
+
+/// What the chosen pages found.
+struct Found {
+    found: usize,
+    dcg: f64,
+    dcg_w: f64,
+    newly: usize,
+}
+
+/// Counts the stale pages among `chosen` (in rank order), their DCG and weighted DCG, and
+/// the pages not visited since the warm-up.
+fn found(
+    chosen: &[u32],
+    stale: &[bool],
+    state: &[PageState],
+    period: &Period,
+    warmup: usize,
+) -> Found {
+    let mut f = Found {
+        found: 0,
+        dcg: 0.0,
+        dcg_w: 0.0,
+        newly: 0,
+    };
+    for (i, &p) in chosen.iter().enumerate() {
+        if stale[p as usize] {
+            f.found += 1;
+            f.dcg += discount(i + 1);
+            f.dcg_w += period.weight(p) * discount(i + 1);
+        }
+        if state[p as usize].stats.last_visit as usize <= warmup {
+            f.newly += 1;
+        }
+    }
+    f
+}
+
+/// The weights of the stale pages, in page order.
+fn weights_of(stale: &[bool], period: &Period) -> Vec<f64> {
+    (0..stale.len() as u32)
+        .filter(|&p| stale[p as usize])
+        .map(|p| period.weight(p))
+        .collect()
 }
