@@ -115,3 +115,186 @@ fn malformed_input_exits_with_a_located_error() {
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(err.contains("bad.tsv:2:3: length differs"), "{err}");
 }
+
+#[test]
+fn from_log_weights_from_the_log_and_a_weights_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("crawl.log");
+    // a.org/x: its latest weighted line (day 2) says 4; b.org: no weight in the log
+    std::fs::write(
+        &log,
+        "http://a.org/x\t2024-01-02T10:00:00Z\th2\t200\t4\n\
+         http://a.org/x\t2024-01-01T10:00:00Z\th1\t\t3\n\
+         http://b.org/\t2024-01-01T11:00:00Z\tz\n\
+         http://c.org/\t2024-01-01T11:00:00Z\tz\n",
+    )
+    .unwrap();
+    let weights = dir.path().join("clicks.tsv");
+    std::fs::write(
+        &weights,
+        "# clicks per day\nhttp://b.org/\t0.5\n\nhttp://gone.org/\t9\n",
+    )
+    .unwrap();
+    let out = dir.path().join("h.tsv");
+    let r = freshgp()
+        .args(["dataset", "from-log"])
+        .arg(&log)
+        .arg("--weights")
+        .arg(&weights)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "01\thttp://a.org/x\ta.org\tweight=4\n\
+         0?\thttp://b.org/\tb.org\tweight=0.5\n\
+         0?\thttp://c.org/\tc.org\tweight=1\n"
+    );
+    assert!(
+        err.contains("weights from the log on 1 pages (1 of them with differing weights"),
+        "{err}"
+    );
+    assert!(
+        err.contains("2 weights; set on 1 pages, 2 pages not listed keep theirs, 1 ids not in the history (`http://gone.org/`)"),
+        "{err}"
+    );
+    // stats shows the distribution, in text and JSON
+    let text = freshgp()
+        .args(["dataset", "stats"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let s = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        s.contains("weights            min 0.5000, p50 1.000, p90 4.000, p99 4.000, max 4.000"),
+        "{s}"
+    );
+    assert!(s.contains("total 5.500 (mean 1.833)"), "{s}");
+    assert!(
+        s.contains("the top 1% (1 pages) hold 72.7% of the weight"),
+        "{s}"
+    );
+    let json = freshgp()
+        .args(["dataset", "stats", "--json"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["stats"]["weighted"], true);
+    let w = &v["stats"]["weights"];
+    assert_eq!(
+        (w["min"].as_f64(), w["max"].as_f64()),
+        (Some(0.5), Some(4.0))
+    );
+    assert_eq!(w["total"].as_f64(), Some(5.5));
+    assert_eq!(w["top_pages"], 1);
+    assert!((w["top1_share"].as_f64().unwrap() - 4.0 / 5.5).abs() < 1e-12);
+}
+
+#[test]
+fn convert_sets_weights_and_refuses_bad_weight_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path().join("h.tsv");
+    std::fs::write(&h, "0101\tp1\th\n0?00\tp2\th\n").unwrap();
+    // unweighted: stats says so, in text and JSON
+    let text = freshgp()
+        .args(["dataset", "stats"])
+        .arg(&h)
+        .output()
+        .unwrap();
+    let s = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        s.contains("weights            none (unweighted: every page weighs 1)"),
+        "{s}"
+    );
+    let json = freshgp()
+        .args(["dataset", "stats", "--json"])
+        .arg(&h)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["stats"]["weighted"], false);
+    assert!(v["stats"]["weights"].is_null());
+    // convert --weights to the binary cache, then back to text
+    let w = dir.path().join("w.tsv");
+    std::fs::write(&w, "p2\t12.5\n").unwrap();
+    let b = dir.path().join("h.fgpd");
+    let r = freshgp()
+        .args(["dataset", "convert"])
+        .arg(&h)
+        .arg("--weights")
+        .arg(&w)
+        .arg("--out")
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let back = dir.path().join("back.tsv");
+    freshgp()
+        .args(["dataset", "convert"])
+        .arg(&b)
+        .arg("--out")
+        .arg(&back)
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(&back).unwrap(),
+        "0101\tp1\th\tweight=1\n0?00\tp2\th\tweight=12.5\n"
+    );
+    // bad files: located errors, exit status 2, nothing written
+    for (file, want) in [
+        (
+            "p1\t1\np2\tNaN\n",
+            "w.tsv:2:4: weight `NaN` is not a number",
+        ),
+        (
+            "p1\t1\n# x\np1\t1\n",
+            "w.tsv:3:1: page `p1` listed twice (first on line 1)",
+        ),
+        ("p1 2\n", "w.tsv:1:5: missing TAB"),
+    ] {
+        std::fs::write(&w, file).unwrap();
+        let out = dir.path().join("never.tsv");
+        let r = freshgp()
+            .args(["dataset", "convert"])
+            .arg(&h)
+            .arg("--weights")
+            .arg(&w)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(r.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert!(err.contains(want), "{err}");
+        assert!(!out.exists());
+    }
+}
+
+#[test]
+fn synth_commerce_is_weighted() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("c.fgpd");
+    freshgp()
+        .args([
+            "dataset", "synth", "--preset", "commerce", "--pages", "3000", "--days", "28", "--out",
+        ])
+        .arg(&t)
+        .assert()
+        .success();
+    let json = freshgp()
+        .args(["dataset", "stats", "--json"])
+        .arg(&t)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        (v["stats"]["pages"].as_u64(), v["stats"]["cycles"].as_u64()),
+        (Some(3000), Some(28))
+    );
+    assert_eq!(v["stats"]["weighted"], true);
+    assert!(v["stats"]["weights"]["top1_share"].as_f64().unwrap() > 0.2);
+}

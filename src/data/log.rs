@@ -1,12 +1,16 @@
 //! From crawl logs to a change history: how a crawler operator gets a dataset.
 //!
-//! Input: one fetch per line, `url<TAB>fetch_time<TAB>content_hash[<TAB>status]`.
+//! Input: one fetch per line, `url<TAB>fetch_time<TAB>content_hash[<TAB>status[<TAB>weight]]`.
 //! - `fetch_time`: RFC 3339 (`2012-03-01T08:15:00Z`, any offset) or Unix seconds (an
 //!   integer, optionally with a fractional part, which is dropped).
 //! - `content_hash`: any text identifying the content (compared for equality only; stored
 //!   as a 64-bit hash of the text). Empty = the fetch failed.
 //! - `status` (optional): an HTTP status code. 2xx = success; 304 = success, content
-//!   unchanged (the hash may then be empty); anything else = failed. Empty = no status.
+//!   unchanged (the hash may then be empty); anything else = failed. Empty = no status
+//!   (so a line may give a weight without a status: `url<TAB>time<TAB>hash<TAB><TAB>2.5`).
+//! - `weight` (optional): the page's importance (SPEC §8), a finite number >= 0 (see
+//!   [`super::weights::parse_weight`]); empty = the line gives none. A bad weight makes the
+//!   line malformed, like any other bad field.
 //! - Blank lines and lines starting with `#` are ignored; lines may come in any order.
 //!
 //! Output: one page per distinct URL (in order of first appearance), its id the URL and its
@@ -19,6 +23,14 @@
 //!   page sets its reference copy, so its cycle is `0` unless a later fetch in the same
 //!   cycle differs);
 //! - `?` when the page has no successful fetch in it.
+//!
+//! Weights: a page's weight is the one on its **latest line that carries a weight**, in
+//! time order with line order breaking ties (the same order as the fetches), whether that
+//! fetch succeeded or not (the weight describes the page, not the download). Lines without
+//! a weight neither set nor clear it; a page no line gives a weight weighs 1. When no line
+//! of the log carries a weight, the history has no weight column at all (its text has no
+//! `weight=`). [`LogReport`] counts the pages whose lines disagree. To set weights from
+//! another source, see [`super::weights`].
 //!
 //! ```
 //! use freshgp::data::log::{from_log, LogOptions};
@@ -69,6 +81,10 @@ impl Default for LogOptions {
 /// What reading a log found.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LogReport {
+    /// Pages with a weight from the log's weight column.
+    pub weighted_pages: usize,
+    /// Of those, pages whose lines carry different weights (the latest one is kept).
+    pub conflicting_weights: usize,
     /// Lines read (all of them).
     pub lines: usize,
     /// Fetch lines accepted.
@@ -177,6 +193,8 @@ pub fn from_log<R: BufRead>(
     }
     let span = CycleSpan::of(&log, file, options.cycle)?;
     report.first_cycle_start = span.first * span.len;
+    report.weighted_pages = log.weights.iter().flatten().count();
+    report.conflicting_weights = log.weights.iter().flatten().filter(|w| w.conflict).count();
     let d = log.into_dataset(&span);
     Ok((d, report))
 }
@@ -190,6 +208,40 @@ struct Fetches {
     hosts: HashMap<String, u32>,
     host_names: Vec<String>,
     fetches: Vec<Fetch>,
+    /// Per page, its latest weighted line so far: `(time, line sequence, weight)`, and
+    /// whether its lines disagree.
+    weights: Vec<Option<LatestWeight>>,
+}
+
+/// A page's weight from the log: the one on its latest weighted line so far.
+#[derive(Clone, Copy)]
+struct LatestWeight {
+    time: i64,
+    seq: u32,
+    weight: f64,
+    conflict: bool,
+}
+
+impl LatestWeight {
+    /// The page's weight after one more weighted line at (`time`, `seq`).
+    fn update(slot: &mut Option<LatestWeight>, time: i64, seq: u32, weight: f64) {
+        match slot {
+            None => {
+                *slot = Some(LatestWeight {
+                    time,
+                    seq,
+                    weight,
+                    conflict: false,
+                })
+            }
+            Some(w) => {
+                w.conflict |= w.weight.to_bits() != weight.to_bits();
+                if (time, seq) > (w.time, w.seq) {
+                    (w.time, w.seq, w.weight) = (time, seq, weight);
+                }
+            }
+        }
+    }
 }
 
 impl Fetches {
@@ -220,7 +272,14 @@ impl Fetches {
                 column,
                 reason,
             };
-            let (url, host, time, kind, hash) = match read_line(&buf, &err) {
+            let Parsed {
+                url,
+                host,
+                time,
+                kind,
+                hash,
+                weight,
+            } = match read_line(&buf, &err) {
                 None => continue,
                 Some(Ok(v)) => v,
                 Some(Err(e)) => {
@@ -237,11 +296,15 @@ impl Fetches {
             let page = self.page(url, host, &err)?;
             report.fetches += 1;
             report.failed_fetches += usize::from(kind == Kind::Failed);
+            let seq = self.fetches.len() as u32;
+            if let Some(w) = weight {
+                LatestWeight::update(&mut self.weights[page as usize], time, seq, w);
+            }
             self.fetches.push(Fetch {
                 time,
                 hash,
                 page,
-                seq: self.fetches.len() as u32,
+                seq,
                 kind,
             });
         }
@@ -270,6 +333,7 @@ impl Fetches {
         self.pages.insert(url.to_string(), p);
         self.urls.push(url.to_string());
         self.page_host.push(h);
+        self.weights.push(None);
         Ok(p)
     }
 
@@ -314,6 +378,14 @@ impl Fetches {
         }
         d.set_ids(self.urls);
         d.set_hosts(self.page_host, self.host_names);
+        if self.weights.iter().any(Option::is_some) {
+            d.set_weights(
+                self.weights
+                    .iter()
+                    .map(|w| w.map_or(1.0, |w| w.weight))
+                    .collect(),
+            );
+        }
         d
     }
 }
@@ -391,7 +463,15 @@ impl CycleSpan {
     }
 }
 
-type Parsed<'a> = (&'a str, String, i64, Kind, u64);
+/// The fields of one fetch line.
+struct Parsed<'a> {
+    url: &'a str,
+    host: String,
+    time: i64,
+    kind: Kind,
+    hash: u64,
+    weight: Option<f64>,
+}
 
 fn parse_line<'a>(
     line: &'a str,
@@ -405,11 +485,11 @@ fn parse_line<'a>(
             .sum::<usize>()
             + 1
     };
-    if !(3..=4).contains(&fields.len()) {
+    if !(3..=5).contains(&fields.len()) {
         return Err(err(
             1,
             format!(
-                "{} fields: expected url<TAB>fetch_time<TAB>content_hash[<TAB>status]",
+                "{} fields: expected url<TAB>fetch_time<TAB>content_hash[<TAB>status[<TAB>weight]]",
                 fields.len()
             ),
         ));
@@ -447,7 +527,18 @@ fn parse_line<'a>(
     } else {
         0
     };
-    Ok((url, host, time, kind, hash))
+    let weight = match fields.get(4).copied() {
+        None | Some("") => None,
+        Some(w) => Some(super::weights::parse_weight(w).map_err(|e| err(col(4), e))?),
+    };
+    Ok(Parsed {
+        url,
+        host,
+        time,
+        kind,
+        hash,
+        weight,
+    })
 }
 
 #[cfg(test)]
@@ -539,6 +630,64 @@ http://b.org/1\t2024-03-04T00:30:00+01:00\tC\n";
         )
         .unwrap_err();
         assert!(e.to_string().contains("too large"), "{e}");
+    }
+
+    #[test]
+    fn weight_column_latest_weighted_line_wins() {
+        let log = "\
+http://a.org/1\t200\th\t\t5\n\
+http://a.org/1\t100\th\t200\t9\n\
+http://a.org/1\t300\th\n\
+http://b.org/1\t50\th\t500\t2.5\n\
+http://b.org/1\t50\th\t\t3\n\
+http://c.org/1\t10\th\n\
+http://d.org/1\t10\th\t304\t\n\
+http://e.org/1\t10\th\t\t7\n\
+http://e.org/1\t20\th\t\t7\n";
+        let (_, d, r) = run(log, &LogOptions::default()).unwrap();
+        // a: the line at t=200 is the latest with a weight (t=300 has none; t=100 is older
+        // though later in the file); b: a tie in time, the later line wins, even after a
+        // failed fetch; c, d: no weight → 1; e: the same weight twice is no conflict
+        let w: Vec<f64> = (0..d.pages()).map(|p| d.weight(p)).collect();
+        assert_eq!(w, [5.0, 3.0, 1.0, 1.0, 7.0]);
+        assert_eq!((r.weighted_pages, r.conflicting_weights), (3, 2));
+        // no weight anywhere: no weight column
+        let (_, d, r) = run("http://a.org/\t0\th\t200\n", &LogOptions::default()).unwrap();
+        assert!(!d.has_weights());
+        assert_eq!(r.weighted_pages, 0);
+    }
+
+    #[test]
+    fn bad_weights_are_located() {
+        let stop = LogOptions {
+            on_error: OnError::Stop,
+            ..LogOptions::default()
+        };
+        for (weight, reason) in [
+            (
+                "-1",
+                "weight `-1` is negative (weights are finite and >= 0)",
+            ),
+            (
+                "NaN",
+                "weight `NaN` is not a number (weights are finite and >= 0)",
+            ),
+            (
+                "inf",
+                "weight `inf` is not finite (weights are finite and >= 0)",
+            ),
+            ("heavy", "weight `heavy` is not a number"),
+        ] {
+            let log = format!("http://x.io/\t0\ta\n# c\nhttp://x.io/\t5\tab\t\t{weight}\n");
+            let e = run(&log, &stop).unwrap_err();
+            assert_eq!(e.to_string(), format!("t.log:3:20: {reason}"));
+            // skipped by default: the line's fetch is dropped with its weight
+            let (_, d, r) = run(&log, &LogOptions::default()).unwrap();
+            assert_eq!((r.skipped, r.fetches), (1, 1));
+            assert!(!d.has_weights());
+        }
+        let e = run("http://x.io/\t0\ta\t200\t1\t2\n", &stop).unwrap_err();
+        assert!(e.to_string().starts_with("t.log:1:1: 6 fields"), "{e}");
     }
 
     #[test]

@@ -21,7 +21,8 @@
 //! - [`log`]: turning crawl logs (`url, fetch_time, content_hash`) into a history;
 //! - [`synth`]: a realistic synthetic generator driven by RON presets;
 //! - [`split`]: the temporal cross-validation of SPEC §2;
-//! - [`stats`]: summary figures of a history.
+//! - [`stats`]: summary figures of a history, the weight distribution included;
+//! - [`weights`]: page importance weights from a `page<TAB>weight` file, set by page id.
 //!
 //! One entry point reads any stored history: [`load`] detects the binary cache by its
 //! magic bytes, else reads text, then resolves unknown cycles by [`LoadOptions::unknown`]
@@ -44,6 +45,7 @@ pub mod stats;
 pub mod synth;
 pub mod text;
 pub mod unknown;
+pub mod weights;
 
 use std::fmt;
 use std::io::{BufRead, BufReader};
@@ -383,12 +385,17 @@ impl Dataset {
         self.weights.as_ref().map_or(1.0, |w| w[p])
     }
 
-    /// Sets page weights.
+    /// Sets page weights (each finite and >= 0, as every loader checks; `-0` is stored
+    /// as `0`, since terminal values are never `-0.0`).
     ///
     /// # Panics
     /// If the number of weights differs from the number of pages.
-    pub(crate) fn set_weights(&mut self, weights: Vec<f64>) {
+    pub(crate) fn set_weights(&mut self, mut weights: Vec<f64>) {
         assert_eq!(weights.len(), self.pages, "one weight per page");
+        debug_assert!(weights.iter().all(|w| w.is_finite() && *w >= 0.0));
+        for w in &mut weights {
+            *w += 0.0;
+        }
         self.weights = Some(weights);
     }
 

@@ -1,6 +1,10 @@
 //! Summary figures of a history: sizes, change fractions, per-page change counts, weekday
-//! profile and change clustering. Computed on the history as stored (unknown cycles are
-//! counted, and excluded from every change fraction).
+//! profile, change clustering and the distribution of page weights. Computed on the
+//! history as stored (unknown cycles are counted, and excluded from every change fraction).
+//!
+//! Weights ([`WeightStats`]): minimum, quantiles, maximum, total and the share of the
+//! total held by the heaviest 1% of pages. A history without weights, or whose weights are
+//! all 1, is *unweighted*: [`Stats::weights`] is `None` and the text says so.
 //!
 //! The weekday of cycle d is `(d - 1) mod 7` ("day 0" = the weekday of cycle 1), since the
 //! SPEC format carries no start date.
@@ -55,6 +59,114 @@ pub struct Stats {
     pub(crate) p_change_after_change: f64,
     /// P(change at d | no change at d-1), over known pairs.
     pub(crate) p_change_after_no_change: f64,
+    /// Whether the pages carry weights other than 1.
+    pub weighted: bool,
+    /// The weight distribution (`None` when unweighted: every page weighs 1).
+    pub weights: Option<WeightStats>,
+}
+
+/// The distribution of page weights.
+///
+/// Quantiles are nearest-rank: the `q` quantile is the smallest weight with at least
+/// `ceil(q · P)` pages at or below it.
+///
+/// ```
+/// use freshgp::data::stats::WeightStats;
+///
+/// let w: Vec<f64> = (1..=200).map(|i| if i <= 2 { 100.0 } else { 1.0 }).collect();
+/// let s = WeightStats::of(&w).unwrap();
+/// assert_eq!((s.min, s.p50, s.p99, s.max, s.total), (1.0, 1.0, 1.0, 100.0, 398.0));
+/// assert_eq!(s.top_pages, 2);
+/// assert!((s.top1_share - 200.0 / 398.0).abs() < 1e-12);
+/// assert!(WeightStats::of(&[1.0, 1.0]).is_none()); // all 1: unweighted
+/// ```
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct WeightStats {
+    /// The lightest page's weight.
+    pub min: f64,
+    /// The median weight.
+    pub p50: f64,
+    /// The 90% quantile.
+    pub p90: f64,
+    /// The 99% quantile.
+    pub p99: f64,
+    /// The heaviest page's weight.
+    pub max: f64,
+    /// The sum of all weights.
+    pub total: f64,
+    /// The mean weight.
+    pub mean: f64,
+    /// Pages of weight 0.
+    pub zero_pages: usize,
+    /// The heaviest 1% of pages: `ceil(P / 100)`, at least 1.
+    pub top_pages: usize,
+    /// The share of `total` those pages hold (0 when the total is 0).
+    pub top1_share: f64,
+}
+
+impl WeightStats {
+    /// The distribution of `weights`; `None` when there is none or every weight is 1.
+    pub fn of(weights: &[f64]) -> Option<WeightStats> {
+        if weights.iter().all(|&w| w == 1.0) {
+            return None;
+        }
+        let mut sorted = weights.to_vec();
+        sorted.sort_unstable_by(f64::total_cmp);
+        let n = sorted.len();
+        let at = |q: f64| sorted[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+        // Summed from the lightest up: the same order whatever the page order.
+        let total: f64 = sorted.iter().sum();
+        let top_pages = n.div_ceil(100).max(1);
+        let top: f64 = sorted[n - top_pages..].iter().sum();
+        Some(WeightStats {
+            min: sorted[0],
+            p50: at(0.5),
+            p90: at(0.9),
+            p99: at(0.99),
+            max: sorted[n - 1],
+            total,
+            mean: total / n as f64,
+            zero_pages: sorted.iter().take_while(|&&w| w == 0.0).count(),
+            top_pages,
+            top1_share: if total > 0.0 { top / total } else { 0.0 },
+        })
+    }
+}
+
+impl fmt::Display for WeightStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "weights            min {}, p50 {}, p90 {}, p99 {}, max {}",
+            sig(self.min),
+            sig(self.p50),
+            sig(self.p90),
+            sig(self.p99),
+            sig(self.max)
+        )?;
+        write!(
+            f,
+            "                   total {} (mean {}), {} pages weigh 0; the top 1% ({} pages) hold {:.1}% of the weight",
+            sig(self.total),
+            sig(self.mean),
+            self.zero_pages,
+            self.top_pages,
+            100.0 * self.top1_share
+        )
+    }
+}
+
+/// `x` with 4 significant digits (plain notation from 0.001 to 10^7, else scientific).
+fn sig(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    let e = x.abs().log10().floor();
+    if (-3.0..7.0).contains(&e) {
+        format!("{x:.*}", (3.0 - e).max(0.0) as usize)
+    } else {
+        format!("{x:.3e}")
+    }
 }
 
 impl Stats {
@@ -118,6 +230,7 @@ impl Stats {
             cycles
         };
         let max = changes_per_page.iter().rposition(|&n| n > 0).unwrap_or(0);
+        let weights = d.weight_values().and_then(WeightStats::of);
         let (hosts, pages_per_host, largest_host) =
             match (0..pages).map(|p| d.host(p)).collect::<Option<Vec<u32>>>() {
                 Some(h) if pages > 0 => {
@@ -154,6 +267,8 @@ impl Stats {
             weekday_change_fraction: [0, 1, 2, 3, 4, 5, 6].map(|w| ratio(wk_c[w], wk_k[w])),
             p_change_after_change: ratio(cc, c_prev),
             p_change_after_no_change: ratio(nc, n_prev),
+            weighted: weights.is_some(),
+            weights,
         }
     }
 }
@@ -194,6 +309,13 @@ impl fmt::Display for Stats {
             self.changes_quantiles[2],
             self.changes_quantiles[3]
         )?;
+        match &self.weights {
+            Some(w) => writeln!(f, "{w}")?,
+            None => writeln!(
+                f,
+                "weights            none (unweighted: every page weighs 1)"
+            )?,
+        }
         write!(f, "pages by changes  ")?;
         let buckets: [(usize, usize); 8] = [
             (0, 0),
@@ -261,5 +383,56 @@ mod tests {
         assert_eq!(s.never_changed_fraction, 0.5);
         assert_eq!(s.half_or_more_fraction, 0.25);
         assert!(s.to_string().contains("hosts              2"));
+        assert!(!s.weighted && s.weights.is_none());
+        assert!(s
+            .to_string()
+            .contains("weights            none (unweighted"));
+    }
+
+    #[test]
+    fn weight_figures() {
+        let mut d = Dataset::new(300, 2);
+        // 297 pages of 1, one of 0, two heavy ones: top 1% = 3 pages = 100 + 50 + 1
+        let mut w = vec![1.0; 300];
+        w[7] = 0.0;
+        w[100] = 100.0;
+        w[200] = 50.0;
+        d.set_weights(w);
+        let s = Stats::of(&d);
+        let ws = s.weights.clone().unwrap();
+        assert!(s.weighted);
+        assert_eq!(
+            (ws.min, ws.p50, ws.p90, ws.p99, ws.max),
+            (0.0, 1.0, 1.0, 1.0, 100.0)
+        );
+        assert_eq!((ws.total, ws.zero_pages, ws.top_pages), (447.0, 1, 3));
+        assert!((ws.top1_share - 151.0 / 447.0).abs() < 1e-12);
+        assert!((ws.mean - 447.0 / 300.0).abs() < 1e-12);
+        let text = s.to_string();
+        assert!(
+            text.contains("weights            min 0, p50 1.000, p90 1.000, p99 1.000, max 100.0"),
+            "{text}"
+        );
+        assert!(
+            text.contains("total 447.0 (mean 1.490), 1 pages weigh 0; the top 1% (3 pages) hold 33.8% of the weight"),
+            "{text}"
+        );
+        // a weight column of 1s is unweighted; all zeros has no share
+        d.set_weights(vec![1.0; 300]);
+        assert!(Stats::of(&d).weights.is_none());
+        let z = WeightStats::of(&[0.0, 0.0]).unwrap();
+        assert_eq!((z.total, z.top1_share, z.zero_pages), (0.0, 0.0, 2));
+        let one = WeightStats::of(&[3.0]).unwrap();
+        assert_eq!((one.p50, one.top_pages, one.top1_share), (3.0, 1, 1.0));
+    }
+
+    #[test]
+    fn significant_digits() {
+        assert_eq!(sig(0.0), "0");
+        assert_eq!(sig(1.0), "1.000");
+        assert_eq!(sig(0.012345), "0.01235");
+        assert_eq!(sig(123456.7), "123457");
+        assert_eq!(sig(2.5e-7), "2.500e-7");
+        assert_eq!(sig(4.2e9), "4.200e9");
     }
 }

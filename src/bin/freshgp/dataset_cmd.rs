@@ -5,7 +5,7 @@ use clap::{Subcommand, ValueEnum};
 use freshgp::data::log::{from_log, parse_cycle, LogOptions, OnError};
 use freshgp::data::stats::Stats;
 use freshgp::data::synth::{generate, SynthParams};
-use freshgp::data::{cache, load, text, Dataset, LoadOptions, UnknownPolicy};
+use freshgp::data::{cache, load, text, weights, Dataset, LoadOptions, UnknownPolicy};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -18,7 +18,8 @@ pub struct Args {
 
 #[derive(Subcommand)]
 enum Action {
-    /// Build a history from a crawl log (`url<TAB>fetch_time<TAB>content_hash[<TAB>status]`).
+    /// Build a history from a crawl log
+    /// (`url<TAB>fetch_time<TAB>content_hash[<TAB>status[<TAB>weight]]`).
     FromLog(FromLogArgs),
     /// Generate a realistic synthetic history from a preset.
     Synth(SynthArgs),
@@ -43,6 +44,8 @@ struct FromLogArgs {
     /// Malformed lines: skip them (and count) or stop at the first.
     #[arg(long, value_enum, default_value_t = ErrorMode::Skip)]
     on_error: ErrorMode,
+    #[command(flatten)]
+    weights: WeightsArg,
     /// Output format (default: by the --out extension: .fgpd = binary, else text).
     #[arg(long, value_enum)]
     to: Option<To>,
@@ -51,10 +54,32 @@ struct FromLogArgs {
     force: bool,
 }
 
+// `--weights FILE`, shared by `from-log` and `convert`.
+#[derive(clap::Args)]
+struct WeightsArg {
+    /// Page weights to set after loading: a file of `page_id<TAB>weight` lines (`#`
+    /// comments and blank lines ignored; weights finite and >= 0). Listed pages take the
+    /// file's weight (replacing any weight they had), others keep theirs; ids not in the
+    /// history are counted on stderr, not an error; an id listed twice is an error.
+    #[arg(long, value_name = "FILE")]
+    weights: Option<PathBuf>,
+}
+
+impl WeightsArg {
+    /// Sets the weights of `d` from the file, if one was given; reports on stderr.
+    fn apply(&self, d: &mut Dataset) -> Result<()> {
+        if let Some(path) = &self.weights {
+            let report = weights::apply_file(d, path)?;
+            eprintln!("{report}");
+        }
+        Ok(())
+    }
+}
+
 // The flags of `freshgp dataset synth` (the variant's doc is its help).
 #[derive(clap::Args)]
 struct SynthArgs {
-    /// A built-in preset (brdc12) or a RON preset file.
+    /// A built-in preset (brdc12, commerce) or a RON preset file.
     #[arg(long, default_value = "brdc12")]
     preset: String,
     /// Pages (default: the preset's).
@@ -104,9 +129,12 @@ struct ConvertArgs {
     /// Output format (default: by extension: .fgpd = binary, else text).
     #[arg(long, value_enum)]
     to: Option<To>,
-    /// Unknown-cycle policy applied before writing (default keep).
+    /// Unknown-cycle policy applied before writing (default keep). Pages it drops are
+    /// not in the history --weights sees.
     #[arg(long, default_value = "keep")]
     unknown: UnknownPolicy,
+    #[command(flatten)]
+    weights: WeightsArg,
     /// Overwrite --out if it exists.
     #[arg(long)]
     force: bool,
@@ -145,6 +173,7 @@ fn from_log_cmd(args: FromLogArgs) -> Result<()> {
         out,
         cycle,
         on_error,
+        weights,
         to,
         force,
     } = args;
@@ -158,7 +187,7 @@ fn from_log_cmd(args: FromLogArgs) -> Result<()> {
     };
     let name = log.display().to_string();
     let f = std::fs::File::open(&log).with_context(|| format!("cannot open {name}"))?;
-    let (d, report) = from_log(
+    let (mut d, report) = from_log(
         std::io::BufReader::with_capacity(1 << 20, f),
         &name,
         &options,
@@ -172,6 +201,13 @@ fn from_log_cmd(args: FromLogArgs) -> Result<()> {
             report.skipped - report.errors.len()
         );
     }
+    if report.weighted_pages > 0 {
+        eprintln!(
+            "{name}: weights from the log on {} pages ({} of them with differing weights: the latest line's kept)",
+            report.weighted_pages, report.conflicting_weights
+        );
+    }
+    weights.apply(&mut d)?;
     write(&d, &out, to)?;
     let start = time::OffsetDateTime::from_unix_timestamp(report.first_cycle_start)
         .map(|t| t.to_string())
@@ -266,10 +302,12 @@ fn convert(args: ConvertArgs) -> Result<()> {
         out,
         to,
         unknown,
+        weights,
         force,
     } = args;
     check_out(&out, force)?;
-    let loaded = load(&input, &LoadOptions { unknown })?;
+    let mut loaded = load(&input, &LoadOptions { unknown })?;
+    weights.apply(&mut loaded.dataset)?;
     write(&loaded.dataset, &out, to)?;
     eprintln!(
         "{} ({:?}, {} pages × {} cycles; {}) → {}",
