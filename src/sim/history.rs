@@ -52,6 +52,8 @@ struct Node {
 pub struct Histories {
     nodes: Vec<Node>,
     children: HashMap<(SetId, u32), SetId>,
+    /// `with_interval` results already computed.
+    added: HashMap<(SetId, u32), SetId>,
     mle: HashMap<(SetId, u64), f64>,
     scratch: Vec<u32>,
 }
@@ -61,6 +63,7 @@ impl Default for Histories {
         Histories {
             nodes: vec![Node { parent: 0, tau: 0 }],
             children: HashMap::default(),
+            added: HashMap::default(),
             mle: HashMap::default(),
             scratch: Vec::new(),
         }
@@ -83,6 +86,9 @@ impl Histories {
 
     /// The multiset `set` plus one interval of length `tau` (at least 1).
     pub fn with_interval(&mut self, set: SetId, tau: u32) -> SetId {
+        if let Some(&done) = self.added.get(&(set, tau)) {
+            return done;
+        }
         let mut taus = std::mem::take(&mut self.scratch);
         self.intervals_into(set, &mut taus);
         // `taus` is descending (leaf to root); insert keeping it so, then walk from the root.
@@ -94,6 +100,7 @@ impl Histories {
         }
         taus.clear();
         self.scratch = taus;
+        self.added.insert((set, tau), node);
         node
     }
 
