@@ -5,13 +5,15 @@
 //! crawler's own page ids, and ranks them with a [`Policy`] (an evolved formula, a
 //! baseline, adaptive intervals) exactly as the simulation does:
 //!
-//! * [`Scheduler::add`] / [`Scheduler::add_with_host`] / [`Scheduler::remove`] keep the page set;
+//! * [`Scheduler::add`] / [`Scheduler::add_with_host`] / [`Scheduler::add_weighted`] /
+//!   [`Scheduler::remove`] keep the page set; [`Scheduler::set_host`] and
+//!   [`Scheduler::set_weight`] change a page's host and weight (SPEC §8);
 //! * [`Scheduler::observe`] records a download at a cycle that did or did not find the
 //!   page changed ([`Policy::visit`]);
 //! * [`Scheduler::next_batch`] returns the `k` best-scoring pages for a cycle, best first;
 //!   [`Scheduler::next_batch_capped`] also keeps at most `m` pages of one host per batch;
 //! * [`Scheduler::save`] / [`Scheduler::load`] keep the state across restarts ([`state`]);
-//! * [`log`] reads observation logs (`page<TAB>cycle<TAB>0|1[<TAB>host]`).
+//! * [`log`] reads observation logs (`page<TAB>cycle<TAB>0|1[<TAB>host[<TAB>weight]]`).
 //!
 //! ```
 //! use freshgp::formula::{Closure, Formula};
@@ -46,6 +48,18 @@
 //!   simulation visits each cycle, in the same order (tested on a real file).
 //! * **Removal** leaves a hole: the other pages keep their slots (so their tie order is
 //!   unchanged), and the next page added takes the most recently freed slot.
+//! * **SPEC §8 statistics** are kept as the simulation keeps them, for the terminals the
+//!   policy reads ([`Policy::fresh_page_of`], [`Track`]): every page has a **weight**
+//!   (default 1; finite and >= 0, else [`ScheduleError::Weight`]), held in its statistics
+//!   when the policy reads `w` (a new weight moves the page to the group of its new
+//!   state), and kept by the scheduler (and its state file) whatever the policy. **`HR`**
+//!   reads the Σ X / Σ n of the page's host over the host's *current* pages
+//!   ([`HostRates`], kept for every policy): adding, observing, removing a page or moving
+//!   it to another host ([`Scheduler::set_host`]) updates the totals of the hosts
+//!   concerned; a page without a host is its own host. When the policy reads `HR`, a
+//!   page's statistics hold its host (the scheduler's host index), so pages are grouped
+//!   per host. `n7`, `X7` and `MLE` need only [`Scheduler::observe`] (through
+//!   [`Policy::visit`] with the scheduler's [`Histories`]).
 //! * **Host cap** ([`Scheduler::next_batch_capped`]): walking the ranking best first, a page
 //!   whose host already has `m` pages in the batch is skipped and the next-ranked pages
 //!   (of other hosts) fill its place; pages without a host are never capped. If the cap
@@ -67,10 +81,11 @@
 
 mod groups;
 pub mod log;
+mod saved;
 pub mod state;
 
 use crate::sim::{score_key, tie_key, tie_salt, PageState, PageStats, Policy, ScoreBuffers};
-use crate::sim::{Histories, HostRates};
+use crate::sim::{Histories, HostRates, Track};
 use groups::Groups;
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
@@ -119,6 +134,14 @@ pub enum ScheduleError {
     /// A host cap of 0 would refuse every page of a host (SPEC §8: a cap must be >= 1).
     #[error("a host cap must be at least 1 (a cap of 0 would crawl no page of any host)")]
     ZeroHostCap,
+    /// A page weight that is not a finite number >= 0 (SPEC §8).
+    #[error("page {page}: weight {weight} must be a finite number >= 0")]
+    Weight {
+        /// The page.
+        page: String,
+        /// The weight given, as text.
+        weight: String,
+    },
     /// Too many pages for 32-bit slots.
     #[error("more than {} pages", u32::MAX - 1)]
     Full,
@@ -131,6 +154,8 @@ pub struct Pick<K> {
     pub page: K,
     /// Its score.
     pub score: f64,
+    /// Its weight (SPEC §8).
+    pub weight: f64,
 }
 
 /// A crawler's pages, their statistics and the rule that ranks them.
@@ -152,12 +177,16 @@ pub struct Scheduler<K = String> {
     free: Vec<u32>,
     /// Slot → host (NONE: no host).
     host_of: Vec<u32>,
+    /// Slot → weight (SPEC §8; 1 for free slots), whether or not the policy reads it.
+    weight_of: Vec<f64>,
+    /// The SPEC §8 statistics the policy reads (what its pages' statistics keep).
+    track: Track,
     host_names: Vec<String>,
     host_index: HashMap<String, u32>,
     groups: Groups,
     /// The interned visit intervals of the pages (SPEC §8 `MLE`).
     histories: Histories,
-    /// Σ X and Σ n of each host's pages (SPEC §8 `HR`).
+    /// Σ X and Σ n of each host's current pages (SPEC §8 `HR`), whatever the policy.
     host_rates: HostRates,
     work: Work,
 }
@@ -186,6 +215,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
     /// default).
     pub fn new(policy: Policy) -> Scheduler<K> {
         Scheduler {
+            track: policy.features().track(),
             policy,
             seed: 0,
             latest: 0,
@@ -194,6 +224,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             group_of: Vec::new(),
             free: Vec::new(),
             host_of: Vec::new(),
+            weight_of: Vec::new(),
             host_names: Vec::new(),
             host_index: HashMap::default(),
             groups: Groups::default(),
@@ -295,32 +326,94 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         self.ids.iter().flatten()
     }
 
-    /// Adds a page without host, never observed.
-    pub fn add(&mut self, page: K) -> Result<u32, ScheduleError> {
-        self.insert(page, NONE, self.policy.fresh_page())
+    /// The page's weight (SPEC §8; 1 unless set).
+    pub fn weight<Q>(&self, page: &Q) -> Option<f64>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        let slot = *self.index.get(page)?;
+        Some(self.weight_of[slot as usize])
     }
 
-    /// Adds a page of `host`, never observed.
+    /// The totals of each host's current pages that `HR` reads (SPEC §8).
+    pub fn host_rates(&self) -> &HostRates {
+        &self.host_rates
+    }
+
+    /// The interned visit intervals the pages' statistics point into (SPEC §8 `MLE`).
+    pub fn histories(&self) -> &Histories {
+        &self.histories
+    }
+
+    /// Adds a page without host, of weight 1, never observed.
+    pub fn add(&mut self, page: K) -> Result<u32, ScheduleError> {
+        self.insert(page, NONE, 1.0)
+    }
+
+    /// Adds a page of `host`, of weight 1, never observed.
     pub fn add_with_host(&mut self, page: K, host: &str) -> Result<u32, ScheduleError> {
         let h = self.intern_host(host);
-        self.insert(page, h, self.policy.fresh_page())
+        self.insert(page, h, 1.0)
     }
 
-    /// Sets (or, with `None`, clears) the page's host.
-    pub(crate) fn set_host<Q>(&mut self, page: &Q, host: Option<&str>) -> Result<(), ScheduleError>
+    /// Adds a page of `host` (`None`: without host) and `weight` (finite, >= 0), never
+    /// observed.
+    pub fn add_weighted(
+        &mut self,
+        page: K,
+        host: Option<&str>,
+        weight: f64,
+    ) -> Result<u32, ScheduleError> {
+        let weight = checked_weight(&page, weight)?;
+        let h = host.map_or(NONE, |name| self.intern_host(name));
+        self.insert(page, h, weight)
+    }
+
+    /// Sets (or, with `None`, clears) the page's host: its visits and changes leave the
+    /// totals of its old host for those of the new one.
+    pub fn set_host<Q>(&mut self, page: &Q, host: Option<&str>) -> Result<(), ScheduleError>
     where
         K: Borrow<Q>,
         Q: Hash + Eq + Debug + ?Sized,
     {
-        let slot = self.slot_of(page)?;
-        self.host_of[slot as usize] = match host {
-            Some(name) => self.intern_host(name),
-            None => NONE,
-        };
+        let slot = self.slot_of(page)? as usize;
+        let h = host.map_or(NONE, |name| self.intern_host(name));
+        let old = self.host_of[slot];
+        if h == old {
+            return Ok(());
+        }
+        let stats = self.groups.pages[self.group_of[slot] as usize].stats;
+        let (x, n) = (stats.x as i64, stats.n as i64);
+        self.host_rates.add_totals(old, -x, -n);
+        self.host_rates.add_totals(h, x, n);
+        self.host_of[slot] = h;
+        if self.track.has(Track::HOST) {
+            self.restate(slot, |state| state.stats.host = h);
+        }
         Ok(())
     }
 
-    /// Removes a page and its history; the other pages keep their slots.
+    /// Sets the page's weight (finite, >= 0).
+    pub fn set_weight<Q>(&mut self, page: &Q, weight: f64) -> Result<(), ScheduleError>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + Debug + ?Sized,
+    {
+        let slot = self.slot_of(page)? as usize;
+        let weight = checked_weight(page, weight)?;
+        if weight.to_bits() == self.weight_of[slot].to_bits() {
+            return Ok(());
+        }
+        self.weight_of[slot] = weight;
+        if self.track.has(Track::WEIGHT) {
+            self.restate(slot, |state| state.stats.weight = weight);
+        }
+        Ok(())
+    }
+
+    /// Removes a page and its history (its visits leave its host's totals); the other
+    /// pages keep their slots.
     pub fn remove<Q>(&mut self, page: &Q) -> Result<(), ScheduleError>
     where
         K: Borrow<Q>,
@@ -331,9 +424,14 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             .remove(page)
             .ok_or_else(|| ScheduleError::UnknownPage(format!("{page:?}")))?;
         let s = slot as usize;
-        self.groups.leave(self.group_of[s]);
+        let g = self.group_of[s];
+        let stats = self.groups.pages[g as usize].stats;
+        self.host_rates
+            .add_totals(self.host_of[s], -(stats.x as i64), -(stats.n as i64));
+        self.groups.leave(g);
         self.group_of[s] = NONE;
         self.host_of[s] = NONE;
+        self.weight_of[s] = 1.0;
         self.ids[s] = None;
         self.free.push(slot);
         Ok(())
@@ -358,6 +456,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         }
         self.policy
             .visit(&mut state, cycle, changed, &mut self.histories);
+        self.host_rates
+            .add_totals(self.host_of[slot], changed as i64, 1);
         self.groups.leave(g);
         self.group_of[slot] = self.groups.join(state);
         self.latest = self.latest.max(cycle);
@@ -409,6 +509,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
                     .clone()
                     .expect("invariant: live slot"),
                 score: self.work.group_score[self.group_of[slot as usize] as usize],
+                weight: self.weight_of[slot as usize],
             })
             .collect())
     }
@@ -580,8 +681,18 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         h
     }
 
-    /// Adds `page` in a free slot (the last freed) or a new one.
-    fn insert(&mut self, page: K, host: u32, state: PageState) -> Result<u32, ScheduleError> {
+    /// Moves the page in `slot` to the group of its state changed by `change`.
+    fn restate(&mut self, slot: usize, change: impl FnOnce(&mut PageState)) {
+        let g = self.group_of[slot];
+        let mut state = self.groups.pages[g as usize];
+        change(&mut state);
+        self.groups.leave(g);
+        self.group_of[slot] = self.groups.join(state);
+    }
+
+    /// Adds `page` of host `host` (NONE: none) and a checked `weight`, never observed, in
+    /// a free slot (the last freed) or a new one.
+    fn insert(&mut self, page: K, host: u32, weight: f64) -> Result<u32, ScheduleError> {
         if self.index.contains_key(&page) {
             return Err(ScheduleError::DuplicatePage(format!("{page:?}")));
         }
@@ -594,15 +705,32 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
                 self.ids.push(None);
                 self.group_of.push(NONE);
                 self.host_of.push(NONE);
+                self.weight_of.push(1.0);
                 (self.ids.len() - 1) as u32
             }
         };
         let s = slot as usize;
         self.ids[s] = Some(page.clone());
-        self.group_of[s] = self.groups.join(state);
+        self.group_of[s] = self.groups.join(self.policy.fresh_page_of(weight, host));
         self.host_of[s] = host;
+        self.weight_of[s] = weight;
+        // A page never visited adds nothing, but the table grows to hold its host.
+        self.host_rates.add_totals(host, 0, 0);
         self.index.insert(page, slot);
         Ok(slot)
+    }
+}
+
+/// `weight` if it is a page weight (finite, >= 0; `-0` reads as `0`, as terminals are
+/// never `-0`), else the error naming `page`.
+fn checked_weight<Q: Debug + ?Sized>(page: &Q, weight: f64) -> Result<f64, ScheduleError> {
+    if weight.is_finite() && weight >= 0.0 {
+        Ok(weight + 0.0)
+    } else {
+        Err(ScheduleError::Weight {
+            page: format!("{page:?}"),
+            weight: weight.to_string(),
+        })
     }
 }
 

@@ -1,8 +1,9 @@
 //! Saving and loading a [`Scheduler`]: a versioned, checksummed binary file.
 //!
 //! A crawler restarts without losing history: everything the ranking depends on (the
-//! policy, the tie seed, the latest cycle, every slot's page id, statistics, policy memory
-//! and host, the free slots) is saved, and a loaded scheduler ranks exactly as the saved one would have.
+//! policy, the tie seed, the latest cycle, every slot's page id, statistics — SPEC §8 ones
+//! included —, policy memory, host and weight, the interned visit intervals, the free
+//! slots) is saved, and a loaded scheduler ranks exactly as the saved one would have.
 //!
 //! The payload is the state encoded with [`bincode`] (serde; variable-length integers, so
 //! the mostly small counters take a byte or two). It is compact and fast for the millions
@@ -12,14 +13,40 @@
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `\x89FGPSCH\n` |
-//! | 4 | format version, little-endian (`2`; version `1`, without policy memory, is read too) |
+//! | 4 | format version, little-endian (`3`; versions `1` and `2` are read too) |
 //! | 8 | payload length, little-endian |
 //! | n | payload (bincode) |
 //! | 4 | CRC-32 of every byte before it; the file ends here |
 //!
+//! The payload, version 3, is these fields in order (a list is its length, then its
+//! items; "per slot" lists have one item per slot, free slots included, in slot order):
+//!
+//! | field | content | since |
+//! |---|---|---|
+//! | `policy` | the policy (`PolicySpec`) | 1 |
+//! | `seed`, `latest` | tie-break seed, latest observed cycle | 1 |
+//! | `ids` | per slot: the page id, or none for a free slot | 1 |
+//! | `stats` | per slot: `n`, `X`, last visit, last change, Σ change cycles, GAD anchor | 1 |
+//! | `hosts` | per slot: index in `host_names`, or `u32::MAX` for none | 1 |
+//! | `host_names` | the hosts, each once | 1 |
+//! | `free` | the free slots, the next to reuse last | 1 |
+//! | `memory` | per slot: the policy's memory of the page | 2 |
+//! | `extra` | per slot, SPEC §8: statistics kept (bits 1 `w`, 2 `HR`, 4 `n7`/`X7`, 8 `MLE`), the weight and host the statistics hold, the 7-cycle visit and change masks, the index of its change-detecting intervals in `sets`, the sum of its other intervals, its MLE rate | 3 |
+//! | `weights` | per slot: the page's weight (kept whatever the policy reads) | 3 |
+//! | `sets` | the distinct multisets of change-detecting visit intervals the pages use, each as its intervals in ascending order; the first is the empty one | 3 |
+//!
+//! The host totals `HR` reads are not saved: they are the sums of the pages' `X` and `n`
+//! per host, recomputed on loading. Loading a version 1 or 2 file gives every page weight
+//! 1 and the SPEC §8 statistics of its known history; when the policy reads `n7`, `X7` or
+//! `MLE`, which need the visit history such files do not keep, a file with a page
+//! already visited is refused (start a new state file), one whose pages were never
+//! visited loads.
+//!
 //! A truncated, corrupt or foreign file is an error naming the file and what is wrong,
 //! never a panic or a huge allocation (the decoder is limited to the payload's length),
-//! and the decoded state is checked for consistency before use. The page id type must be
+//! and the decoded state is checked for consistency before use (e.g. a weight that is not
+//! finite and >= 0, masks that disagree with the last visit, intervals that do not add
+//! up to it, statistics kept for another policy's terminals), naming the page. The page id type must be
 //! the one the file was saved with. Saving writes a temporary file beside the target,
 //! syncs it and renames it over the target, so a crash leaves the old or the new state,
 //! never a mix.
@@ -38,8 +65,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use super::saved::{intern_sets, Expected, SavedExtra, SavedSets, SavedStats, SetWriter};
 use super::{Scheduler, NONE};
-use crate::sim::{PageState, PageStats, Policy};
+use crate::sim::{PageState, PageStats, Policy, SetId, Track};
 use bincode::Options;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -50,8 +78,8 @@ use std::path::Path;
 /// The first 8 bytes of every state file.
 pub(crate) const MAGIC: [u8; 8] = *b"\x89FGPSCH\n";
 /// The format version this build writes (it also reads version 1, from before policies
-/// kept per-page memory).
-pub(crate) const VERSION: u32 = 2;
+/// kept per-page memory, and version 2, from before the SPEC §8 statistics).
+pub(crate) const VERSION: u32 = 3;
 
 const HEADER: usize = 8 + 4 + 8;
 const TRAILER: usize = 4;
@@ -80,78 +108,6 @@ pub enum StateError {
     Encode(String),
 }
 
-/// One slot's statistics, as saved.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
-struct SavedStats {
-    n: u32,
-    x: u32,
-    last_visit: u32,
-    last_change: u32,
-    change_cycle_sum: u64,
-    gad_anchor: f64,
-}
-
-impl From<PageStats> for SavedStats {
-    fn from(s: PageStats) -> SavedStats {
-        SavedStats {
-            n: s.n,
-            x: s.x,
-            last_visit: s.last_visit,
-            last_change: s.last_change,
-            change_cycle_sum: s.change_cycle_sum,
-            gad_anchor: s.gad_anchor,
-        }
-    }
-}
-
-impl SavedStats {
-    fn to_stats(self) -> PageStats {
-        PageStats {
-            n: self.n,
-            x: self.x,
-            last_visit: self.last_visit,
-            last_change: self.last_change,
-            change_cycle_sum: self.change_cycle_sum,
-            gad_anchor: self.gad_anchor,
-            ..PageStats::default()
-        }
-    }
-
-    /// What is inconsistent in these statistics, if anything.
-    fn check(&self, latest: u32) -> Option<&'static str> {
-        if self.x > self.n {
-            return Some("more changes than visits");
-        }
-        if self.last_visit > latest {
-            return Some("a visit after the latest cycle");
-        }
-        if (self.n == 0) != (self.last_visit == 0) {
-            return Some("visit count and last visit disagree");
-        }
-        if (self.x == 0) != (self.last_change == 0) || self.last_change > self.last_visit {
-            return Some("change count and last change disagree");
-        }
-        let sum_ok = if self.x == 0 {
-            self.change_cycle_sum == 0
-        } else {
-            self.change_cycle_sum >= self.last_change as u64
-                && self.change_cycle_sum <= self.x as u64 * self.last_change as u64
-        };
-        if !sum_ok {
-            return Some("impossible sum of change cycles");
-        }
-        let gad_ok = if self.x == 0 {
-            self.gad_anchor == 0.0
-        } else {
-            self.gad_anchor >= 1.0 && self.gad_anchor < 2.0
-        };
-        if !gad_ok {
-            return Some("impossible GAD sum");
-        }
-        None
-    }
-}
-
 /// The saved state (field order is the format; bump [`VERSION`] when it changes).
 #[derive(Serialize)]
 struct SavedRef<'a, K> {
@@ -164,19 +120,14 @@ struct SavedRef<'a, K> {
     host_names: &'a [String],
     free: &'a [u32],
     memory: Vec<f64>,
+    extra: Vec<SavedExtra>,
+    weights: &'a [f64],
+    sets: SavedSets,
 }
 
-/// [`SavedRef`], owned, for decoding. Bincode writes a struct as its fields in order, so
-/// nesting [`SavedV1`] first reads exactly the flat layout of [`SavedRef`].
-#[derive(Deserialize)]
-struct Saved<K> {
-    base: SavedV1<K>,
-    /// Per slot; empty when read from a version 1 file (every page has the policy's
-    /// fresh memory).
-    memory: Vec<f64>,
-}
-
-/// A version 1 state: everything but the policy memory.
+/// A version 1 state: everything but the policy memory and the SPEC §8 statistics.
+/// Bincode writes a struct as its fields in order, so nesting it first in [`SavedV2`]
+/// reads exactly the flat layout of [`SavedRef`]'s first fields.
 #[derive(Deserialize)]
 struct SavedV1<K> {
     policy: Policy,
@@ -189,13 +140,37 @@ struct SavedV1<K> {
     free: Vec<u32>,
 }
 
-impl<K> From<SavedV1<K>> for Saved<K> {
-    fn from(base: SavedV1<K>) -> Saved<K> {
-        Saved {
-            base,
-            memory: Vec::new(),
-        }
-    }
+/// A version 2 state: version 1 and each slot's policy memory.
+#[derive(Deserialize)]
+struct SavedV2<K> {
+    base: SavedV1<K>,
+    memory: Vec<f64>,
+}
+
+/// A version 3 state: version 2 and the SPEC §8 statistics.
+#[derive(Deserialize)]
+struct SavedV3<K> {
+    v2: SavedV2<K>,
+    section8: Section8,
+}
+
+/// What version 3 adds: per slot, the SPEC §8 statistics and the weight; the interval
+/// multisets the statistics point into.
+#[derive(Deserialize)]
+struct Section8 {
+    extra: Vec<SavedExtra>,
+    weights: Vec<f64>,
+    sets: SavedSets,
+}
+
+/// A decoded state of any version.
+struct Saved<K> {
+    version: u32,
+    base: SavedV1<K>,
+    /// Per slot; empty from a version 1 file (every page has the policy's fresh memory).
+    memory: Vec<f64>,
+    /// From a version 3 file.
+    section8: Option<Section8>,
 }
 
 /// The little-endian integer in `bytes` (exactly 4 of them).
@@ -216,27 +191,127 @@ fn codec() -> impl Options {
     bincode::DefaultOptions::new().reject_trailing_bytes()
 }
 
+/// Decodes the payload of a file of `version` (1 to [`VERSION`]), reading at most `size`
+/// bytes.
+fn decode<K: DeserializeOwned>(
+    version: u32,
+    size: u64,
+    payload: &[u8],
+) -> Result<Saved<K>, bincode::Error> {
+    let codec = codec().with_limit(size);
+    Ok(match version {
+        1 => Saved {
+            version,
+            base: codec.deserialize::<SavedV1<K>>(payload)?,
+            memory: Vec::new(),
+            section8: None,
+        },
+        2 => {
+            let SavedV2 { base, memory } = codec.deserialize(payload)?;
+            Saved {
+                version,
+                base,
+                memory,
+                section8: None,
+            }
+        }
+        _ => {
+            let SavedV3 { v2, section8 } = codec.deserialize(payload)?;
+            Saved {
+                version,
+                base: v2.base,
+                memory: v2.memory,
+                section8: Some(section8),
+            }
+        }
+    })
+}
+
+/// Whether the per-slot lists have one entry per slot (the memories may be absent).
+fn check_lengths<K>(saved: &Saved<K>) -> Result<(), String> {
+    let slots = saved.base.ids.len();
+    let memory_ok = saved.memory.is_empty() || saved.memory.len() == slots;
+    let section8_ok = saved
+        .section8
+        .as_ref()
+        .map_or(true, |x| x.extra.len() == slots && x.weights.len() == slots);
+    if saved.base.stats.len() != slots || saved.base.hosts.len() != slots || !memory_ok {
+        return Err(format!(
+            "{} page ids, {} statistics, {} policy memories and {} hosts",
+            slots,
+            saved.base.stats.len(),
+            saved.memory.len(),
+            saved.base.hosts.len()
+        ));
+    }
+    if let (false, Some(x)) = (section8_ok, &saved.section8) {
+        return Err(format!(
+            "{} page ids, {} SPEC §8 statistics and {} weights",
+            slots,
+            x.extra.len(),
+            x.weights.len()
+        ));
+    }
+    if slots >= (u32::MAX - 1) as usize {
+        return Err(format!("{slots} slots"));
+    }
+    Ok(())
+}
+
+/// Which of `slots` slots are free, from the free list (each listed once).
+fn free_flags(free: &[u32], slots: usize) -> Result<Vec<bool>, String> {
+    let mut is_free = vec![false; slots];
+    for &f in free {
+        match is_free.get_mut(f as usize) {
+            Some(flag) if !*flag => *flag = true,
+            _ => return Err(format!("bad free slot {f}")),
+        }
+    }
+    Ok(is_free)
+}
+
+/// What a saved page brings besides its SPEC §4 statistics.
+struct SavedPage<'a> {
+    host: u32,
+    memory: f64,
+    /// From a version 3 file: the SPEC §8 statistics and the weight.
+    section8: Option<(&'a SavedExtra, f64)>,
+    /// The version of the file (for errors).
+    version: u32,
+}
+
 impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
     /// The state as bytes (the file format above).
     pub fn to_bytes(&self) -> Result<Vec<u8>, StateError> {
-        let page = |g: u32| match g {
-            NONE => PageState::default(),
-            g => self.groups.pages[g as usize],
-        };
+        let slots = self.group_of.len();
+        let (mut stats, mut memory, mut extra) = (
+            Vec::with_capacity(slots),
+            Vec::with_capacity(slots),
+            Vec::with_capacity(slots),
+        );
+        let mut sets = SetWriter::new();
+        for &g in &self.group_of {
+            let page = match g {
+                NONE => PageState::default(),
+                g => self.groups.pages[g as usize],
+            };
+            stats.push(page.stats.into());
+            memory.push(page.memory);
+            extra.push(sets.extra(&page.stats, &self.histories));
+        }
         let saved = SavedRef {
             policy: &self.policy,
             seed: self.seed,
             latest: self.latest,
             ids: &self.ids,
+            stats,
             hosts: &self.host_of,
             host_names: &self.host_names,
             free: &self.free,
-            stats: self
-                .group_of
-                .iter()
-                .map(|&g| page(g).stats.into())
-                .collect(),
-            memory: self.group_of.iter().map(|&g| page(g).memory).collect(),
+            memory,
+            extra,
+            weights: &self.weight_of,
+            sets: sets.finish(),
         };
         let size = codec()
             .serialized_size(&saved)
@@ -272,9 +347,9 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
             )));
         }
         let version = u32_le(&bytes[8..12]);
-        if version != VERSION && version != 1 {
+        if !(1..=VERSION).contains(&version) {
             return Err(bad(format!(
-                "format version {version}, this build reads versions 1 and {VERSION}"
+                "format version {version}, this build reads versions 1 to {VERSION}"
             )));
         }
         let size = u64_le(&bytes[12..20]);
@@ -293,14 +368,7 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
                 "checksum mismatch (stored {stored:08x}, computed {crc:08x}): the file is corrupt"
             )));
         }
-        let decoded = match version {
-            1 => codec()
-                .with_limit(size)
-                .deserialize::<SavedV1<K>>(&body[HEADER..])
-                .map(Saved::from),
-            _ => codec().with_limit(size).deserialize(&body[HEADER..]),
-        };
-        let saved = decoded.map_err(|e| {
+        let saved = decode(version, size, &body[HEADER..]).map_err(|e| {
             bad(format!(
                 "cannot decode ({e}); was it saved with another page id type?"
             ))
@@ -309,94 +377,155 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
     }
 
     /// Builds the scheduler from a decoded state, checking every invariant.
-    fn from_saved(
-        Saved {
-            base: saved,
+    fn from_saved(saved: Saved<K>) -> Result<Scheduler<K>, String> {
+        check_lengths(&saved)?;
+        let Saved {
+            version,
+            base,
             memory,
-        }: Saved<K>,
-    ) -> Result<Scheduler<K>, String> {
-        let slots = saved.ids.len();
-        let memory_ok = memory.is_empty() || memory.len() == slots;
-        if saved.stats.len() != slots || saved.hosts.len() != slots || !memory_ok {
-            return Err(format!(
-                "{} page ids, {} statistics, {} policy memories and {} hosts",
-                slots,
-                saved.stats.len(),
-                memory.len(),
-                saved.hosts.len()
-            ));
-        }
-        let fresh = saved.policy.fresh_page().memory;
-        let memory = |slot: usize| memory.get(slot).copied().unwrap_or(fresh);
-        if slots >= (u32::MAX - 1) as usize {
-            return Err(format!("{slots} slots"));
-        }
-        let mut s = Scheduler::new(saved.policy.clone()).with_seed(saved.seed);
-        s.latest = saved.latest;
-        for name in &saved.host_names {
+            section8,
+        } = saved;
+        let slots = base.ids.len();
+        let mut s = Scheduler::new(base.policy.clone()).with_seed(base.seed);
+        s.latest = base.latest;
+        for name in &base.host_names {
             if s.host_index.contains_key(name.as_str()) {
                 return Err(format!("host {name:?} is listed twice"));
             }
             s.intern_host(name);
         }
-        let mut is_free = vec![false; slots];
-        for &f in &saved.free {
-            match is_free.get_mut(f as usize) {
-                Some(flag) if !*flag => *flag = true,
-                _ => return Err(format!("bad free slot {f}")),
-            }
-        }
+        let is_free = free_flags(&base.free, slots)?;
+        let set_ids = match &section8 {
+            Some(x) => intern_sets(&x.sets, &mut s.histories)?,
+            None => Vec::new(),
+        };
+        let fresh = s.policy.fresh_page().memory;
         s.ids.reserve(slots);
         s.group_of.reserve(slots);
         s.host_of.reserve(slots);
-        s.index.reserve(slots - saved.free.len().min(slots));
-        for (slot, ((id, stats), &host)) in saved
+        s.weight_of.reserve(slots);
+        s.index.reserve(slots - base.free.len().min(slots));
+        for (slot, ((id, stats), &host)) in base
             .ids
             .into_iter()
-            .zip(&saved.stats)
-            .zip(&saved.hosts)
+            .zip(&base.stats)
+            .zip(&base.hosts)
             .enumerate()
         {
             match id {
-                None => {
-                    if !is_free[slot] {
-                        return Err(format!("slot {slot} has no page and is not free"));
-                    }
+                None if is_free[slot] => {
                     s.ids.push(None);
                     s.group_of.push(NONE);
                     s.host_of.push(NONE);
+                    s.weight_of.push(1.0);
+                }
+                None => return Err(format!("slot {slot} has no page and is not free")),
+                Some(page) if is_free[slot] => {
+                    return Err(format!("slot {slot} holds page {page:?} and is free"))
                 }
                 Some(page) => {
-                    if is_free[slot] {
-                        return Err(format!("slot {slot} holds page {page:?} and is free"));
-                    }
-                    if let Some(reason) = stats.check(saved.latest) {
-                        return Err(format!("page {page:?}: {reason}"));
-                    }
-                    if host != NONE && host as usize >= s.host_names.len() {
-                        return Err(format!("page {page:?}: host {host} is not listed"));
-                    }
-                    if s.index.insert(page.clone(), slot as u32).is_some() {
-                        return Err(format!("page {page:?} is listed twice"));
-                    }
-                    let state = PageState {
-                        stats: stats.to_stats(),
-                        memory: memory(slot),
+                    let extra = SavedPage {
+                        host,
+                        memory: memory.get(slot).copied().unwrap_or(fresh),
+                        section8: section8.as_ref().map(|x| (&x.extra[slot], x.weights[slot])),
+                        version,
                     };
-                    if !s.policy.valid_memory(state.memory) {
-                        return Err(format!(
-                            "page {page:?}: policy memory {} is impossible for {}",
-                            state.memory, s.policy
-                        ));
-                    }
-                    s.group_of.push(s.groups.join(state));
-                    s.ids.push(Some(page));
-                    s.host_of.push(host);
+                    s.load_page(slot as u32, page, stats, extra, &set_ids)?;
                 }
             }
         }
-        s.free = saved.free;
+        s.free = base.free;
         Ok(s)
+    }
+
+    /// Adds the saved `page` in `slot` (the next one), checking its statistics; `sets`
+    /// are the file's interned interval multisets.
+    fn load_page(
+        &mut self,
+        slot: u32,
+        page: K,
+        saved: &SavedStats,
+        extra: SavedPage<'_>,
+        sets: &[SetId],
+    ) -> Result<(), String> {
+        let named = |reason: &str| format!("page {page:?}: {reason}");
+        if let Some(reason) = saved.check(self.latest) {
+            return Err(named(reason));
+        }
+        let host = extra.host;
+        if host != NONE && host as usize >= self.host_names.len() {
+            return Err(named(&format!("host {host} is not listed")));
+        }
+        let weight = extra.section8.map_or(1.0, |(_, w)| w);
+        if !(weight.is_finite() && weight >= 0.0) {
+            return Err(named(&format!(
+                "weight {weight} is not a finite number >= 0"
+            )));
+        }
+        let weight = weight + 0.0;
+        let stats = match extra.section8 {
+            Some((section8, _)) => {
+                let expected = Expected {
+                    track: self.track,
+                    weight,
+                    host,
+                };
+                let base = saved.over(PageStats::default());
+                section8
+                    .stats(base, expected, sets, &mut self.histories)
+                    .map_err(|reason| named(&reason))?
+            }
+            None => self
+                .unsaved_section8(saved, weight, host, extra.version)
+                .map_err(|reason| named(&reason))?,
+        };
+        let state = PageState {
+            stats,
+            memory: extra.memory,
+        };
+        if !self.policy.valid_memory(state.memory) {
+            return Err(named(&format!(
+                "policy memory {} is impossible for {}",
+                state.memory, self.policy
+            )));
+        }
+        if self.index.insert(page.clone(), slot).is_some() {
+            return Err(named("listed twice"));
+        }
+        self.group_of.push(self.groups.join(state));
+        self.ids.push(Some(page));
+        self.host_of.push(host);
+        self.weight_of.push(weight);
+        self.host_rates
+            .add_totals(host, stats.x as i64, stats.n as i64);
+        Ok(())
+    }
+
+    /// The whole statistics of a page saved by a version 1 or 2 file (without SPEC §8
+    /// statistics): its weight and host are known, its visit history is not, so a page
+    /// already visited is refused when the policy reads `n7`, `X7` or `MLE`.
+    fn unsaved_section8(
+        &self,
+        saved: &SavedStats,
+        weight: f64,
+        host: u32,
+        version: u32,
+    ) -> Result<PageStats, String> {
+        let history = self.track.has(Track::WINDOW) || self.track.has(Track::INTERVALS);
+        if history && saved.n > 0 {
+            let needs: Vec<&str> = [(Track::WINDOW, "n7/X7"), (Track::INTERVALS, "MLE")]
+                .into_iter()
+                .filter(|(t, _)| self.track.has(*t))
+                .map(|(_, name)| name)
+                .collect();
+            return Err(format!(
+                "a version {version} state keeps no visit history, and {} reads {}: \
+                 start a new state file for this policy",
+                self.policy,
+                needs.join(" and ")
+            ));
+        }
+        Ok(saved.over(self.policy.fresh_page_of(weight, host).stats))
     }
 
     /// Saves the state to `path` atomically (a temporary file beside it, then a rename).
@@ -425,7 +554,8 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::{Adaptive, Baseline};
+    use crate::formula::Grammar;
+    use crate::sim::{Adaptive, Baseline, Histories};
 
     fn sample() -> Scheduler {
         let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Gad)).with_seed(9);
@@ -503,6 +633,9 @@ mod tests {
             host_names: &[],
             free: &[],
             memory: vec![0.0],
+            extra: vec![SetWriter::new().extra(&PageStats::default(), &Histories::default())],
+            weights: &[1.0],
+            sets: vec![vec![]],
         };
         assert!(reason(&forge(VERSION, &saved)).contains("more changes than visits"));
         let nutch = Policy::Adaptive(Adaptive::NUTCH);
@@ -517,6 +650,240 @@ mod tests {
             why.contains("policy memory 0.5 is impossible for nutch"),
             "{why}"
         );
+        for (weight, shown) in [(f64::NAN, "NaN"), (-1.0, "-1"), (f64::INFINITY, "inf")] {
+            let bad_weight = SavedRef {
+                policy: &nutch,
+                seed: 0,
+                latest: 2,
+                ids: &[Some("a".to_string())],
+                stats: vec![SavedStats::default()],
+                hosts: &[NONE],
+                host_names: &[],
+                free: &[],
+                memory: vec![30.0],
+                extra: vec![SetWriter::new().extra(&PageStats::default(), &Histories::default())],
+                weights: &[weight],
+                sets: vec![vec![]],
+            };
+            let why = reason(&forge(VERSION, &bad_weight));
+            assert_eq!(
+                why,
+                format!("page \"a\": weight {shown} is not a finite number >= 0")
+            );
+        }
+    }
+
+    /// `s`'s saved fields, to forge files of other versions or contents from.
+    struct Parts {
+        stats: Vec<SavedStats>,
+        memory: Vec<f64>,
+        extra: Vec<SavedExtra>,
+        sets: SavedSets,
+    }
+
+    fn parts(s: &Scheduler) -> Parts {
+        let mut writer = SetWriter::new();
+        let mut p = Parts {
+            stats: Vec::new(),
+            memory: Vec::new(),
+            extra: Vec::new(),
+            sets: Vec::new(),
+        };
+        for &g in &s.group_of {
+            let page = match g {
+                NONE => PageState::default(),
+                g => s.groups.pages[g as usize],
+            };
+            p.stats.push(page.stats.into());
+            p.memory.push(page.memory);
+            p.extra.push(writer.extra(&page.stats, &s.histories));
+        }
+        p.sets = writer.finish();
+        p
+    }
+
+    /// A version 3 file of `s` with its parts changed by `change`.
+    fn forge_v3(s: &Scheduler, change: impl FnOnce(&mut Parts, &mut Vec<f64>)) -> Vec<u8> {
+        let mut p = parts(s);
+        let mut weights = s.weight_of.clone();
+        change(&mut p, &mut weights);
+        forge(
+            3,
+            &SavedRef {
+                policy: &s.policy,
+                seed: s.seed,
+                latest: s.latest,
+                ids: &s.ids,
+                stats: p.stats,
+                hosts: &s.host_of,
+                host_names: &s.host_names,
+                free: &s.free,
+                memory: p.memory,
+                extra: p.extra,
+                weights: &weights,
+                sets: p.sets,
+            },
+        )
+    }
+
+    /// A version 2 file of `s` (version 3 without the SPEC §8 part).
+    fn forge_v2(s: &Scheduler) -> Vec<u8> {
+        let p = parts(s);
+        let v2 = (
+            s.policy(),
+            s.seed(),
+            s.latest_cycle(),
+            &s.ids,
+            p.stats,
+            &s.host_of,
+            &s.host_names,
+            &s.free,
+            p.memory,
+        );
+        forge(2, &v2)
+    }
+
+    const EXTENDED: &str = "w * MLE * t / (HR + 0.1) + n7 - X7 * tc";
+
+    /// Pages of two hosts and none, of several weights, observed irregularly; one
+    /// removed, one moved to another host, one reweighted.
+    fn extended(text: &str) -> Scheduler {
+        let policy = Policy::parse(text, &Grammar::extended()).unwrap();
+        let mut s: Scheduler = Scheduler::new(policy).with_seed(2);
+        let pages = ["a", "b", "c", "d", "e", "f", "g"];
+        for (i, page) in pages.iter().enumerate() {
+            let host = [Some("x.org"), Some("y.org"), None][i % 3];
+            s.add_weighted(page.to_string(), host, i as f64 * 0.5)
+                .unwrap();
+        }
+        for d in 1..=12u32 {
+            for (i, page) in pages.iter().enumerate() {
+                if d <= 2 || (d as usize * 7 + i) % 4 == 0 {
+                    s.observe(*page, d, (d as usize + i) % 3 == 0).unwrap();
+                }
+            }
+        }
+        s.remove("d").unwrap();
+        s.set_host("e", Some("x.org")).unwrap();
+        s.set_weight("f", 4.0).unwrap();
+        s
+    }
+
+    /// The page's statistics with its interval multiset as a list (ids are per run).
+    fn comparable(s: &Scheduler, page: &str) -> (PageState, Vec<u32>, f64, Option<String>) {
+        let state = *s.state(page).unwrap();
+        let intervals = s.histories().intervals(state.stats.changed_set);
+        let mut without_id = state;
+        without_id.stats.changed_set = 0;
+        let host = s.host(page).map(str::to_string);
+        (without_id, intervals, s.weight(page).unwrap(), host)
+    }
+
+    #[test]
+    fn section8_statistics_round_trip() {
+        for text in [EXTENDED, "nutch", "w * t + HR"] {
+            let mut s = extended(text);
+            let bytes = s.to_bytes().unwrap();
+            assert_eq!(u32_le(&bytes[8..12]), 3);
+            let mut back: Scheduler = Scheduler::from_bytes(&bytes, "mem").unwrap();
+            for page in ["a", "b", "c", "e", "f", "g"] {
+                assert_eq!(
+                    comparable(&back, page),
+                    comparable(&s, page),
+                    "{text}: {page}"
+                );
+            }
+            assert_eq!(
+                back.to_bytes().unwrap(),
+                bytes,
+                "{text}: saving is deterministic"
+            );
+            // Both rank and go on alike, host totals included.
+            for d in 13..=16u32 {
+                assert_eq!(
+                    back.next_batch_scored(d, 3, Some(1)).unwrap(),
+                    s.next_batch_scored(d, 3, Some(1)).unwrap(),
+                    "{text}: cycle {d}"
+                );
+                for (i, page) in ["a", "b", "e", "g"].iter().enumerate() {
+                    let changed = (d as usize + i) % 2 == 0;
+                    s.observe(*page, d, changed).unwrap();
+                    back.observe(*page, d, changed).unwrap();
+                }
+            }
+            assert_eq!(back.distinct_stats(), s.distinct_stats(), "{text}");
+        }
+    }
+
+    #[test]
+    fn inconsistent_section8_statistics_are_refused() {
+        let s = extended(EXTENDED);
+        let reason = |bytes: Vec<u8>| match Scheduler::<String>::from_bytes(&bytes, "s3") {
+            Err(StateError::Corrupt { reason, .. }) => reason,
+            other => panic!("{other:?}"),
+        };
+        let a = s.slot("a").unwrap() as usize;
+        let b = s.slot("b").unwrap() as usize;
+        assert!(Scheduler::<String>::from_bytes(&forge_v3(&s, |_, _| {}), "s3").is_ok());
+        let why = reason(forge_v3(&s, |_, w| w[b] = f64::NAN));
+        assert_eq!(why, "page \"b\": weight NaN is not a finite number >= 0");
+        let why = reason(forge_v3(&s, |_, w| w[b] = 7.0));
+        assert_eq!(why, "page \"b\": its statistics hold weight 0.5, not 7");
+        let why = reason(forge_v3(&s, |p, _| p.extra[a].track = 1));
+        assert!(
+            why.contains("kept for w but the policy reads w, HR, n7/X7, MLE"),
+            "{why}"
+        );
+        let why = reason(forge_v3(&s, |p, _| p.extra[b].recent_visits ^= 1));
+        assert!(
+            why.starts_with("page \"b\": recent visit/change masks"),
+            "{why}"
+        );
+        let why = reason(forge_v3(&s, |p, _| p.extra[b].unchanged_time += 1));
+        assert!(why.contains("visit intervals"), "{why}");
+        let why = reason(forge_v3(&s, |p, _| p.sets.truncate(1)));
+        assert!(why.contains("is not listed"), "{why}");
+        let why = reason(forge_v3(&s, |p, _| {
+            p.extra.pop();
+        }));
+        assert!(why.contains("SPEC §8 statistics"), "{why}");
+    }
+
+    #[test]
+    fn version_2_states_load_with_weight_1_or_are_refused_without_history() {
+        // Weights and hosts need no history: the pages get weight 1, HR its totals.
+        let mut s = extended("w * t + HR");
+        let mut back: Scheduler = Scheduler::from_bytes(&forge_v2(&s), "v2.state").unwrap();
+        for page in ["a", "b", "c", "e", "f", "g"] {
+            s.set_weight(page, 1.0).unwrap();
+            assert_eq!(back.weight(page), Some(1.0), "{page}");
+            assert_eq!(back.state(page), s.state(page), "{page}");
+        }
+        assert_eq!(
+            back.next_batch_scored(13, 6, None).unwrap(),
+            s.next_batch_scored(13, 6, None).unwrap()
+        );
+        // n7, X7 and MLE need the visit history a version 2 file does not keep.
+        for (text, needs) in [
+            (EXTENDED, "n7/X7 and MLE"),
+            ("MLE * t", "MLE"),
+            ("n7", "n7/X7"),
+        ] {
+            let err = Scheduler::<String>::from_bytes(&forge_v2(&extended(text)), "v2.state")
+                .unwrap_err()
+                .to_string();
+            assert!(err.starts_with("v2.state: not a usable scheduler state: page \"a\": a version 2 state keeps no visit history"), "{err}");
+            assert!(
+                err.contains(&format!("reads {needs}: start a new state file")),
+                "{err}"
+            );
+        }
+        // ... unless no page was visited yet.
+        let policy = Policy::parse(EXTENDED, &Grammar::extended()).unwrap();
+        let mut fresh: Scheduler = Scheduler::new(policy);
+        fresh.add_with_host("a".into(), "h").unwrap();
+        let back: Scheduler = Scheduler::from_bytes(&forge_v2(&fresh), "v2.state").unwrap();
+        assert_eq!(back.state("a"), fresh.state("a"));
     }
 
     /// A file of `version` holding `payload`, with a correct checksum.
@@ -555,6 +922,8 @@ mod tests {
             &s.free,
         );
         let back: Scheduler = Scheduler::from_bytes(&forge(1, &v1), "old.state").unwrap();
+        assert_eq!(back.to_bytes().unwrap(), s.to_bytes().unwrap());
+        let back: Scheduler = Scheduler::from_bytes(&forge_v2(&s), "old.state").unwrap();
         assert_eq!(back.to_bytes().unwrap(), s.to_bytes().unwrap());
     }
 

@@ -2,8 +2,8 @@
 
 use super::*;
 use crate::data::Dataset;
-use crate::formula::{Closure, Formula};
-use crate::sim::{Adaptive, Baseline, Period, SimConfig, Simulator};
+use crate::formula::{Closure, Formula, Grammar};
+use crate::sim::{Adaptive, Baseline, Period, SimConfig, Simulator, NO_HOST};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -35,14 +35,42 @@ fn random_history(pages: usize, cycles: usize, seed: u64) -> Dataset {
     d
 }
 
-/// Replays `period` through a scheduler as the simulator does; returns each scored
+/// A formula reading every SPEC §8 terminal (and some of §4).
+const EXTENDED: &str = "w * MLE * t / (HR + 0.1) + n7 - X7 * tc + X / (n + 1)";
+
+fn extended_rules() -> Vec<Policy> {
+    let extended = Grammar::extended();
+    [
+        EXTENDED,
+        "HR * t + w",
+        "w",
+        "MLE * t",
+        "(n7 - X7) / (tc + 1)",
+        "NAD",
+    ]
+    .iter()
+    .map(|text| Policy::parse(text, &extended).unwrap())
+    .collect()
+}
+
+/// Replays `period` through a scheduler as the simulator does (pages added in order with
+/// the period's hosts and weights; batches capped as `config` says); returns each scored
 /// cycle's batch (slots, rank order).
 pub(crate) fn replay(period: &Period, rule: &Policy, config: &SimConfig) -> Vec<Vec<u32>> {
     let pages = period.pages();
     let mut s: Scheduler<u32> = Scheduler::new(rule.clone()).with_seed(config.seed());
     for p in 0..pages as u32 {
-        assert_eq!(s.add(p).unwrap(), p);
+        let host = match period.host(p) {
+            NO_HOST => None,
+            h => Some(format!("host{h}")),
+        };
+        assert_eq!(
+            s.add_weighted(p, host.as_deref(), period.weight(p))
+                .unwrap(),
+            p
+        );
     }
+    let cap = config.host_cap().map(|m| m as usize);
     let mut stale = vec![false; pages];
     let mut batches = Vec::new();
     for d in 1..=period.len() {
@@ -53,7 +81,7 @@ pub(crate) fn replay(period: &Period, rule: &Policy, config: &SimConfig) -> Vec<
         let visit: Vec<u32> = if d <= config.warmup() {
             (0..pages as u32).collect()
         } else {
-            let batch = s.next_batch(cycle, config.k(pages)).unwrap();
+            let batch = s.next_batch_capped(cycle, config.k(pages), cap).unwrap();
             batches.push(batch.clone());
             batch
         };
@@ -86,6 +114,54 @@ fn batches_are_the_reference_simulations_visits() {
     }
 }
 
+/// A random history of `pages` pages over `cycles` cycles, with hosts (a few big ones,
+/// many small ones, some pages without) and weights (0 included).
+fn random_hosted_history(pages: usize, cycles: usize, seed: u64) -> Dataset {
+    let mut d = random_history(pages, cycles, seed);
+    let mut rng = Pcg64::seed_from_u64(seed ^ 0xABCD);
+    let mut names = vec![String::new()];
+    names.extend((0..3).map(|i| format!("big{i}")));
+    names.extend((0..30).map(|i| format!("small{i}")));
+    let hosts = (0..pages)
+        .map(|_| match rng.gen_range(0..10) {
+            0 => 0,
+            1..=5 => rng.gen_range(1..4),
+            _ => rng.gen_range(4..34),
+        })
+        .collect();
+    d.set_hosts(hosts, names);
+    let weights = (0..pages)
+        .map(|_| [0.0, 0.5, 1.0, 2.0, 7.5][rng.gen_range(0..5)])
+        .collect();
+    d.set_weights(weights);
+    d
+}
+
+#[test]
+fn batches_are_the_simulations_visits_with_hosts_weights_and_section8_terminals() {
+    let data = random_hosted_history(300, 16, 8);
+    let period = Period::whole(&data).unwrap();
+    assert!(period.hosts() > 20 && period.weights().is_some());
+    for cap in [None, Some(1), Some(3)] {
+        for resources in [0.05, 0.2] {
+            let config = SimConfig::new(resources, 2)
+                .unwrap()
+                .with_seed(9)
+                .with_host_cap(cap)
+                .unwrap();
+            let sim = Simulator::new(config);
+            for rule in extended_rules().into_iter().chain(rules()) {
+                let (_, visits) = sim.run_reference_traced(&period, &rule).unwrap();
+                let batches = replay(&period, &rule, &config);
+                assert_eq!(
+                    batches, visits,
+                    "{rule}, cap {cap:?}, resources {resources}"
+                );
+            }
+        }
+    }
+}
+
 /// The batch by brute force: every page scored alone, fully sorted, walked with the cap.
 fn brute_force(s: &Scheduler<u32>, cycle: u32, k: usize, cap: Option<usize>) -> Vec<u32> {
     let policy = s.policy().clone();
@@ -94,7 +170,7 @@ fn brute_force(s: &Scheduler<u32>, cycle: u32, k: usize, cap: Option<usize>) -> 
         .pages()
         .map(|&p| {
             let slot = s.slot(&p).unwrap();
-            let score = policy.score_one(s.state(&p).unwrap(), cycle, &Default::default());
+            let score = policy.score_one(s.state(&p).unwrap(), cycle, s.host_rates());
             (score_key(score), tie_key(salt, slot), p)
         })
         .collect();
@@ -120,13 +196,16 @@ fn brute_force(s: &Scheduler<u32>, cycle: u32, k: usize, cap: Option<usize>) -> 
 #[test]
 fn batches_match_brute_force_with_and_without_host_cap() {
     let mut rng = Pcg64::seed_from_u64(11);
-    for rule in rules() {
+    for rule in rules().into_iter().chain(extended_rules()) {
         let mut s: Scheduler<u32> = Scheduler::new(rule.clone()).with_seed(5);
-        // 400 pages: a few big hosts, many small ones, some without host.
+        // 400 pages: a few big hosts, many small ones, some without host; some weighted.
         for p in 0..400u32 {
             match rng.gen_range(0..10) {
                 0 => s.add(p).unwrap(),
                 1..=5 => s.add_with_host(p, &format!("big{}", p % 3)).unwrap(),
+                6 => s
+                    .add_weighted(p, Some(&format!("small{}", p % 40)), 2.5)
+                    .unwrap(),
                 _ => s.add_with_host(p, &format!("small{}", p % 40)).unwrap(),
             };
         }
@@ -139,6 +218,10 @@ fn batches_match_brute_force_with_and_without_host_cap() {
         }
         for p in (0..400u32).step_by(7) {
             s.remove(&p).unwrap();
+        }
+        for p in (3..400u32).step_by(11).filter(|p| p % 7 != 0) {
+            s.set_host(&p, Some("moved")).unwrap();
+            s.set_weight(&p, (p % 4) as f64).unwrap();
         }
         for (k, cap) in [
             (1, None),
@@ -232,4 +315,127 @@ fn add_remove_and_errors() {
     assert_eq!(s.next_batch(4, 10).unwrap().last().unwrap(), "a");
     assert_eq!(s.next_batch(4, 0).unwrap(), [] as [&str; 0]);
     assert_eq!(s.distinct_stats(), 2);
+}
+
+/// Each page's `HR` computed from scratch: Σ X / Σ n over the current pages of its host
+/// (a page without a host is its own host), 0 when Σ n = 0.
+fn host_rates_by_brute_force(s: &Scheduler<u32>) -> Vec<(u32, f64)> {
+    let mut totals: HashMap<&str, (u64, u64)> = HashMap::default();
+    for p in s.pages() {
+        if let Some(h) = s.host(p) {
+            let st = s.stats(p).unwrap();
+            let t = totals.entry(h).or_default();
+            t.0 += st.x as u64;
+            t.1 += st.n as u64;
+        }
+    }
+    s.pages()
+        .map(|p| {
+            let st = s.stats(p).unwrap();
+            let (x, n) = match s.host(p) {
+                Some(h) => totals[h],
+                None => (st.x as u64, st.n as u64),
+            };
+            (*p, if n == 0 { 0.0 } else { x as f64 / n as f64 })
+        })
+        .collect()
+}
+
+#[test]
+fn host_totals_follow_add_observe_remove_and_set_host() {
+    let hr = Policy::parse("HR", &Grammar::extended()).unwrap();
+    let mut rng = Pcg64::seed_from_u64(4);
+    let mut s: Scheduler<u32> = Scheduler::new(hr.clone());
+    let host = |i: u32| ["a", "b", "c", ""][i as usize % 4];
+    let mut next = 0u32;
+    for d in 1..=30u32 {
+        for _ in 0..rng.gen_range(0..6) {
+            let h = host(rng.gen());
+            let page = next;
+            next += 1;
+            match h {
+                "" => s.add(page),
+                h => s.add_with_host(page, h),
+            }
+            .unwrap();
+        }
+        let pages: Vec<u32> = s.pages().copied().collect();
+        for &p in &pages {
+            match rng.gen_range(0..10) {
+                0..=4 => s.observe(&p, d, rng.gen_bool(0.4)).unwrap(),
+                5 => s.remove(&p).unwrap(),
+                6 => s.set_host(&p, Some(host(rng.gen()))).unwrap(),
+                7 => s.set_host(&p, None).unwrap(),
+                _ => {}
+            }
+        }
+        for (p, rate) in host_rates_by_brute_force(&s) {
+            let stats = s.stats(&p).unwrap();
+            assert_eq!(s.host_rates().rate(stats), rate, "page {p} at cycle {d}");
+            let score = hr.score_one(s.state(&p).unwrap(), d + 1, s.host_rates());
+            assert_eq!(score, rate, "page {p} at cycle {d}");
+        }
+    }
+    assert!(s.len() > 10, "{}", s.len());
+}
+
+#[test]
+fn weights_are_checked_kept_and_regroup_pages_only_when_read() {
+    let w = Policy::parse("w * t", &Grammar::extended()).unwrap();
+    let mut s: Scheduler = Scheduler::new(w);
+    for page in ["a", "b", "c"] {
+        s.add(page.into()).unwrap();
+    }
+    assert_eq!(s.distinct_stats(), 1);
+    s.set_weight("b", 3.0).unwrap();
+    s.set_weight("c", -0.0).unwrap();
+    assert_eq!(
+        s.distinct_stats(),
+        3,
+        "a weight read by the policy is part of the state"
+    );
+    assert_eq!(s.stats("b").unwrap().weight, 3.0);
+    assert!(
+        s.weight("c").unwrap().is_sign_positive(),
+        "-0 is stored as 0"
+    );
+    assert_eq!(s.next_batch(2, 3).unwrap(), ["b", "a", "c"]);
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1e-300] {
+        let err = s.set_weight("a", bad).unwrap_err();
+        assert_eq!(
+            err,
+            ScheduleError::Weight {
+                page: "\"a\"".into(),
+                weight: bad.to_string()
+            }
+        );
+        assert!(
+            err.to_string().contains("must be a finite number >= 0"),
+            "{err}"
+        );
+        assert!(s.add_weighted("z".into(), None, bad).is_err());
+        assert!(!s.contains("z"), "a refused page is not added");
+    }
+    assert_eq!(s.weight("a"), Some(1.0));
+    s.set_weight("b", 1.0).unwrap();
+    s.set_weight("c", 1.0).unwrap();
+    assert_eq!(s.distinct_stats(), 1, "back in one group");
+    assert!(matches!(
+        s.set_weight("zz", 1.0),
+        Err(ScheduleError::UnknownPage(_))
+    ));
+    // A policy that does not read `w` keeps the weight beside the statistics.
+    let mut age: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
+    age.add_weighted("a".into(), Some("h"), 4.0).unwrap();
+    age.add("b".into()).unwrap();
+    assert_eq!((age.weight("a"), age.distinct_stats()), (Some(4.0), 1));
+    assert_eq!(age.stats("a").unwrap(), &PageStats::default());
+    assert_eq!(age.next_batch_scored(1, 1, None).unwrap()[0].weight, 4.0);
+    age.remove("a").unwrap();
+    age.add("a".into()).unwrap();
+    assert_eq!(
+        age.weight("a"),
+        Some(1.0),
+        "a page added again starts afresh"
+    );
 }

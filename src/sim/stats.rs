@@ -108,6 +108,24 @@ impl HostRates {
         }
     }
 
+    /// Adds a page's totals (`changes` detected in `visits`; negative: takes them away) to
+    /// those of `host`, growing the table to hold it; nothing for [`NO_HOST`]. For the
+    /// scheduler, whose pages come, go and move between hosts.
+    pub(crate) fn add_totals(&mut self, host: u32, changes: i64, visits: i64) {
+        if host == NO_HOST {
+            return;
+        }
+        let h = host as usize;
+        if h >= self.visits.len() {
+            self.changes.resize(h + 1, 0);
+            self.visits.resize(h + 1, 0);
+        }
+        debug_assert!(self.changes[h].checked_add_signed(changes).is_some());
+        debug_assert!(self.visits[h].checked_add_signed(visits).is_some());
+        self.changes[h] = self.changes[h].wrapping_add_signed(changes);
+        self.visits[h] = self.visits[h].wrapping_add_signed(visits);
+    }
+
     /// Forgets every visit.
     pub fn clear(&mut self) {
         self.changes.fill(0);

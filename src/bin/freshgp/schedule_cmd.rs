@@ -19,8 +19,10 @@ pub struct Args {
     /// omitted, and if given must be the state's), created otherwise; saved on success.
     #[arg(long, value_name = "FILE")]
     state: PathBuf,
-    /// Log of downloads to record first: lines `page<TAB>cycle<TAB>0|1[<TAB>host]`
-    /// (1 = the content had changed). Unknown pages are added. `-` reads stdin.
+    /// Log of downloads to record first: lines `page<TAB>cycle<TAB>0|1[<TAB>host[<TAB>weight]]`
+    /// (1 = the content had changed). A host column sets the page's host; a weight column
+    /// (a finite number >= 0, SPEC §8; the host may then be left empty) sets its weight,
+    /// which the terminal `w` reads (default 1). Unknown pages are added. `-` reads stdin.
     #[arg(long, value_name = "LOG")]
     observe: Option<PathBuf>,
     /// Pages in the batch.
@@ -40,7 +42,8 @@ pub struct Args {
     /// Tie-break seed, fixed when the state is created (default 0).
     #[arg(long = "tie-seed")]
     tie_seed: Option<u64>,
-    /// Print JSON (cycle, k, the batch with scores) instead of one page id per line.
+    /// Print JSON (cycle, k, the batch with each page's score and weight) instead of one
+    /// page id per line.
     #[arg(long)]
     json: bool,
 }

@@ -1,0 +1,274 @@
+//! The scheduler as the live counterpart of the simulation's SPEC §8 features, on a real
+//! history: hosts (with a host cap), page weights, and a formula reading every extended
+//! terminal (`w tc n7 X7 HR MLE`), batch for batch the reference simulation's visits, also
+//! across a restart from a saved state; and the weight column of `freshgp schedule`.
+//!
+//! The real file (SPEC §1 text, `BITS<TAB>page_id`) has no hosts or weights: each test
+//! writes a copy in a temporary directory with the page's service (the id up to its first
+//! `/`) as its host and, when weighted, a `weight=` attribute.
+
+use assert_cmd::Command;
+use freshgp::data::{self, Dataset, LoadOptions};
+use freshgp::formula::{Closure, Formula, Grammar};
+use freshgp::schedule::Scheduler;
+use freshgp::sim::{Adaptive, Baseline, Period, Policy, SimConfig, Simulator};
+use std::path::{Path, PathBuf};
+
+const REAL: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/datasets/real/OpenTermsArchive+contrib-versions.57.tsv"
+);
+
+/// Every SPEC §8 terminal, and some of SPEC §4.
+const EXTENDED: &str = "w * MLE * t / (HR + 0.1) + n7 - X7 * tc + X / (n + 1)";
+
+/// The real file with hosts (and weights, if `weighted`), loaded from a copy in `dir`.
+fn hosted(dir: &Path, weighted: bool) -> Option<Dataset> {
+    let Ok(text) = std::fs::read_to_string(REAL) else {
+        eprintln!("skipped: {REAL} is absent (shared/ not beside the checkout)");
+        return None;
+    };
+    let mut out = String::new();
+    for (i, line) in text.lines().filter(|l| !l.starts_with('#')).enumerate() {
+        let (bits, id) = line.split_once('\t').unwrap();
+        let host = id.split_once('/').map_or("", |(service, _)| service);
+        out.push_str(&format!("{bits}\t{id}\t{host}"));
+        if weighted {
+            let weight = [1.0, 0.0, 2.5, 0.25, 10.0][i % 5];
+            out.push_str(&format!("\tweight={weight}"));
+        }
+        out.push('\n');
+    }
+    let path = dir.join("hosted.tsv");
+    std::fs::write(&path, out).unwrap();
+    let d = data::load(&path, &LoadOptions::default()).unwrap().dataset;
+    assert!(d.host_names().len() > 300, "{} hosts", d.host_names().len());
+    Some(d)
+}
+
+/// A crawler over the whole of `d`: pages added in file order with their hosts and
+/// weights; warm-up days download everything, later days the capped batch.
+/// `restart_at`: save and reload the state before that day. Returns each scheduled
+/// day's batch.
+fn crawl(
+    d: &Dataset,
+    rule: &Policy,
+    config: &SimConfig,
+    restart_at: Option<(u32, &Path)>,
+) -> Vec<Vec<String>> {
+    let period = Period::whole(d).unwrap();
+    let ids: Vec<String> = (0..d.pages())
+        .map(|p| d.id(p).unwrap().to_string())
+        .collect();
+    let mut s: Scheduler = Scheduler::new(rule.clone()).with_seed(config.seed());
+    for (p, id) in ids.iter().enumerate() {
+        let host = d.host(p).map(|h| d.host_names()[h as usize].as_str());
+        let host = host.filter(|h| !h.is_empty());
+        s.add_weighted(id.clone(), host, d.weight(p)).unwrap();
+    }
+    let cap = config.host_cap().map(|m| m as usize);
+    let mut stale = vec![false; ids.len()];
+    let mut batches = Vec::new();
+    for day in 1..=period.len() as u32 {
+        if let Some((at, path)) = restart_at.filter(|(at, _)| *at == day) {
+            s.save(path).unwrap();
+            s = Scheduler::load(path).unwrap();
+            assert_eq!(at, day);
+        }
+        for &p in period.changes(day as usize) {
+            stale[p as usize] = true;
+        }
+        let batch = if day as usize <= config.warmup() {
+            ids.clone()
+        } else {
+            let b = s.next_batch_capped(day, config.k(ids.len()), cap).unwrap();
+            batches.push(b.clone());
+            b
+        };
+        for id in &batch {
+            let p = s.slot(id).unwrap() as usize;
+            s.observe(id.as_str(), day, stale[p]).unwrap();
+            stale[p] = false;
+        }
+    }
+    batches
+}
+
+/// The reference simulation's visits, as page ids.
+fn visits(d: &Dataset, rule: &Policy, config: &SimConfig) -> Vec<Vec<String>> {
+    let period = Period::whole(d).unwrap();
+    let (_, visits) = Simulator::new(*config)
+        .run_reference_traced(&period, rule)
+        .unwrap();
+    assert_eq!(visits.len(), period.len() - config.warmup());
+    visits
+        .iter()
+        .map(|v| {
+            v.iter()
+                .map(|&p| d.id(p as usize).unwrap().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// Whether the cap binds: some host has more than `cap` pages in some uncapped visit.
+fn cap_binds(d: &Dataset, uncapped: &[Vec<String>], cap: usize) -> bool {
+    let host_of: std::collections::HashMap<&str, u32> = (0..d.pages())
+        .filter_map(|p| Some((d.id(p)?, d.host(p)?)))
+        .collect();
+    uncapped.iter().any(|batch| {
+        let mut per_host = std::collections::HashMap::new();
+        batch.iter().any(|id| {
+            let n = per_host.entry(host_of[id.as_str()]).or_insert(0);
+            *n += 1;
+            *n > cap
+        })
+    })
+}
+
+#[test]
+fn capped_batches_are_the_simulations_visits_on_a_real_file_with_hosts() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(d) = hosted(dir.path(), false) else {
+        return;
+    };
+    let extended = Grammar::extended();
+    let f: Formula = "(t * X + CG) / (n + 1) - exp(-NAD * t)".parse().unwrap();
+    let rules = [
+        Policy::formula(&f, Closure::Paper),
+        Policy::Baseline(Baseline::Nad),
+        Policy::Baseline(Baseline::Age),
+        Policy::Adaptive(Adaptive::NUTCH),
+        Policy::parse("HR * t + X / (n + 1)", &extended).unwrap(),
+    ];
+    let uncapped_config = SimConfig::paper().with_seed(5);
+    for rule in &rules {
+        let uncapped = visits(&d, rule, &uncapped_config);
+        assert_eq!(crawl(&d, rule, &uncapped_config, None), uncapped, "{rule}");
+        for cap in [1, 2] {
+            let config = uncapped_config.with_host_cap(Some(cap)).unwrap();
+            assert!(
+                cap_binds(&d, &uncapped, cap as usize),
+                "{rule}: the cap {cap} never binds, the test would prove nothing"
+            );
+            let expected = visits(&d, rule, &config);
+            assert_eq!(
+                crawl(&d, rule, &config, None),
+                expected,
+                "{rule}, cap {cap}"
+            );
+        }
+    }
+}
+
+#[test]
+fn section8_formula_batches_are_the_simulations_visits_on_a_weighted_real_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(d) = hosted(dir.path(), true) else {
+        return;
+    };
+    let rule = Policy::parse(EXTENDED, &Grammar::extended()).unwrap();
+    let state = dir.path().join("crawler.state");
+    for cap in [None, Some(2)] {
+        let config = SimConfig::paper().with_seed(1).with_host_cap(cap).unwrap();
+        let expected = visits(&d, &rule, &config);
+        assert_eq!(crawl(&d, &rule, &config, None), expected, "cap {cap:?}");
+        // A restart from the saved state (version 3: MLE intervals, n7/X7 masks,
+        // weights) changes nothing.
+        let restarted = crawl(&d, &rule, &config, Some((30, &state)));
+        assert_eq!(restarted, expected, "cap {cap:?}, restarted at day 30");
+    }
+    // The weights matter: the same formula over the unweighted file visits otherwise.
+    let plain = hosted(dir.path(), false).unwrap();
+    assert_ne!(
+        visits(&plain, &rule, &SimConfig::paper()),
+        visits(&d, &rule, &SimConfig::paper())
+    );
+}
+
+// ---- the command line ----
+
+fn freshgp() -> Command {
+    Command::cargo_bin("freshgp").expect("the freshgp binary is built")
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn cli_weight_column_sets_weights_and_bad_weights_name_the_line() {
+    let help = freshgp().args(["schedule", "--help"]).assert().success();
+    let help = String::from_utf8(help.get_output().stdout.clone()).unwrap();
+    assert!(help.contains("[<TAB>host[<TAB>weight]]"), "{help}");
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("w.state");
+    let s = state.to_str().unwrap();
+    // Weights 4, 1 (default) and 0.5 (host left empty); all unchanged at day 1.
+    let log = write(
+        dir.path(),
+        "day1.tsv",
+        "a\t1\t0\th.org\t4\nb\t1\t0\nc\t1\t0\t\t0.5\n",
+    );
+    let out = freshgp()
+        .args([
+            "schedule",
+            "--formula",
+            "w * t",
+            "--grammar",
+            "extended",
+            "--state",
+            s,
+        ])
+        .args(["--observe", log.to_str().unwrap(), "--k", "3", "--json"])
+        .assert()
+        .success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let batch: Vec<(&str, f64, f64)> = json["batch"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let f = |k: &str| p[k].as_f64().unwrap();
+            (p["page"].as_str().unwrap(), f("score"), f("weight"))
+        })
+        .collect();
+    assert_eq!(batch, [("a", 4.0, 4.0), ("b", 1.0, 1.0), ("c", 0.5, 0.5)]);
+    let back: Scheduler = Scheduler::load(&state).unwrap();
+    assert_eq!(
+        (back.weight("a"), back.host("a"), back.host("c")),
+        (Some(4.0), Some("h.org"), None)
+    );
+    // A bad weight names the file, the line and the field; nothing is saved.
+    let bad = write(dir.path(), "bad.tsv", "b\t2\t0\n# note\nc\t2\t1\t\tlots\n");
+    let out = freshgp()
+        .args([
+            "schedule",
+            "--state",
+            s,
+            "--observe",
+            bad.to_str().unwrap(),
+            "--k",
+            "1",
+        ])
+        .assert()
+        .failure()
+        .code(2);
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("bad.tsv:3: fifth field `lots` must be a weight (a finite number >= 0)"),
+        "{err}"
+    );
+    let again: Scheduler = Scheduler::load(&state).unwrap();
+    assert_eq!(again.latest_cycle(), 1, "the state is not written");
+    // A cap of 0 is still an error.
+    let out = freshgp()
+        .args(["schedule", "--state", s, "--k", "1", "--host-cap", "0"])
+        .assert()
+        .failure()
+        .code(2);
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("--host-cap must be at least 1"), "{err}");
+}
