@@ -79,3 +79,21 @@ fn helper_body(kind: Kind, n: &str) -> String {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::export::fixtures::export_extended;
+    use crate::export::Language;
+
+    #[test]
+    fn extended_formula_arguments_in_column_order() {
+        let code = export_extended(Language::C);
+        assert!(
+            code.contains(
+                "\ndouble score(double t, double X, double GAD, double w, double tc, \
+                 double n7, double X7, double HR, double MLE) {\n"
+            ),
+            "{code}"
+        );
+    }
+}

@@ -98,3 +98,21 @@ pub(crate) fn class_name(name: &str) -> String {
         None => String::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::export::fixtures::export_extended;
+    use crate::export::Language;
+
+    #[test]
+    fn extended_formula_arguments_in_column_order() {
+        let code = export_extended(Language::Java);
+        assert!(
+            code.contains(
+                "\n    public static double score(double t, double X, double GAD, double w, \
+                 double tc, double n7, double X7, double HR, double MLE) {\n"
+            ),
+            "{code}"
+        );
+    }
+}

@@ -1,11 +1,39 @@
 //! Exporting a formula as source code: a self-contained function in Python, C, Java, Rust
 //! or SQL that computes the same score as freshgp's own evaluator.
 //!
-//! The generated function takes the terminals the formula reads, in freshgp's fixed column
-//! order `t n X CG NAD SAD AAD GAD` (only the used ones; a formula without terminals gives
-//! a function without arguments), and returns a double. The protected operators of the
-//! chosen [`Closure`] are defined in the output as small helper functions named
-//! `<name>_<op>` (`score_div`, `score_log`, ...), so several exports can share one file.
+//! # Arguments and their order
+//!
+//! The generated function returns a double and takes one argument per terminal the formula
+//! reads (only those; a formula without terminals gives a function without arguments),
+//! each named as the terminal (case as in the SPEC), in freshgp's column order, the order
+//! of [`Terminal::ALL`]:
+//!
+//! `t n X CG NAD SAD AAD GAD w tc n7 X7 HR MLE`
+//!
+//! restricted to the terminals the formula reads. [`arguments`] returns that list. The
+//! order depends only on which terminals the formula reads, never on where they appear in
+//! it: `MLE * w + tc` gives `(w, tc, MLE)`, and so does `tc + w * MLE`. The extended
+//! terminals of SPEC §8 (`w tc n7 X7 HR MLE`) come after `GAD`, so a formula over the
+//! terminals of GP4C_All exports exactly as it did before they existed. Every export's
+//! header comment repeats its arguments and the column order (for a formula that reads
+//! only terminals of GP4C_All, the order of those eight, as always).
+//!
+//! SQL has no arguments: the query reads the same terminals as columns of `pages` by name,
+//! so the table's column order does not matter; SQLite matches unquoted names ignoring
+//! case, so `X7` may be stored as `x7` (no two terminal names differ only by case).
+//!
+//! The terminal names are identifiers in every target, none is a reserved word of one
+//! (compared in lower case for SQL), none differs from another only by case, and none is
+//! a name the generated code uses itself (`v0`, `v1`, ... for locals, `a`, `b`, `x`, `y` in
+//! the helpers, `math` and `float` in Python, `HUGE_VAL` in C, `Double` in Java, the SQL
+//! functions and keywords of the query): this module's tests check every terminal. The
+//! function name may not be a terminal's name (in SQL, ignoring case).
+//!
+//! # The code
+//!
+//! The protected operators of the chosen [`Closure`] are defined in the output as small
+//! helper functions named `<name>_<op>` (`score_div`, `score_log`, ...), so several exports
+//! can share one file.
 //!
 //! Constant subexpressions are folded at export time with freshgp's own operator functions
 //! (as [`Program::compile`](crate::eval::Program::compile) does), so the generated code
@@ -30,13 +58,19 @@
 //! for rare arguments; see [`Language::Java`].
 //!
 //! ```
-//! use freshgp::export::{export, Language};
-//! use freshgp::formula::{Closure, Formula};
+//! use freshgp::export::{arguments, export, Language};
+//! use freshgp::formula::{Closure, Formula, Terminal};
 //!
 //! let f: Formula = "X / n * t".parse().unwrap();
 //! let code = export(&f, Closure::Paper, Language::Python, "score").unwrap();
 //! assert!(code.contains("def score(t, n, X):"));
 //! assert!(code.contains("def score_div(a, b):"));
+//!
+//! // Arguments in column order, wherever the terminals appear in the formula.
+//! let g: Formula = "MLE * w + tc".parse().unwrap();
+//! let code = export(&g, Closure::Paper, Language::C, "score")?;
+//! assert!(code.contains("double score(double w, double tc, double MLE) {"));
+//! assert_eq!(arguments(&g), [Terminal::W, Terminal::TC, Terminal::MLE]);
 //! # Ok::<(), freshgp::export::ExportError>(())
 //! ```
 //!
@@ -50,7 +84,7 @@ mod rust;
 mod sql;
 
 use crate::formula::ops::{BinaryKind, Kind, UnaryKind};
-use crate::formula::{Closure, Formula, Terminal, Visit};
+use crate::formula::{Closure, Formula, Grammar, Terminal, Visit};
 use std::fmt;
 use std::str::FromStr;
 
@@ -76,7 +110,8 @@ pub enum Language {
     Rust,
     /// SQLite 3.35 or later built with its math functions (`ln`, `exp`, `pow`; the default
     /// for the `sqlite3` shell and most distributions). A `WITH` query that reads a table
-    /// or view named `pages` with one column per terminal the formula reads, and returns
+    /// or view named `pages` with one column per terminal the formula reads (by name, in
+    /// any column order; SQLite matches the names ignoring case), and returns
     /// every column of `pages`, one helper column per operator (`<name>_v0`, ...) and the
     /// score as column `<name>`. Each tree level is one table expression (`MATERIALIZED`
     /// under the reference closure, whose division reads its operands several times). In
@@ -294,6 +329,14 @@ pub enum ExportError {
     UnknownLanguage(String),
 }
 
+/// The arguments of the function that [`export`] writes for `formula`, in order: the
+/// terminals the formula reads, each once, in column order (the order of
+/// [`Terminal::ALL`]; see the [module documentation](self)). For SQL, the columns of
+/// `pages` the query reads.
+pub fn arguments(formula: &Formula) -> Vec<Terminal> {
+    formula.terminals()
+}
+
 /// The source code of a function `name` that computes `formula` under `closure` in
 /// `language`. See the [module documentation](self) for the function's shape.
 ///
@@ -408,7 +451,7 @@ pub(crate) struct Step {
 /// A formula as a straight-line program: what every target prints.
 #[derive(Clone, Debug)]
 pub(crate) struct Lowered {
-    /// The function's arguments, in column order.
+    /// The function's arguments, in column order ([`arguments`]).
     pub(crate) params: Vec<Terminal>,
     pub(crate) steps: Vec<Step>,
     pub(crate) result: Operand,
@@ -444,7 +487,7 @@ impl Lowered {
         kinds.sort();
         kinds.dedup();
         Lowered {
-            params: formula.terminals(),
+            params: arguments(formula),
             steps,
             result,
             kinds,
@@ -556,8 +599,6 @@ fn emit_function<T: Imperative>(
     out
 }
 
-/// Rust's shortest round-trip text of a finite constant (`1.0`, `0.1`, `1e300`, `-0.0`,
-/// `5e-324`): valid, exact double literal text in Python, C, Java and Rust.
 /// The parameter list of a protected-operator helper: `a`, or `a` and `b`, each declared
 /// by `declare` (`double a`, `a: f64`, ...).
 pub(crate) fn helper_params(kind: Kind, declare: impl Fn(&str) -> String) -> String {
@@ -584,6 +625,8 @@ pub(crate) fn any_literal(c: f64, inf: &str, neg_inf: &str) -> String {
     }
 }
 
+/// Rust's shortest round-trip text of a finite constant (`1.0`, `0.1`, `1e300`, `-0.0`,
+/// `5e-324`): valid, exact double literal text in Python, C, Java and Rust.
 pub(crate) fn finite_literal(c: f64) -> String {
     debug_assert!(c.is_finite());
     format!("{c:?}")
@@ -618,10 +661,25 @@ fn header(formula: &Formula, closure: Closure, lowered: &Lowered) -> Vec<String>
         format!("Closure: {} ({rules}).", closure.name()),
         format!(
             "Arguments: {params} (the terminals the formula reads, in freshgp's column order \
-             t n X CG NAD SAD AAD GAD)."
+             {}).",
+            column_order(&lowered.params)
         ),
         "Constant subexpressions were folded by freshgp with its own operators.".to_string(),
     ]
+}
+
+/// The column order the header spells out for a function of `params`: the terminals of
+/// GP4C_All (`t n X CG NAD SAD AAD GAD`) when `params` are all among them, as the header
+/// always said; else every terminal (the order of [`Terminal::ALL`]).
+fn column_order(params: &[Terminal]) -> String {
+    let paper = Grammar::all();
+    let within_paper = params.iter().all(|&t| paper.has_terminal(t));
+    Terminal::ALL
+        .into_iter()
+        .filter(|&t| !within_paper || paper.has_terminal(t))
+        .map(Terminal::name)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The header as comment lines with `marker` (`#`, `//`, `--`).
@@ -632,9 +690,129 @@ pub(crate) fn comment(header: &[String], marker: &str) -> String {
         .collect()
 }
 
+/// What the per-target tests export: a formula over terminals of GP4C_All and of SPEC §8,
+/// written out of column order.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::{export, Closure, Formula, Language};
+
+    /// The formula: it reads `t X GAD w tc n7 X7 HR MLE`.
+    pub(crate) const EXTENDED: &str = "MLE * w + HR / tc - X7 ^ n7 + GAD * t + X";
+
+    /// The export of [`EXTENDED`] as function `score` in `language`, after checking that its
+    /// header names the arguments and the full column order.
+    pub(crate) fn export_extended(language: Language) -> String {
+        let f: Formula = EXTENDED.parse().unwrap();
+        let code = export(&f, Closure::Paper, language, "score").unwrap();
+        let line = "Arguments: t, X, GAD, w, tc, n7, X7, HR, MLE (the terminals the formula \
+                    reads, in freshgp's column order t n X CG NAD SAD AAD GAD w tc n7 X7 HR MLE).";
+        assert!(code.contains(line), "{language}: no `{line}` in\n{code}");
+        code
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Names the generated code of `language` uses itself (besides the reserved words, the
+    /// locals `v<k>` and the `<name>_...` helpers), which an argument must not be.
+    fn generated_names(language: Language) -> &'static [&'static str] {
+        match language {
+            Language::Python => &["a", "b", "x", "odd", "math", "float", "abs"],
+            Language::C => &[
+                "a", "b", "x", "y", "HUGE_VAL", "INFINITY", "NAN", "isnan", "fabs", "log", "exp",
+                "pow",
+            ],
+            Language::Java => &["a", "b", "x", "Math", "Double"],
+            Language::Rust => &["a", "b", "x", "f64", "std"],
+            Language::Sql => &[
+                "abs",
+                "as",
+                "case",
+                "cast",
+                "coalesce",
+                "double",
+                "else",
+                "end",
+                "exp",
+                "ln",
+                "max",
+                "nullif",
+                "pow",
+                "precision",
+                "select",
+                "then",
+                "when",
+            ],
+        }
+    }
+
+    #[test]
+    fn the_documented_column_order_is_terminal_all() {
+        let order: Vec<&str> = Terminal::ALL.iter().map(|t| t.name()).collect();
+        let line = format!("//! `{}`\n", order.join(" "));
+        assert!(
+            include_str!("mod.rs").contains(&line),
+            "the docs must say {line}"
+        );
+        let f = f("MLE * w + HR / tc - X7 ^ n7 + GAD * t + X + SAD + CG + n + NAD + AAD");
+        assert_eq!(arguments(&f), Terminal::ALL);
+        assert_eq!(column_order(&arguments(&f)), order.join(" "));
+        assert_eq!(
+            column_order(&arguments(&self::f("X / n * t"))),
+            "t n X CG NAD SAD AAD GAD"
+        );
+        assert_eq!(column_order(&[]), "t n X CG NAD SAD AAD GAD");
+    }
+
+    #[test]
+    fn terminal_names_cannot_collide_in_any_target() {
+        let g = f("t");
+        for (i, t) in Terminal::ALL.iter().enumerate() {
+            let name = t.name();
+            // An identifier everywhere; without `_`, which every generated name but `v<k>`
+            // has (`<name>_div`, SQL's `<name>_v0` and `<name>_1`).
+            assert!(
+                name.starts_with(|c: char| c.is_ascii_alphabetic()),
+                "{name}"
+            );
+            assert!(name.chars().all(|c| c.is_ascii_alphanumeric()), "{name}");
+            // Not a local `v<k>` (nor `r<k>`, also kept from function names).
+            let local = name.len() > 1
+                && name.starts_with(['v', 'V', 'r', 'R'])
+                && name[1..].chars().all(|c| c.is_ascii_digit());
+            assert!(!local, "{name}");
+            for u in &Terminal::ALL[i + 1..] {
+                assert!(
+                    !name.eq_ignore_ascii_case(u.name()),
+                    "{name} and {u} differ by case"
+                );
+            }
+            for language in Language::ALL {
+                let sql = language == Language::Sql;
+                let same = |w: &&str| {
+                    if sql {
+                        w.eq_ignore_ascii_case(name)
+                    } else {
+                        *w == name
+                    }
+                };
+                assert!(!language.reserved().iter().any(same), "{name}: {language}");
+                assert!(
+                    !generated_names(language).iter().any(same),
+                    "{name}: {language}"
+                );
+                // A function may not take a terminal's name.
+                assert!(export(&g, Closure::Paper, language, name).is_err());
+                if sql {
+                    for other_case in [name.to_ascii_lowercase(), name.to_ascii_uppercase()] {
+                        assert!(export(&g, Closure::Paper, language, &other_case).is_err());
+                    }
+                }
+            }
+        }
+    }
 
     fn f(s: &str) -> Formula {
         s.parse().unwrap()

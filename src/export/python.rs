@@ -97,3 +97,20 @@ fn helper(kind: Kind, name: &str) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::export::fixtures::export_extended;
+    use crate::export::Language;
+
+    #[test]
+    fn extended_formula_arguments_in_column_order() {
+        let code = export_extended(Language::Python);
+        let conversions: String = ["t", "X", "GAD", "w", "tc", "n7", "X7", "HR", "MLE"]
+            .iter()
+            .map(|p| format!("    {p} = float({p})\n"))
+            .collect();
+        let opening = format!("\ndef score(t, X, GAD, w, tc, n7, X7, HR, MLE):\n{conversions}");
+        assert!(code.contains(&opening), "{code}");
+    }
+}

@@ -74,3 +74,21 @@ fn helper_body(kind: Kind, n: &str) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::export::fixtures::export_extended;
+    use crate::export::Language;
+
+    #[test]
+    fn extended_formula_arguments_in_column_order() {
+        let code = export_extended(Language::Rust);
+        assert!(
+            code.contains(
+                "\npub fn score(t: f64, X: f64, GAD: f64, w: f64, tc: f64, n7: f64, X7: f64, \
+                 HR: f64, MLE: f64) -> f64 {\n"
+            ),
+            "{code}"
+        );
+    }
+}

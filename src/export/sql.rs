@@ -126,3 +126,28 @@ pub(crate) fn emit(lowered: &Lowered, name: &str, header: &[String]) -> String {
     let _ = writeln!(out, "SELECT *,\n  {result} AS {name}\nFROM {from};");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::export::fixtures::export_extended;
+    use crate::export::Language;
+
+    #[test]
+    fn extended_formula_arguments_in_column_order() {
+        let code = export_extended(Language::Sql);
+        assert!(
+            code.contains(
+                "\n-- Reads the terminal columns t, X, GAD, w, tc, n7, X7, HR, MLE of the table \
+                 or view `pages`"
+            ),
+            "{code}"
+        );
+        // Each read by its name, unquoted (SQLite matches it ignoring case).
+        for column in ["t", "X", "GAD", "w", "tc", "n7", "X7", "HR", "MLE"] {
+            assert!(
+                code.contains(&format!("CAST({column} AS DOUBLE PRECISION)")),
+                "{column}: {code}"
+            );
+        }
+    }
+}
