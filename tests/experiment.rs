@@ -26,6 +26,7 @@ const REPORTS: &[&str] = &[
     "cycles.csv",
     "generations.csv",
     "plots/cycles-ndcg.svg",
+    "plots/cycles-wndcg.svg",
     "plots/top-changerate.svg",
     "plots/newly-visited.svg",
     "plots/fitness-All-NDCG.svg",
@@ -108,7 +109,16 @@ fn full_run_writes_the_report() {
     assert_eq!(results["cycles_per_rotation"], 5);
     assert_eq!(methods[0]["ndcg"]["n"], 25);
     assert_eq!(methods[0]["chosen"].as_array().unwrap().len(), 5);
-    assert_eq!(results["comparisons"].as_array().unwrap().len(), 6 * 3 * 2);
+    // ChangeRate, NDCG, WFreshness and WNDCG (freshgp::report::COMPARED).
+    assert_eq!(results["comparisons"].as_array().unwrap().len(), 6 * 3 * 4);
+    // Without page weights, the weighted metrics are the unweighted ones, and the report
+    // says so.
+    assert_eq!(methods[0]["wndcg"], methods[0]["ndcg"]);
+    assert!(
+        summary.contains("| ChangeRate | NDCG | Freshness | WFreshness | WNDCG |")
+            && summary.contains("here they equal Freshness and NDCG in every cycle"),
+        "{summary}"
+    );
     let csv = std::fs::read_to_string(out.join("cycles.csv")).unwrap();
     // 9 methods × (1 + 2 resources levels) × 5 rotations × 5 cycles, plus the header.
     assert_eq!(csv.lines().count(), 1 + 9 * 3 * 5 * 5);
@@ -415,6 +425,156 @@ fn an_edited_study_json_is_checked_when_read() {
             } else {
                 field
             },
+        );
+    }
+}
+
+/// A weighted history with hosts (SPEC §1, §8): 10 hosts of 10 pages, 21 cycles,
+/// `BITS<TAB>id<TAB>host<TAB>weight=W` lines.
+fn weighted_history(dir: &Path) -> PathBuf {
+    let mut text = String::new();
+    for p in 0..100usize {
+        let host = p % 10;
+        let bits: String = (0..21usize)
+            .map(|d| {
+                if (p * 31 + d * 17 + (p * d) % 7) % 13 <= host {
+                    '1'
+                } else {
+                    '0'
+                }
+            })
+            .collect();
+        text += &format!(
+            "{bits}\tp{p}\th{host}.example\tweight={}\n",
+            1 + (p * 7) % 5
+        );
+    }
+    let path = dir.join("weighted.tsv");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const POLITE: &str = r#"(
+    name: "polite",
+    dataset: Path("weighted.tsv"),
+    resources: 0.2,
+    host_cap: 2,
+    top_resources: [0.1, 0.2],
+    seeds: 1,
+    gp: (population: 8, generations: 1, keep_best: 4),
+    configurations: [
+        (name: "All-WNDCG", grammar: "extended", fitness: wndcg),
+        (name: "All-WFresh", grammar: "all", fitness: wfreshness),
+    ],
+    baselines: [Rand, NAD],
+)
+"#;
+
+#[test]
+fn a_weighted_fitness_under_a_host_cap_runs_and_reports() {
+    let tmp = tempfile::tempdir().unwrap();
+    weighted_history(tmp.path());
+    let study = write_study(tmp.path(), POLITE);
+    let out = tmp.path().join("out");
+    run(&study, &out, &[]);
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    for needle in [
+        "host cap 2 (at most 2 pages of one host",
+        "fitness WNDCG",
+        "| All-WNDCG/best | WNDCG |",
+        "| All-WFresh/best | WFreshness |",
+        "### WNDCG",
+        "### WFreshness",
+        "without page weights they would equal Freshness and NDCG",
+    ] {
+        assert!(
+            summary.contains(needle),
+            "summary lacks {needle:?}:\n{summary}"
+        );
+    }
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["study"]["sim"]["host_cap"], 2);
+    assert_eq!(results["study"]["configurations"][0]["fitness"], "wndcg");
+    let best = &results["methods"][0];
+    assert_ne!(best["wndcg"]["mean"], best["ndcg"]["mean"]);
+    assert!(best["top"][0]["wndcg"]["mean"].is_f64());
+    let csv = std::fs::read_to_string(out.join("cycles.csv")).unwrap();
+    assert!(csv.starts_with("method,kind,configuration,strategy,fitness,rotation,resources,position,cycle,change_rate,ndcg,freshness,newly_visited,stale,visited,wfreshness,wndcg\n"));
+    for plot in ["plots/cycles-wndcg.svg", "plots/top-wndcg.svg"] {
+        let svg = std::fs::read_to_string(out.join(plot)).unwrap();
+        assert!(svg.contains("All-WNDCG/best"), "{plot}");
+    }
+    // Another cap is another study: resuming with it is refused.
+    let other = write_study(tmp.path(), &POLITE.replace("host_cap: 2", "host_cap: 3"));
+    let refused = freshgp()
+        .arg("experiment")
+        .arg(&other)
+        .arg("--out")
+        .arg(&out)
+        .arg("--resume")
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("holds a different study") && stderr.contains("`sim`"),
+        "{stderr}"
+    );
+    // A cap of 0 names the file, the line and the field.
+    let zero = write_study(tmp.path(), &POLITE.replace("host_cap: 2", "host_cap: 0"));
+    let refused = freshgp().arg("experiment").arg(&zero).assert().code(2);
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("tiny.ron:5: host_cap: the host cap must be at least 1"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn units_written_before_the_weighted_metrics_still_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let study = write_study(
+        tmp.path(),
+        &TINY.replace("seeds: 2,", "seeds: 1,\n    rotations: [0, 1],"),
+    );
+    let out = tmp.path().join("out");
+    run(&study, &out, &[]);
+    let before: Vec<Vec<u8>> = REPORTS
+        .iter()
+        .map(|name| std::fs::read(out.join(name)).unwrap())
+        .collect();
+    // Rewrite every unit file as freshgp wrote it before SPEC §8: cycles without `wndcg`
+    // and `wfreshness`.
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(map) => {
+                map.remove("wndcg");
+                map.remove("wfreshness");
+                map.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    for name in unit_files(&out) {
+        let path = out.join("units").join(&name);
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        strip(&mut v);
+        let text = serde_json::to_string_pretty(&v).unwrap();
+        assert!(!text.contains("wndcg"), "{name}");
+        std::fs::write(&path, text).unwrap();
+    }
+    let study_json = std::fs::read_to_string(out.join("study.json")).unwrap();
+    assert!(!study_json.contains("host_cap"), "{study_json}");
+    for name in REPORTS {
+        std::fs::remove_file(out.join(name)).unwrap();
+    }
+    freshgp().arg("report").arg(&out).assert().success();
+    for (name, bytes) in REPORTS.iter().zip(before) {
+        assert!(
+            std::fs::read(out.join(name)).unwrap() == bytes,
+            "{name} differs after reading the old unit format"
         );
     }
 }

@@ -27,8 +27,25 @@ pub struct BaselineResult {
     pub ndcg: MeanCi,
     /// Mean and 95% CI of Freshness.
     pub freshness: MeanCi,
+    /// Mean and 95% CI of WFreshness (SPEC §8; Freshness when the dataset has no weights).
+    pub wfreshness: MeanCi,
+    /// Mean and 95% CI of WNDCG (SPEC §8; NDCG when the dataset has no weights).
+    pub wndcg: MeanCi,
     /// Per-cycle metrics, rotation by rotation.
     pub cycles: Vec<Vec<CycleMetrics>>,
+}
+
+impl BaselineResult {
+    /// The mean and 95% CI of `metric`.
+    pub fn of(&self, metric: Metric) -> &MeanCi {
+        match metric {
+            Metric::ChangeRate => &self.changerate,
+            Metric::Ndcg => &self.ndcg,
+            Metric::Freshness => &self.freshness,
+            Metric::WFreshness => &self.wfreshness,
+            Metric::WNdcg => &self.wndcg,
+        }
+    }
 }
 
 /// Simulates each of `baselines` on every rotation's test set.
@@ -70,6 +87,8 @@ pub fn run(
                 changerate: mean_ci(&values(Metric::ChangeRate)),
                 ndcg: mean_ci(&values(Metric::Ndcg)),
                 freshness: mean_ci(&values(Metric::Freshness)),
+                wfreshness: mean_ci(&values(Metric::WFreshness)),
+                wndcg: mean_ci(&values(Metric::WNdcg)),
                 cycles,
             }
         })

@@ -248,6 +248,7 @@ pub struct Choice {
     /// The strategy's score (what the choice maximised).
     pub score: f64,
     /// Test-period metrics per cycle.
+    #[serde(deserialize_with = "super::stored::cycles")]
     pub test_cycles: Vec<CycleMetrics>,
 }
 

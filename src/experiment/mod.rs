@@ -12,6 +12,11 @@
 //! * [`store`]: the output directory: the study record and one file per finished unit,
 //!   written atomically.
 //!
+//! Unit files written before the weighted metrics existed (SPEC §8) still load: their
+//! cycles lack `wndcg` and `wfreshness`, which are read as the cycle's NDCG and Freshness
+//! (what the simulation computes without page weights; the simulation of that time ignored
+//! weights).
+//!
 //! **Invariant:** this layer composes `data`, `sim` and `gp`; it never prints (progress
 //! goes to a callback) and never reads flags.
 
@@ -21,6 +26,8 @@ pub mod fitness;
 pub mod store;
 pub mod study;
 pub mod units;
+
+mod stored;
 
 use crate::data::split::SplitError;
 use crate::sim::{PeriodError, SimError};

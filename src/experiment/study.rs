@@ -186,6 +186,8 @@ struct RawStudy {
     tie_seed: u64,
     #[serde(default)]
     ties: TieBreak,
+    #[serde(default)]
+    host_cap: Option<u32>,
     #[serde(default = "default_top")]
     top_resources: Vec<f64>,
     #[serde(default = "five")]
@@ -212,7 +214,7 @@ pub struct Configuration {
     /// Grammar: `basic`, `all`, `basic-reference`, `all-reference`, or a RON file (as
     /// written, relative to the experiment file).
     pub grammar: String,
-    /// Fitness metric.
+    /// Fitness metric (`changerate`, `ndcg`, `freshness`, `wfreshness` or `wndcg`).
     pub fitness: Metric,
     /// GP parameters (checked).
     pub gp: RawGpConfig,
@@ -249,7 +251,7 @@ pub struct Study {
     pub unknown: UnknownPolicy,
     /// The rotations (test folds) run, in order.
     pub rotations: Vec<usize>,
-    /// Simulation settings (resources, warm-up, tie seed and rule).
+    /// Simulation settings (resources, warm-up, tie seed and rule, host cap).
     pub sim: SimConfig,
     /// Resources at which the chosen functions and the baselines are also tested (Fig. 5).
     pub top_resources: Vec<f64>,
@@ -586,7 +588,7 @@ fn check_configuration(
 impl RawStudy {
     /// The study as written, with its defaults and the per-configuration overrides
     /// applied; checks the fields that exist only in the file (`unknown`, `resources`,
-    /// `warmup`, `seeds`, `gp`). [`Study::check`] checks the rest.
+    /// `warmup`, `host_cap`, `seeds`, `gp`). [`Study::check`] checks the rest.
     fn into_study(self) -> Result<Study, Violation> {
         let unknown: UnknownPolicy = self.unknown.parse().map_err(|_| {
             violation(
@@ -600,7 +602,9 @@ impl RawStudy {
         let sim = SimConfig::new(self.resources, self.warmup)
             .map_err(|e| violation("resources", e.to_string()))?
             .with_seed(self.tie_seed)
-            .with_ties(self.ties);
+            .with_ties(self.ties)
+            .with_host_cap(self.host_cap)
+            .map_err(|e| violation("host_cap", e.to_string()))?;
         if self.seeds == 0 {
             return Err(violation("seeds", "at least 1"));
         }
@@ -745,6 +749,37 @@ mod tests {
         let bad = json.replace("\"rotations\":[0,1,2,3,4]", "\"rotations\":[]");
         let e = serde_json::from_str::<Study>(&bad).unwrap_err().to_string();
         assert!(e.starts_with("rotations: list at least one"), "{e}");
+    }
+
+    #[test]
+    fn host_cap_and_weighted_fitness() {
+        let s = Study::from_ron(TINY, "t.ron").unwrap();
+        assert_eq!(s.sim.host_cap(), None);
+        // Without a cap, study.json is as before (no `host_cap` key), and reads back.
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(!json.contains("host_cap"), "{json}");
+        let capped = TINY
+            .replace("seeds: 2,", "seeds: 2,\n    host_cap: 2,")
+            .replace("fitness: changerate", "fitness: wndcg");
+        let c = Study::from_ron(&capped, "t.ron").unwrap();
+        assert_eq!(c.sim.host_cap(), Some(2));
+        assert_eq!(c.configurations[0].fitness, Metric::WNdcg);
+        let json = serde_json::to_string(&c).unwrap();
+        assert!(json.contains("\"host_cap\":2"), "{json}");
+        assert_eq!(serde_json::from_str::<Study>(&json).unwrap(), c);
+        let explicit = capped.replace("host_cap: 2", "host_cap: Some(2)");
+        assert_eq!(Study::from_ron(&explicit, "t.ron").unwrap(), c);
+        let e = Study::from_ron(&capped.replace("host_cap: 2", "host_cap: 0"), "t.ron")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "t.ron:6: host_cap: the host cap must be at least 1 page per host and cycle, got 0"
+        );
+        let e = Study::from_ron(&capped.replace("wndcg", "wndgc"), "t.ron")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("t.ron:9:") && e.contains("wndgc"), "{e}");
     }
 
     #[test]

@@ -174,6 +174,7 @@ pub struct ResourceRun {
     /// Fraction of the test pages visited per cycle.
     pub resources: f64,
     /// Per scored cycle.
+    #[serde(deserialize_with = "super::stored::cycles")]
     pub cycles: Vec<CycleMetrics>,
 }
 
@@ -209,6 +210,7 @@ pub struct BaselineRuns {
     /// The baseline.
     pub baseline: Baseline,
     /// At the study's resources.
+    #[serde(deserialize_with = "super::stored::cycles")]
     pub main: Vec<CycleMetrics>,
     /// At each `top_resources`, in order.
     pub top: Vec<ResourceRun>,

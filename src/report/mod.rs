@@ -7,14 +7,18 @@
 //! highest strategy score on training and validation, earlier seed on ties; the test set
 //! never decides). [`write()`] then writes into the directory:
 //!
-//! * `summary.md`: mean ± 95% CI of ChangeRate and NDCG of every method over all test
-//!   cycles (paper Table 2); per-cycle victories, ties and losses against each baseline by
-//!   the paired t-test over the rotations (Table 3); the chosen formula per rotation and
-//!   configuration (Table 4); the top-of-schedule table (Fig. 5 in numbers);
+//! * `summary.md`: mean ± 95% CI of every metric ([`Metric::ALL`]) of every method over
+//!   all test cycles (paper Table 2); per-cycle victories, ties and losses against each
+//!   baseline by the paired t-test over the rotations, on each of [`COMPARED`] (Table 3);
+//!   the chosen formula per rotation and configuration (Table 4); the top-of-schedule
+//!   table on each of [`RANKED`] (Fig. 5 in numbers);
 //! * `results.json`: the same figures, machine-readable;
 //! * `cycles.csv` and `generations.csv`: every per-cycle value and every generation's
 //!   fitness (if the study's `reports.csv`);
 //! * `plots/*.svg` (if `reports.plots`): see [`plots`].
+//!
+//! The weighted metrics (WFreshness, WNDCG; SPEC §8) are always shown: without page
+//! weights they equal Freshness and NDCG, and `summary.md` says which is the case.
 //!
 //! **Determinism:** every output is a function of the stored units only (timings are left
 //! out), so a resumed or merged run yields byte-identical reports.
@@ -32,6 +36,19 @@ use crate::stats::{mean, mean_ci, paired_t_test, MeanCi};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+
+/// The metrics compared cycle by cycle with the paired t-test (Table 3): the paper's two
+/// and the weighted ones (SPEC §8).
+pub const COMPARED: [Metric; 4] = [
+    Metric::ChangeRate,
+    Metric::Ndcg,
+    Metric::WFreshness,
+    Metric::WNdcg,
+];
+
+/// The metrics of the top-of-schedule table and of the per-cycle and top-of-schedule plots
+/// (Fig. 4 and 5): the ranking metrics, the paper's two and WNDCG.
+pub const RANKED: [Metric; 3] = [Metric::ChangeRate, Metric::Ndcg, Metric::WNdcg];
 
 /// Why a report cannot be made.
 #[derive(Debug, thiserror::Error)]
@@ -107,6 +124,25 @@ pub struct AtResources {
     pub changerate: MeanCi,
     /// NDCG over all test cycles.
     pub ndcg: MeanCi,
+    /// Freshness over all test cycles.
+    pub freshness: MeanCi,
+    /// WFreshness over all test cycles.
+    pub wfreshness: MeanCi,
+    /// WNDCG over all test cycles.
+    pub wndcg: MeanCi,
+}
+
+impl AtResources {
+    /// The mean and 95% CI of `metric`.
+    pub fn of(&self, metric: Metric) -> &MeanCi {
+        match metric {
+            Metric::ChangeRate => &self.changerate,
+            Metric::Ndcg => &self.ndcg,
+            Metric::Freshness => &self.freshness,
+            Metric::WFreshness => &self.wfreshness,
+            Metric::WNdcg => &self.wndcg,
+        }
+    }
 }
 
 /// One method's results.
@@ -131,6 +167,10 @@ pub struct Method {
     pub ndcg: MeanCi,
     /// Freshness over all test cycles.
     pub freshness: MeanCi,
+    /// WFreshness over all test cycles (SPEC §8; Freshness without page weights).
+    pub wfreshness: MeanCi,
+    /// WNDCG over all test cycles (SPEC §8; NDCG without page weights).
+    pub wndcg: MeanCi,
     /// Fraction of visited pages not visited since the warm-up, over all test cycles.
     pub newly_visited: MeanCi,
     /// The chosen function per rotation (GP; empty for baselines).
@@ -143,6 +183,32 @@ pub struct Method {
     /// Per `top_resources`, per rotation, per cycle.
     #[serde(skip)]
     pub top_cycles: Vec<Vec<Vec<CycleMetrics>>>,
+}
+
+impl Method {
+    /// The mean and 95% CI of `metric` over all test cycles.
+    pub fn of(&self, metric: Metric) -> &MeanCi {
+        match metric {
+            Metric::ChangeRate => &self.changerate,
+            Metric::Ndcg => &self.ndcg,
+            Metric::Freshness => &self.freshness,
+            Metric::WFreshness => &self.wfreshness,
+            Metric::WNdcg => &self.wndcg,
+        }
+    }
+
+    /// Whether, in every test cycle at every resources level, WNDCG equals NDCG and
+    /// WFreshness equals Freshness (as without page weights).
+    pub fn weights_neutral(&self) -> bool {
+        let same = |c: &CycleMetrics| {
+            c.wndcg.to_bits() == c.ndcg.to_bits() && c.wfreshness.to_bits() == c.freshness.to_bits()
+        };
+        self.cycles
+            .iter()
+            .chain(self.top_cycles.iter().flatten())
+            .flatten()
+            .all(same)
+    }
 }
 
 /// A method against a baseline on one metric, cycle by cycle (Table 3).
@@ -191,7 +257,7 @@ pub struct Analysis {
     pub cycles_per_rotation: usize,
     /// GP methods (configuration order, then strategy order), then baselines.
     pub methods: Vec<Method>,
-    /// Every GP method against every baseline, on ChangeRate and NDCG.
+    /// Every GP method against every baseline, on each of [`COMPARED`].
     pub comparisons: Vec<Comparison>,
     /// Fitness per generation, per configuration.
     pub generations: Vec<GenerationCurve>,
@@ -203,6 +269,10 @@ pub struct Analysis {
 fn metrics_ci(cycles: &[Vec<CycleMetrics>], f: impl Fn(&CycleMetrics) -> f64) -> MeanCi {
     let values: Vec<f64> = cycles.iter().flatten().map(f).collect();
     mean_ci(&values)
+}
+
+fn metric_ci(cycles: &[Vec<CycleMetrics>], metric: Metric) -> MeanCi {
+    metrics_ci(cycles, |m| metric.of(m))
 }
 
 fn method(
@@ -218,8 +288,11 @@ fn method(
         .zip(&top_cycles)
         .map(|(&resources, c)| AtResources {
             resources,
-            changerate: metrics_ci(c, |m| m.change_rate),
-            ndcg: metrics_ci(c, |m| m.ndcg),
+            changerate: metric_ci(c, Metric::ChangeRate),
+            ndcg: metric_ci(c, Metric::Ndcg),
+            freshness: metric_ci(c, Metric::Freshness),
+            wfreshness: metric_ci(c, Metric::WFreshness),
+            wndcg: metric_ci(c, Metric::WNdcg),
         })
         .collect();
     Method {
@@ -228,9 +301,11 @@ fn method(
         configuration: None,
         strategy: None,
         fitness: None,
-        changerate: metrics_ci(&cycles, |m| m.change_rate),
-        ndcg: metrics_ci(&cycles, |m| m.ndcg),
-        freshness: metrics_ci(&cycles, |m| m.freshness),
+        changerate: metric_ci(&cycles, Metric::ChangeRate),
+        ndcg: metric_ci(&cycles, Metric::Ndcg),
+        freshness: metric_ci(&cycles, Metric::Freshness),
+        wfreshness: metric_ci(&cycles, Metric::WFreshness),
+        wndcg: metric_ci(&cycles, Metric::WNdcg),
         newly_visited: metrics_ci(&cycles, |m| m.newly_visited),
         chosen: Vec::new(),
         top,
@@ -473,12 +548,12 @@ fn baseline_methods(study: &Study, units: &[BaselineUnit]) -> Vec<Method> {
         .collect()
 }
 
-/// Every GP method against every baseline, on ChangeRate and NDCG.
+/// Every GP method against every baseline, on each of [`COMPARED`].
 fn comparisons(gp: &[Method], baselines: &[Method], positions: usize) -> Vec<Comparison> {
     let mut out = Vec::new();
     for m in gp {
         for b in baselines {
-            for metric in [Metric::ChangeRate, Metric::Ndcg] {
+            for metric in COMPARED {
                 out.push(compare(m, b, metric, positions));
             }
         }
@@ -536,7 +611,7 @@ fn csv_field(s: &str) -> String {
 /// `cycles.csv`: one row per method, rotation, resources level and scored test cycle.
 pub(crate) fn cycles_csv(a: &Analysis) -> String {
     let mut out = String::from(
-        "method,kind,configuration,strategy,fitness,rotation,resources,position,cycle,change_rate,ndcg,freshness,newly_visited,stale,visited\n",
+        "method,kind,configuration,strategy,fitness,rotation,resources,position,cycle,change_rate,ndcg,freshness,newly_visited,stale,visited,wfreshness,wndcg\n",
     );
     for m in &a.methods {
         let kind = match m.kind {
@@ -550,7 +625,7 @@ pub(crate) fn cycles_csv(a: &Analysis) -> String {
                 for (j, c) in cycles.iter().enumerate() {
                     let _ = writeln!(
                         out,
-                        "{},{kind},{},{},{},{rotation},{resources},{},{},{},{},{},{},{},{}",
+                        "{},{kind},{},{},{},{rotation},{resources},{},{},{},{},{},{},{},{},{},{}",
                         csv_field(&m.name),
                         m.configuration.as_deref().unwrap_or(""),
                         m.strategy.map_or("", |s| s.name()),
@@ -562,7 +637,9 @@ pub(crate) fn cycles_csv(a: &Analysis) -> String {
                         c.freshness,
                         c.newly_visited,
                         c.stale,
-                        c.visited
+                        c.visited,
+                        c.wfreshness,
+                        c.wndcg
                     );
                 }
             }

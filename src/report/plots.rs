@@ -1,10 +1,12 @@
 //! The report's SVG plots, drawn with `plotters` (SVG backend only, no fonts needed: text
 //! is left to the SVG viewer).
 //!
-//! * `plots/cycles-changerate.svg`, `plots/cycles-ndcg.svg` (paper Fig. 4): each method's
-//!   metric per test cycle position, mean over the rotations;
-//! * `plots/top-changerate.svg`, `plots/top-ndcg.svg` (Fig. 5): each method's metric when
-//!   only the top 1%..5% (the study's `top_resources`) of the schedule is visited;
+//! * `plots/cycles-changerate.svg`, `plots/cycles-ndcg.svg`, `plots/cycles-wndcg.svg`
+//!   (paper Fig. 4, and WNDCG, SPEC §8): each method's metric per test cycle position, mean
+//!   over the rotations;
+//! * `plots/top-changerate.svg`, `plots/top-ndcg.svg`, `plots/top-wndcg.svg` (Fig. 5): each
+//!   method's metric when only the top 1%..5% (the study's `top_resources`) of the
+//!   schedule is visited;
 //! * `plots/newly-visited.svg` (Fig. 6): fraction of each cycle's visits that go to pages
 //!   not visited since the warm-up;
 //! * `plots/fitness-<configuration>.svg`: best and mean training fitness per generation,
@@ -12,8 +14,8 @@
 //!
 //! GP methods are drawn with thick lines, baselines with thin ones.
 
-use super::{Analysis, Kind, Method};
-use crate::sim::{CycleMetrics, Metric};
+use super::{Analysis, Kind, Method, RANKED};
+use crate::sim::CycleMetrics;
 use crate::stats::mean;
 use plotters::prelude::*;
 
@@ -126,12 +128,6 @@ fn thin(m: &Method) -> bool {
     m.kind == Kind::Baseline
 }
 
-/// The metrics plotted per cycle and per resources level: (metric, label, file suffix).
-const PLOTTED: [(Metric, &str, &str); 2] = [
-    (Metric::ChangeRate, "ChangeRate", "changerate"),
-    (Metric::Ndcg, "NDCG", "ndcg"),
-];
-
 /// One series per method (baselines thin), with the points `points` gives.
 fn series_of(a: &Analysis, points: impl Fn(&Method) -> Vec<(f64, f64)>) -> Vec<Series> {
     a.methods
@@ -147,7 +143,8 @@ fn series_of(a: &Analysis, points: impl Fn(&Method) -> Vec<(f64, f64)>) -> Vec<S
 /// Every plot of the report: (path relative to the output directory, SVG text).
 pub fn all(a: &Analysis) -> Vec<(String, String)> {
     let mut plots = Vec::new();
-    for (metric, label, file) in PLOTTED {
+    for metric in RANKED {
+        let (label, file) = (metric.title(), metric.name());
         let series = series_of(a, |m| per_position(m, |c| metric.of(c)));
         plots.push((
             format!("plots/cycles-{file}.svg"),
@@ -160,18 +157,12 @@ pub fn all(a: &Analysis) -> Vec<(String, String)> {
         ));
     }
     if !a.study.top_resources.is_empty() {
-        for (metric, label, file) in PLOTTED {
+        for metric in RANKED {
+            let (label, file) = (metric.title(), metric.name());
             let series = series_of(a, |m| {
                 m.top
                     .iter()
-                    .map(|t| {
-                        let v = if metric == Metric::Ndcg {
-                            t.ndcg.mean
-                        } else {
-                            t.changerate.mean
-                        };
-                        (t.resources * 100.0, v)
-                    })
+                    .map(|t| (t.resources * 100.0, t.of(metric).mean))
                     .collect()
             });
             plots.push((

@@ -1,6 +1,6 @@
 //! `summary.md`: the paper's tables for a study, in Markdown.
 
-use super::{Analysis, Kind, Method};
+use super::{Analysis, Kind, Method, COMPARED, RANKED};
 use crate::sim::Metric;
 use crate::stats::MeanCi;
 use std::fmt::Write as _;
@@ -60,14 +60,23 @@ fn header(out: &mut String, a: &Analysis) {
         a.cycles_per_rotation,
         a.cycles_per_rotation * s.rotations.len()
     );
-    let _ = writeln!(
+    let _ = write!(
         out,
-        "- Simulation: resources {} (k = ⌊pages × resources⌋ visits per cycle), warm-up {} cycles, tie seed {}, ties {:?}.",
+        "- Simulation: resources {} (k = ⌊pages × resources⌋ visits per cycle), warm-up {} cycles, tie seed {}, ties {:?}",
         s.sim.resources(),
         s.sim.warmup(),
         s.sim.seed(),
         s.sim.ties()
     );
+    match s.sim.host_cap() {
+        Some(cap) => {
+            let _ = writeln!(
+                out,
+                ", host cap {cap} (at most {cap} pages of one host visited per cycle; pages without a host are not capped)."
+            );
+        }
+        None => out.push_str(".\n"),
+    }
     let _ = writeln!(out, "- GP configurations:");
     for c in &s.configurations {
         let _ = writeln!(
@@ -88,32 +97,46 @@ fn header(out: &mut String, a: &Analysis) {
     );
 }
 
-/// Table 2: mean ± 95% CI of every method.
+/// What the report says about the weighted metrics: how they weigh pages, and whether
+/// they differ from the unweighted ones in this study.
+fn weighted_note(a: &Analysis) -> &'static str {
+    if a.methods.iter().all(Method::weights_neutral) {
+        "WFreshness and WNDCG weight each page by its importance (the dataset's `weight=`, SPEC §8); here they equal Freshness and NDCG in every cycle, as they do when the dataset has no page weights."
+    } else {
+        "WFreshness and WNDCG weight each page by its importance (the dataset's `weight=`, SPEC §8); without page weights they would equal Freshness and NDCG."
+    }
+}
+
+/// Table 2: mean ± 95% CI of every method on every metric.
 fn table2(out: &mut String, a: &Analysis) {
     let s = &a.study;
     let _ = writeln!(
         out,
-        "\n## Table 2: mean ± 95% CI over all test cycles\n\nStudent t interval over the {} per-cycle values of all rotations. The fitness column is the metric a method was evolved with; its value is in **bold**.\n",
-        a.cycles_per_rotation * s.rotations.len()
+        "\n## Table 2: mean ± 95% CI over all test cycles\n\nStudent t interval over the {} per-cycle values of all rotations. The fitness column is the metric a method was evolved with; its value is in **bold**. {}\n",
+        a.cycles_per_rotation * s.rotations.len(),
+        weighted_note(a)
     );
-    let _ = writeln!(out, "| Method | Fitness | ChangeRate | NDCG |");
-    let _ = writeln!(out, "|---|---|---|---|");
+    let _ = write!(out, "| Method | Fitness |");
+    for metric in Metric::ALL {
+        let _ = write!(out, " {} |", metric_label(metric));
+    }
+    let _ = writeln!(out, "\n|---|---|{}", "---|".repeat(Metric::ALL.len()));
     for m in &a.methods {
-        let bold = |metric: Metric, v: &MeanCi| {
-            if m.fitness == Some(metric) {
-                format!("**{}**", ci(v))
-            } else {
-                ci(v)
-            }
-        };
-        let _ = writeln!(
+        let _ = write!(
             out,
-            "| {} | {} | {} | {} |",
+            "| {} | {} |",
             m.name,
-            m.fitness.map_or("(baseline)", metric_label),
-            bold(Metric::ChangeRate, &m.changerate),
-            bold(Metric::Ndcg, &m.ndcg)
+            m.fitness.map_or("(baseline)", metric_label)
         );
+        for metric in Metric::ALL {
+            let v = ci(m.of(metric));
+            if m.fitness == Some(metric) {
+                let _ = write!(out, " **{v}** |");
+            } else {
+                let _ = write!(out, " {v} |");
+            }
+        }
+        out.push('\n');
     }
 }
 
@@ -138,7 +161,7 @@ fn table3(out: &mut String, a: &Analysis) {
                 "With a single rotation no test can reject equality: every cycle is a tie."
             );
         }
-        for metric in [Metric::ChangeRate, Metric::Ndcg] {
+        for metric in COMPARED {
             let _ = writeln!(out, "\n### {}\n", metric_label(metric));
             let _ = write!(out, "| Method |");
             for b in &baselines {
@@ -221,7 +244,7 @@ fn top_of_schedule(out: &mut String, a: &Analysis) {
             "\n## Top of the schedule (Fig. 5)\n\nThe same functions (evolved at resources {}) when only the top fraction of the schedule is visited; mean over all test cycles.",
             s.sim.resources()
         );
-        for metric in [Metric::ChangeRate, Metric::Ndcg] {
+        for metric in RANKED {
             let _ = writeln!(out, "\n### {}\n", metric_label(metric));
             let _ = write!(out, "| Method |");
             for &r in &s.top_resources {
@@ -235,11 +258,7 @@ fn top_of_schedule(out: &mut String, a: &Analysis) {
             for m in &a.methods {
                 let _ = write!(out, "| {} |", m.name);
                 for t in &m.top {
-                    let v = match metric {
-                        Metric::Ndcg => &t.ndcg,
-                        _ => &t.changerate,
-                    };
-                    let _ = write!(out, " {:.4} |", v.mean);
+                    let _ = write!(out, " {:.4} |", t.of(metric).mean);
                 }
                 out.push('\n');
             }

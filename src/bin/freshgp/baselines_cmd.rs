@@ -3,7 +3,7 @@
 use crate::common::{DataArgs, SimArgs};
 use anyhow::Result;
 use freshgp::experiment::baselines;
-use freshgp::sim::Baseline;
+use freshgp::sim::{Baseline, Metric};
 use serde_json::json;
 use std::io::Write as _;
 
@@ -29,15 +29,16 @@ pub fn run(args: Args) -> Result<()> {
     if args.json {
         let mut map = serde_json::Map::new();
         for r in &results {
-            map.insert(
-                r.baseline.name().to_string(),
-                json!({
-                    "changerate": {"mean": r.changerate.mean, "ci95": r.changerate.ci95},
-                    "ndcg": {"mean": r.ndcg.mean, "ci95": r.ndcg.ci95},
-                    "freshness": {"mean": r.freshness.mean, "ci95": r.freshness.ci95},
-                    "random": r.baseline.is_random(),
-                }),
-            );
+            let mut entry = serde_json::Map::new();
+            for metric in Metric::ALL {
+                let v = r.of(metric);
+                entry.insert(
+                    metric.name().into(),
+                    json!({"mean": v.mean, "ci95": v.ci95}),
+                );
+            }
+            entry.insert("random".into(), json!(r.baseline.is_random()));
+            map.insert(r.baseline.name().to_string(), entry.into());
         }
         let out = json!({
             "baselines": map,
@@ -46,30 +47,37 @@ pub fn run(args: Args) -> Result<()> {
             "resources": config.resources(),
             "warmup": config.warmup(),
             "ties": config.ties(),
+            "host_cap": config.host_cap(),
         });
         writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(());
     }
+    let cap = config.host_cap().map_or(String::new(), |m| {
+        format!(", host cap {m} (pages of one host per cycle)")
+    });
     writeln!(
         stdout,
-        "{} pages × {} cycles; test sets of 5 rotations, {} scored cycles; resources {}, warm-up {}",
+        "{} pages × {} cycles; test sets of 5 rotations, {} scored cycles; resources {}, warm-up {}{cap}",
         dataset.pages(),
         dataset.cycles(),
         cycles,
         config.resources(),
         config.warmup()
     )?;
-    writeln!(stdout, "{:<6} {:>18} {:>18}", "", "ChangeRate", "NDCG")?;
+    // ChangeRate, NDCG and their weighted companions, as a report's comparisons.
+    let shown = freshgp::report::COMPARED;
+    write!(stdout, "{:<6}", "")?;
+    for metric in shown {
+        write!(stdout, " {:>18}", metric.title())?;
+    }
+    writeln!(stdout)?;
     for r in &results {
-        writeln!(
-            stdout,
-            "{:<6} {:>9.4} ± {:<6.4} {:>9.4} ± {:<6.4}",
-            r.baseline.name(),
-            r.changerate.mean,
-            r.changerate.ci95,
-            r.ndcg.mean,
-            r.ndcg.ci95
-        )?;
+        write!(stdout, "{:<6}", r.baseline.name())?;
+        for metric in shown {
+            let v = r.of(metric);
+            write!(stdout, " {:>9.4} ± {:<6.4}", v.mean, v.ci95)?;
+        }
+        writeln!(stdout)?;
     }
     Ok(())
 }

@@ -60,6 +60,11 @@ pub struct SimArgs {
     /// order, for parity checks; slower).
     #[arg(long, default_value = "seeded", value_parser = parse_ties)]
     pub ties: TieBreak,
+    /// Politeness (SPEC §8): visit at most M pages of one host per cycle; the next-ranked
+    /// pages of other hosts fill the budget. Pages without a host are never capped. At
+    /// least 1; default: no cap.
+    #[arg(long = "host-cap", value_name = "M")]
+    pub host_cap: Option<u32>,
 }
 
 fn parse_ties(s: &str) -> Result<TieBreak, String> {
@@ -73,9 +78,16 @@ fn parse_ties(s: &str) -> Result<TieBreak, String> {
 impl SimArgs {
     /// The checked settings.
     pub fn config(&self) -> Result<SimConfig> {
-        Ok(SimConfig::new(self.resources, self.warmup)?
+        SimConfig::new(self.resources, self.warmup)?
             .with_seed(self.tie_seed)
-            .with_ties(self.ties))
+            .with_ties(self.ties)
+            .with_host_cap(self.host_cap)
+            .with_context(|| {
+                format!(
+                    "--host-cap {}: give at least 1, or leave the flag out for no cap",
+                    self.host_cap.unwrap_or(0)
+                )
+            })
     }
 }
 

@@ -19,8 +19,9 @@ pub struct Args {
     /// Grammar: basic, all, extended, basic-reference, all-reference, or a RON file.
     #[arg(long, default_value = "all")]
     grammar: String,
-    /// Fitness metric: ndcg or changerate.
-    #[arg(long, default_value = "ndcg")]
+    /// Fitness metric: changerate, ndcg, freshness, or the importance-weighted wfreshness
+    /// or wndcg (SPEC §8; pages weighted by the dataset's `weight=`, 1 without).
+    #[arg(long, default_value = Metric::default().name(), value_parser = parse_metric)]
     fitness: Metric,
     /// Rotation (0..=4): which page fold is the test set.
     #[arg(long, default_value_t = 0)]
@@ -56,6 +57,11 @@ pub struct Args {
     /// No progress on stderr.
     #[arg(long)]
     quiet: bool,
+}
+
+/// A metric name, as the library reads it (`Metric::from_str`).
+fn parse_metric(s: &str) -> Result<Metric, String> {
+    s.parse()
 }
 
 /// Runs `freshgp evolve`.
@@ -190,6 +196,7 @@ fn print_json(
         );
     }
     out.insert("metric".into(), json!(settings.metric.name()));
+    out.insert("host_cap".into(), json!(settings.sim.host_cap()));
     out.insert("rotation".into(), json!(run.rotation));
     out.insert("set_sizes".into(), json!(run.set_sizes));
     out.insert("evaluations".into(), json!(evaluations));
@@ -209,9 +216,12 @@ fn print_text(
 ) -> Result<()> {
     let (evaluations, cache_hits) = totals(run);
     let metric = settings.metric.name();
+    let cap = settings.sim.host_cap().map_or(String::new(), |m| {
+        format!("; host cap {m} (pages of one host per cycle)")
+    });
     writeln!(
         stdout,
-        "rotation {}: {} training, {} validation, {} test pages; fitness {metric}; {} simulations, {:.0}% from cache, {:.1}s",
+        "rotation {}: {} training, {} validation, {} test pages; fitness {metric}{cap}; {} simulations, {:.0}% from cache, {:.1}s",
         run.rotation,
         run.set_sizes[0],
         run.set_sizes[1],

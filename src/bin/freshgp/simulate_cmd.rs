@@ -4,9 +4,9 @@ use crate::common::{DataArgs, PolicyArgs, SimArgs};
 use anyhow::{bail, Result};
 use clap::ValueEnum;
 use freshgp::data::split::Split;
-use freshgp::sim::{Metric, Period, Simulator};
+use freshgp::sim::{Metric, Outcome, Period, Simulator};
 use serde_json::json;
-use std::io::Write as _;
+use std::io::Write;
 
 /// Flags of `freshgp simulate`.
 #[derive(clap::Args)]
@@ -57,50 +57,61 @@ pub fn run(args: Args) -> Result<()> {
         Period::new(&dataset, pages, cycles)?
     };
     let outcome = Simulator::new(config).run(&period, &policy)?;
-    let means = json!({
-        "changerate": outcome.mean(Metric::ChangeRate),
-        "ndcg": outcome.mean(Metric::Ndcg),
-        "freshness": outcome.mean(Metric::Freshness),
-    });
     if args.json {
+        let means: serde_json::Map<String, serde_json::Value> = Metric::ALL
+            .iter()
+            .map(|&m| (m.name().to_string(), json!(outcome.mean(m))))
+            .collect();
         let out = json!({
             "scorer": policy.label(),
             "pages": period.pages(),
             "period_cycles": period.len(),
+            "host_cap": config.host_cap(),
             "cycles": outcome.cycles,
             "mean": means,
         });
         writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(());
     }
+    let cap = config.host_cap().map_or(String::new(), |m| {
+        format!(", host cap {m} (pages of one host per cycle)")
+    });
     writeln!(
         stdout,
-        "{}: {} pages × {} cycles, k = {}",
+        "{}: {} pages × {} cycles, k = {}{cap}",
         policy.label(),
         period.pages(),
         period.len(),
         config.k(period.pages())
     )?;
+    print_table(&mut stdout, &outcome)
+}
+
+/// The per-cycle table: the paper's metrics, then the weighted ones (SPEC §8) and the
+/// visits (fewer than k when a host cap leaves too few eligible pages).
+fn print_table(stdout: &mut impl Write, outcome: &Outcome) -> Result<()> {
     writeln!(
         stdout,
-        "{:>5} {:>6} {:>10} {:>8} {:>9}",
-        "cycle", "stale", "ChangeRate", "NDCG", "Freshness"
+        "{:>5} {:>6} {:>10} {:>8} {:>9} {:>10} {:>8} {:>7}",
+        "cycle", "stale", "ChangeRate", "NDCG", "Freshness", "WFreshness", "WNDCG", "visited"
     )?;
     for c in &outcome.cycles {
         writeln!(
             stdout,
-            "{:>5} {:>6} {:>10.4} {:>8.4} {:>9.4}",
-            c.cycle, c.stale, c.change_rate, c.ndcg, c.freshness
+            "{:>5} {:>6} {:>10.4} {:>8.4} {:>9.4} {:>10.4} {:>8.4} {:>7}",
+            c.cycle, c.stale, c.change_rate, c.ndcg, c.freshness, c.wfreshness, c.wndcg, c.visited
         )?;
     }
     writeln!(
         stdout,
-        "{:>5} {:>6} {:>10.4} {:>8.4} {:>9.4}",
+        "{:>5} {:>6} {:>10.4} {:>8.4} {:>9.4} {:>10.4} {:>8.4}",
         "mean",
         "",
         outcome.mean(Metric::ChangeRate),
         outcome.mean(Metric::Ndcg),
-        outcome.mean(Metric::Freshness)
+        outcome.mean(Metric::Freshness),
+        outcome.mean(Metric::WFreshness),
+        outcome.mean(Metric::WNdcg)
     )?;
     Ok(())
 }
