@@ -111,12 +111,12 @@ fn full_run_writes_the_report() {
     assert_eq!(methods[0]["chosen"].as_array().unwrap().len(), 5);
     // ChangeRate, NDCG, WFreshness and WNDCG (freshgp::report::COMPARED).
     assert_eq!(results["comparisons"].as_array().unwrap().len(), 6 * 3 * 4);
-    // Without page weights, the weighted metrics are the unweighted ones, and the report
-    // says so.
-    assert_eq!(methods[0]["wndcg"], methods[0]["ndcg"]);
+    // The brdc12 preset has page weights: the weighted metrics differ from the unweighted
+    // ones, and the report says what they would be without weights.
+    assert_ne!(methods[0]["wndcg"], methods[0]["ndcg"]);
     assert!(
         summary.contains("| ChangeRate | NDCG | Freshness | WFreshness | WNDCG |")
-            && summary.contains("here they equal Freshness and NDCG in every cycle"),
+            && summary.contains("without page weights they would equal Freshness and NDCG"),
         "{summary}"
     );
     let csv = std::fs::read_to_string(out.join("cycles.csv")).unwrap();
@@ -533,12 +533,37 @@ fn a_weighted_fitness_under_a_host_cap_runs_and_reports() {
 #[test]
 fn units_written_before_the_weighted_metrics_still_report() {
     let tmp = tempfile::tempdir().unwrap();
+    // Units from before SPEC §8 were simulated without weights: the tiny history without
+    // its weight column.
+    let history = tmp.path().join("weighted.tsv");
+    freshgp()
+        .args(["dataset", "synth", "--preset", "brdc12", "--pages", "1000"])
+        .args(["--days", "21", "--seed", "5", "--out"])
+        .arg(&history)
+        .assert()
+        .success();
+    let plain: String = std::fs::read_to_string(&history)
+        .unwrap()
+        .lines()
+        .map(|line| line.split("\tweight=").next().unwrap().to_string() + "\n")
+        .collect();
+    std::fs::write(tmp.path().join("plain.tsv"), plain).unwrap();
     let study = write_study(
         tmp.path(),
-        &TINY.replace("seeds: 2,", "seeds: 1,\n    rotations: [0, 1],"),
+        &TINY
+            .replace("seeds: 2,", "seeds: 1,\n    rotations: [0, 1],")
+            .replace(
+                r#"Synthetic(preset: "brdc12", pages: 1000, days: 21, seed: 5)"#,
+                r#"Path("plain.tsv")"#,
+            ),
     );
     let out = tmp.path().join("out");
     run(&study, &out, &[]);
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("here they equal Freshness and NDCG in every cycle"),
+        "{summary}"
+    );
     let before: Vec<Vec<u8>> = REPORTS
         .iter()
         .map(|name| std::fs::read(out.join(name)).unwrap())
