@@ -111,6 +111,17 @@ fn full_run_writes_the_report() {
     assert_eq!(methods[0]["chosen"].as_array().unwrap().len(), 5);
     // ChangeRate, NDCG, WFreshness and WNDCG (freshgp::report::COMPARED).
     assert_eq!(results["comparisons"].as_array().unwrap().len(), 6 * 3 * 4);
+    // Each of the 2 × 3 GP methods against the other configuration's method of its
+    // strategy, on the 4 compared metrics (Table 3b).
+    let between = results["between_configurations"].as_array().unwrap();
+    assert_eq!(between.len(), 6 * 4);
+    assert_eq!(between[0]["method"], "Basic-CR/best");
+    assert_eq!(between[0]["baseline"], "All-NDCG/best");
+    assert!(summary.contains("## Table 3b: per-cycle victories between configurations"));
+    assert!(
+        summary.contains("| Basic-CR/best | All-NDCG/best |"),
+        "{summary}"
+    );
     // The brdc12 preset has page weights: the weighted metrics differ from the unweighted
     // ones, and the report says what they would be without weights.
     assert_ne!(methods[0]["wndcg"], methods[0]["ndcg"]);

@@ -259,6 +259,10 @@ pub struct Analysis {
     pub methods: Vec<Method>,
     /// Every GP method against every baseline, on each of [`COMPARED`].
     pub comparisons: Vec<Comparison>,
+    /// Every GP method against the methods of the other configurations with the same
+    /// selection strategy (in `baseline`), on each of [`COMPARED`]: does one terminal set
+    /// or fitness beat another?
+    pub between_configurations: Vec<Comparison>,
     /// Fitness per generation, per configuration.
     pub generations: Vec<GenerationCurve>,
     /// The GP units, in unit order (for `generations.csv`).
@@ -353,7 +357,10 @@ pub(crate) fn analyse(study: &Study, store: &Store) -> Result<Analysis, ReportEr
         &methods[gp_methods..],
         cycles_per_rotation,
     );
+    let between_configurations =
+        between_configurations(&methods[..gp_methods], cycles_per_rotation);
     Ok(Analysis {
+        between_configurations,
         study: study.clone(),
         dataset: units.baselines.first().map_or([0, 0], |u| u.dataset),
         test_pages: units.baselines.iter().map(|u| u.test_pages).collect(),
@@ -555,6 +562,22 @@ fn comparisons(gp: &[Method], baselines: &[Method], positions: usize) -> Vec<Com
         for b in baselines {
             for metric in COMPARED {
                 out.push(compare(m, b, metric, positions));
+            }
+        }
+    }
+    out
+}
+
+/// Every GP method against each method of another configuration with the same strategy,
+/// on each of [`COMPARED`].
+fn between_configurations(gp: &[Method], positions: usize) -> Vec<Comparison> {
+    let mut out = Vec::new();
+    for m in gp {
+        for other in gp {
+            if other.configuration != m.configuration && other.strategy == m.strategy {
+                for metric in COMPARED {
+                    out.push(compare(m, other, metric, positions));
+                }
             }
         }
     }

@@ -32,6 +32,7 @@ pub(super) fn markdown(a: &Analysis, plots: &[&str]) -> String {
     header(&mut out, a);
     table2(&mut out, a);
     table3(&mut out, a);
+    table3_between(&mut out, a);
     table4(&mut out, a);
     top_of_schedule(&mut out, a);
     newly_visited_and_files(&mut out, a, plots);
@@ -189,6 +190,40 @@ fn table3(out: &mut String, a: &Analysis) {
                 out.push('\n');
             }
         }
+    }
+}
+
+/// Table 3b: each GP method against the other configurations' methods of its strategy.
+fn table3_between(out: &mut String, a: &Analysis) {
+    if a.between_configurations.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n## Table 3b: per-cycle victories between configurations\n\nEach GP method against the method of the same selection strategy in each other configuration (does one grammar or fitness beat another?): wins / ties / losses over the {} cycle positions, paired t-test over the {} rotations at 95%.\n",
+        a.cycles_per_rotation,
+        a.study.rotations.len()
+    );
+    let _ = write!(out, "| Method | Against |");
+    for metric in COMPARED {
+        let _ = write!(out, " {} |", metric_label(metric));
+    }
+    let _ = write!(out, "\n|---|---|");
+    for _ in COMPARED {
+        let _ = write!(out, "---|");
+    }
+    out.push('\n');
+    for group in a.between_configurations.chunks(COMPARED.len()) {
+        let _ = write!(
+            out,
+            "| {} | {} |",
+            cell(&group[0].method),
+            cell(&group[0].baseline)
+        );
+        for c in group {
+            let _ = write!(out, " {} / {} / {} |", c.wins, c.ties, c.losses);
+        }
+        out.push('\n');
     }
 }
 
