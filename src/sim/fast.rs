@@ -323,6 +323,7 @@ impl Fast {
     }
 
     /// Removes page `p` from its group, freeing the group if it empties.
+    #[inline]
     fn leave(&mut self, p: u32) {
         let g = self.group_of[p as usize] as usize;
         let at = self.position[p as usize] as usize;
@@ -344,6 +345,7 @@ impl Fast {
         }
     }
 
+    #[inline]
     fn join(&mut self, p: u32, g: u32) {
         let group = &mut self.groups[g as usize];
         self.group_of[p as usize] = g;

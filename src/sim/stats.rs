@@ -252,11 +252,13 @@ impl PageStats {
     }
 
     /// `t`: cycles since the last visit, at cycle `d`.
+    #[inline]
     pub(crate) fn age(&self, d: u32) -> f64 {
         (d - self.last_visit) as f64
     }
 
     /// Cho & Garcia-Molina's estimator `-ln((n - X + 0.5) / (n + 0.5))`.
+    #[inline]
     pub(crate) fn cg(&self) -> f64 {
         let n = self.n as f64;
         let x = self.x as f64;
@@ -265,6 +267,7 @@ impl PageStats {
     }
 
     /// Tan & Mitra's NAD at cycle `d`: `|H| · (1 / (d - 1))` (the authors' expression).
+    #[inline]
     pub(crate) fn nad(&self, d: u32) -> f64 {
         if d <= 1 {
             return 0.0;
@@ -273,6 +276,7 @@ impl PageStats {
     }
 
     /// SAD at cycle `d`: 1 if the last detected change was at cycle `d - 1`.
+    #[inline]
     pub(crate) fn sad(&self, d: u32) -> f64 {
         if self.x > 0 && self.last_change + 1 == d {
             1.0
@@ -282,6 +286,7 @@ impl PageStats {
     }
 
     /// AAD at cycle `d`: `Σ_{h∈H} h / Σ_{j=1}^{d-1} j`.
+    #[inline]
     pub(crate) fn aad(&self, d: u32) -> f64 {
         if d <= 1 {
             return 0.0;
@@ -291,6 +296,7 @@ impl PageStats {
     }
 
     /// GAD at cycle `d`: `Σ_{h∈H} 2^(h-1) / Σ_{j=1}^{d-1} 2^(j-1)`, without overflow.
+    #[inline]
     pub(crate) fn gad(&self, d: u32) -> f64 {
         if d <= 1 || self.x == 0 {
             return 0.0;
@@ -301,6 +307,7 @@ impl PageStats {
     }
 
     /// Visits (`changes = false`) or detected changes in cycles `d - 7 ..= d - 1`.
+    #[inline]
     fn window(&self, d: u32, changes: bool) -> f64 {
         debug_assert!(self.track.has(Track::WINDOW), "n7/X7 read but not tracked");
         let age = d.saturating_sub(self.last_visit).max(1);
@@ -316,6 +323,7 @@ impl PageStats {
     }
 
     /// One terminal's value at cycle `d`; `hosts` gives `HR`.
+    #[inline]
     pub fn terminal(&self, terminal: Terminal, d: u32, hosts: &HostRates) -> f64 {
         match terminal {
             Terminal::T => self.age(d),
@@ -351,6 +359,7 @@ impl PageStats {
     }
 
     /// The statistics as a hashable key: pages with equal keys get equal scores.
+    #[inline]
     pub(crate) fn key(&self) -> StatsKey {
         StatsKey {
             n: self.n,
