@@ -29,8 +29,8 @@ fn brdc12_preset_reproduces_the_published_baselines() {
     assert_eq!((params.pages, params.days), (417_048, 57));
     let data = generate(&params, 1).unwrap();
     let results = run(&data, SimConfig::paper(), &BASELINES).unwrap();
-    let cr: Vec<f64> = results.iter().map(|r| r.changerate.mean).collect();
-    let ndcg: Vec<f64> = results.iter().map(|r| r.ndcg.mean).collect();
+    let cr: Vec<f64> = results.iter().map(|r| r.metrics.changerate.mean).collect();
+    let ndcg: Vec<f64> = results.iter().map(|r| r.metrics.ndcg.mean).collect();
     let mut failures = Vec::new();
     for (metric, got, want) in [("ChangeRate", &cr, &CHANGERATE), ("NDCG", &ndcg, &NDCG)] {
         for (i, b) in BASELINES.iter().enumerate() {

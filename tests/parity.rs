@@ -86,19 +86,19 @@ fn deterministic_baselines_match_the_reference_implementation() {
         let dataset = data::load(&path, &LoadOptions::default()).unwrap().dataset;
         let results = baselines::run(&dataset, config, &BASELINES).unwrap();
         for (k, r) in results.iter().enumerate() {
-            assert_eq!(r.changerate.n, 85, "5 rotations × 17 cycles");
+            assert_eq!(r.metrics.changerate.n, 85, "5 rotations × 17 cycles");
             assert!(
-                close(r.baseline, r.changerate.mean, change_rate[k]),
+                close(r.baseline, r.metrics.changerate.mean, change_rate[k]),
                 "{file} {}: ChangeRate {} vs theirs {}",
                 r.baseline,
-                r.changerate.mean,
+                r.metrics.changerate.mean,
                 change_rate[k]
             );
             assert!(
-                close(r.baseline, r.ndcg.mean, ndcg[k]),
+                close(r.baseline, r.metrics.ndcg.mean, ndcg[k]),
                 "{file} {}: NDCG {} vs theirs {}",
                 r.baseline,
-                r.ndcg.mean,
+                r.metrics.ndcg.mean,
                 ndcg[k]
             );
         }
@@ -116,8 +116,8 @@ fn seeded_ties_stay_within_sampling_noise_of_the_reference_on_large_sets() {
     let dataset = data::load(&path, &LoadOptions::default()).unwrap().dataset;
     let seeded = baselines::run(&dataset, SimConfig::paper(), &[Baseline::Nad]).unwrap();
     assert!(
-        (seeded[0].ndcg.mean - 0.251471).abs() < 0.02,
+        (seeded[0].metrics.ndcg.mean - 0.251471).abs() < 0.02,
         "{}",
-        seeded[0].ndcg.mean
+        seeded[0].metrics.ndcg.mean
     );
 }

@@ -16,26 +16,43 @@ pub fn test_periods(dataset: &Dataset) -> Result<Vec<Period>, ExperimentError> {
         .collect()
 }
 
-/// One baseline's results on all test rotations.
+/// The mean and 95% CI of every metric over a set of scored cycles (the columns of the
+/// report tables and of `baselines`).
 #[derive(Debug, Clone, Serialize)]
-pub struct BaselineResult {
-    /// The baseline.
-    pub baseline: Baseline,
-    /// Mean and 95% CI of ChangeRate over all scored test cycles.
+pub struct MetricSummary {
+    /// ChangeRate.
     pub changerate: MeanCi,
-    /// Mean and 95% CI of NDCG.
+    /// NDCG.
     pub ndcg: MeanCi,
-    /// Mean and 95% CI of Freshness.
+    /// Freshness.
     pub freshness: MeanCi,
-    /// Mean and 95% CI of WFreshness (SPEC §8; Freshness when the dataset has no weights).
+    /// WFreshness (SPEC §8; Freshness when the dataset has no weights).
     pub wfreshness: MeanCi,
-    /// Mean and 95% CI of WNDCG (SPEC §8; NDCG when the dataset has no weights).
+    /// WNDCG (SPEC §8; NDCG when the dataset has no weights).
     pub wndcg: MeanCi,
-    /// Per-cycle metrics, rotation by rotation.
-    pub cycles: Vec<Vec<CycleMetrics>>,
 }
 
-impl BaselineResult {
+impl MetricSummary {
+    /// The summary of `cycles` (rotation by rotation; all cycles pooled).
+    pub fn new(cycles: &[Vec<CycleMetrics>]) -> MetricSummary {
+        let ci = |m: Metric| {
+            mean_ci(
+                &cycles
+                    .iter()
+                    .flatten()
+                    .map(|c| m.of(c))
+                    .collect::<Vec<f64>>(),
+            )
+        };
+        MetricSummary {
+            changerate: ci(Metric::ChangeRate),
+            ndcg: ci(Metric::Ndcg),
+            freshness: ci(Metric::Freshness),
+            wfreshness: ci(Metric::WFreshness),
+            wndcg: ci(Metric::WNdcg),
+        }
+    }
+
     /// The mean and 95% CI of `metric`.
     pub fn of(&self, metric: Metric) -> &MeanCi {
         match metric {
@@ -46,6 +63,18 @@ impl BaselineResult {
             Metric::WNdcg => &self.wndcg,
         }
     }
+}
+
+/// One baseline's results on all test rotations.
+#[derive(Debug, Clone, Serialize)]
+pub struct BaselineResult {
+    /// The baseline.
+    pub baseline: Baseline,
+    /// Every metric over all scored test cycles.
+    #[serde(flatten)]
+    pub metrics: MetricSummary,
+    /// Per-cycle metrics, rotation by rotation.
+    pub cycles: Vec<Vec<CycleMetrics>>,
 }
 
 /// Simulates each of `baselines` on every rotation's test set.
@@ -80,15 +109,9 @@ pub fn run(
         .map(|(b, &baseline)| {
             let cycles: Vec<Vec<CycleMetrics>> =
                 outcomes[b * periods.len()..(b + 1) * periods.len()].to_vec();
-            let values =
-                |m: Metric| -> Vec<f64> { cycles.iter().flatten().map(|c| m.of(c)).collect() };
             BaselineResult {
                 baseline,
-                changerate: mean_ci(&values(Metric::ChangeRate)),
-                ndcg: mean_ci(&values(Metric::Ndcg)),
-                freshness: mean_ci(&values(Metric::Freshness)),
-                wfreshness: mean_ci(&values(Metric::WFreshness)),
-                wndcg: mean_ci(&values(Metric::WNdcg)),
+                metrics: MetricSummary::new(&cycles),
                 cycles,
             }
         })

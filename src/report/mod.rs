@@ -26,6 +26,7 @@
 pub mod plots;
 mod summary;
 
+use crate::experiment::baselines::MetricSummary;
 use crate::experiment::evolve::{self, Choice};
 use crate::experiment::store::{Store, StoreError};
 use crate::experiment::study::{Configuration, Study};
@@ -120,29 +121,9 @@ pub struct Chosen {
 pub struct AtResources {
     /// Fraction of the test pages visited per cycle.
     pub resources: f64,
-    /// ChangeRate over all test cycles.
-    pub changerate: MeanCi,
-    /// NDCG over all test cycles.
-    pub ndcg: MeanCi,
-    /// Freshness over all test cycles.
-    pub freshness: MeanCi,
-    /// WFreshness over all test cycles.
-    pub wfreshness: MeanCi,
-    /// WNDCG over all test cycles.
-    pub wndcg: MeanCi,
-}
-
-impl AtResources {
-    /// The mean and 95% CI of `metric`.
-    pub fn of(&self, metric: Metric) -> &MeanCi {
-        match metric {
-            Metric::ChangeRate => &self.changerate,
-            Metric::Ndcg => &self.ndcg,
-            Metric::Freshness => &self.freshness,
-            Metric::WFreshness => &self.wfreshness,
-            Metric::WNdcg => &self.wndcg,
-        }
-    }
+    /// Every metric over all test cycles.
+    #[serde(flatten)]
+    pub metrics: MetricSummary,
 }
 
 /// One method's results.
@@ -161,16 +142,9 @@ pub struct Method {
     /// The fitness metric it was evolved with (GP).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fitness: Option<Metric>,
-    /// ChangeRate over all test cycles of all rotations.
-    pub changerate: MeanCi,
-    /// NDCG over all test cycles.
-    pub ndcg: MeanCi,
-    /// Freshness over all test cycles.
-    pub freshness: MeanCi,
-    /// WFreshness over all test cycles (SPEC §8; Freshness without page weights).
-    pub wfreshness: MeanCi,
-    /// WNDCG over all test cycles (SPEC §8; NDCG without page weights).
-    pub wndcg: MeanCi,
+    /// Every metric over all test cycles of all rotations.
+    #[serde(flatten)]
+    pub metrics: MetricSummary,
     /// Fraction of visited pages not visited since the warm-up, over all test cycles.
     pub newly_visited: MeanCi,
     /// The chosen function per rotation (GP; empty for baselines).
@@ -188,13 +162,7 @@ pub struct Method {
 impl Method {
     /// The mean and 95% CI of `metric` over all test cycles.
     pub fn of(&self, metric: Metric) -> &MeanCi {
-        match metric {
-            Metric::ChangeRate => &self.changerate,
-            Metric::Ndcg => &self.ndcg,
-            Metric::Freshness => &self.freshness,
-            Metric::WFreshness => &self.wfreshness,
-            Metric::WNdcg => &self.wndcg,
-        }
+        self.metrics.of(metric)
     }
 
     /// Whether, in every test cycle at every resources level, WNDCG equals NDCG and
@@ -275,10 +243,6 @@ fn metrics_ci(cycles: &[Vec<CycleMetrics>], f: impl Fn(&CycleMetrics) -> f64) ->
     mean_ci(&values)
 }
 
-fn metric_ci(cycles: &[Vec<CycleMetrics>], metric: Metric) -> MeanCi {
-    metrics_ci(cycles, |m| metric.of(m))
-}
-
 fn method(
     name: String,
     kind: Kind,
@@ -292,11 +256,7 @@ fn method(
         .zip(&top_cycles)
         .map(|(&resources, c)| AtResources {
             resources,
-            changerate: metric_ci(c, Metric::ChangeRate),
-            ndcg: metric_ci(c, Metric::Ndcg),
-            freshness: metric_ci(c, Metric::Freshness),
-            wfreshness: metric_ci(c, Metric::WFreshness),
-            wndcg: metric_ci(c, Metric::WNdcg),
+            metrics: MetricSummary::new(c),
         })
         .collect();
     Method {
@@ -305,11 +265,7 @@ fn method(
         configuration: None,
         strategy: None,
         fitness: None,
-        changerate: metric_ci(&cycles, Metric::ChangeRate),
-        ndcg: metric_ci(&cycles, Metric::Ndcg),
-        freshness: metric_ci(&cycles, Metric::Freshness),
-        wfreshness: metric_ci(&cycles, Metric::WFreshness),
-        wndcg: metric_ci(&cycles, Metric::WNdcg),
+        metrics: MetricSummary::new(&cycles),
         newly_visited: metrics_ci(&cycles, |m| m.newly_visited),
         chosen: Vec::new(),
         top,

@@ -162,7 +162,7 @@ pub fn all(a: &Analysis) -> Vec<(String, String)> {
             let series = series_of(a, |m| {
                 m.top
                     .iter()
-                    .map(|t| (t.resources * 100.0, t.of(metric).mean))
+                    .map(|t| (t.resources * 100.0, t.metrics.of(metric).mean))
                     .collect()
             });
             plots.push((

@@ -293,7 +293,7 @@ fn top_of_schedule(out: &mut String, a: &Analysis) {
             for m in &a.methods {
                 let _ = write!(out, "| {} |", m.name);
                 for t in &m.top {
-                    let _ = write!(out, " {:.4} |", t.of(metric).mean);
+                    let _ = write!(out, " {:.4} |", t.metrics.of(metric).mean);
                 }
                 out.push('\n');
             }

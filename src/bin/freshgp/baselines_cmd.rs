@@ -25,13 +25,13 @@ pub fn run(args: Args) -> Result<()> {
     let dataset = args.data.load(false)?;
     let config = args.sim.config()?;
     let results = baselines::run(&dataset, config, &Baseline::ALL)?;
-    let cycles = results.first().map_or(0, |r| r.changerate.n);
+    let cycles = results.first().map_or(0, |r| r.metrics.changerate.n);
     if args.json {
         let mut map = serde_json::Map::new();
         for r in &results {
             let mut entry = serde_json::Map::new();
             for metric in Metric::ALL {
-                let v = r.of(metric);
+                let v = r.metrics.of(metric);
                 entry.insert(
                     metric.name().into(),
                     json!({"mean": v.mean, "ci95": v.ci95}),
@@ -74,7 +74,7 @@ pub fn run(args: Args) -> Result<()> {
     for r in &results {
         write!(stdout, "{:<6}", r.baseline.name())?;
         for metric in shown {
-            let v = r.of(metric);
+            let v = r.metrics.of(metric);
             write!(stdout, " {:>9.4} ± {:<6.4}", v.mean, v.ci95)?;
         }
         writeln!(stdout)?;
