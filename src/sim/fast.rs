@@ -26,7 +26,7 @@
 use super::metrics::{fresh_weight, weighted_ideal, Discounts, Outcome, Tally, WeightedTally};
 use super::policy::{PageState, StateKey};
 use super::{score_key, tie_key, tie_salt, Baseline, Period, Policy, ScoreBuffers, SimConfig};
-use super::{Histories, HostRates, TieOrder, Track, NO_HOST};
+use super::{Histories, HostRates, PageStats, TieOrder, Track, NO_HOST};
 use rustc_hash::FxHashMap as HashMap;
 use std::ops::Range;
 
@@ -193,7 +193,12 @@ impl Fast {
         if self.track.has(Track::WEIGHT) || self.track.has(Track::HOST) {
             // Pages of other weights or hosts start in groups of their own.
             for p in 0..pages as u32 {
-                let page = policy.fresh_page_of(period.weight(p), period.host(p));
+                // `fresh` with this page's weight and host (what `fresh_page_of` gives,
+                // without reading the policy's features again for every page).
+                let page = PageState {
+                    stats: PageStats::new(self.track, period.weight(p), period.host(p)),
+                    ..fresh
+                };
                 if page.key() != fresh.key() {
                     let g = self.group_for(page);
                     self.leave(p);
