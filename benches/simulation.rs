@@ -9,6 +9,9 @@
 //! hosts): a 15-node formula over the extended terminals (issue 13's bar: 100 million
 //! page-cycles per CPU-second), and the GP4C 15-node formula and the extended one under a
 //! host cap of 2 pages per host and cycle.
+//!
+//! SPEC §9 (`policies-brdc12/<name>`, same weighted brdc12 history): every policy of the
+//! literature (issue 14: a rate policy costs O(P) per cycle plus its λ solve).
 
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
@@ -107,6 +110,12 @@ fn bench(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("spec8-brdc12", name), policy, |b, s| {
             b.iter(|| sim.run(&brdc12, s).unwrap())
         });
+    }
+    group.sample_size(10);
+    for policy in Policy::named().into_iter().skip(Baseline::ALL.len()) {
+        let mut sim = Simulator::new(SimConfig::paper());
+        let id = BenchmarkId::new("policies-brdc12", policy.label());
+        group.bench_with_input(id, &policy, |b, s| b.iter(|| sim.run(&brdc12, s).unwrap()));
     }
     group.finish();
 }

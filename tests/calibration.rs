@@ -8,7 +8,7 @@
 
 use freshgp::data::synth::{generate, SynthParams};
 use freshgp::experiment::baselines::run;
-use freshgp::sim::{Baseline, SimConfig};
+use freshgp::sim::{Baseline, Policy, SimConfig};
 
 /// Published means (Rand, Age, NAD, SAD, AAD, GAD, CG), SPEC §4.
 const CHANGERATE: [f64; 7] = [0.1566, 0.1753, 0.7162, 0.5451, 0.6778, 0.6535, 0.6672];
@@ -28,7 +28,7 @@ fn brdc12_preset_reproduces_the_published_baselines() {
     let params = SynthParams::preset("brdc12").unwrap();
     assert_eq!((params.pages, params.days), (417_048, 57));
     let data = generate(&params, 1).unwrap();
-    let results = run(&data, SimConfig::paper(), &BASELINES).unwrap();
+    let results = run(&data, SimConfig::paper(), &BASELINES.map(Policy::Baseline)).unwrap();
     let cr: Vec<f64> = results.iter().map(|r| r.metrics.changerate.mean).collect();
     let ndcg: Vec<f64> = results.iter().map(|r| r.metrics.ndcg.mean).collect();
     let mut failures = Vec::new();

@@ -513,3 +513,98 @@ fn evolve_with_a_weighted_fitness_under_a_host_cap() {
         "expected changerate, ndcg, freshness, wfreshness or wndcg",
     );
 }
+
+#[test]
+fn the_literatures_policies_run_side_by_side_and_alone() {
+    // By default `baselines` shows every named policy, SPEC §4 and §9.
+    let v = json(&["baselines", "--data", SAMPLE, "--json"]);
+    let names = [
+        "Rand",
+        "Age",
+        "uniform",
+        "change",
+        "weight",
+        "lambda",
+        "lambda-harmonic",
+        "value",
+        "nutch",
+        "stormcrawler",
+    ];
+    for name in names {
+        let wndcg = v["baselines"][name]["wndcg"]["mean"].as_f64();
+        assert!(wndcg.is_some_and(|m| (0.0..=1.0).contains(&m)), "{name}");
+    }
+    // uniform ranks as Age (ρ = k/P for every page).
+    assert_eq!(v["baselines"]["uniform"], v["baselines"]["Age"]);
+    // --policies picks them, adaptive parameters and formulas included.
+    let some = json(&[
+        "baselines",
+        "--data",
+        SAMPLE,
+        "--json",
+        "--policies",
+        "lambda, adaptive(init: 7, min: 1, max: 28, inc: 0.25, dec: 0.5),w * t",
+    ]);
+    let keys: Vec<&String> = some["baselines"].as_object().unwrap().keys().collect();
+    assert_eq!(keys.len(), 3, "{keys:?}");
+    assert_eq!(some["baselines"]["lambda"], v["baselines"]["lambda"]);
+    // `weight` is `w * t`.
+    assert_eq!(some["baselines"]["w * t"], v["baselines"]["weight"]);
+    // A misspelt name lists the known ones; a bad parameter names the field.
+    let listed = "known policies are Rand, Age, NAD, SAD, AAD, GAD, CG, uniform, change, weight, lambda, lambda-harmonic, value, nutch, stormcrawler";
+    fails_with(
+        &["baselines", "--data", SAMPLE, "--policies", "lamda"],
+        listed,
+    );
+    fails_with(&["simulate", "--data", SAMPLE, "--policy", "lamda"], listed);
+    fails_with(
+        &[
+            "baselines",
+            "--data",
+            SAMPLE,
+            "--policies",
+            "adaptive(init: 5, min: 9, max: 2, inc: 0.1, dec: 0.1)",
+        ],
+        "need 0 < min <= init <= max, got min 9",
+    );
+    fails_with(
+        &["baselines", "--data", SAMPLE, "--policies", "lambda,,value"],
+        "an empty entry",
+    );
+    fails_with(
+        &["baselines", "--data", SAMPLE, "--policies", "value,VALUE"],
+        "listed twice",
+    );
+    let lambda = json(&["simulate", "--data", SAMPLE, "--json", "--policy", "lambda"]);
+    assert_eq!(lambda["scorer"], "lambda");
+
+    // The scheduler runs them, its state keeping what they read (visit intervals).
+    // MLE after two days: a changed at both visits (ln 4, π = 3/4), c at one (ln 2,
+    // π = 1/2), b at none (ln 4/3, π = 1/4). With one crawl, LambdaCrawl's rates are about
+    // b 0.31, c 0.36, a 0.32: a page that changes every cycle is stale again at once, so a
+    // crawl buys less freshness there than on c. `change` crawls a.
+    let dir = tempfile::tempdir().unwrap();
+    for (policy, chosen) in [("lambda", "c\n"), ("change", "a\n")] {
+        let state = dir.path().join(format!("{policy}.state"));
+        let state_arg = state.to_str().unwrap();
+        for (day, log) in [
+            (1, "a\t1\t1\nb\t1\t0\nc\t1\t1\n"),
+            (2, "a\t2\t1\nb\t2\t0\nc\t2\t0\n"),
+        ] {
+            let path = dir.path().join(format!("day{day}.tsv"));
+            std::fs::write(&path, log).unwrap();
+            freshgp()
+                .args(["schedule", "--policy", policy, "--state", state_arg])
+                .args(["--observe", path.to_str().unwrap(), "--k", "1"])
+                .assert()
+                .success();
+        }
+        freshgp()
+            .args([
+                "schedule", "--policy", policy, "--state", state_arg, "--k", "1",
+            ])
+            .assert()
+            .success()
+            .stdout(chosen);
+    }
+}

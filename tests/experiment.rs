@@ -614,3 +614,69 @@ fn units_written_before_the_weighted_metrics_still_report() {
         );
     }
 }
+
+#[test]
+fn a_study_compares_the_literatures_policies_as_methods() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = TINY.replace("seeds: 2", "seeds: 1").replace(
+        "baselines: [Rand, NAD, AAD]",
+        r#"baselines: [NAD, lambda, lambda_harmonic, value, nutch,
+        adaptive(init: 7, min: 1, max: 28, inc: 0.25, dec: 0.5), formula("w * t")]"#,
+    );
+    let study = write_study(tmp.path(), &text);
+    let out = tmp.path().join("out");
+    run(&study, &out, &[]);
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    let methods: Vec<&str> = results["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["kind"] == "baseline")
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    let adaptive = "adaptive(init: 7, min: 1, max: 28, inc: 0.25, dec: 0.5)";
+    assert_eq!(
+        methods,
+        [
+            "NAD",
+            "lambda",
+            "lambda-harmonic",
+            "value",
+            "nutch",
+            adaptive,
+            "w * t"
+        ]
+    );
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    for needle in ["| lambda |", "lambda-harmonic", "| w * t |"] {
+        assert!(
+            summary.contains(needle),
+            "summary lacks {needle:?}:\n{summary}"
+        );
+    }
+    // study.json stores them as text, and the study reads back (resume: nothing to do).
+    let stored = std::fs::read_to_string(out.join("study.json")).unwrap();
+    assert!(stored.contains(r#""lambda-harmonic""#), "{stored}");
+    run(&study, &out, &["--resume"]);
+    // A misspelt policy is an error naming the file, line and the known names.
+    let bad = write_study(
+        tmp.path(),
+        &TINY.replace("[Rand, NAD, AAD]", "[Rand, lamda]"),
+    );
+    let err = freshgp()
+        .arg("experiment")
+        .arg(&bad)
+        .arg("--out")
+        .arg(tmp.path().join("bad"))
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(err).unwrap();
+    assert!(
+        err.contains("tiny.ron:") && err.contains("unknown policy `lamda`"),
+        "{err}"
+    );
+}

@@ -10,7 +10,7 @@
 
 use freshgp::data::{self, LoadOptions};
 use freshgp::experiment::baselines;
-use freshgp::sim::{Baseline, SimConfig, TieBreak};
+use freshgp::sim::{Baseline, Policy, SimConfig, TieBreak};
 use std::path::PathBuf;
 
 const BASELINES: [Baseline; 6] = [
@@ -70,8 +70,8 @@ fn same_digits(ours: f64, theirs: f64) -> bool {
 /// also agree to every printed digit. Their AAD adds `h / Σj` term by term where we divide
 /// `Σh` once: the two can differ in the last bit, which splits or joins ties between
 /// pages whose histories have equal sums (on Scoop, NDCG 0.246277 vs their 0.24632).
-fn close(baseline: Baseline, ours: f64, theirs: f64) -> bool {
-    if baseline == Baseline::Aad {
+fn close(baseline: &Policy, ours: f64, theirs: f64) -> bool {
+    if *baseline == Policy::Baseline(Baseline::Aad) {
         (ours - theirs).abs() <= 0.005
     } else {
         same_digits(ours, theirs)
@@ -84,20 +84,20 @@ fn deterministic_baselines_match_the_reference_implementation() {
     for (file, change_rate, ndcg) in THEIRS {
         let Some(path) = shared(file) else { continue };
         let dataset = data::load(&path, &LoadOptions::default()).unwrap().dataset;
-        let results = baselines::run(&dataset, config, &BASELINES).unwrap();
+        let results = baselines::run(&dataset, config, &BASELINES.map(Policy::Baseline)).unwrap();
         for (k, r) in results.iter().enumerate() {
             assert_eq!(r.metrics.changerate.n, 85, "5 rotations × 17 cycles");
             assert!(
-                close(r.baseline, r.metrics.changerate.mean, change_rate[k]),
+                close(&r.policy, r.metrics.changerate.mean, change_rate[k]),
                 "{file} {}: ChangeRate {} vs theirs {}",
-                r.baseline,
+                r.policy,
                 r.metrics.changerate.mean,
                 change_rate[k]
             );
             assert!(
-                close(r.baseline, r.metrics.ndcg.mean, ndcg[k]),
+                close(&r.policy, r.metrics.ndcg.mean, ndcg[k]),
                 "{file} {}: NDCG {} vs theirs {}",
-                r.baseline,
+                r.policy,
                 r.metrics.ndcg.mean,
                 ndcg[k]
             );
@@ -114,7 +114,12 @@ fn seeded_ties_stay_within_sampling_noise_of_the_reference_on_large_sets() {
         return;
     };
     let dataset = data::load(&path, &LoadOptions::default()).unwrap().dataset;
-    let seeded = baselines::run(&dataset, SimConfig::paper(), &[Baseline::Nad]).unwrap();
+    let seeded = baselines::run(
+        &dataset,
+        SimConfig::paper(),
+        &[Policy::Baseline(Baseline::Nad)],
+    )
+    .unwrap();
     assert!(
         (seeded[0].metrics.ndcg.mean - 0.251471).abs() < 0.02,
         "{}",

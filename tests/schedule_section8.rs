@@ -186,6 +186,34 @@ fn section8_formula_batches_are_the_simulations_visits_on_a_weighted_real_file()
     );
 }
 
+/// SPEC §9: every policy of the literature schedules, in the scheduler, the pages the
+/// simulation visits — on the weighted real file with hosts, with and without a cap, and
+/// after a restart from the saved state (visit intervals for the MLE, adaptive intervals).
+#[test]
+fn literature_policies_schedule_as_they_simulate_on_a_weighted_real_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(d) = hosted(dir.path(), true) else {
+        return;
+    };
+    let state = dir.path().join("crawler.state");
+    for rule in Policy::named().into_iter().skip(Baseline::ALL.len()) {
+        for cap in [None, Some(2)] {
+            let config = SimConfig::paper().with_seed(3).with_host_cap(cap).unwrap();
+            let expected = visits(&d, &rule, &config);
+            assert_eq!(
+                crawl(&d, &rule, &config, None),
+                expected,
+                "{rule}, cap {cap:?}"
+            );
+            let restarted = crawl(&d, &rule, &config, Some((30, &state)));
+            assert_eq!(
+                restarted, expected,
+                "{rule}, cap {cap:?}, restarted at day 30"
+            );
+        }
+    }
+}
+
 // ---- the command line ----
 
 fn freshgp() -> Command {

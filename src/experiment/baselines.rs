@@ -1,9 +1,10 @@
-//! The seven published baselines over the test sets of the five rotations (SPEC §4).
+//! Fixed policies over the test sets of the five rotations: the seven published baselines
+//! (SPEC §4), the literature's policies (SPEC §9), or any formula.
 
 use super::{ExperimentError, Set};
 use crate::data::split::Split;
 use crate::data::Dataset;
-use crate::sim::{Baseline, CycleMetrics, Metric, Period, Policy, SimConfig, Simulator};
+use crate::sim::{CycleMetrics, Metric, Period, Policy, SimConfig, Simulator};
 use crate::stats::{mean_ci, MeanCi};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -65,11 +66,11 @@ impl MetricSummary {
     }
 }
 
-/// One baseline's results on all test rotations.
+/// One policy's results on all test rotations.
 #[derive(Debug, Clone, Serialize)]
 pub struct BaselineResult {
-    /// The baseline.
-    pub baseline: Baseline,
+    /// The policy.
+    pub policy: Policy,
     /// Every metric over all scored test cycles.
     #[serde(flatten)]
     pub metrics: MetricSummary,
@@ -77,11 +78,11 @@ pub struct BaselineResult {
     pub cycles: Vec<Vec<CycleMetrics>>,
 }
 
-/// Simulates each of `baselines` on every rotation's test set.
+/// Simulates each of `policies` on every rotation's test set.
 pub fn run(
     dataset: &Dataset,
     config: SimConfig,
-    baselines: &[Baseline],
+    policies: &[Policy],
 ) -> Result<Vec<BaselineResult>, ExperimentError> {
     let periods = test_periods(dataset)?;
     for p in &periods {
@@ -90,7 +91,7 @@ pub fn run(
             source,
         })?;
     }
-    let jobs: Vec<(usize, usize)> = (0..baselines.len())
+    let jobs: Vec<(usize, usize)> = (0..policies.len())
         .flat_map(|b| (0..periods.len()).map(move |r| (b, r)))
         .collect();
     let outcomes: Vec<Vec<CycleMetrics>> = jobs
@@ -98,19 +99,19 @@ pub fn run(
         .map(|&(b, r)| {
             let mut sim = Simulator::new(config);
             // Invariant: every period was checked against `config` above.
-            sim.run(&periods[r], &Policy::Baseline(baselines[b]))
+            sim.run(&periods[r], &policies[b])
                 .expect("invariant: periods checked above")
                 .cycles
         })
         .collect();
-    Ok(baselines
+    Ok(policies
         .iter()
         .enumerate()
-        .map(|(b, &baseline)| {
+        .map(|(b, policy)| {
             let cycles: Vec<Vec<CycleMetrics>> =
                 outcomes[b * periods.len()..(b + 1) * periods.len()].to_vec();
             BaselineResult {
-                baseline,
+                policy: policy.clone(),
                 metrics: MetricSummary::new(&cycles),
                 cycles,
             }

@@ -34,7 +34,7 @@ use crate::data::synth::{self, SynthParams};
 use crate::data::{self, DataError, Dataset, LoadOptions, UnknownPolicy};
 use crate::formula::{Grammar, GrammarError};
 use crate::gp::{RawGpConfig, Strategy};
-use crate::sim::{Baseline, Metric, SimConfig, TieBreak};
+use crate::sim::{Baseline, Metric, Policy, SimConfig, TieBreak};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -162,8 +162,9 @@ fn five() -> usize {
 fn first() -> u64 {
     1
 }
-fn all_baselines() -> Vec<Baseline> {
-    Baseline::ALL.to_vec()
+/// The paper's seven baselines (SPEC §4); a study lists the §9 policies to compare them.
+fn all_baselines() -> Vec<Policy> {
+    Baseline::ALL.map(Policy::Baseline).to_vec()
 }
 
 /// An experiment file as written.
@@ -198,7 +199,7 @@ struct RawStudy {
     gp: RawGpConfig,
     configurations: Vec<RawConfiguration>,
     #[serde(default = "all_baselines")]
-    baselines: Vec<Baseline>,
+    baselines: Vec<Policy>,
     #[serde(default)]
     reports: Reports,
 }
@@ -257,8 +258,9 @@ pub struct Study {
     pub top_resources: Vec<f64>,
     /// The GP configurations compared.
     pub configurations: Vec<Configuration>,
-    /// The baselines compared.
-    pub baselines: Vec<Baseline>,
+    /// The fixed policies compared (written as text: a name of SPEC §4 or §9, adaptive
+    /// parameters, or a formula; default the seven of §4).
+    pub baselines: Vec<Policy>,
     /// What the report shows.
     pub reports: Reports,
 }
@@ -274,7 +276,7 @@ struct StoredStudy {
     sim: SimConfig,
     top_resources: Vec<f64>,
     configurations: Vec<Configuration>,
-    baselines: Vec<Baseline>,
+    baselines: Vec<Policy>,
     reports: Reports,
 }
 

@@ -19,7 +19,7 @@ use crate::data::split::Split;
 use crate::data::Dataset;
 use crate::formula::Grammar;
 use crate::gp::{GenerationReport, Strategy};
-use crate::sim::{Baseline, CycleMetrics, Period, Policy, SimConfig, Simulator};
+use crate::sim::{CycleMetrics, Period, Policy, SimConfig, Simulator};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -204,11 +204,11 @@ pub struct GpUnit {
     pub top: Vec<StrategyRuns>,
 }
 
-/// One baseline on one test set.
+/// One fixed policy (a baseline) on one test set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BaselineRuns {
-    /// The baseline.
-    pub baseline: Baseline,
+    /// The policy, as text (a name of SPEC §4 or §9, adaptive parameters, or a formula).
+    pub baseline: Policy,
     /// At the study's resources.
     #[serde(deserialize_with = "super::stored::cycles")]
     pub main: Vec<CycleMetrics>,
@@ -377,17 +377,17 @@ impl Runner {
         let test = self.test_period(rotation)?;
         let mut configs = vec![self.study.sim];
         configs.extend(self.top_configs()?);
-        let jobs: Vec<(Baseline, SimConfig)> = self
+        let jobs: Vec<(&Policy, SimConfig)> = self
             .study
             .baselines
             .iter()
-            .flat_map(|&b| configs.iter().map(move |&c| (b, c)))
+            .flat_map(|b| configs.iter().map(move |&c| (b, c)))
             .collect();
         let mut outcomes = jobs
             .par_iter()
             .map(|&(b, c)| {
                 Simulator::new(c)
-                    .run(&test, &Policy::Baseline(b))
+                    .run(&test, b)
                     .map(|o| o.cycles)
                     .map_err(|source| ExperimentError::Sim {
                         set: Set::Test,
@@ -400,7 +400,7 @@ impl Runner {
             .study
             .baselines
             .iter()
-            .map(|&baseline| {
+            .map(|baseline| {
                 // Invariant: `jobs` holds 1 + top_resources runs per baseline, in this order.
                 let main = outcomes.next().expect("one per job");
                 let top = self
@@ -414,7 +414,7 @@ impl Runner {
                     })
                     .collect();
                 BaselineRuns {
-                    baseline,
+                    baseline: baseline.clone(),
                     main,
                     top,
                 }

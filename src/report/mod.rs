@@ -490,7 +490,7 @@ fn baseline_methods(study: &Study, units: &[BaselineUnit]) -> Vec<Method> {
         .baselines
         .iter()
         .enumerate()
-        .map(|(b, &baseline)| {
+        .map(|(b, baseline)| {
             let cycles = units.iter().map(|u| u.baselines[b].main.clone()).collect();
             let top_cycles = (0..study.top_resources.len())
                 .map(|k| {
@@ -500,13 +500,7 @@ fn baseline_methods(study: &Study, units: &[BaselineUnit]) -> Vec<Method> {
                         .collect()
                 })
                 .collect();
-            method(
-                baseline.name().to_string(),
-                Kind::Baseline,
-                cycles,
-                top_cycles,
-                study,
-            )
+            method(baseline.label(), Kind::Baseline, cycles, top_cycles, study)
         })
         .collect()
 }

@@ -533,7 +533,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         if k == 0 {
             return Ok(());
         }
-        self.score_groups(cycle);
+        self.score_groups(cycle, k);
         let salt = tie_salt(self.seed, cycle);
         let mut want = k;
         loop {
@@ -548,8 +548,9 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         }
     }
 
-    /// Scores each live group once; fills the groups' keys and scores and `ranked`.
-    fn score_groups(&mut self, cycle: u32) {
+    /// Scores each live group once (a rate policy first solves its rates for `k` crawls
+    /// over every known page); fills the groups' keys and scores and `ranked`.
+    fn score_groups(&mut self, cycle: u32, k: usize) {
         let w = &mut self.work;
         w.live.clear();
         w.live_pages.clear();
@@ -561,13 +562,16 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         }
         w.live_scores.clear();
         w.live_scores.resize(w.live.len(), 0.0);
-        self.policy.score_into(
-            &w.live_pages,
-            cycle,
-            &self.host_rates,
-            &mut w.live_scores,
-            &mut w.buffers,
-        );
+        let population = w
+            .live
+            .iter()
+            .zip(&w.live_pages)
+            .map(|(&g, page)| (page, self.groups.count[g as usize]));
+        let context = self
+            .policy
+            .context(cycle, k, &self.host_rates, population, &mut w.buffers);
+        self.policy
+            .score_into(&w.live_pages, &context, &mut w.live_scores, &mut w.buffers);
         w.group_key.resize(self.groups.slots(), 0);
         w.group_score.resize(self.groups.slots(), 0.0);
         w.ranked.clear();

@@ -3,7 +3,10 @@
 use super::*;
 use crate::data::Dataset;
 use crate::formula::{Closure, Formula, Grammar};
-use crate::sim::{Adaptive, Baseline, Period, SimConfig, Simulator, NO_HOST};
+use crate::sim::{
+    Adaptive, Baseline, Period, RatePolicy, ScoreBuffers, ScoreContext, SimConfig, Simulator,
+    NO_HOST,
+};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -18,6 +21,10 @@ fn rules() -> Vec<Policy> {
         Policy::Baseline(Baseline::Rand),
         Policy::Adaptive(Adaptive::NUTCH),
         Policy::Adaptive(Adaptive::STORMCRAWLER),
+        Policy::Rate(RatePolicy::Lambda),
+        Policy::Rate(RatePolicy::LambdaHarmonic),
+        Policy::Rate(RatePolicy::Change),
+        Policy::Value,
     ]
 }
 
@@ -47,6 +54,9 @@ fn extended_rules() -> Vec<Policy> {
         "MLE * t",
         "(n7 - X7) / (tc + 1)",
         "NAD",
+        "lambda",
+        "weight",
+        "value",
     ]
     .iter()
     .map(|text| Policy::parse(text, &extended).unwrap())
@@ -166,11 +176,21 @@ fn batches_are_the_simulations_visits_with_hosts_weights_and_section8_terminals(
 fn brute_force(s: &Scheduler<u32>, cycle: u32, k: usize, cap: Option<usize>) -> Vec<u32> {
     let policy = s.policy().clone();
     let salt = tie_salt(s.seed(), cycle);
+    // Every page on its own (a rate policy solves its rates over them one by one).
+    let population = s.pages().map(|p| (s.state(p).unwrap(), 1));
+    let mut buffers = ScoreBuffers::default();
+    let context = policy.context(
+        cycle,
+        k.min(s.len()),
+        s.host_rates(),
+        population,
+        &mut buffers,
+    );
     let mut all: Vec<(u64, u64, u32)> = s
         .pages()
         .map(|&p| {
             let slot = s.slot(&p).unwrap();
-            let score = policy.score_one(s.state(&p).unwrap(), cycle, s.host_rates());
+            let score = policy.score_one(s.state(&p).unwrap(), &context);
             (score_key(score), tie_key(salt, slot), p)
         })
         .collect();
@@ -372,7 +392,10 @@ fn host_totals_follow_add_observe_remove_and_set_host() {
         for (p, rate) in host_rates_by_brute_force(&s) {
             let stats = s.stats(&p).unwrap();
             assert_eq!(s.host_rates().rate(stats), rate, "page {p} at cycle {d}");
-            let score = hr.score_one(s.state(&p).unwrap(), d + 1, s.host_rates());
+            let score = hr.score_one(
+                s.state(&p).unwrap(),
+                &ScoreContext::at(d + 1, s.host_rates()),
+            );
             assert_eq!(score, rate, "page {p} at cycle {d}");
         }
     }

@@ -482,7 +482,7 @@ impl Fast {
         for d in first..=period.len() {
             stale_count += self.mark_changes(period, d);
             let cycle = d as u32;
-            self.score_and_rank(policy, cycle);
+            self.score_and_rank(policy, cycle, k);
             let walk = Walk {
                 cycle,
                 k,
@@ -539,17 +539,23 @@ impl Fast {
         outcome
     }
 
-    /// Step 2: scores each live group once and sorts the groups best first.
-    fn score_and_rank(&mut self, policy: &Policy, cycle: u32) {
+    /// Step 2: scores each live group once (a rate policy first solves its rates over
+    /// the groups, each counted with its pages) and sorts the groups best first.
+    fn score_and_rank(&mut self, policy: &Policy, cycle: u32, k: usize) {
         self.group_pages.clear();
         let groups = &self.groups;
         self.group_pages
             .extend(self.live.iter().map(|&g| groups[g as usize].page));
         self.scores.resize(self.live.len(), 0.0);
+        let population = self
+            .live
+            .iter()
+            .map(|&g| &groups[g as usize])
+            .map(|group| (&group.page, group.members.len() as u32));
+        let context = policy.context(cycle, k, &self.host_rates, population, &mut self.buffers);
         policy.score_into(
             &self.group_pages,
-            cycle,
-            &self.host_rates,
+            &context,
             &mut self.scores,
             &mut self.buffers,
         );

@@ -191,7 +191,7 @@ fn extended_terminals_at_period_edges() {
             let changed = [2, 5, 9].contains(&c);
             policy.visit(&mut page, c, changed, &mut histories);
         }
-        policy.score_one(&page, d as u32, &HostRates::default())
+        policy.score_one(&page, &ScoreContext::at(d as u32, &HostRates::default()))
     };
     assert_eq!(terminal_at("tc", 1), 1.0); // no change detected yet: tc = d
     assert_eq!(terminal_at("tc", 3), 1.0); // detected at 2
@@ -222,13 +222,16 @@ fn windows_empty_after_a_long_gap() {
     let mut page = pol.fresh_page_of(1.0, NO_HOST);
     pol.visit(&mut page, 1, true, &mut histories);
     pol.visit(&mut page, 3, true, &mut histories);
-    let at = |d: u32| pol.score_one(&page, d, &HostRates::default());
+    let at = |d: u32| pol.score_one(&page, &ScoreContext::at(d, &HostRates::default()));
     assert_eq!(at(4), 4.0); // visits 1, 3, changes 1, 3
     assert_eq!(at(9), 2.0); // window 2..8: visit 3 only
     assert_eq!(at(10), 2.0); // window 3..9
     assert_eq!(at(11), 0.0); // window 4..10
     pol.visit(&mut page, 30, false, &mut histories);
-    assert_eq!(pol.score_one(&page, 31, &HostRates::default()), 1.0);
+    assert_eq!(
+        pol.score_one(&page, &ScoreContext::at(31, &HostRates::default())),
+        1.0
+    );
 }
 
 /// HR pools a host's pages; pages without a host stand alone.
@@ -239,15 +242,15 @@ fn host_rates_pool_a_hosts_pages() {
     let mut histories = Histories::default();
     let mut a = pol.fresh_page_of(1.0, 0);
     let mut alone = pol.fresh_page_of(1.0, NO_HOST);
-    assert_eq!(pol.score_one(&a, 1, &hosts), 0.0);
+    assert_eq!(pol.score_one(&a, &ScoreContext::at(1, &hosts)), 0.0);
     for (d, changed) in [(1, true), (2, false), (3, false), (4, false)] {
         pol.visit(&mut a, d, changed, &mut histories);
         hosts.record(0, changed);
     }
     hosts.record(0, true); // another page of host 0, visited once, changed
     pol.visit(&mut alone, 1, true, &mut histories);
-    assert_eq!(pol.score_one(&a, 5, &hosts), 2.0 / 5.0);
-    assert_eq!(pol.score_one(&alone, 5, &hosts), 1.0);
+    assert_eq!(pol.score_one(&a, &ScoreContext::at(5, &hosts)), 2.0 / 5.0);
+    assert_eq!(pol.score_one(&alone, &ScoreContext::at(5, &hosts)), 1.0);
 }
 
 /// A small deterministic generator.
@@ -272,6 +275,12 @@ fn fast_equals_reference_with_weights_hosts_and_caps() {
         "NAD",
         "Rand",
         "nutch",
+        "uniform",
+        "change",
+        "weight",
+        "lambda",
+        "lambda-harmonic",
+        "value",
     ];
     let mut state = 7u64;
     for case in 0..40u64 {

@@ -35,6 +35,7 @@ mod metrics;
 mod naive;
 mod period;
 mod policy;
+mod rates;
 mod stats;
 mod stdsort;
 
@@ -44,8 +45,9 @@ pub use period::{Period, PeriodError};
 pub(crate) use policy::StateKey;
 pub use policy::{
     Adaptive, AdaptiveError, Baseline, Features, FormulaPolicy, PageState, Policy, PolicyError,
-    RawAdaptive, ScoreBuffers,
+    RawAdaptive, ScoreBuffers, ScoreContext,
 };
+pub use rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
 pub use stats::{HostRates, PageStats, Track, NO_HOST};
 
 use crate::hash::mix64;
@@ -438,5 +440,7 @@ impl Simulator {
 
 #[cfg(test)]
 mod importance_tests;
+#[cfg(test)]
+mod literature_tests;
 #[cfg(test)]
 mod tests;

@@ -11,7 +11,7 @@ use super::metrics::{
 };
 use super::{
     score_key, stdsort, tie_key, tie_salt, Histories, HostRates, PageState, Period, Policy,
-    SimConfig, TieBreak, Track,
+    ScoreBuffers, SimConfig, TieBreak, Track,
 };
 
 /// Runs `policy` over `period`.
@@ -44,6 +44,7 @@ pub(crate) fn run_traced(
     ideal.up_to(k);
     let mut chosen = Vec::with_capacity(k);
     let mut host_taken = vec![0u32; period.hosts()];
+    let mut buffers = ScoreBuffers::default();
     let mut outcome = Outcome::default();
     let mut visit = |state: &mut PageState, hosts: &mut HostRates, p: u32, cycle: u32, changed| {
         policy.visit(state, cycle, changed, &mut histories);
@@ -67,9 +68,14 @@ pub(crate) fn run_traced(
             stale_count = 0;
             continue;
         }
-        for p in 0..pages {
-            scores[p] = policy.score_one(&state[p], cycle, &hosts);
-        }
+        score(
+            policy,
+            &state,
+            (cycle, k),
+            &hosts,
+            &mut scores,
+            &mut buffers,
+        );
         rank(&mut order, &scores, config, cycle);
         let cap = config.host_cap();
         choose(&order, period, k, cap, &mut host_taken, &mut chosen);
@@ -144,6 +150,23 @@ fn choose(
 }
 
 /// Sorts `order` by descending score; ties by the seeded tie key, or as the authors'
+/// Scores every page on its own at `cycle` with `k` visits to spend (a rate policy solves
+/// its rates over the pages one by one).
+fn score(
+    policy: &Policy,
+    state: &[PageState],
+    (cycle, k): (u32, usize),
+    hosts: &HostRates,
+    scores: &mut [f64],
+    buffers: &mut ScoreBuffers,
+) {
+    let population = state.iter().map(|page| (page, 1));
+    let context = policy.context(cycle, k, hosts, population, buffers);
+    for (score, page) in scores.iter_mut().zip(state) {
+        *score = policy.score_one(page, &context);
+    }
+}
+
 /// `std::sort` leaves them (starting from the previous cycle's order).
 fn rank(order: &mut [u32], scores: &[f64], config: &SimConfig, cycle: u32) {
     match config.ties() {

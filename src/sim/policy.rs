@@ -12,8 +12,15 @@
 //!   or one page at a time ([`Policy::score_one`]), with the same result bit for bit.
 //!
 //! The kinds: an evolved [`Formula`] (compiled once, when the policy is built), a SPEC §4
-//! [`Baseline`], and the adaptive revisit intervals of open-source crawlers
-//! ([`Adaptive`], SPEC §9: `nutch`, `stormcrawler`).
+//! [`Baseline`], and the policies of the literature (SPEC §9): the rate policies
+//! ([`RatePolicy`]: `uniform`, `change`, `weight`, `lambda`, `lambda-harmonic`), the crawl
+//! value (`value`) and the adaptive revisit intervals of open-source crawlers
+//! ([`Adaptive`]: `nutch`, `stormcrawler`, `adaptive(..)`).
+//!
+//! A rate policy's scores depend on every page through one number solved per cycle, so
+//! scores are computed in a [`ScoreContext`] that [`Policy::context`] makes from the
+//! cycle's whole population (pages of equal state once, with their number); for every
+//! other policy the context is just the cycle and the host totals.
 //!
 //! A policy is written as text ([`Policy::parse`], [`fmt::Display`]) and serialized as its
 //! description ([`PolicySpec`]); deserializing checks it and compiles it, so a `Policy`
@@ -21,7 +28,7 @@
 //!
 //! ```
 //! use freshgp::formula::Grammar;
-//! use freshgp::sim::{Histories, HostRates, Policy};
+//! use freshgp::sim::{Histories, HostRates, Policy, ScoreBuffers, ScoreContext};
 //!
 //! let all = Grammar::all();
 //! let nad = Policy::parse("NAD", &all)?;
@@ -35,13 +42,22 @@
 //! nutch.visit(&mut page, 1, false, &mut histories);
 //! nutch.visit(&mut page, 2, true, &mut histories);
 //! assert_eq!(page.memory, 30.0 * 1.4 * 0.8); // the interval grew, then shrank
-//! assert_eq!(nutch.score_one(&page, 4, &hosts), 2.0 / (30.0 * 1.4 * 0.8)); // t / interval
-//! assert_eq!(evolved.score_one(&page, 4, &hosts), 1.0); // X / n * t = 1 / 2 * 2
-//! assert!(nad.score_one(&page, 4, &hosts) > 0.0);
+//! let at_4 = ScoreContext::at(4, &hosts);
+//! assert_eq!(nutch.score_one(&page, &at_4), 2.0 / (30.0 * 1.4 * 0.8)); // t / interval
+//! assert_eq!(evolved.score_one(&page, &at_4), 1.0); // X / n * t = 1 / 2 * 2
+//! assert!(nad.score_one(&page, &at_4) > 0.0);
+//!
+//! // A rate policy solves its rates over the cycle's population first: here 3 copies
+//! // of `page`, 1 crawl a cycle, so each is owed a third of a crawl per cycle.
+//! let uniform = Policy::parse("uniform", &all)?;
+//! let mut buffers = ScoreBuffers::default();
+//! let context = uniform.context(4, 1, &hosts, [(&page, 3)], &mut buffers);
+//! assert_eq!(uniform.score_one(&page, &context), 2.0 / 3.0); // ρ · t
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use super::history::Histories;
+use super::rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
 use super::stats::{HostRates, PageStats, StatsKey, Track, NO_HOST};
 use crate::eval::{Columns, Program, Scratch};
 use crate::formula::{Closure, Formula, Grammar, ParseError, Terminal};
@@ -347,7 +363,7 @@ impl Adaptive {
     };
 
     /// The named presets and their names.
-    const PRESETS: [(&'static str, Adaptive); 2] = [
+    pub(crate) const PRESETS: [(&'static str, Adaptive); 2] = [
         ("nutch", Adaptive::NUTCH),
         ("stormcrawler", Adaptive::STORMCRAWLER),
     ];
@@ -421,10 +437,12 @@ impl fmt::Display for Adaptive {
 /// - scores a batch of page states into the caller's buffer ([`Policy::score_into`]), or
 ///   one page ([`Policy::score_one`]), with the same result bit for bit.
 ///
-/// Written as text with [`Policy::parse`] and [`fmt::Display`]; deserializing checks and
-/// compiles it, so a `Policy` never holds an unchecked formula or interval.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(try_from = "PolicySpec", into = "PolicySpec")]
+/// Written as text with [`Policy::parse`] and [`fmt::Display`], exact inverses.
+/// Serialized as that text in human-readable formats (JSON: `study.json`, unit results;
+/// RON study files write it as the command line does, see its `Deserialize`) and as its
+/// specification (`PolicySpec`) in binary ones (the scheduler's state); deserializing
+/// checks and compiles it, so a `Policy` never holds an unchecked formula or interval.
+#[derive(Debug, Clone)]
 pub enum Policy {
     /// An evolved formula, compiled.
     Formula(FormulaPolicy),
@@ -432,6 +450,10 @@ pub enum Policy {
     Baseline(Baseline),
     /// Adaptive revisit intervals (SPEC §9).
     Adaptive(Adaptive),
+    /// A rate policy of the literature (SPEC §9): scores `ρ · t`.
+    Rate(RatePolicy),
+    /// The crawl value `w·(1 - (1 + δt)e^{-δt}) / δ` with `δ = MLE` (SPEC §9).
+    Value,
 }
 
 /// A formula under a closure, with its compiled program.
@@ -451,6 +473,107 @@ impl FormulaPolicy {
     /// Its protected-operator rules.
     pub fn closure(&self) -> Closure {
         self.closure
+    }
+}
+
+impl Serialize for Policy {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if serializer.is_human_readable() {
+            serializer.collect_str(self)
+        } else {
+            PolicySpec::from(self.clone()).serialize(serializer)
+        }
+    }
+}
+
+/// Reads a policy in a human-readable format, as an enum so that RON can write it as the
+/// command line does: a name (`NAD`, `lambda`, `nutch`; in JSON any policy text as a
+/// string, which serde hands over as the variant's name), `adaptive(init: 30, min: 1, max:
+/// 365, inc: 0.4, dec: 0.2)` (a struct variant) or `formula("X / n * t")`.
+impl<'de> Deserialize<'de> for Policy {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Policy, D::Error> {
+        use serde::de::Error;
+        if deserializer.is_human_readable() {
+            deserializer.deserialize_enum("Policy", &[], WrittenPolicy)
+        } else {
+            Policy::try_from(PolicySpec::deserialize(deserializer)?).map_err(D::Error::custom)
+        }
+    }
+}
+
+/// The visitor of a written policy (see `Deserialize for Policy`).
+struct WrittenPolicy;
+
+impl<'de> serde::de::Visitor<'de> for WrittenPolicy {
+    type Value = Policy;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "a policy: a name (NAD, lambda, lambda_harmonic, value, nutch, ...), \
+             adaptive(init: .., min: .., max: .., inc: .., dec: ..) or formula(\"...\")",
+        )
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Policy, E> {
+        Policy::parse(text, &Grammar::extended()).map_err(E::custom)
+    }
+
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<Policy, A::Error> {
+        use serde::de::{Error, VariantAccess};
+        let (Name(name), variant) = data.variant()?;
+        match name.as_str() {
+            "adaptive" => {
+                const FIELDS: &[&str] = &["init", "min", "max", "inc", "dec"];
+                let raw = variant.struct_variant(FIELDS, AdaptiveFields)?;
+                Ok(Policy::Adaptive(
+                    Adaptive::try_from(raw).map_err(A::Error::custom)?,
+                ))
+            }
+            "formula" => {
+                let text: String = variant.newtype_variant()?;
+                let formula =
+                    Formula::parse(&text, &Grammar::extended()).map_err(A::Error::custom)?;
+                Ok(Policy::formula(&formula, Closure::Paper))
+            }
+            _ => {
+                variant.unit_variant()?;
+                self.visit_str(&name)
+            }
+        }
+    }
+}
+
+/// A variant's name: an identifier in RON, a string in JSON.
+struct Name(String);
+
+impl<'de> Deserialize<'de> for Name {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Name, D::Error> {
+        struct Text;
+        impl serde::de::Visitor<'_> for Text {
+            type Value = Name;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a policy's name or text")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Name, E> {
+                Ok(Name(text.to_string()))
+            }
+        }
+        deserializer.deserialize_identifier(Text)
+    }
+}
+
+/// The fields of `adaptive(..)`, read into [`RawAdaptive`].
+struct AdaptiveFields;
+
+impl<'de> serde::de::Visitor<'de> for AdaptiveFields {
+    type Value = RawAdaptive;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the fields init, min, max, inc and dec")
+    }
+
+    fn visit_map<M: serde::de::MapAccess<'de>>(self, map: M) -> Result<RawAdaptive, M::Error> {
+        RawAdaptive::deserialize(serde::de::value::MapAccessDeserializer::new(map))
     }
 }
 
@@ -475,6 +598,10 @@ pub(crate) enum PolicySpec {
     Baseline(Baseline),
     /// Adaptive revisit intervals.
     Adaptive(RawAdaptive),
+    /// A rate policy.
+    Rate(RatePolicy),
+    /// The crawl value.
+    Value,
 }
 
 impl TryFrom<PolicySpec> for Policy {
@@ -485,6 +612,8 @@ impl TryFrom<PolicySpec> for Policy {
             PolicySpec::Formula { formula, closure } => Policy::formula(&formula, closure),
             PolicySpec::Baseline(b) => Policy::Baseline(b),
             PolicySpec::Adaptive(raw) => Policy::Adaptive(Adaptive::try_from(raw)?),
+            PolicySpec::Rate(r) => Policy::Rate(r),
+            PolicySpec::Value => Policy::Value,
         })
     }
 }
@@ -498,6 +627,8 @@ impl From<Policy> for PolicySpec {
             },
             Policy::Baseline(b) => PolicySpec::Baseline(b),
             Policy::Adaptive(a) => PolicySpec::Adaptive(a.into()),
+            Policy::Rate(r) => PolicySpec::Rate(r),
+            Policy::Value => PolicySpec::Value,
         }
     }
 }
@@ -511,6 +642,12 @@ pub enum PolicyError {
     /// Adaptive-interval parameters out of range.
     #[error(transparent)]
     Adaptive(#[from] AdaptiveError),
+    /// A word that is neither a policy's name nor a formula.
+    #[error("unknown policy `{name}`: known policies are {}, `adaptive(init: .., min: .., max: .., inc: .., dec: ..)`, or a formula", Policy::NAMES.join(", "))]
+    UnknownName {
+        /// What was written.
+        name: String,
+    },
 }
 
 impl Policy {
@@ -523,20 +660,79 @@ impl Policy {
         })
     }
 
-    /// Reads a policy: a baseline name (`NAD`, `age`, ...), an adaptive-interval policy
-    /// (`nutch`, `stormcrawler`, `adaptive(init: 30, min: 1, max: 365, inc: 0.4, dec:
-    /// 0.2)`), or else a formula of `grammar`, evaluated under the grammar's closure.
+    /// The names [`Policy::parse`] knows (case-insensitive), in the order of SPEC §4 and §9.
+    pub const NAMES: [&'static str; 15] = [
+        "Rand",
+        "Age",
+        "NAD",
+        "SAD",
+        "AAD",
+        "GAD",
+        "CG",
+        "uniform",
+        "change",
+        "weight",
+        "lambda",
+        "lambda-harmonic",
+        "value",
+        "nutch",
+        "stormcrawler",
+    ];
+
+    /// Every named policy: the seven baselines of SPEC §4, then the policies of §9.
+    pub fn named() -> Vec<Policy> {
+        let mut all: Vec<Policy> = Baseline::ALL.map(Policy::Baseline).to_vec();
+        all.extend(RatePolicy::ALL.map(Policy::Rate));
+        all.push(Policy::Value);
+        all.extend(Adaptive::PRESETS.map(|(_, a)| Policy::Adaptive(a)));
+        all
+    }
+
+    /// Reads a policy: a name of [`Policy::NAMES`] (`NAD`, `age`, `lambda`, `nutch`, ...),
+    /// an adaptive-interval policy with its parameters (`adaptive(init: 30, min: 1, max:
+    /// 365, inc: 0.4, dec: 0.2)`), or else a formula of `grammar`, evaluated under the
+    /// grammar's closure. A single word that is none of these is an
+    /// [`PolicyError::UnknownName`] listing the known names.
+    ///
+    /// A formula may end in ` [Reference closure]` or ` [Paper closure]` (as
+    /// [`fmt::Display`] writes it), which then overrides the grammar's closure.
     pub fn parse(text: &str, grammar: &Grammar) -> Result<Policy, PolicyError> {
-        if let Some(b) = Baseline::from_name(text.trim()) {
+        let (text, closure) = Policy::split_closure(text);
+        let name = text.trim();
+        if let Some(b) = Baseline::from_name(name) {
             return Ok(Policy::Baseline(b));
+        }
+        if let Some(r) = RatePolicy::from_name(name) {
+            return Ok(Policy::Rate(r));
+        }
+        if name.eq_ignore_ascii_case("value") {
+            return Ok(Policy::Value);
         }
         if let Some(adaptive) = Adaptive::parse(text) {
             return Ok(Policy::Adaptive(adaptive?));
         }
-        Ok(Policy::formula(
-            &Formula::parse(text, grammar)?,
-            grammar.closure(),
-        ))
+        match Formula::parse(text, grammar) {
+            Ok(formula) => Ok(Policy::formula(
+                &formula,
+                closure.unwrap_or(grammar.closure()),
+            )),
+            Err(_) if looks_like_a_name(name) => Err(PolicyError::UnknownName {
+                name: name.to_string(),
+            }),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// `text` without a trailing ` [<closure> closure]`, and that closure.
+    fn split_closure(text: &str) -> (&str, Option<Closure>) {
+        let trimmed = text.trim_end();
+        for closure in [Closure::Paper, Closure::Reference] {
+            let suffix = format!("[{closure:?} closure]");
+            if let Some(formula) = trimmed.strip_suffix(&suffix) {
+                return (formula, Some(closure));
+            }
+        }
+        (text, None)
     }
 
     /// Its name in tables: the formula's text (without the closure), the baseline's name,
@@ -547,6 +743,8 @@ impl Policy {
             Policy::Formula(p) => p.formula.to_string(),
             Policy::Baseline(b) => b.to_string(),
             Policy::Adaptive(a) => a.to_string(),
+            Policy::Rate(r) => r.name().to_string(),
+            Policy::Value => "value".to_string(),
         }
     }
 
@@ -556,7 +754,24 @@ impl Policy {
             Policy::Formula(f) => Features::of(f.program.terminals()),
             Policy::Baseline(b) => b.features(),
             Policy::Adaptive(_) => Features::of(&[Terminal::T]),
+            Policy::Rate(r) => {
+                let mut features = Features::of(&[Terminal::T]);
+                if r.reads_importance() {
+                    features = features.with(Terminal::W);
+                }
+                if r.reads_change_rate() {
+                    features = features.with(Terminal::MLE);
+                }
+                features
+            }
+            Policy::Value => Features::of(&[Terminal::T, Terminal::W, Terminal::MLE]),
         }
+    }
+
+    /// Whether its scores depend on the whole population (a rate policy): then they must
+    /// be computed in a context from [`Policy::context`].
+    pub fn needs_population(&self) -> bool {
+        matches!(self, Policy::Rate(_))
     }
 
     /// Whether it keeps per-page memory (then the warm-up's state depends on it).
@@ -581,7 +796,7 @@ impl Policy {
             stats: PageStats::new(self.features().track(), weight, host),
             memory: match self {
                 Policy::Adaptive(a) => a.init,
-                Policy::Formula(_) | Policy::Baseline(_) => 0.0,
+                Policy::Formula(_) | Policy::Baseline(_) | Policy::Rate(_) | Policy::Value => 0.0,
             },
         }
     }
@@ -590,7 +805,9 @@ impl Policy {
     pub fn valid_memory(&self, memory: f64) -> bool {
         match self {
             Policy::Adaptive(a) => memory >= a.min && memory <= a.max,
-            Policy::Formula(_) | Policy::Baseline(_) => memory == 0.0,
+            Policy::Formula(_) | Policy::Baseline(_) | Policy::Rate(_) | Policy::Value => {
+                memory == 0.0
+            }
         }
     }
 
@@ -605,28 +822,88 @@ impl Policy {
         }
     }
 
-    /// The score of one page at cycle `d`; `hosts` holds the host totals `HR` reads.
-    pub fn score_one(&self, page: &PageState, d: u32, hosts: &HostRates) -> f64 {
-        match self {
-            Policy::Formula(f) => f.program.eval_one(&page.stats.terminals(d, hosts)),
-            Policy::Baseline(b) => b.score(|t| page.stats.terminal(t, d, hosts)),
-            Policy::Adaptive(_) => page.stats.age(d) / page.memory,
+    /// The context in which pages are scored at cycle `cycle`, with `k` crawls to spend
+    /// and the host totals `hosts` (for `HR`). A rate policy solves its rates here over
+    /// `population`, the cycle's pages as (state, number of pages in that state), in the
+    /// caller-owned `buffers`; other policies do not read it.
+    pub fn context<'a, 'p>(
+        &self,
+        cycle: u32,
+        k: usize,
+        hosts: &'a HostRates,
+        population: impl IntoIterator<Item = (&'p PageState, u32)>,
+        buffers: &mut ScoreBuffers,
+    ) -> ScoreContext<'a> {
+        let rates = match self {
+            Policy::Rate(r) => Some(r.solve(
+                population.into_iter().map(|(page, count)| {
+                    (
+                        rate_input(*r, |t| page.stats.terminal(t, cycle, hosts)),
+                        count,
+                    )
+                }),
+                k,
+                &mut buffers.solve,
+            )),
+            _ => None,
+        };
+        ScoreContext {
+            cycle,
+            hosts,
+            rates,
         }
     }
 
-    /// Scores `pages` at cycle `d` into `out` (one score per page, bit for bit
+    /// The score of one page in `context`.
+    pub fn score_one(&self, page: &PageState, context: &ScoreContext<'_>) -> f64 {
+        let (d, hosts) = (context.cycle, context.hosts);
+        match self {
+            Policy::Formula(f) => f.program.eval_one(&page.stats.terminals(d, hosts)),
+            _ => self.score_page(page, context, |t| page.stats.terminal(t, d, hosts)),
+        }
+    }
+
+    /// The score of a page that is not a formula's, from the values of the terminals it
+    /// reads.
+    #[inline]
+    fn score_page(
+        &self,
+        page: &PageState,
+        context: &ScoreContext<'_>,
+        value: impl Fn(Terminal) -> f64,
+    ) -> f64 {
+        match self {
+            Policy::Formula(_) => unreachable!("formulas are scored by their program"),
+            Policy::Baseline(b) => b.score(value),
+            Policy::Adaptive(_) => value(Terminal::T) / page.memory,
+            Policy::Rate(r) => {
+                // Invariant: `Policy::context` solves the rates of every rate policy, and
+                // `ScoreContext::at` documents that it serves only the others.
+                let rates = context
+                    .rates
+                    .as_ref()
+                    .expect("invariant: a rate policy is scored in the context of its cycle");
+                r.owed(rate_input(*r, &value), rates, value(Terminal::T))
+            }
+            Policy::Value => {
+                crawl_value(value(Terminal::W), value(Terminal::MLE), value(Terminal::T))
+            }
+        }
+    }
+
+    /// Scores `pages` in `context` into `out` (one score per page, bit for bit
     /// [`Policy::score_one`]), computing only the terminal columns it reads, in the
-    /// caller-owned `buffers`; `hosts` holds the host totals `HR` reads.
+    /// caller-owned `buffers`.
     pub fn score_into(
         &self,
         pages: &[PageState],
-        d: u32,
-        hosts: &HostRates,
+        context: &ScoreContext<'_>,
         out: &mut [f64],
         buffers: &mut ScoreBuffers,
     ) {
         let out = &mut out[..pages.len()];
         let features = self.features();
+        let (d, hosts) = (context.cycle, context.hosts);
         for t in features.iter() {
             let column = &mut buffers.columns[t.index()];
             column.clear();
@@ -640,17 +917,71 @@ impl Policy {
                     .fold(Columns::new(pages.len()), |c, t| c.with(t, column(t)));
                 f.program.eval_batch(&columns, out, &mut buffers.scratch);
             }
-            Policy::Baseline(b) => {
-                for (i, o) in out.iter_mut().enumerate() {
-                    *o = b.score(|t| column(t)[i]);
-                }
-            }
-            Policy::Adaptive(_) => {
-                for ((o, age), page) in out.iter_mut().zip(column(Terminal::T)).zip(pages) {
-                    *o = age / page.memory;
+            _ => {
+                for (i, (o, page)) in out.iter_mut().zip(pages).enumerate() {
+                    *o = self.score_page(page, context, |t| column(t)[i]);
                 }
             }
         }
+    }
+}
+
+/// What a rate policy reads of a page, from its terminal values: `μ = w` and `Δ = MLE`
+/// when it reads them (1 and 0 otherwise, never read).
+#[inline]
+fn rate_input(policy: RatePolicy, value: impl Fn(Terminal) -> f64) -> RateInput {
+    RateInput::new(
+        if policy.reads_importance() {
+            value(Terminal::W)
+        } else {
+            1.0
+        },
+        if policy.reads_change_rate() {
+            value(Terminal::MLE)
+        } else {
+            0.0
+        },
+    )
+}
+
+/// Whether policy text that is no formula was meant as a name: one word of letters,
+/// digits, `-` and `_`, or such a word followed by parentheses.
+fn looks_like_a_name(text: &str) -> bool {
+    let word = text.split('(').next().unwrap_or("").trim();
+    word.starts_with(|c: char| c.is_ascii_alphabetic())
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// What one cycle's scores depend on besides each page: the cycle, the host totals `HR`
+/// reads and, for a rate policy, the rates solved over the whole population.
+#[derive(Debug, Clone, Copy)]
+pub struct ScoreContext<'a> {
+    cycle: u32,
+    hosts: &'a HostRates,
+    rates: Option<Rates>,
+}
+
+impl<'a> ScoreContext<'a> {
+    /// The context at `cycle` for a policy whose scores do not depend on the population
+    /// ([`Policy::needs_population`] is false; a rate policy needs [`Policy::context`]).
+    pub fn at(cycle: u32, hosts: &'a HostRates) -> ScoreContext<'a> {
+        ScoreContext {
+            cycle,
+            hosts,
+            rates: None,
+        }
+    }
+
+    /// The cycle scored.
+    pub fn cycle(&self) -> u32 {
+        self.cycle
+    }
+
+    /// A rate policy's solution for the cycle.
+    pub fn rates(&self) -> Option<Rates> {
+        self.rates
     }
 }
 
@@ -674,16 +1005,19 @@ impl fmt::Display for Policy {
             }
             Policy::Baseline(b) => write!(f, "{b}"),
             Policy::Adaptive(a) => write!(f, "{a}"),
+            Policy::Rate(r) => f.write_str(r.name()),
+            Policy::Value => f.write_str("value"),
         }
     }
 }
 
-/// Reusable space for [`Policy::score_into`]: the terminal columns and the evaluator's
-/// scratch.
+/// Reusable space for [`Policy::context`] and [`Policy::score_into`]: the terminal
+/// columns, the evaluator's scratch and a rate policy's λ solve.
 #[derive(Debug, Default, Clone)]
 pub struct ScoreBuffers {
     columns: [Vec<f64>; Terminal::COUNT],
     scratch: Scratch,
+    solve: Vec<SolvePage>,
 }
 
 #[cfg(test)]
@@ -723,9 +1057,7 @@ mod tests {
     }
 
     fn policies() -> Vec<Policy> {
-        let mut all: Vec<Policy> = Baseline::ALL.map(Policy::from).to_vec();
-        all.push(Policy::Adaptive(Adaptive::NUTCH));
-        all.push(Policy::Adaptive(Adaptive::STORMCRAWLER));
+        let mut all = Policy::named();
         for text in [
             "X / n * t",
             "log(t) - CG * SAD",
@@ -744,9 +1076,11 @@ mod tests {
             let f = Policy::formula(&b.formula(), Closure::Paper);
             for s in &pages() {
                 for d in s.stats.last_visit + 1..s.stats.last_visit + 5 {
-                    let built_in = Policy::Baseline(b).score_one(s, d, &hosts());
+                    let hosts = hosts();
+                    let at = ScoreContext::at(d, &hosts);
+                    let built_in = Policy::Baseline(b).score_one(s, &at);
                     assert_eq!(
-                        f.score_one(s, d, &hosts()).to_bits(),
+                        f.score_one(s, &at).to_bits(),
                         built_in.to_bits(),
                         "{b} at {d}"
                     );
@@ -761,11 +1095,14 @@ mod tests {
         let mut buffers = ScoreBuffers::default();
         let mut out = vec![f64::NAN; pages.len() + 3];
         for policy in policies() {
-            policy.score_into(&pages, 14, &hosts(), &mut out, &mut buffers);
+            let hosts = hosts();
+            let population = pages.iter().map(|p| (p, 2));
+            let context = policy.context(14, 3, &hosts, population, &mut buffers);
+            policy.score_into(&pages, &context, &mut out, &mut buffers);
             for (page, score) in pages.iter().zip(&out) {
                 assert_eq!(
                     score.to_bits(),
-                    policy.score_one(page, 14, &hosts()).to_bits(),
+                    policy.score_one(page, &context).to_bits(),
                     "{policy}"
                 );
             }
@@ -838,14 +1175,72 @@ mod tests {
     }
 
     #[test]
+    fn ron_writes_policies_as_the_command_line_does() {
+        let written = r#"[NAD, lambda, lambda_harmonic, value, nutch,
+            adaptive(init: 7, min: 1, max: 28, inc: 0.25, dec: 0.5), formula("X / n * t")]"#;
+        let read: Vec<Policy> = ron::from_str(written).unwrap();
+        let texts = [
+            "NAD",
+            "lambda",
+            "lambda-harmonic",
+            "value",
+            "nutch",
+            "adaptive(init: 7, min: 1, max: 28, inc: 0.25, dec: 0.5)",
+            "X / n * t",
+        ];
+        let expected: Vec<Policy> = texts
+            .iter()
+            .map(|t| Policy::parse(t, &Grammar::extended()).unwrap())
+            .collect();
+        assert_eq!(read, expected);
+        for (bad, says) in [
+            ("[lamda]", "unknown policy `lamda`"),
+            (
+                "[adaptive(init: 0, min: 1, max: 2, inc: 0.1, dec: 0.1)]",
+                "min <= init",
+            ),
+            ("[adaptive(init: 1, min: 1, max: 2, inc: 0.1)]", "dec"),
+            (r#"[formula("X / ")]"#, "expected an operand"),
+        ] {
+            let err = ron::from_str::<Vec<Policy>>(bad).unwrap_err().to_string();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+    }
+
+    #[test]
     fn serialized_policies_are_checked_on_the_way_in() {
         for policy in policies() {
             let json = serde_json::to_string(&policy).unwrap();
             let back: Policy = serde_json::from_str(&json).unwrap();
             assert_eq!(back, policy, "{json}");
         }
-        let bad = r#"{"Adaptive":{"init":0,"min":1,"max":2,"inc":0.1,"dec":0.1}}"#;
+        // Text in JSON, the checked specification in binary (the scheduler's state).
+        let reference = Policy::formula(&"X / n".parse().unwrap(), Closure::Reference);
+        for policy in policies().into_iter().chain([reference]) {
+            let json = serde_json::to_string(&policy).unwrap();
+            assert_eq!(json, format!("\"{policy}\""));
+            assert_eq!(serde_json::from_str::<Policy>(&json).unwrap(), policy);
+            let binary = bincode::serialize(&policy).unwrap();
+            assert_eq!(bincode::deserialize::<Policy>(&binary).unwrap(), policy);
+        }
+        let bad = r#""adaptive(init: 0, min: 1, max: 2, inc: 0.1, dec: 0.1)""#;
         let err = serde_json::from_str::<Policy>(bad).unwrap_err().to_string();
         assert!(err.contains("min <= init"), "{err}");
+        let spec = PolicySpec::Adaptive(RawAdaptive {
+            init: 0.0,
+            min: 1.0,
+            max: 2.0,
+            inc: 0.1,
+            dec: 0.1,
+        });
+        let err = bincode::deserialize::<Policy>(&bincode::serialize(&spec).unwrap());
+        assert!(err.unwrap_err().to_string().contains("min <= init"));
+        let err = serde_json::from_str::<Policy>(r#""lamda""#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("unknown policy `lamda`") && err.contains("lambda-harmonic"),
+            "{err}"
+        );
     }
 }

@@ -4,7 +4,7 @@ use super::metrics::discount;
 use super::*;
 use crate::data::Dataset;
 use crate::formula::{Closure, Formula};
-use crate::sim::{Adaptive, RawAdaptive};
+use crate::sim::{Adaptive, RatePolicy, RawAdaptive};
 
 fn period(rows: &[&str]) -> Period {
     Period::whole(&Dataset::from_bit_strings(rows).unwrap()).unwrap()
@@ -203,7 +203,9 @@ fn fast_equals_reference_on_random_histories() {
             .iter()
             .map(|text| Policy::formula(&text.parse::<Formula>().unwrap(), Closure::Paper))
             .chain(Baseline::ALL.map(Policy::Baseline))
-            .chain([Adaptive::NUTCH, Adaptive::STORMCRAWLER, odd_adaptive()].map(Policy::Adaptive));
+            .chain([Adaptive::NUTCH, Adaptive::STORMCRAWLER, odd_adaptive()].map(Policy::Adaptive))
+            .chain(RatePolicy::ALL.map(Policy::Rate))
+            .chain([Policy::Value]);
         for policy in policies {
             let expected = both(&p, &policy, config);
             assert_eq!(

@@ -1,9 +1,10 @@
-//! `freshgp baselines`: the seven published baselines over the five test rotations.
+//! `freshgp baselines`: fixed policies side by side over the five test rotations — by
+//! default the seven published baselines (SPEC §4) and every policy of the literature (§9).
 
-use crate::common::{DataArgs, SimArgs};
+use crate::common::{policy_list, DataArgs, SimArgs};
 use anyhow::Result;
 use freshgp::experiment::baselines;
-use freshgp::sim::{Baseline, Metric};
+use freshgp::sim::{Metric, Policy};
 use serde_json::json;
 use std::io::Write as _;
 
@@ -14,6 +15,12 @@ pub struct Args {
     data: DataArgs,
     #[command(flatten)]
     sim: SimArgs,
+    /// The policies, comma-separated: names (Rand, Age, NAD, SAD, AAD, GAD, CG, uniform,
+    /// change, weight, lambda, lambda-harmonic, value, nutch, stormcrawler),
+    /// "adaptive(init: .., min: .., max: .., inc: .., dec: ..)" or formulas. Default: all
+    /// the names.
+    #[arg(long, value_name = "LIST")]
+    policies: Option<String>,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -24,7 +31,11 @@ pub fn run(args: Args) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     let dataset = args.data.load(false)?;
     let config = args.sim.config()?;
-    let results = baselines::run(&dataset, config, &Baseline::ALL)?;
+    let policies = match &args.policies {
+        Some(list) => policy_list(list)?,
+        None => Policy::named(),
+    };
+    let results = baselines::run(&dataset, config, &policies)?;
     let cycles = results.first().map_or(0, |r| r.metrics.changerate.n);
     if args.json {
         let mut map = serde_json::Map::new();
@@ -37,8 +48,8 @@ pub fn run(args: Args) -> Result<()> {
                     json!({"mean": v.mean, "ci95": v.ci95}),
                 );
             }
-            entry.insert("random".into(), json!(r.baseline.is_random()));
-            map.insert(r.baseline.name().to_string(), entry.into());
+            entry.insert("random".into(), json!(r.policy.is_random()));
+            map.insert(r.policy.label(), entry.into());
         }
         let out = json!({
             "baselines": map,
@@ -66,13 +77,19 @@ pub fn run(args: Args) -> Result<()> {
     )?;
     // ChangeRate, NDCG and their weighted companions, as a report's comparisons.
     let shown = freshgp::report::COMPARED;
-    write!(stdout, "{:<6}", "")?;
+    let width = results
+        .iter()
+        .map(|r| r.policy.label().len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    write!(stdout, "{:<width$}", "")?;
     for metric in shown {
         write!(stdout, " {:>18}", metric.title())?;
     }
     writeln!(stdout)?;
     for r in &results {
-        write!(stdout, "{:<6}", r.baseline.name())?;
+        write!(stdout, "{:<width$}", r.policy.label())?;
         for metric in shown {
             let v = r.metrics.of(metric);
             write!(stdout, " {:>9.4} ± {:<6.4}", v.mean, v.ci95)?;

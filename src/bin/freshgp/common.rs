@@ -94,9 +94,10 @@ impl SimArgs {
 /// Which policy ranks the pages: `--policy`, or the older `--formula` / `--baseline`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct PolicyArgs {
-    /// The crawl policy: a baseline (Rand, Age, NAD, SAD, AAD, GAD, CG), adaptive revisit
-    /// intervals (nutch, stormcrawler, or "adaptive(init: 30, min: 1, max: 365, inc: 0.4,
-    /// dec: 0.2)"), or a formula of --grammar, e.g. "1 - exp(-NAD * t)".
+    /// The crawl policy: a baseline (Rand, Age, NAD, SAD, AAD, GAD, CG), a policy of the
+    /// literature (uniform, change, weight, lambda, lambda-harmonic, value), adaptive
+    /// revisit intervals (nutch, stormcrawler, or "adaptive(init: 30, min: 1, max: 365,
+    /// inc: 0.4, dec: 0.2)"), or a formula of --grammar, e.g. "1 - exp(-NAD * t)".
     #[arg(long, conflicts_with_all = ["formula", "baseline"])]
     pub policy: Option<String>,
     /// A scoring formula (the same as --policy with a formula).
@@ -137,4 +138,37 @@ impl PolicyArgs {
             (None, None, None) => None,
         })
     }
+}
+
+/// The policies of a comma-separated list (commas inside parentheses, as in
+/// `adaptive(init: 7, ...)`, do not separate), each read as `--policy` reads one.
+pub fn policy_list(list: &str) -> Result<Vec<Policy>> {
+    let grammar = Grammar::extended();
+    let (mut items, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    for (i, c) in list.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&list[start..]);
+    let mut policies: Vec<Policy> = Vec::new();
+    for item in items {
+        let item = item.trim();
+        if item.is_empty() {
+            bail!("--policies `{list}`: an empty entry (two commas, or a trailing comma)");
+        }
+        let policy =
+            Policy::parse(item, &grammar).with_context(|| format!("--policies: `{item}`"))?;
+        if policies.contains(&policy) {
+            bail!("--policies: `{item}` is listed twice");
+        }
+        policies.push(policy);
+    }
+    Ok(policies)
 }
