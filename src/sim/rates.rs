@@ -24,8 +24,9 @@
 //! of unclamped pages stops changing (a few passes; the first guess is the closed form
 //! with no clamp binding, which is the answer when none does). With `u = 1/λ` a harmonic
 //! rate is concave and increasing in `u`, so Newton's method from `u = k / Σμ` (a lower
-//! bound) climbs monotonically to the root. Both stop when `|Σρ - k| <= 1e-13·k`, far
-//! inside SPEC's 1e-12 on λ for these smooth sums.
+//! bound) climbs monotonically to the root. The first stops when Newton's step is down
+//! to rounding (λ exact over its unclamped pages to about 1e-15, tested to 1e-12), the
+//! second when `|Σρ - k| <= 1e-13·k` (λ to about 2e-13).
 //!
 //! Degenerate cases (SPEC §9, and choices where SPEC is silent, marked *choice*): with no
 //! pages every rate is 0; `lambda` gives every page ρ = 1 when `k >= P`, and ρ = 1 to the
@@ -114,7 +115,7 @@ pub struct SolvePage {
     count: f64,
 }
 
-/// When the λ solves stop: `|Σρ - k| <= SUM_PRECISION · k`.
+/// When the harmonic solve stops: `|Σρ - k| <= SUM_PRECISION · k`.
 const SUM_PRECISION: f64 = 1e-13;
 
 /// Passes over the pages a λ solve may make (it needs far fewer).
@@ -362,15 +363,20 @@ fn solve_lambda(pages: &[SolvePage], k: f64) -> f64 {
     let (mut lo, mut hi) = (0.0f64, f64::INFINITY);
     for _ in 0..MAX_PASSES {
         let (sum, slope) = at(s);
-        if (sum - k).abs() <= SUM_PRECISION * k {
+        if sum == k {
             return s;
+        }
+        let newton = s + (k - sum) / slope;
+        // Once the unclamped set is right the sum is linear and Newton's step lands on
+        // the root: stop when the step is down to rounding.
+        if slope > 0.0 && (newton - s).abs() <= 1e-15 * s {
+            return newton;
         }
         if sum < k {
             lo = s;
         } else {
             hi = s;
         }
-        let newton = s + (k - sum) / slope;
         let next = if slope > 0.0 && newton > lo && newton < hi {
             newton
         } else if hi.is_infinite() {
@@ -529,6 +535,33 @@ mod tests {
             }
         }
 
+        /// λ is the closed form over the pages the solution leaves unclamped, to 1e-12
+        /// relative (SPEC §9's precision): with `n1` pages at ρ = 1 and the set I of the
+        /// others with 0 < ρ < 1, `1/√λ = (k - n1 + Σ_I c·π/(1-π)) / Σ_I c·√(μπ)/(1-π)`.
+        #[test]
+        fn lambda_is_exact_over_its_unclamped_pages(pages in population(), share in 0.001..0.9f64) {
+            let p: u32 = pages.iter().map(|&(_, c)| c).sum();
+            let k = ((p as f64 * share) as usize).max(1);
+            let (rates, each) = rates_of(RatePolicy::Lambda, &pages, k);
+            let Some(lambda) = RatePolicy::Lambda.lambda(&rates) else {
+                return Ok(());
+            };
+            let (mut ones, mut offset, mut slope) = (0.0, 0.0, 0.0);
+            for (&(q, c), &rho) in pages.iter().zip(&each) {
+                let (pi, rest) = q.change_probability();
+                if rho == 1.0 {
+                    ones += c as f64;
+                } else if rho > 0.0 {
+                    offset += c as f64 * pi / rest;
+                    slope += c as f64 * (q.importance * pi).sqrt() / rest;
+                }
+            }
+            prop_assume!(slope > 0.0);
+            let s = (k as f64 - ones + offset) / slope;
+            let closed = 1.0 / (s * s);
+            prop_assert!((lambda - closed).abs() <= 1e-12 * closed, "{lambda} vs {closed}");
+        }
+
         /// Harmonic rates: the marginal gain μΔ/(ρ(ρ + Δ)) equals λ for every page with value.
         #[test]
         fn lambda_harmonic_equalizes_marginal_gains(pages in population(), share in 0.001..3.0f64) {
@@ -604,6 +637,23 @@ mod tests {
             assert!(closed > 0.0 && closed < 1.0);
             assert!((rho - closed).abs() < 1e-12, "{rho} vs {closed}");
         }
+    }
+
+    #[test]
+    fn lambda_is_exact_when_almost_every_page_is_clamped() {
+        // 1000 heavy pages take a crawl every cycle; two light ones share the last crawl.
+        let pages = [
+            (RateInput::new(1000.0, 0.5), 1000),
+            (RateInput::new(1.0, 0.5), 2),
+        ];
+        let (rates, each) = rates_of(RatePolicy::Lambda, &pages, 1001);
+        assert_eq!(each[0], 1.0);
+        assert!((each[1] - 0.5).abs() < 1e-12, "{}", each[1]);
+        // 0.5 = (s·√π - π)/(1 - π)  ⇒  s = (π + 0.5(1 - π)) / √π.
+        let pi = 1.0 - (-0.5f64).exp();
+        let s = (pi + 0.5 * (1.0 - pi)) / pi.sqrt();
+        let lambda = RatePolicy::Lambda.lambda(&rates).unwrap();
+        assert!((lambda - 1.0 / (s * s)).abs() <= 1e-13 * lambda);
     }
 
     #[test]
