@@ -680,3 +680,84 @@ fn a_study_compares_the_literatures_policies_as_methods() {
         "{err}"
     );
 }
+
+fn fails(args: &[&std::ffi::OsStr]) -> String {
+    let out = freshgp()
+        .args(args)
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn results_of_other_data_are_never_mixed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = weighted_history(tmp.path());
+    let study = write_study(tmp.path(), POLITE);
+    let out = tmp.path().join("out");
+    // A shard on the data as it is now.
+    run(&study, &out, &["--shard", "0/2"]);
+    let record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("dataset.json")).unwrap()).unwrap();
+    let fingerprint = record["fingerprint"].as_str().unwrap().to_string();
+    assert_eq!(
+        (record["pages"].clone(), record["cycles"].clone()),
+        (100.into(), 21.into())
+    );
+    let unit = std::fs::read_to_string(out.join("units/baselines-r0.json")).unwrap();
+    assert!(unit.contains(&fingerprint), "units carry the fingerprint");
+
+    // The data change (one weight); the other shard runs on them elsewhere.
+    let text = std::fs::read_to_string(&data)
+        .unwrap()
+        .replacen("weight=1", "weight=9", 1);
+    std::fs::write(&data, text).unwrap();
+    let other = tmp.path().join("other");
+    run(&study, &other, &["--shard", "1/2"]);
+    let theirs: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(other.join("dataset.json")).unwrap()).unwrap();
+    assert_ne!(theirs["fingerprint"], record["fingerprint"]);
+
+    // Resuming the first directory on the changed data is refused, naming both.
+    let err = fails(&[
+        "experiment".as_ref(),
+        study.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--resume".as_ref(),
+        "--quiet".as_ref(),
+    ]);
+    assert!(
+        err.contains("holds results computed on another dataset")
+            && err.contains(&format!("fingerprint {fingerprint}"))
+            && err.contains(theirs["fingerprint"].as_str().unwrap()),
+        "{err}"
+    );
+    // So is merging the shards.
+    let err = fails(&[
+        "report".as_ref(),
+        out.as_os_str(),
+        "--merge".as_ref(),
+        other.as_os_str(),
+    ]);
+    assert!(
+        err.contains("another dataset") && err.contains("other"),
+        "{err}"
+    );
+    // Units copied in by hand are caught by the report.
+    for entry in std::fs::read_dir(other.join("units")).unwrap() {
+        let name = entry.unwrap().file_name();
+        let target = out.join("units").join(&name);
+        if !target.exists() {
+            std::fs::copy(other.join("units").join(&name), target).unwrap();
+        }
+    }
+    let err = fails(&["report".as_ref(), out.as_os_str()]);
+    assert!(
+        err.contains("was computed on the dataset of fingerprint"),
+        "{err}"
+    );
+}

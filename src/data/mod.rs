@@ -147,6 +147,37 @@ pub struct Dataset {
     weights: Option<Vec<f64>>,
 }
 
+/// A dataset's [`Dataset::fingerprint`], written as 16 hexadecimal digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Fingerprint(u64);
+
+impl fmt::Display for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:016x}", self.0)
+    }
+}
+
+impl std::str::FromStr for Fingerprint {
+    type Err = std::num::ParseIntError;
+
+    fn from_str(text: &str) -> Result<Fingerprint, Self::Err> {
+        u64::from_str_radix(text, 16).map(Fingerprint)
+    }
+}
+
+impl serde::Serialize for Fingerprint {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Fingerprint {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Fingerprint, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl fmt::Debug for Dataset {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Dataset({} pages × {} cycles)", self.pages, self.cycles)
@@ -217,6 +248,49 @@ impl Dataset {
             }
         }
         Ok(d)
+    }
+
+    /// A fingerprint of the history's whole content (changes, unknown cycles, ids, hosts,
+    /// weights): results computed on other data have another one, so a study's output
+    /// directory can refuse to mix them.
+    ///
+    /// ```
+    /// use freshgp::data::Dataset;
+    ///
+    /// let a = Dataset::from_bit_strings(&["0101", "0011"])?;
+    /// let b = Dataset::from_bit_strings(&["0101", "0111"])?;
+    /// assert_eq!(a.fingerprint(), a.clone().fingerprint());
+    /// assert_ne!(a.fingerprint(), b.fingerprint());
+    /// assert_eq!(a.fingerprint().to_string().len(), 16); // hexadecimal
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn fingerprint(&self) -> Fingerprint {
+        use crate::hash::mix64;
+        let fold = |h: u64, x: u64| mix64(h ^ x);
+        let text = |h: u64, s: &str| {
+            let h = s
+                .bytes()
+                .fold(fold(h, s.len() as u64), |h, b| fold(h, b as u64));
+            fold(h, 0xFF)
+        };
+        let mut h = fold(
+            fold(0x66_72_65_73_68, self.pages as u64),
+            self.cycles as u64,
+        );
+        h = self.bits.iter().fold(h, |h, &w| fold(h, w));
+        h = self.unknown.iter().fold(fold(h, 1), |h, &w| fold(h, w));
+        if let Some(ids) = &self.ids {
+            h = fold(text(h, &ids.text), ids.ends.len() as u64);
+            h = ids.ends.iter().fold(h, |h, &e| fold(h, e as u64));
+        }
+        if let Some(hosts) = &self.hosts {
+            h = hosts.iter().fold(fold(h, 2), |h, &x| fold(h, x as u64));
+            h = self.host_names.iter().fold(h, |h, name| text(h, name));
+        }
+        if let Some(weights) = &self.weights {
+            h = weights.iter().fold(fold(h, 3), |h, w| fold(h, w.to_bits()));
+        }
+        Fingerprint(h)
     }
 
     /// Number of pages P.

@@ -10,14 +10,22 @@
 //! unless it holds the same study and the caller resumes; "the same" means every field of
 //! `study.json` but `description` and `reports` is equal (those two only change what the
 //! report shows, so a resumed run may update them).
+//!
+//! It also belongs to one dataset: `dataset.json` records the [`Fingerprint`] of the data
+//! the first run used ([`Store::check_dataset`]); a resumed run on other data, or a merge
+//! of a shard run on other data, is refused, and every unit file carries the fingerprint
+//! too (the report checks them).
 
 use super::study::Study;
+use crate::data::{Dataset, Fingerprint};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// The study record inside an output directory.
 pub const STUDY_FILE: &str = "study.json";
+/// The record of the dataset a study's results were computed on.
+pub const DATASET_FILE: &str = "dataset.json";
 /// The folder of unit results inside an output directory.
 pub(crate) const UNITS_DIR: &str = "units";
 
@@ -56,6 +64,18 @@ pub enum StoreError {
         /// The file's value (JSON).
         given: String,
     },
+    /// The directory holds results computed on another dataset.
+    #[error("{dir} holds results computed on another dataset (stored: {stored}; {source_name}: {given}): the same study on other data is another study; choose another --out directory")]
+    OtherData {
+        /// The directory.
+        dir: String,
+        /// The dataset its results came from.
+        stored: DatasetRecord,
+        /// Where the other dataset comes from (the experiment file, or a shard directory).
+        source_name: String,
+        /// The other dataset.
+        given: DatasetRecord,
+    },
     /// A stored file does not parse.
     #[error("{path}: {reason}")]
     Corrupt {
@@ -64,6 +84,38 @@ pub enum StoreError {
         /// What is wrong.
         reason: String,
     },
+}
+
+/// Which dataset results were computed on: its size and [`Fingerprint`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct DatasetRecord {
+    /// The content's fingerprint.
+    pub fingerprint: Fingerprint,
+    /// Pages.
+    pub pages: usize,
+    /// Cycles.
+    pub cycles: usize,
+}
+
+impl DatasetRecord {
+    /// The record of `dataset`.
+    pub fn of(dataset: &Dataset) -> DatasetRecord {
+        DatasetRecord {
+            fingerprint: dataset.fingerprint(),
+            pages: dataset.pages(),
+            cycles: dataset.cycles(),
+        }
+    }
+}
+
+impl std::fmt::Display for DatasetRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} pages × {} cycles, fingerprint {}",
+            self.pages, self.cycles, self.fingerprint
+        )
+    }
 }
 
 fn io(path: &Path, e: std::io::Error) -> StoreError {
@@ -168,6 +220,27 @@ impl Store {
             })
     }
 
+    /// The dataset recorded in `dataset.json`, if any.
+    pub fn dataset(&self) -> Result<Option<DatasetRecord>, StoreError> {
+        self.read_json(&self.dir.join(DATASET_FILE))
+    }
+
+    /// Records `dataset` as the one this directory's results come from, or, when one is
+    /// recorded already, checks that it is the same (an [`StoreError::OtherData`] naming
+    /// both otherwise).
+    pub fn check_dataset(&self, dataset: DatasetRecord) -> Result<(), StoreError> {
+        match self.dataset()? {
+            None => self.write_json(&self.dir.join(DATASET_FILE), &dataset),
+            Some(stored) if stored == dataset => Ok(()),
+            Some(stored) => Err(StoreError::OtherData {
+                dir: self.dir.display().to_string(),
+                stored,
+                source_name: "the experiment's dataset".into(),
+                given: dataset,
+            }),
+        }
+    }
+
     /// The path of the unit file `name` (e.g. `GP4C_All-NDCG-r0-s1.json`).
     pub fn unit_path(&self, name: &str) -> PathBuf {
         self.dir.join(UNITS_DIR).join(name)
@@ -224,6 +297,18 @@ impl Store {
                 stored: given,
                 given: stored,
             });
+        }
+        match (self.dataset()?, theirs.dataset()?) {
+            (Some(ours), Some(given)) if ours != given => {
+                return Err(StoreError::OtherData {
+                    dir: self.dir.display().to_string(),
+                    stored: ours,
+                    source_name: other.display().to_string(),
+                    given,
+                })
+            }
+            (None, Some(given)) => self.check_dataset(given)?,
+            _ => {}
         }
         let from = theirs.dir.join(UNITS_DIR);
         let entries = match std::fs::read_dir(&from) {

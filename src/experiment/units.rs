@@ -12,11 +12,11 @@
 //! modulo n is i) can run on different machines and be merged.
 
 use super::evolve::{self, EvolveSettings, Progress, RotationFitness, SeedRun};
-use super::store::{Store, StoreError};
+use super::store::{DatasetRecord, Store, StoreError};
 use super::study::{Study, StudyError};
 use super::{ExperimentError, Set};
 use crate::data::split::Split;
-use crate::data::Dataset;
+use crate::data::{Dataset, Fingerprint};
 use crate::formula::Grammar;
 use crate::gp::{GenerationReport, Strategy};
 use crate::sim::{CycleMetrics, Period, Policy, SimConfig, Simulator};
@@ -202,6 +202,9 @@ pub struct GpUnit {
     pub run: SeedRun,
     /// The choices tested at each `top_resources`.
     pub top: Vec<StrategyRuns>,
+    /// The dataset it was computed on (absent in units written before fingerprints).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<Fingerprint>,
 }
 
 /// One fixed policy (a baseline) on one test set.
@@ -227,6 +230,9 @@ pub struct BaselineUnit {
     pub test_pages: usize,
     /// One entry per study baseline, in order.
     pub baselines: Vec<BaselineRuns>,
+    /// The dataset it was computed on (absent in units written before fingerprints).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<Fingerprint>,
 }
 
 /// Why a study cannot run.
@@ -247,6 +253,8 @@ pub enum RunError {
 pub struct Runner {
     study: Study,
     dataset: Dataset,
+    /// The dataset's record (with its fingerprint), computed once.
+    record: DatasetRecord,
     grammars: Vec<Grammar>,
 }
 
@@ -263,6 +271,7 @@ impl Runner {
         let dataset = study.load_dataset(base)?;
         let runner = Runner {
             study,
+            record: DatasetRecord::of(&dataset),
             dataset,
             grammars,
         };
@@ -425,6 +434,7 @@ impl Runner {
             dataset: [self.dataset.pages(), self.dataset.cycles()],
             test_pages: test.pages(),
             baselines,
+            fingerprint: Some(self.record.fingerprint),
         })
     }
 
@@ -477,6 +487,7 @@ impl Runner {
             set_sizes: sets.set_sizes(),
             run,
             top,
+            fingerprint: Some(self.record.fingerprint),
         })
     }
 }
@@ -561,6 +572,7 @@ pub fn run_study(
     mut progress: impl FnMut(Event<'_>),
 ) -> Result<usize, RunError> {
     let study = runner.study();
+    store.check_dataset(runner.record)?;
     let all = units(study);
     let mine: Vec<Unit> = all
         .iter()

@@ -26,6 +26,7 @@
 pub mod plots;
 mod summary;
 
+use crate::data::Fingerprint;
 use crate::experiment::baselines::MetricSummary;
 use crate::experiment::evolve::{self, Choice};
 use crate::experiment::store::{Store, StoreError};
@@ -347,11 +348,21 @@ fn read_units(study: &Study, store: &Store) -> Result<StoredUnits, ReportError> 
         baselines: Vec::new(),
         gp: Vec::new(),
     };
+    let dataset = store.dataset()?;
     for unit in &all {
         let name = unit.file_name(study);
         let inconsistent = |reason: &str| ReportError::Inconsistent {
             file: store.unit_path(&name).display().to_string(),
             reason: reason.to_string(),
+        };
+        // A unit computed on other data than the directory's (copied in by hand).
+        let other_data = |fingerprint: Option<Fingerprint>| {
+            match (fingerprint, dataset) {
+            (Some(unit), Some(dir)) if unit != dir.fingerprint => Err(inconsistent(&format!(
+                "was computed on the dataset of fingerprint {unit}, the directory's results on {dir}"
+            ))),
+            _ => Ok(()),
+        }
         };
         match *unit {
             Unit::Baselines { rotation } => {
@@ -363,6 +374,7 @@ fn read_units(study: &Study, store: &Store) -> Result<StoredUnits, ReportError> 
                         "does not match the study's baselines, rotation or top_resources",
                     ));
                 }
+                other_data(u.fingerprint)?;
                 stored.baselines.push(u);
             }
             Unit::Gp {
@@ -382,6 +394,7 @@ fn read_units(study: &Study, store: &Store) -> Result<StoredUnits, ReportError> 
                 if !ok {
                     return Err(inconsistent("does not match its configuration, rotation, seed or the study's top_resources"));
                 }
+                other_data(u.fingerprint)?;
                 stored.gp.push(u);
             }
         }
