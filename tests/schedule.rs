@@ -435,3 +435,47 @@ fn cli_errors_name_the_problem() {
     let err = run_err(&["schedule", "--baseline", "Age", "--state", s]);
     assert!(err.contains("--k"), "{err}");
 }
+
+#[test]
+fn two_runs_on_one_state_never_lose_observations() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("crawl.state");
+    let s = state.to_str().unwrap();
+    // A run holding the state makes another fail at once, naming the lock...
+    let held = freshgp::schedule::StateLock::try_acquire(&state).unwrap();
+    let err = run_err(&["schedule", "--policy", "Age", "--state", s, "--k", "1"]);
+    assert!(
+        err.contains("in use by another scheduler run") && err.contains("crawl.state.lock"),
+        "{err}"
+    );
+    assert!(!state.exists(), "the refused run wrote nothing");
+    // ...or, with --wait, wait for it.
+    let waiting = std::process::Command::new(env!("CARGO_BIN_EXE_freshgp"))
+        .args([
+            "schedule", "--policy", "Age", "--state", s, "--k", "1", "--wait",
+        ])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!state.exists(), "the waiting run waits");
+    drop(held);
+    assert!(waiting.wait_with_output().unwrap().status.success());
+    // Many concurrent runs, each observing pages of its own: every observation is kept.
+    let runs: Vec<_> = (0..8)
+        .map(|i| {
+            let log = write(dir.path(), &format!("log{i}.tsv"), &format!("p{i}\t1\t1\n"));
+            std::process::Command::new(env!("CARGO_BIN_EXE_freshgp"))
+                .args(["schedule", "--state", s, "--k", "1", "--wait", "--observe"])
+                .arg(log)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for run in runs {
+        assert!(run.wait_with_output().unwrap().status.success());
+    }
+    let scheduler: Scheduler = Scheduler::load(&state).unwrap();
+    assert_eq!(scheduler.len(), 8, "every run's page was recorded");
+}

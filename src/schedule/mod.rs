@@ -80,6 +80,7 @@
 //! ranking keys are the simulation's own); nothing below it uses it.
 
 mod groups;
+mod lock;
 pub mod log;
 mod saved;
 pub mod state;
@@ -93,6 +94,7 @@ use std::borrow::Borrow;
 use std::fmt::Debug;
 use std::hash::Hash;
 
+pub use lock::{LockError, StateLock};
 pub use state::StateError;
 
 /// Marks a free slot (in `group_of`) or a page without host (in `host_of`).

@@ -3,7 +3,7 @@
 
 use crate::common::PolicyArgs;
 use anyhow::{bail, Context, Result};
-use freshgp::schedule::{log, Scheduler};
+use freshgp::schedule::{log, Scheduler, StateLock};
 use freshgp::sim::SimConfig;
 use serde_json::json;
 use std::io::{BufReader, Write};
@@ -46,6 +46,10 @@ pub struct Args {
     /// page id per line.
     #[arg(long)]
     json: bool,
+    /// When another run holds the state (its lock, `<state>.lock`), wait for it instead
+    /// of failing.
+    #[arg(long)]
+    wait: bool,
 }
 
 /// Runs `freshgp schedule`.
@@ -56,6 +60,12 @@ pub fn run(args: Args) -> Result<()> {
     }
     let given = args.policy.policy()?;
     let state = args.state.display().to_string();
+    // Held from reading the state to saving it: two runs never save over each other.
+    let _lock = if args.wait {
+        StateLock::acquire(&args.state)?
+    } else {
+        StateLock::try_acquire(&args.state)?
+    };
     let mut scheduler: Scheduler = if args.state.exists() {
         let s: Scheduler = Scheduler::load(&args.state).context("cannot load the state")?;
         if let Some(rule) = &given {
