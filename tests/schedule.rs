@@ -406,18 +406,57 @@ fn cli_errors_name_the_problem() {
         "--k",
         "1",
     ]);
-    // Going back in time.
-    let back = write(dir.path(), "back.tsv", "a\t3\t0\na\t2\t0\n");
+    // Lines out of order are applied in cycle order; duplicates and lines older than the
+    // state are skipped and counted.
+    let back = write(
+        dir.path(),
+        "back.tsv",
+        "a\t3\t0\na\t2\t0\na\t3\t1\na\t1\t1\n",
+    );
+    let out = freshgp()
+        .args(["schedule", "--state", s, "--k", "1", "--observe"])
+        .arg(&back)
+        .assert()
+        .success();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("2 observations recorded"), "{err}");
+    assert!(
+        err.contains("skipped 1 duplicate lines") && err.contains("and 1 lines not after"),
+        "{err}"
+    );
+    // A cycle far beyond the state's: refused, nothing applied, unless forced.
+    let far = write(dir.path(), "far.tsv", "b\t4\t1\na\t1700000000\t1\n");
     let err = run_err(&[
         "schedule",
         "--state",
         s,
         "--observe",
-        back.to_str().unwrap(),
+        far.to_str().unwrap(),
         "--k",
         "1",
     ]);
-    assert!(err.contains("back.tsv:2: page \"a\""), "{err}");
+    assert!(
+        err.contains("far.tsv:2: cycle 1700000000 is 1699999997 cycles after the state's latest cycle (3), more than the limit of 366"),
+        "{err}"
+    );
+    let scheduler: Scheduler = Scheduler::load(&state).unwrap();
+    assert!(
+        !scheduler.contains("b"),
+        "nothing of the refused log was applied"
+    );
+    let out = run_ok(&[
+        "schedule",
+        "--state",
+        s,
+        "--observe",
+        far.to_str().unwrap(),
+        "--k",
+        "1",
+        "--force-jump",
+    ]);
+    assert!(!out.is_empty());
+    let scheduler: Scheduler = Scheduler::load(&state).unwrap();
+    assert_eq!(scheduler.latest_cycle(), 1_700_000_000);
     // A batch for a cycle already observed.
     let err = run_err(&["schedule", "--state", s, "--k", "1", "--cycle", "1"]);
     assert!(

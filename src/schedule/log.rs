@@ -11,9 +11,10 @@
 //! weight, if given; else without host and of weight 1), a host column sets the page's
 //! host ([`Scheduler::set_host`]), a weight column its weight
 //! ([`Scheduler::set_weight`]), and every observation goes through
-//! [`Scheduler::observe`]. A malformed line or a refused observation is an error naming
-//! the file, the line and, for a bad field, which one; a refused line changes nothing
-//! (its host and weight are set only once its observation is accepted).
+//! [`Scheduler::observe`], in cycle order (see [`apply_with`] for the rule on duplicate and
+//! out-of-order lines, which are skipped and counted, never an error). A malformed line or
+//! a cycle that jumps too far ([`LogOptions::max_jump`]) is an error naming the file, the
+//! line and, for a bad field, which one, and then nothing is applied.
 //!
 //! ```
 //! use freshgp::schedule::{log, Scheduler};
@@ -74,6 +75,20 @@ pub enum LogError {
         line: usize,
         /// What is wrong.
         reason: String,
+    },
+    /// An observation's cycle jumps too far beyond the state's latest cycle.
+    #[error("{file}:{line}: cycle {cycle} is {} cycles after the state's latest cycle ({latest}), more than the limit of {limit}: a timestamp or a typo? Nothing was applied; pass --force-jump (or raise --max-jump) if it is meant", cycle - latest)]
+    Jump {
+        /// The file.
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        /// The cycle given.
+        cycle: u32,
+        /// The state's latest cycle.
+        latest: u32,
+        /// The limit.
+        limit: u32,
     },
     /// The scheduler refused a line's observation.
     #[error("{file}:{line}: {refusal}")]
@@ -143,23 +158,175 @@ pub(crate) fn parse_line(line: &str) -> Result<Option<Observation<'_>>, String> 
     }))
 }
 
+/// The largest jump, in cycles, of an observation beyond the state's latest cycle that
+/// [`apply`] accepts by default: a year of daily cycles. A Unix time or a typo passed as
+/// a cycle would otherwise move the crawl's clock for good.
+pub const DEFAULT_MAX_JUMP: u32 = 366;
+
+/// How [`apply_with`] treats a log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogOptions {
+    /// Refuse the log when an observation's cycle is more than this many cycles after the
+    /// state's latest cycle (0 for a new state); `None`: no limit.
+    pub max_jump: Option<u32>,
+}
+
+impl Default for LogOptions {
+    fn default() -> LogOptions {
+        LogOptions {
+            max_jump: Some(DEFAULT_MAX_JUMP),
+        }
+    }
+}
+
 /// What [`apply`] did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
     /// Observations applied.
     pub observations: usize,
     /// Pages added because the log named them first.
     pub added: usize,
+    /// Lines skipped because a later line of the file gives the same page and cycle (the
+    /// last one is applied).
+    pub duplicates: usize,
+    /// Lines skipped because the page was already observed at that cycle or later (in the
+    /// state, or by an earlier cycle's line of this log).
+    pub stale: usize,
+    /// The first skipped line, as `file:line: reason`, to show the user.
+    pub first_skipped: Option<String>,
 }
 
-/// Applies the log read from `input` (`file` names it in errors) to `scheduler`. Lines
-/// before a bad one stay applied.
+/// A parsed line with its line number.
+struct Line {
+    number: usize,
+    page: String,
+    cycle: u32,
+    changed: bool,
+    host: Option<String>,
+    weight: Option<f64>,
+}
+
+/// Applies the log read from `input` (`file` names it in errors) to `scheduler` under the
+/// default [`LogOptions`]; see [`apply_with`].
 pub fn apply<R: BufRead>(
     scheduler: &mut Scheduler<String>,
     input: R,
     file: &str,
 ) -> Result<Summary, LogError> {
+    apply_with(scheduler, input, file, LogOptions::default())
+}
+
+/// Applies the log read from `input` to `scheduler`.
+///
+/// The rule for lines out of order (a crawler's logs are merged from many fetchers):
+/// observations are applied in cycle order, whatever their order in the file; of several
+/// lines with the same page and cycle, the last in the file is applied and the others are
+/// counted as duplicates; a line whose cycle is not after the page's latest observation is
+/// skipped and counted as stale. Pages new to the scheduler are added in the order the
+/// file first names them (which fixes their tie-break order), with that line's host and
+/// weight; an applied line's host and weight then replace the page's, so the latest cycle's
+/// win.
+///
+/// The whole log is read and checked first: a malformed line, or a cycle more than
+/// `options.max_jump` after the state's latest, is an error naming the file and line, and
+/// then nothing is applied.
+pub fn apply_with<R: BufRead>(
+    scheduler: &mut Scheduler<String>,
+    input: R,
+    file: &str,
+    options: LogOptions,
+) -> Result<Summary, LogError> {
+    let lines = read_lines(input, file)?;
+    let latest = scheduler.latest_cycle();
+    if let Some(limit) = options.max_jump {
+        if let Some(line) = lines
+            .iter()
+            .find(|l| l.cycle.saturating_sub(latest) > limit)
+        {
+            return Err(LogError::Jump {
+                file: file.to_string(),
+                line: line.number,
+                cycle: line.cycle,
+                latest,
+                limit,
+            });
+        }
+    }
     let mut summary = Summary::default();
+    let refused = |number: usize| {
+        move |refusal| LogError::Refused {
+            file: file.to_string(),
+            line: number,
+            refusal,
+        }
+    };
+    // New pages in the order the file first names them.
+    for line in &lines {
+        if !scheduler.contains(&line.page) {
+            let weight = line.weight.unwrap_or(1.0);
+            scheduler
+                .add_weighted(line.page.clone(), line.host.as_deref(), weight)
+                .map_err(refused(line.number))?;
+            summary.added += 1;
+        }
+    }
+    // Cycle order; of equal (cycle, page), the last line only.
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&lines[a], &lines[b]);
+        (a.cycle, &a.page, a.number).cmp(&(b.cycle, &b.page, b.number))
+    });
+    let skip = |summary: &mut Summary, line: &Line, reason: String| {
+        if summary.first_skipped.is_none() {
+            summary.first_skipped = Some(format!("{file}:{}: {reason}", line.number));
+        }
+    };
+    for (i, &at) in order.iter().enumerate() {
+        let line = &lines[at];
+        if let Some(&next) = order.get(i + 1) {
+            let next = &lines[next];
+            if (next.cycle, &next.page) == (line.cycle, &line.page) {
+                summary.duplicates += 1;
+                let reason = format!(
+                    "page {} at cycle {} again on line {} (the last line is applied)",
+                    line.page, line.cycle, next.number
+                );
+                skip(&mut summary, line, reason);
+                continue;
+            }
+        }
+        // Invariant: every page of the log was added above.
+        let last = scheduler.stats(&line.page).map_or(0, |s| s.last_visit);
+        if line.cycle <= last {
+            summary.stale += 1;
+            let reason = format!(
+                "page {} at cycle {}, not after its latest observation (cycle {last}): skipped",
+                line.page, line.cycle
+            );
+            skip(&mut summary, line, reason);
+            continue;
+        }
+        scheduler
+            .observe(&line.page, line.cycle, line.changed)
+            .map_err(refused(line.number))?;
+        if let Some(h) = &line.host {
+            scheduler
+                .set_host(&line.page, Some(h))
+                .map_err(refused(line.number))?;
+        }
+        if let Some(w) = line.weight {
+            scheduler
+                .set_weight(&line.page, w)
+                .map_err(refused(line.number))?;
+        }
+        summary.observations += 1;
+    }
+    Ok(summary)
+}
+
+/// Reads and parses every line of a log.
+fn read_lines<R: BufRead>(input: R, file: &str) -> Result<Vec<Line>, LogError> {
+    let mut lines = Vec::new();
     for (i, line) in input.lines().enumerate() {
         let number = i + 1;
         let line = line.map_err(|e| LogError::Io {
@@ -172,9 +339,16 @@ pub fn apply<R: BufRead>(
         } else {
             &line
         };
-        let obs = match parse_line(line) {
-            Ok(Some(obs)) => obs,
-            Ok(None) => continue,
+        match parse_line(line) {
+            Ok(Some(obs)) => lines.push(Line {
+                number,
+                page: obs.page.to_string(),
+                cycle: obs.cycle,
+                changed: obs.changed,
+                host: obs.host.map(str::to_string),
+                weight: obs.weight,
+            }),
+            Ok(None) => {}
             Err(reason) => {
                 return Err(LogError::Line {
                     file: file.to_string(),
@@ -182,36 +356,9 @@ pub fn apply<R: BufRead>(
                     reason,
                 })
             }
-        };
-        let refused = |refusal| LogError::Refused {
-            file: file.to_string(),
-            line: number,
-            refusal,
-        };
-        if !scheduler.contains(obs.page) {
-            let weight = obs.weight.unwrap_or(1.0);
-            scheduler
-                .add_weighted(obs.page.to_string(), obs.host, weight)
-                .map_err(refused)?;
-            summary.added += 1;
-            scheduler
-                .observe(obs.page, obs.cycle, obs.changed)
-                .map_err(refused)?;
-        } else {
-            // The observation first: if it is refused, the line changes nothing.
-            scheduler
-                .observe(obs.page, obs.cycle, obs.changed)
-                .map_err(refused)?;
-            if let Some(h) = obs.host {
-                scheduler.set_host(obs.page, Some(h)).map_err(refused)?;
-            }
-            if let Some(w) = obs.weight {
-                scheduler.set_weight(obs.page, w).map_err(refused)?;
-            }
         }
-        summary.observations += 1;
     }
-    Ok(summary)
+    Ok(lines)
 }
 
 #[cfg(test)]
@@ -277,33 +424,67 @@ mod tests {
     }
 
     #[test]
-    fn refused_observations_name_the_line() {
+    fn duplicate_and_out_of_order_lines_follow_the_rule() {
         let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
-        let text = "a\t2\t0\n\na\t2\t1\n";
-        let err = apply(&mut s, text.as_bytes(), "log.tsv").unwrap_err();
+        // Out of order: applied in cycle order. The same page and cycle twice: the last.
+        let text = "b\t5\t1\nb\t3\t0\na\t2\t0\n\na\t2\t1\n";
+        let summary = apply(&mut s, text.as_bytes(), "log.tsv").unwrap();
+        assert_eq!((summary.observations, summary.added), (3, 2));
+        assert_eq!((summary.duplicates, summary.stale), (1, 0));
+        let b = s.stats("b").unwrap();
+        assert_eq!((b.n, b.x, b.last_visit), (2, 1, 5));
+        assert_eq!(
+            s.stats("a").map(|st| (st.n, st.x)),
+            Some((1, 1)),
+            "the last line"
+        );
+        assert_eq!(
+            summary.first_skipped.as_deref(),
+            Some("log.tsv:3: page a at cycle 2 again on line 5 (the last line is applied)")
+        );
+        // Pages are added in the order the file names them first.
+        assert_eq!(s.pages().collect::<Vec<_>>(), ["b", "a"]);
+        // Not after the state's latest observation of the page: skipped, counted.
+        let summary = apply(&mut s, "a\t1\t1\na\t3\t0\n".as_bytes(), "log.tsv").unwrap();
+        assert_eq!((summary.observations, summary.stale), (1, 1));
+        assert!(summary.first_skipped.unwrap().starts_with(
+            "log.tsv:1: page a at cycle 1, not after its latest observation (cycle 2)"
+        ));
+        // A later host column moves the page.
+        apply(&mut s, "a\t4\t1\tnew.org\n".as_bytes(), "log.tsv").unwrap();
+        assert_eq!(s.host("a"), Some("new.org"));
+    }
+
+    #[test]
+    fn a_cycle_far_beyond_the_state_is_refused_unless_forced() {
+        let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
+        apply(&mut s, "a\t10\t1\n".as_bytes(), "log.tsv").unwrap();
+        let far = "b\t11\t0\na\t1700000000\t1\n";
+        let err = apply(&mut s, far.as_bytes(), "log.tsv").unwrap_err();
         assert!(
             matches!(
-                &err,
-                LogError::Refused {
-                    line: 3,
-                    refusal: ScheduleError::CycleNotAfter {
-                        cycle: 2,
-                        last: 2,
-                        ..
-                    },
+                err,
+                LogError::Jump {
+                    line: 2,
+                    cycle: 1_700_000_000,
+                    latest: 10,
+                    limit: 366,
                     ..
                 }
             ),
             "{err:?}"
         );
         assert!(
-            err.to_string().starts_with("log.tsv:3: page \"a\""),
-            "{err}"
+            !s.contains("b") && s.latest_cycle() == 10,
+            "nothing applied"
         );
-        // The first line stayed applied; a later host column moves the page.
-        assert_eq!(s.stats("a").map(|st| st.n), Some(1));
-        apply(&mut s, "a\t3\t1\tnew.org\n".as_bytes(), "log.tsv").unwrap();
-        assert_eq!(s.host("a"), Some("new.org"));
+        // The limit is the state's latest plus 366: 376 passes, 377 does not.
+        assert!(apply(&mut s, "a\t376\t1\n".as_bytes(), "log.tsv").is_ok());
+        let limited = LogOptions { max_jump: Some(5) };
+        assert!(apply_with(&mut s, "a\t382\t1\n".as_bytes(), "l", limited).is_err());
+        let forced = LogOptions { max_jump: None };
+        apply_with(&mut s, far.as_bytes(), "log.tsv", forced).unwrap();
+        assert_eq!(s.latest_cycle(), 1_700_000_000);
     }
 }
 
@@ -314,7 +495,7 @@ mod weight_tests {
     use crate::sim::{Baseline, Policy};
 
     #[test]
-    fn a_weight_column_sets_the_weight_and_a_refused_line_changes_nothing() {
+    fn a_weight_column_sets_the_weight_and_a_malformed_log_changes_nothing() {
         let policy = Policy::parse("w * t", &Grammar::extended()).unwrap();
         let mut s: Scheduler = Scheduler::new(policy);
         let text = "a\t1\t0\th.org\t3\nb\t1\t1\nc\t1\t0\t\t0\n";
@@ -328,17 +509,18 @@ mod weight_tests {
         // The policy reads `w`: the statistics hold the weight.
         assert_eq!(s.stats("a").unwrap().weight, 3.0);
         assert_eq!(s.next_batch(2, 3).unwrap(), ["a", "b", "c"]);
-        // A later weight (host left as it is) reorders; a refused line changes nothing.
+        // A later weight (host left as it is) reorders; of two lines of one cycle, the
+        // last one's host and weight apply.
         apply(&mut s, "c\t2\t0\t\t9\n".as_bytes(), "w.tsv").unwrap();
         assert_eq!((s.weight("c"), s.host("c")), (Some(9.0), None));
-        let err = apply(
+        let summary = apply(
             &mut s,
             "a\t3\t0\n\na\t3\t0\tother.org\t5\n".as_bytes(),
             "w.tsv",
         )
-        .unwrap_err();
-        assert!(err.to_string().starts_with("w.tsv:3: page \"a\""), "{err}");
-        assert_eq!((s.weight("a"), s.host("a")), (Some(3.0), Some("h.org")));
+        .unwrap();
+        assert_eq!(summary.duplicates, 1);
+        assert_eq!((s.weight("a"), s.host("a")), (Some(5.0), Some("other.org")));
         let err = apply(&mut s, "a\t4\t0\th.org\tNaN\n".as_bytes(), "w.tsv").unwrap_err();
         assert_eq!(
             err.to_string(),

@@ -23,8 +23,18 @@ pub struct Args {
     /// (1 = the content had changed). A host column sets the page's host; a weight column
     /// (a finite number >= 0, SPEC §8; the host may then be left empty) sets its weight,
     /// which the terminal `w` reads (default 1). Unknown pages are added. `-` reads stdin.
+    /// Lines are applied in cycle order; of lines with the same page and cycle the last
+    /// counts; a line not after its page's latest observation is skipped (both counted on
+    /// stderr).
     #[arg(long, value_name = "LOG")]
     observe: Option<PathBuf>,
+    /// Refuse a log whose cycles run more than N cycles past the state's latest (a Unix
+    /// time or a typo as a cycle would move the crawl's clock for good).
+    #[arg(long, value_name = "N", default_value_t = log::DEFAULT_MAX_JUMP)]
+    max_jump: u32,
+    /// Accept any jump of cycles (lifts --max-jump).
+    #[arg(long)]
+    force_jump: bool,
     /// Pages in the batch.
     #[arg(long)]
     k: Option<usize>,
@@ -93,13 +103,16 @@ pub fn run(args: Args) -> Result<()> {
         Scheduler::new(rule).with_seed(args.tie_seed.unwrap_or(0))
     };
     if let Some(path) = &args.observe {
+        let options = log::LogOptions {
+            max_jump: (!args.force_jump).then_some(args.max_jump),
+        };
         let summary = if path.as_os_str() == "-" {
-            log::apply(&mut scheduler, std::io::stdin().lock(), "<stdin>")?
+            log::apply_with(&mut scheduler, std::io::stdin().lock(), "<stdin>", options)?
         } else {
             let name = path.display().to_string();
             let file =
                 std::fs::File::open(path).with_context(|| format!("cannot open the log {name}"))?;
-            log::apply(&mut scheduler, BufReader::new(file), &name)?
+            log::apply_with(&mut scheduler, BufReader::new(file), &name, options)?
         };
         eprintln!(
             "{}: {} observations recorded, {} new pages",
@@ -107,6 +120,15 @@ pub fn run(args: Args) -> Result<()> {
             summary.observations,
             summary.added
         );
+        if let Some(first) = &summary.first_skipped {
+            eprintln!(
+                "{}: skipped {} duplicate lines (the last of each page and cycle applies) and {} \
+                 lines not after their page's latest observation; first: {first}",
+                path.display(),
+                summary.duplicates,
+                summary.stale
+            );
+        }
     }
     let cycle = match args.cycle {
         Some(d) => d,
