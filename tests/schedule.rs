@@ -134,7 +134,8 @@ fn small() -> Scheduler {
     }
     for day in 1..=4u32 {
         for (i, page) in ["a", "b", "c", "d", "e"].iter().enumerate() {
-            s.observe(*page, day, (day as usize + i) % 3 == 0).unwrap();
+            s.observe(*page, day, (day as usize + i).is_multiple_of(3))
+                .unwrap();
         }
     }
     s

@@ -325,7 +325,7 @@ fn line_of(text: &str, key: &str, from: usize) -> usize {
             let before_ok = rest[..at]
                 .chars()
                 .last()
-                .map_or(true, |c| !(c.is_alphanumeric() || c == '_'));
+                .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
             let after = rest[at + key.len()..].trim_start();
             if before_ok && after.starts_with(':') {
                 return i + 1;

@@ -778,7 +778,7 @@ mod tests {
         assert_eq!(postfix, "t n + X log *");
         // A chain far deeper than any recursion could take.
         let mut nodes = vec![Node::Var(Terminal::T)];
-        nodes.extend(std::iter::repeat(Node::Unary(UnaryOp::Exp)).take(200_000));
+        nodes.extend(std::iter::repeat_n(Node::Unary(UnaryOp::Exp), 200_000));
         let deep = Formula::from_postfix(nodes).unwrap();
         assert_eq!(deep.depth(), 200_000);
         assert_eq!(deep.simplify(Closure::Paper).len(), 200_001);

@@ -234,7 +234,7 @@ fn check_lengths<K>(saved: &Saved<K>) -> Result<(), String> {
     let section8_ok = saved
         .section8
         .as_ref()
-        .map_or(true, |x| x.extra.len() == slots && x.weights.len() == slots);
+        .is_none_or(|x| x.extra.len() == slots && x.weights.len() == slots);
     if saved.base.stats.len() != slots || saved.base.hosts.len() != slots || !memory_ok {
         return Err(format!(
             "{} page ids, {} statistics, {} policy memories and {} hosts",
@@ -758,8 +758,9 @@ mod tests {
         }
         for d in 1..=12u32 {
             for (i, page) in pages.iter().enumerate() {
-                if d <= 2 || (d as usize * 7 + i) % 4 == 0 {
-                    s.observe(*page, d, (d as usize + i) % 3 == 0).unwrap();
+                if d <= 2 || (d as usize * 7 + i).is_multiple_of(4) {
+                    s.observe(*page, d, (d as usize + i).is_multiple_of(3))
+                        .unwrap();
                 }
             }
         }
@@ -806,7 +807,7 @@ mod tests {
                     "{text}: cycle {d}"
                 );
                 for (i, page) in ["a", "b", "e", "g"].iter().enumerate() {
-                    let changed = (d as usize + i) % 2 == 0;
+                    let changed = (d as usize + i).is_multiple_of(2);
                     s.observe(*page, d, changed).unwrap();
                     back.observe(*page, d, changed).unwrap();
                 }
