@@ -519,3 +519,49 @@ fn two_runs_on_one_state_never_lose_observations() {
     let scheduler: Scheduler = Scheduler::load(&state).unwrap();
     assert_eq!(scheduler.len(), 8, "every run's page was recorded");
 }
+
+#[test]
+fn pages_can_be_removed_from_a_schedule() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("crawl.state");
+    let s = state.to_str().unwrap();
+    let log = write(dir.path(), "day1.tsv", "a\t1\t1\nb\t1\t1\nc\t1\t0\n");
+    run_ok(
+        &[
+            "schedule",
+            "--policy",
+            "NAD",
+            "--state",
+            s,
+            "--k",
+            "3",
+            "--observe",
+        ]
+        .iter()
+        .copied()
+        .chain([log.to_str().unwrap()])
+        .collect::<Vec<_>>(),
+    );
+    let gone = write(
+        dir.path(),
+        "gone.txt",
+        "\u{feff}b\r\n# a comment\n\nnowhere\n",
+    );
+    let out = freshgp()
+        .args(["schedule", "--state", s, "--k", "3", "--remove"])
+        .arg(&gone)
+        .assert()
+        .success();
+    let output = out.get_output();
+    let batch = String::from_utf8(output.stdout.clone()).unwrap();
+    let err = String::from_utf8(output.stderr.clone()).unwrap();
+    assert!(!batch.lines().any(|p| p == "b"), "{batch}");
+    assert_eq!(batch.lines().count(), 2, "{batch}");
+    assert!(err.contains("1 pages removed"), "{err}");
+    assert!(
+        err.contains("1 ids were not scheduled (first: ") && err.contains("gone.txt:4: nowhere"),
+        "{err}"
+    );
+    let scheduler: Scheduler = Scheduler::load(&state).unwrap();
+    assert!(!scheduler.contains("b") && scheduler.len() == 2);
+}

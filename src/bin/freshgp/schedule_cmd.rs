@@ -35,6 +35,10 @@ pub struct Args {
     /// Accept any jump of cycles (lifts --max-jump).
     #[arg(long)]
     force_jump: bool,
+    /// Pages to stop scheduling, one id a line (blank lines and `#` comments ignored),
+    /// removed after --observe is recorded. Ids not scheduled are counted on stderr.
+    #[arg(long, value_name = "FILE")]
+    remove: Option<PathBuf>,
     /// Pages in the batch.
     #[arg(long)]
     k: Option<usize>,
@@ -130,6 +134,9 @@ pub fn run(args: Args) -> Result<()> {
             );
         }
     }
+    if let Some(path) = &args.remove {
+        remove_pages(&mut scheduler, path)?;
+    }
     let cycle = match args.cycle {
         Some(d) => d,
         None => scheduler
@@ -169,5 +176,34 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     out.flush()?;
+    Ok(())
+}
+
+/// Removes the pages listed in `path` (one id a line) from `scheduler`; reports on stderr
+/// how many were removed and which ids were not scheduled.
+fn remove_pages(scheduler: &mut Scheduler, path: &std::path::Path) -> Result<()> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?;
+    let (mut removed, mut unknown, mut first_unknown) = (0usize, 0usize, None);
+    for (i, line) in text.lines().enumerate() {
+        let id = line
+            .strip_prefix('\u{feff}')
+            .unwrap_or(line)
+            .trim_end_matches('\r');
+        if id.trim().is_empty() || id.starts_with('#') {
+            continue;
+        }
+        if scheduler.contains(id) {
+            scheduler.remove(id)?;
+            removed += 1;
+        } else {
+            unknown += 1;
+            first_unknown.get_or_insert_with(|| format!("{name}:{}: {id}", i + 1));
+        }
+    }
+    eprintln!("{name}: {removed} pages removed");
+    if let Some(first) = first_unknown {
+        eprintln!("{name}: {unknown} ids were not scheduled (first: {first})");
+    }
     Ok(())
 }
