@@ -608,3 +608,29 @@ fn the_literatures_policies_run_side_by_side_and_alone() {
             .stdout(chosen);
     }
 }
+
+#[test]
+fn values_may_start_with_a_hyphen() {
+    let out = freshgp()
+        .args(["formula", "print", "-t + 1"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(String::from_utf8(out).unwrap(), "-t + 1\n");
+    let v = json(&["simulate", "--data", SAMPLE, "--json", "--policy", "-t"]);
+    assert_eq!(v["scorer"], "-t");
+    fails_with(
+        &[
+            "simulate",
+            "--data",
+            SAMPLE,
+            "--policy",
+            "t",
+            "--resources",
+            "-1",
+        ],
+        "resources must be in (0, 1], got -1",
+    );
+}

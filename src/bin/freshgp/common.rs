@@ -48,7 +48,7 @@ pub fn load(path: &Path, unknown: UnknownPolicy, quiet: bool) -> Result<Dataset>
 #[derive(clap::Args, Debug, Clone)]
 pub struct SimArgs {
     /// Fraction of the simulated pages visited per cycle, in (0, 1].
-    #[arg(long, default_value_t = freshgp::sim::DEFAULT_RESOURCES)]
+    #[arg(long, default_value_t = freshgp::sim::DEFAULT_RESOURCES, allow_negative_numbers = true)]
     pub resources: f64,
     /// Warm-up cycles that visit every page.
     #[arg(long, default_value_t = freshgp::sim::DEFAULT_WARMUP)]
@@ -98,10 +98,10 @@ pub struct PolicyArgs {
     /// literature (uniform, change, weight, lambda, lambda-harmonic, value), adaptive
     /// revisit intervals (nutch, stormcrawler, or "adaptive(init: 30, min: 1, max: 365,
     /// inc: 0.4, dec: 0.2)"), or a formula of --grammar, e.g. "1 - exp(-NAD * t)".
-    #[arg(long, conflicts_with_all = ["formula", "baseline"])]
+    #[arg(long, conflicts_with_all = ["formula", "baseline"], allow_hyphen_values = true)]
     pub policy: Option<String>,
     /// A scoring formula (the same as --policy with a formula).
-    #[arg(long, conflicts_with = "baseline")]
+    #[arg(long, conflicts_with = "baseline", allow_hyphen_values = true)]
     pub formula: Option<String>,
     /// A built-in baseline: Rand, Age, NAD, SAD, AAD, GAD or CG.
     #[arg(long)]

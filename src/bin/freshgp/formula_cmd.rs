@@ -19,7 +19,8 @@ pub struct Args {
 enum Action {
     /// Parse a formula and print it back (simplified, canonical or as LaTeX).
     Print {
-        /// The formula text, e.g. "1 - exp(-NAD * t)".
+        /// The formula text, e.g. "1 - exp(-NAD * t)" (it may start with `-`).
+        #[arg(allow_hyphen_values = true)]
         formula: String,
         /// Grammar whose terminals the formula may use: basic, all, extended, basic-reference,
         /// all-reference, or a RON file.
@@ -31,7 +32,8 @@ enum Action {
     },
     /// Evaluate a formula for one page: give terminal values as NAME=VALUE.
     Eval {
-        /// The formula text.
+        /// The formula text (it may start with `-`).
+        #[arg(allow_hyphen_values = true)]
         formula: String,
         /// Terminal values, e.g. t=3 n=5 X=2 (missing terminals are 0).
         values: Vec<String>,
@@ -42,7 +44,8 @@ enum Action {
     /// Print a self-contained function (protected operators included) that computes the
     /// formula's score from the terminal values exactly as freshgp does.
     Export {
-        /// The formula text.
+        /// The formula text (it may start with `-`).
+        #[arg(allow_hyphen_values = true)]
         formula: String,
         /// Target language.
         #[arg(long = "to", value_enum)]

@@ -44,7 +44,7 @@ pub struct Args {
     k: Option<usize>,
     /// Pages in the batch as a fraction of the scheduled pages, in (0, 1]
     /// (k = floor(pages · resources), as in the simulation).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     resources: Option<f64>,
     /// At most this many pages of one host per batch, at least 1 (pages without host are
     /// not capped).
