@@ -298,3 +298,57 @@ fn synth_commerce_is_weighted() {
     assert_eq!(v["stats"]["weighted"], true);
     assert!(v["stats"]["weights"]["top1_share"].as_f64().unwrap() > 0.2);
 }
+
+#[test]
+fn dash_reads_stdin_and_writes_stdout_and_errors_say_why() {
+    // from-log from stdin to stdout, into stats from stdin.
+    let log =
+        "http://a.org/x\t2024-01-01T10:00:00Z\th1\nhttp://a.org/x\t2024-01-02T10:00:00Z\th2\n";
+    let history = freshgp()
+        .args(["dataset", "from-log", "-", "--out", "-"])
+        .write_stdin(log)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(
+        String::from_utf8(history.clone()).unwrap(),
+        "01\thttp://a.org/x\ta.org\n"
+    );
+    let stats = freshgp()
+        .args(["dataset", "stats", "-"])
+        .write_stdin(history)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8(stats)
+        .unwrap()
+        .contains("cycles             2"));
+    // Every line malformed: the first reasons, with their lines.
+    let err = freshgp()
+        .args(["dataset", "from-log", "-", "--out", "-"])
+        .write_stdin("garbage\nx\ty\n")
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(err).unwrap();
+    assert!(
+        err.contains("no valid line: 2 malformed lines") && err.contains("<stdin>:2:1: 2 fields"),
+        "{err}"
+    );
+    // An unknown preset lists the built-in ones.
+    let err = freshgp()
+        .args(["dataset", "synth", "--preset", "nope", "--out", "-"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(err).unwrap();
+    assert!(err.contains("built-in preset (brdc12, commerce)"), "{err}");
+}

@@ -187,6 +187,24 @@ pub fn from_log<R: BufRead>(
     let mut log = Fetches::default();
     log.read(reader, file, options, &mut report)?;
     if log.fetches.is_empty() {
+        // Every line malformed: say why, with the first few, not only that nothing is left.
+        if !report.errors.is_empty() {
+            let shown: Vec<String> = report
+                .errors
+                .iter()
+                .take(3)
+                .map(|e| e.to_string())
+                .collect();
+            return Err(DataError::Invalid {
+                what: file.to_string(),
+                reason: format!(
+                    "no valid line: {} malformed lines, the first {}: {}",
+                    report.skipped,
+                    shown.len(),
+                    shown.join("; ")
+                ),
+            });
+        }
         return Err(DataError::Empty {
             file: file.to_string(),
         });

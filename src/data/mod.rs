@@ -659,20 +659,38 @@ pub struct Loaded {
 /// Reads a history as stored (unknown cycles kept as `?`), from text or from the binary
 /// cache, detected by its magic bytes.
 pub(crate) fn read_raw(path: &Path) -> Result<(Dataset, Format), DataError> {
+    if path.as_os_str() == "-" {
+        // Standard input, read whole (the binary format checks its length).
+        let name = "<stdin>";
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
+            .map_err(|e| DataError::io(name, &e))?;
+        let len = bytes.len() as u64;
+        return read_from(std::io::Cursor::new(bytes), name, len);
+    }
     let name = path.display().to_string();
     let file = std::fs::File::open(path).map_err(|e| DataError::io(&name, &e))?;
     let len = file.metadata().map_err(|e| DataError::io(&name, &e))?.len();
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    let head = reader.fill_buf().map_err(|e| DataError::io(&name, &e))?;
+    read_from(BufReader::with_capacity(1 << 20, file), &name, len)
+}
+
+/// Reads a text or binary history (told apart by the binary format's magic bytes).
+fn read_from<R: BufRead>(
+    mut reader: R,
+    name: &str,
+    len: u64,
+) -> Result<(Dataset, Format), DataError> {
+    let head = reader.fill_buf().map_err(|e| DataError::io(name, &e))?;
     if head.starts_with(&cache::MAGIC) {
-        Ok((cache::read(&mut reader, &name, len)?, Format::Binary))
+        Ok((cache::read(&mut reader, name, len)?, Format::Binary))
     } else {
-        Ok((text::read(reader, &name)?, Format::Text))
+        Ok((text::read(reader, name)?, Format::Text))
     }
 }
 
-/// Reads a history (text or binary cache) and resolves its unknown cycles by
-/// `options.unknown`. This is the one loading path the rest of freshgp uses.
+/// Reads a history (text or binary cache; `-` reads standard input) and resolves its
+/// unknown cycles by `options.unknown`. This is the one loading path the rest of freshgp
+/// uses.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Loaded, DataError> {
     let (raw, format) = read_raw(path)?;
     let pages_read = raw.pages();

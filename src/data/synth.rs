@@ -252,7 +252,20 @@ impl SynthParams {
         if PRESETS.iter().any(|(n, _)| *n == name) {
             return SynthParams::preset(name);
         }
-        let text = std::fs::read_to_string(name).map_err(|e| DataError::io(name, &e))?;
+        let text = std::fs::read_to_string(name).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => DataError::Invalid {
+                what: format!("preset `{name}`"),
+                reason: format!(
+                    "neither a built-in preset ({}) nor a preset file",
+                    PRESETS
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            },
+            _ => DataError::io(name, &e),
+        })?;
         SynthParams::from_ron(&text, name)
     }
 

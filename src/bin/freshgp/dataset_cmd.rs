@@ -32,9 +32,10 @@ enum Action {
 // The flags of `freshgp dataset from-log` (the variant's doc is its help).
 #[derive(clap::Args)]
 struct FromLogArgs {
-    /// The log file.
+    /// The log file (`-`: standard input).
     log: PathBuf,
-    /// Output history (text, or binary cache with --to binary or a .fgpd name).
+    /// Output history (text, or binary cache with --to binary or a .fgpd name; `-`:
+    /// standard output).
     #[arg(long)]
     out: PathBuf,
     /// Cycle length: a number and s, m, h, d or w (cycles are aligned to the Unix
@@ -91,7 +92,8 @@ struct SynthArgs {
     /// Random seed; the output depends only on the preset, sizes and seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Output history (text, or binary cache with --to binary or a .fgpd name).
+    /// Output history (text, or binary cache with --to binary or a .fgpd name; `-`:
+    /// standard output).
     #[arg(long, required_unless_present = "print_preset")]
     out: Option<PathBuf>,
     /// Output format (default: by extension).
@@ -108,7 +110,7 @@ struct SynthArgs {
 // The flags of `freshgp dataset stats` (the variant's doc is its help).
 #[derive(clap::Args)]
 struct StatsArgs {
-    /// The history.
+    /// The history (`-`: standard input).
     file: PathBuf,
     /// Print JSON instead of text.
     #[arg(long)]
@@ -121,9 +123,9 @@ struct StatsArgs {
 // The flags of `freshgp dataset convert` (the variant's doc is its help).
 #[derive(clap::Args)]
 struct ConvertArgs {
-    /// Input history (text or binary cache, detected).
+    /// Input history (text or binary cache, detected; `-`: standard input).
     input: PathBuf,
-    /// Output file.
+    /// Output file (`-`: standard output).
     #[arg(long)]
     out: PathBuf,
     /// Output format (default: by extension: .fgpd = binary, else text).
@@ -185,13 +187,17 @@ fn from_log_cmd(args: FromLogArgs) -> Result<()> {
             ErrorMode::Stop => OnError::Stop,
         },
     };
-    let name = log.display().to_string();
-    let f = std::fs::File::open(&log).with_context(|| format!("cannot open {name}"))?;
-    let (mut d, report) = from_log(
-        std::io::BufReader::with_capacity(1 << 20, f),
-        &name,
-        &options,
-    )?;
+    let (mut d, report, name) = if log.as_os_str() == "-" {
+        let name = "<stdin>".to_string();
+        let (d, report) = from_log(std::io::stdin().lock(), &name, &options)?;
+        (d, report, name)
+    } else {
+        let name = log.display().to_string();
+        let f = std::fs::File::open(&log).with_context(|| format!("cannot open {name}"))?;
+        let reader = std::io::BufReader::with_capacity(1 << 20, f);
+        let (d, report) = from_log(reader, &name, &options)?;
+        (d, report, name)
+    };
     for e in &report.errors {
         eprintln!("skipped: {e}");
     }
@@ -343,7 +349,15 @@ fn write(d: &Dataset, out: &Path, to: Option<To>) -> Result<()> {
         Some(t) => t == To::Binary,
         None => out.extension().is_some_and(|e| e == "fgpd"),
     };
-    if binary {
+    if out.as_os_str() == "-" {
+        // Standard output: nothing to replace atomically.
+        let stdout = std::io::BufWriter::new(std::io::stdout().lock());
+        if binary {
+            cache::write(d, stdout)?;
+        } else {
+            text::write(d, stdout)?;
+        }
+    } else if binary {
         cache::write_file(d, out)?;
     } else {
         text::write_file(d, out)?;
