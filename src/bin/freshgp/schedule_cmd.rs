@@ -80,59 +80,9 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         StateLock::try_acquire(&args.state)?
     };
-    let mut scheduler: Scheduler = if args.state.exists() {
-        let s: Scheduler = Scheduler::load(&args.state).context("cannot load the state")?;
-        if let Some(rule) = &given {
-            if rule != s.policy() {
-                bail!(
-                    "{state} schedules with `{}`, not `{rule}`: omit --policy/--formula/--baseline to \
-                     keep it, or use a new state file",
-                    s.policy()
-                );
-            }
-        }
-        if let Some(seed) = args.tie_seed {
-            if seed != s.seed() {
-                bail!(
-                    "{state} was created with --tie-seed {}, not {seed}",
-                    s.seed()
-                );
-            }
-        }
-        s
-    } else {
-        let Some(rule) = given else {
-            bail!("{state} does not exist: give --policy, --formula or --baseline to create it");
-        };
-        Scheduler::new(rule).with_seed(args.tie_seed.unwrap_or(0))
-    };
+    let mut scheduler = open_state(&args, given)?;
     if let Some(path) = &args.observe {
-        let options = log::LogOptions {
-            max_jump: (!args.force_jump).then_some(args.max_jump),
-        };
-        let summary = if path.as_os_str() == "-" {
-            log::apply_with(&mut scheduler, std::io::stdin().lock(), "<stdin>", options)?
-        } else {
-            let name = path.display().to_string();
-            let file =
-                std::fs::File::open(path).with_context(|| format!("cannot open the log {name}"))?;
-            log::apply_with(&mut scheduler, BufReader::new(file), &name, options)?
-        };
-        eprintln!(
-            "{}: {} observations recorded, {} new pages",
-            path.display(),
-            summary.observations,
-            summary.added
-        );
-        if let Some(first) = &summary.first_skipped {
-            eprintln!(
-                "{}: skipped {} duplicate lines (the last of each page and cycle applies) and {} \
-                 lines not after their page's latest observation; first: {first}",
-                path.display(),
-                summary.duplicates,
-                summary.stale
-            );
-        }
+        observe(&mut scheduler, path, &args)?;
     }
     if let Some(path) = &args.remove {
         remove_pages(&mut scheduler, path)?;
@@ -176,6 +126,68 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     out.flush()?;
+    Ok(())
+}
+
+/// The saved state, checked against the policy and seed given, or a new one.
+fn open_state(args: &Args, given: Option<freshgp::sim::Policy>) -> Result<Scheduler> {
+    let state = args.state.display().to_string();
+    Ok(if args.state.exists() {
+        let s: Scheduler = Scheduler::load(&args.state).context("cannot load the state")?;
+        if let Some(rule) = &given {
+            if rule != s.policy() {
+                bail!(
+                    "{state} schedules with `{}`, not `{rule}`: omit --policy/--formula/--baseline to \
+                     keep it, or use a new state file",
+                    s.policy()
+                );
+            }
+        }
+        if let Some(seed) = args.tie_seed {
+            if seed != s.seed() {
+                bail!(
+                    "{state} was created with --tie-seed {}, not {seed}",
+                    s.seed()
+                );
+            }
+        }
+        s
+    } else {
+        let Some(rule) = given else {
+            bail!("{state} does not exist: give --policy, --formula or --baseline to create it");
+        };
+        Scheduler::new(rule).with_seed(args.tie_seed.unwrap_or(0))
+    })
+}
+
+/// Records the log at `path` (`-`: stdin) and reports what was recorded and skipped.
+fn observe(scheduler: &mut Scheduler, path: &std::path::Path, args: &Args) -> Result<()> {
+    let options = log::LogOptions {
+        max_jump: (!args.force_jump).then_some(args.max_jump),
+    };
+    let summary = if path.as_os_str() == "-" {
+        log::apply_with(scheduler, std::io::stdin().lock(), "<stdin>", options)?
+    } else {
+        let name = path.display().to_string();
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot open the log {name}"))?;
+        log::apply_with(scheduler, BufReader::new(file), &name, options)?
+    };
+    eprintln!(
+        "{}: {} observations recorded, {} new pages",
+        path.display(),
+        summary.observations,
+        summary.added
+    );
+    if let Some(first) = &summary.first_skipped {
+        eprintln!(
+            "{}: skipped {} duplicate lines (the last of each page and cycle applies) and {} \
+             lines not after their page's latest observation; first: {first}",
+            path.display(),
+            summary.duplicates,
+            summary.stale
+        );
+    }
     Ok(())
 }
 
