@@ -89,3 +89,24 @@ fn bad_values_exit_2() {
         assert!(stderr.contains(says), "{values:?}: {stderr}");
     }
 }
+
+#[test]
+fn eval_refuses_values_it_would_misread() {
+    for (values, says) in [
+        (&["t=1", "t=2"][..], "`t=2`: t is given twice"),
+        (&["w=2"][..], "`w=2`: the formula does not read w (it reads"),
+        (&["t=1e400"][..], "`t=1e400`: inf is not a finite number"),
+        (&["t=-inf"][..], "not a finite number"),
+    ] {
+        let out = freshgp()
+            .args(["formula", "eval", "X / n * t"])
+            .args(values)
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone();
+        let err = String::from_utf8(out).unwrap();
+        assert!(err.contains(says), "{values:?}: {err}");
+    }
+}

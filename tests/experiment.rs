@@ -305,7 +305,9 @@ fn a_different_study_is_refused() {
         .failure();
     let stderr = String::from_utf8_lossy(&result.get_output().stderr).into_owned();
     assert!(
-        stderr.contains("holds a different study") && stderr.contains("`configurations`"),
+        stderr.contains("holds a different study")
+            && stderr.contains("`configurations[0].gp.generations` differs")
+            && stderr.contains("(stored 2, file 3)"),
         "{stderr}"
     );
 }

@@ -53,11 +53,11 @@ pub enum StoreError {
         dir: String,
     },
     /// The directory holds another study.
-    #[error("{dir} holds a different study: its `{field}` differs from the experiment file's (stored {stored}, file {given})")]
+    #[error("{dir} holds a different study: `{field}` differs from the experiment file's (stored {stored}, file {given})")]
     Different {
         /// The directory.
         dir: String,
-        /// The first differing field of `study.json`.
+        /// The path of the first differing value of `study.json`.
         field: String,
         /// The stored value (JSON).
         stored: String,
@@ -125,24 +125,54 @@ fn io(path: &Path, e: std::io::Error) -> StoreError {
     }
 }
 
-/// The first top-level field (besides `description` and `reports`) in which two studies
-/// differ, with both values as JSON.
+/// Where two studies first differ (besides `description` and `reports`): the path of the
+/// first differing value, e.g. `configurations[0].gp.generations`, and both values as
+/// compact JSON (shortened past 120 characters), so the message stays readable.
 pub(crate) fn difference(stored: &Study, given: &Study) -> Option<(String, String, String)> {
     // Invariant: a study is plain data (string keys, finite numbers): it serializes.
     let a = serde_json::to_value(stored).expect("a study serializes");
     // Invariant: as above.
     let b = serde_json::to_value(given).expect("a study serializes");
     let (a, b) = (a.as_object()?, b.as_object()?);
-    for (key, va) in a {
-        if key == "description" || key == "reports" {
-            continue;
+    let null = serde_json::Value::Null;
+    a.iter()
+        .filter(|(key, _)| *key != "description" && *key != "reports")
+        .find_map(|(key, va)| first_difference(key.clone(), va, b.get(key).unwrap_or(&null)))
+        .map(|(path, x, y)| (path, short(x), short(y)))
+}
+
+/// The first place, depth first, where `a` and `b` differ, below `path`.
+fn first_difference<'v>(
+    path: String,
+    a: &'v serde_json::Value,
+    b: &'v serde_json::Value,
+) -> Option<(String, &'v serde_json::Value, &'v serde_json::Value)> {
+    use serde_json::Value;
+    const NULL: &Value = &Value::Null;
+    match (a, b) {
+        _ if a == b => None,
+        (Value::Object(x), Value::Object(y)) => {
+            let keys = x.keys().chain(y.keys().filter(|k| !x.contains_key(*k)));
+            keys.into_iter().find_map(|k| {
+                let (va, vb) = (x.get(k).unwrap_or(NULL), y.get(k).unwrap_or(NULL));
+                first_difference(format!("{path}.{k}"), va, vb)
+            })
         }
-        let vb = b.get(key).cloned().unwrap_or(serde_json::Value::Null);
-        if *va != vb {
-            return Some((key.clone(), va.to_string(), vb.to_string()));
-        }
+        (Value::Array(x), Value::Array(y)) => (0..x.len().max(y.len())).find_map(|i| {
+            let (va, vb) = (x.get(i).unwrap_or(NULL), y.get(i).unwrap_or(NULL));
+            first_difference(format!("{path}[{i}]"), va, vb)
+        }),
+        _ => Some((path, a, b)),
     }
-    None
+}
+
+/// Compact JSON, shortened past 120 characters.
+fn short(value: &serde_json::Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(120) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
 }
 
 /// An output directory.

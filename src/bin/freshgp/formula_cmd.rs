@@ -125,23 +125,7 @@ pub fn run(args: Args) -> Result<()> {
         } => {
             let grammar = Grammar::named_or_file(&grammar)?;
             let f = parse(&formula, &grammar)?;
-            let mut terminals = [0.0; Terminal::COUNT];
-            for value in &values {
-                let (name, number) = value
-                    .split_once('=')
-                    .with_context(|| format!("`{value}`: expected NAME=VALUE, e.g. t=3"))?;
-                let t = Terminal::from_name(name.trim())
-                    .with_context(|| format!("`{value}`: `{name}` is not a terminal"))?;
-                let number: f64 = number
-                    .trim()
-                    .parse()
-                    .with_context(|| format!("`{value}`: `{number}` is not a number"))?;
-                if number.is_nan() {
-                    // Evaluation never yields NaN only because no input is NaN.
-                    anyhow::bail!("`{value}`: a terminal value cannot be NaN");
-                }
-                terminals[t.index()] = number;
-            }
+            let terminals = terminal_values(&f, &values)?;
             let program = Program::compile(&f, grammar.closure());
             writeln!(out, "{}", program.eval_one(&terminals))?;
         }
@@ -169,4 +153,42 @@ pub fn parse(text: &str, grammar: &Grammar) -> Result<Formula> {
             " ".repeat(column)
         )
     })
+}
+
+/// The terminal values given as `NAME=VALUE` for `formula`: each a terminal it reads, given
+/// once, with a finite value (the simulation never feeds NaN or ±inf); the others are 0.
+fn terminal_values(formula: &Formula, values: &[String]) -> Result<[f64; Terminal::COUNT]> {
+    let reads = formula.terminals();
+    let mut terminals = [0.0; Terminal::COUNT];
+    let mut given = [false; Terminal::COUNT];
+    for value in values {
+        let (name, number) = value
+            .split_once('=')
+            .with_context(|| format!("`{value}`: expected NAME=VALUE, e.g. t=3"))?;
+        let t = Terminal::from_name(name.trim())
+            .with_context(|| format!("`{value}`: `{name}` is not a terminal"))?;
+        if !reads.contains(&t) {
+            let names: Vec<String> = reads.iter().map(|t| t.to_string()).collect();
+            anyhow::bail!(
+                "`{value}`: the formula does not read {t} (it reads {})",
+                if names.is_empty() {
+                    "no terminal".to_string()
+                } else {
+                    names.join(", ")
+                }
+            );
+        }
+        if std::mem::replace(&mut given[t.index()], true) {
+            anyhow::bail!("`{value}`: {t} is given twice");
+        }
+        let number: f64 = number
+            .trim()
+            .parse()
+            .with_context(|| format!("`{value}`: `{number}` is not a number"))?;
+        if !number.is_finite() {
+            anyhow::bail!("`{value}`: {number} is not a finite number (terminal values are)");
+        }
+        terminals[t.index()] = number;
+    }
+    Ok(terminals)
 }
