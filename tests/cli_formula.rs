@@ -77,7 +77,7 @@ fn bad_values_exit_2() {
     for (values, says) in [
         (["t=2", "Q=3"], "`Q` is not a terminal"),
         (["t=2", "X=three"], "`three` is not a number"),
-        (["t=2", "X=NaN"], "cannot be NaN"),
+        (["t=2", "X=NaN"], "NaN is not a finite number"),
         (["t=2", "X3"], "expected NAME=VALUE"),
     ] {
         let out = freshgp()
