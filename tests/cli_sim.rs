@@ -634,3 +634,11 @@ fn values_may_start_with_a_hyphen() {
         "resources must be in (0, 1], got -1",
     );
 }
+
+#[test]
+fn a_population_too_large_for_memory_is_refused_before_allocating() {
+    fails_with(
+        &["evolve", "--data", SAMPLE, "--population", "100000000000"],
+        "population = 100000000000: at most 1,000,000 individuals",
+    );
+}

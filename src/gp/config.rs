@@ -99,9 +99,13 @@ impl Default for RawGpConfig {
     }
 }
 
+/// The largest population [`RawGpConfig::check`] accepts (two generations of it are held
+/// in memory, about a kilobyte per formula).
+pub const MAX_POPULATION: usize = 1_000_000;
+
 /// Checked GP settings.
 ///
-/// **Invariant:** population >= 2; 1 <= tournament <= population; probabilities in [0, 1];
+/// **Invariant:** 2 <= population <= [`MAX_POPULATION`]; 1 <= tournament <= population; probabilities in [0, 1];
 /// 1 <= min_creation_depth <= max_creation_depth <= max_depth; keep_best >= 1.
 /// Depths count the nodes on the longest root-to-leaf path (a lone terminal has depth 1),
 /// as in the authors' GP library.
@@ -140,6 +144,14 @@ impl RawGpConfig {
         }
         if self.population < 2 {
             bad("population", self.population, "at least 2 individuals")?;
+        }
+        if self.population > MAX_POPULATION {
+            bad(
+                "population",
+                self.population,
+                "at most 1,000,000 individuals (two generations of formulas, about a kilobyte \
+                 each, are held in memory: a larger population would not fit)",
+            )?;
         }
         if self.tournament < 1 || self.tournament > self.population {
             bad(
@@ -219,6 +231,12 @@ mod tests {
         .check()
         .unwrap_err();
         assert!(e.to_string().starts_with("population = 1"), "{e}");
+        let huge = RawGpConfig {
+            population: 100_000_000_000,
+            ..RawGpConfig::default()
+        };
+        let e = huge.check().unwrap_err().to_string();
+        assert!(e.contains("at most 1,000,000 individuals"), "{e}");
         let e = RawGpConfig {
             tournament: 400,
             ..Default::default()
