@@ -763,3 +763,30 @@ fn results_of_other_data_are_never_mixed() {
         "{err}"
     );
 }
+
+#[test]
+fn ranges_that_depend_on_the_size_are_checked_when_the_study_is_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (from, to, says) in [
+        (
+            "seeds: 2,",
+            "seeds: 2,\n    warmup: 30,",
+            "tiny.ron:6: warmup: 30 warm-up cycles leave no cycle to score in periods of 7 cycles (21 days in 3 periods)",
+        ),
+        (
+            "top_resources: [0.02, 0.05],",
+            "top_resources: [0.001, 0.05],",
+            "tiny.ron:6: top_resources: 0.001 of the smallest set (200 pages) is less than one visit a cycle",
+        ),
+    ] {
+        let study = write_study(tmp.path(), &TINY.replace(from, to));
+        let err = fails(&[
+            "experiment".as_ref(),
+            study.as_os_str(),
+            "--out".as_ref(),
+            tmp.path().join("out").as_os_str(),
+        ]);
+        assert!(err.contains(says), "{err}");
+        assert!(!tmp.path().join("out").exists(), "nothing was written");
+    }
+}

@@ -30,6 +30,7 @@
 //! directory. The checked [`Study`] keeps them as written: it is what an output directory
 //! stores (`study.json`) to recognise its study when a run is resumed or merged.
 
+use crate::data::split::Split;
 use crate::data::synth::{self, SynthParams};
 use crate::data::{self, DataError, Dataset, LoadOptions, UnknownPolicy};
 use crate::formula::{Grammar, GrammarError};
@@ -402,7 +403,86 @@ impl Study {
                 reason: e.to_string(),
             })?;
         }
+        // The ranges that depend on the dataset's size, checked now when the size is known
+        // without generating it (a synthetic spec), with the line of the field.
+        if let Some((pages, days)) = study.synthetic_size(&base) {
+            study
+                .check_size(pages, days)
+                .map_err(|v| StudyError::Invalid {
+                    file: path.display().to_string(),
+                    line: line_of_field(&text, &v.field, &study.configurations),
+                    field: v.field,
+                    reason: v.reason,
+                })?;
+        }
         Ok(study)
+    }
+
+    /// Pages and days of a synthetic dataset spec (the preset's where not written);
+    /// `None` for a file, or a preset file that does not read (loading reports it).
+    fn synthetic_size(&self, base: &Path) -> Option<(usize, usize)> {
+        let DatasetSpec::Synthetic {
+            preset,
+            pages,
+            days,
+            ..
+        } = &self.dataset
+        else {
+            return None;
+        };
+        let params = if synth::PRESETS.iter().any(|(n, _)| n == preset) {
+            SynthParams::preset(preset).ok()?
+        } else {
+            SynthParams::named_or_file(&base.join(preset).display().to_string()).ok()?
+        };
+        Some((pages.unwrap_or(params.pages), days.unwrap_or(params.days)))
+    }
+
+    /// The rules that depend on the dataset's size: in every rotation, each period leaves a
+    /// cycle to score after the warm-up, and each set gets at least one visit a cycle at
+    /// the study's resources and at every `top_resources`.
+    fn check_size(&self, pages: usize, cycles: usize) -> Result<(), Violation> {
+        for &rotation in &self.rotations {
+            let split = Split::new(pages, cycles, rotation)
+                .map_err(|e| violation("dataset", e.to_string()))?;
+            let shortest = [
+                split.train_cycles.clone(),
+                split.validation_cycles.clone(),
+                split.test_cycles.clone(),
+            ]
+            .iter()
+            .map(|c| c.end() + 1 - c.start())
+            .min()
+            .unwrap_or(0);
+            if self.sim.warmup() >= shortest {
+                return Err(violation(
+                    "warmup",
+                    format!(
+                        "{} warm-up cycles leave no cycle to score in periods of {shortest} \
+                         cycles ({cycles} days in 3 periods)",
+                        self.sim.warmup()
+                    ),
+                ));
+            }
+            let smallest = [split.train.len(), split.validation.len(), split.test.len()]
+                .into_iter()
+                .min()
+                .unwrap_or(0);
+            let levels = std::iter::once(("resources", self.sim.resources()))
+                .chain(self.top_resources.iter().map(|&r| ("top_resources", r)));
+            for (field, resources) in levels {
+                if (smallest as f64 * resources).floor() < 1.0 {
+                    return Err(violation(
+                        field,
+                        format!(
+                            "{resources} of the smallest set ({smallest} pages) is less than \
+                             one visit a cycle"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Parses and checks RON text; `origin` names it in errors. Grammar files are not
