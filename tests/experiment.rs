@@ -530,7 +530,9 @@ fn a_weighted_fitness_under_a_host_cap_runs_and_reports() {
         .code(2);
     let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
     assert!(
-        stderr.contains("holds a different study") && stderr.contains("`sim`"),
+        stderr.contains("holds a different study")
+            && stderr.contains("`sim.host_cap` differs")
+            && stderr.contains("(stored 2, file 3)"),
         "{stderr}"
     );
     // A cap of 0 names the file, the line and the field.
