@@ -110,3 +110,18 @@ fn eval_refuses_values_it_would_misread() {
         assert!(err.contains(says), "{values:?}: {err}");
     }
 }
+
+#[test]
+fn the_caret_lines_up_under_tabs() {
+    let out = freshgp()
+        .args(["formula", "print", "t *\tQ"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("  t *\tQ\n     \t^\n"), "{stderr:?}");
+    let help = stdout_of(&["formula", "--help"]);
+    assert!(
+        !help.contains("check") && !help.contains("simplify,"),
+        "{help}"
+    );
+}

@@ -225,6 +225,14 @@ impl Style for LatexStyle {
     }
 
     fn binary(&self, op: BinaryOp, a: Printed, b: Printed) -> Printed {
+        // Mathematics writes `x - (-t)`, not `x - -t`: a negation right of an infix
+        // operator is grouped.
+        let b = match op {
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul if b.level == UNARY => {
+                Printed::new(self.group(b.text), ATOM)
+            }
+            _ => b,
+        };
         match op {
             BinaryOp::Pow => {
                 let needs = a.level <= POWER;
@@ -317,5 +325,11 @@ mod tests {
         assert_eq!(l("(t + 1)^2"), r"\left(t + 1\right)^{2}");
         assert_eq!(l("log(t) * CG"), r"\log\left(t\right) \cdot \mathit{CG}");
         assert_eq!(l("1e-7 * t"), r"1 \times 10^{-7} \cdot t");
+        assert_eq!(l("X - -t"), r"X - \left(-t\right)");
+        assert_eq!(
+            l("X * -2 + -t"),
+            r"X \cdot \left(-2\right) + \left(-t\right)"
+        );
+        assert_eq!(l("-t - X"), r"-t - X");
     }
 }

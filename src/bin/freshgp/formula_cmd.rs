@@ -147,11 +147,12 @@ pub fn run(args: Args) -> Result<()> {
 /// Parses, turning the error into one that quotes the text and points at the offset.
 pub fn parse(text: &str, grammar: &Grammar) -> Result<Formula> {
     Formula::parse(text, grammar).map_err(|e| {
-        let column = text[..e.offset.min(text.len())].chars().count();
-        anyhow::anyhow!(
-            "cannot read formula:\n  {text}\n  {}^\n{e}",
-            " ".repeat(column)
-        )
+        // The caret's indent keeps the text's tabs, so it lines up whatever the tab width.
+        let indent: String = text[..e.offset.min(text.len())]
+            .chars()
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect();
+        anyhow::anyhow!("cannot read formula:\n  {text}\n  {indent}^\n{e}")
     })
 }
 

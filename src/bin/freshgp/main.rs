@@ -39,7 +39,7 @@ enum Command {
     Experiment(experiment_cmd::Args),
     /// Write a study's tables and plots from its output directory; merge shards.
     Report(report_cmd::Args),
-    /// Parse, check, simplify, print and evaluate formulas.
+    /// Print (simplified, canonical or as LaTeX), evaluate and export formulas.
     Formula(formula_cmd::Args),
     /// Apply a crawler's download log to a saved state and print the next batch.
     Schedule(schedule_cmd::Args),
