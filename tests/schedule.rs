@@ -420,9 +420,12 @@ fn cli_errors_name_the_problem() {
         .assert()
         .success();
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-    assert!(err.contains("2 observations recorded"), "{err}");
     assert!(
-        err.contains("skipped 1 duplicate lines") && err.contains("and 1 lines not after"),
+        err.contains("2 observations recorded, 0 new pages"),
+        "{err}"
+    );
+    assert!(
+        err.contains("skipped 1 duplicate line (") && err.contains("and 1 line not after"),
         "{err}"
     );
     // A cycle far beyond the state's: refused, nothing applied, unless forced.
@@ -557,9 +560,9 @@ fn pages_can_be_removed_from_a_schedule() {
     let err = String::from_utf8(output.stderr.clone()).unwrap();
     assert!(!batch.lines().any(|p| p == "b"), "{batch}");
     assert_eq!(batch.lines().count(), 2, "{batch}");
-    assert!(err.contains("1 pages removed"), "{err}");
+    assert!(err.contains("1 page removed"), "{err}");
     assert!(
-        err.contains("1 ids were not scheduled (first: ") && err.contains("gone.txt:4: nowhere"),
+        err.contains("1 id not scheduled (first: ") && err.contains("gone.txt:4: nowhere"),
         "{err}"
     );
     let scheduler: Scheduler = Scheduler::load(&state).unwrap();

@@ -33,6 +33,8 @@ pub struct Stats {
     pub(crate) pages_per_host: Option<f64>,
     /// Largest host (pages).
     pub(crate) largest_host: Option<usize>,
+    /// Pages whose host is empty (no host: never capped, their own host for `HR`).
+    pub(crate) pages_without_host: usize,
     /// Unknown cycles over all pages.
     pub unknown_cycles: usize,
     /// Pages with at least one unknown cycle.
@@ -231,15 +233,23 @@ impl Stats {
         };
         let max = changes_per_page.iter().rposition(|&n| n > 0).unwrap_or(0);
         let weights = d.weight_values().and_then(WeightStats::of);
+        // An empty host name is no host (SPEC §8): such pages are counted apart.
+        let mut pages_without_host = 0;
         let (hosts, pages_per_host, largest_host) =
             match (0..pages).map(|p| d.host(p)).collect::<Option<Vec<u32>>>() {
                 Some(h) if pages > 0 => {
-                    let mut sizes = vec![0usize; d.host_names().len()];
+                    let names = d.host_names();
+                    let mut sizes = vec![0usize; names.len()];
                     for x in h {
-                        sizes[x as usize] += 1;
+                        if names[x as usize].is_empty() {
+                            pages_without_host += 1;
+                        } else {
+                            sizes[x as usize] += 1;
+                        }
                     }
                     let n = sizes.iter().filter(|&&s| s > 0).count();
-                    (Some(n), Some(ratio(pages, n)), sizes.iter().max().copied())
+                    let hosted = pages - pages_without_host;
+                    (Some(n), Some(ratio(hosted, n)), sizes.iter().max().copied())
                 }
                 _ => (None, None, None),
             };
@@ -249,6 +259,7 @@ impl Stats {
             hosts,
             pages_per_host,
             largest_host,
+            pages_without_host,
             unknown_cycles,
             pages_with_unknown,
             pages_over_2_unknown: over2,
@@ -277,10 +288,14 @@ impl fmt::Display for Stats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "pages              {}", self.pages)?;
         writeln!(f, "cycles             {}", self.cycles)?;
+        let without = match self.pages_without_host {
+            0 => String::new(),
+            n => format!("; {}", plural(n, "page", "pages") + " without a host"),
+        };
         match (self.hosts, self.pages_per_host, self.largest_host) {
             (Some(h), Some(m), Some(l)) => writeln!(
                 f,
-                "hosts              {h} (mean {m:.1} pages/host, largest {l})"
+                "hosts              {h} (mean {m:.1} pages/host, largest {l}{without})"
             )?,
             _ => writeln!(f, "hosts              - (no host column)")?,
         }
@@ -356,9 +371,32 @@ impl fmt::Display for Stats {
     }
 }
 
+/// `n` and the noun in the number `n` takes: "1 page", "2 pages".
+pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pages_without_a_host_are_not_a_host() {
+        let mut d = Dataset::from_bit_strings(&["01", "10", "11"]).unwrap();
+        d.set_hosts(vec![0, 1, 1], vec!["a".into(), String::new()]);
+        let s = Stats::of(&d);
+        assert_eq!(
+            (s.hosts, s.largest_host, s.pages_without_host),
+            (Some(1), Some(1), 2)
+        );
+        assert!(
+            s.to_string().contains(
+                "hosts              1 (mean 1.0 pages/host, largest 1; 2 pages without a host)"
+            ),
+            "{s}"
+        );
+        assert_eq!(plural(1, "page", "pages"), "1 page");
+    }
 
     #[test]
     fn figures_by_hand() {

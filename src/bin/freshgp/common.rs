@@ -172,3 +172,12 @@ pub fn policy_list(list: &str) -> Result<Vec<Policy>> {
     }
     Ok(policies)
 }
+
+/// `n` and `noun`, in the plural unless `n` is 1: "1 page", "2 pages".
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}

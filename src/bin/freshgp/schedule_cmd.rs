@@ -1,7 +1,7 @@
 //! `freshgp schedule`: one step of a live crawl — apply a log of downloads to a saved
 //! scheduler state, print the next batch, save the state.
 
-use crate::common::PolicyArgs;
+use crate::common::{count, PolicyArgs};
 use anyhow::{bail, Context, Result};
 use freshgp::schedule::{log, Scheduler, StateLock};
 use freshgp::sim::SimConfig;
@@ -104,10 +104,10 @@ pub fn run(args: Args) -> Result<()> {
         .save(&args.state)
         .context("cannot save the state")?;
     eprintln!(
-        "{state}: {} pages, latest observed cycle {}; batch for cycle {cycle}: {} pages",
-        scheduler.len(),
+        "{state}: {}, latest observed cycle {}; batch for cycle {cycle}: {}",
+        count(scheduler.len(), "page"),
         scheduler.latest_cycle(),
-        batch.len()
+        count(batch.len(), "page")
     );
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if args.json {
@@ -174,18 +174,18 @@ fn observe(scheduler: &mut Scheduler, path: &std::path::Path, args: &Args) -> Re
         log::apply_with(scheduler, BufReader::new(file), &name, options)?
     };
     eprintln!(
-        "{}: {} observations recorded, {} new pages",
+        "{}: {} recorded, {}",
         path.display(),
-        summary.observations,
-        summary.added
+        count(summary.observations, "observation"),
+        count(summary.added, "new page")
     );
     if let Some(first) = &summary.first_skipped {
         eprintln!(
-            "{}: skipped {} duplicate lines (the last of each page and cycle applies) and {} \
-             lines not after their page's latest observation; first: {first}",
+            "{}: skipped {} (the last of each page and cycle applies) and {} not after their \
+             page's latest observation; first: {first}",
             path.display(),
-            summary.duplicates,
-            summary.stale
+            count(summary.duplicates, "duplicate line"),
+            count(summary.stale, "line")
         );
     }
     Ok(())
@@ -213,9 +213,10 @@ fn remove_pages(scheduler: &mut Scheduler, path: &std::path::Path) -> Result<()>
             first_unknown.get_or_insert_with(|| format!("{name}:{}: {id}", i + 1));
         }
     }
-    eprintln!("{name}: {removed} pages removed");
+    eprintln!("{name}: {} removed", count(removed, "page"));
     if let Some(first) = first_unknown {
-        eprintln!("{name}: {unknown} ids were not scheduled (first: {first})");
+        let ids = count(unknown, "id");
+        eprintln!("{name}: {ids} not scheduled (first: {first})");
     }
     Ok(())
 }
