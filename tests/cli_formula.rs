@@ -125,3 +125,24 @@ fn the_caret_lines_up_under_tabs() {
         "{help}"
     );
 }
+
+#[test]
+fn export_names_that_clash_with_the_target_are_refused() {
+    for (to, name) in [
+        ("java", "Math"),
+        ("c", "sin"),
+        ("c", "sqrt"),
+        ("python", "lambda"),
+        ("sql", "SELECT"),
+    ] {
+        let out = freshgp()
+            .args(["formula", "export", "t", "--to", to, "--name", name])
+            .assert()
+            .code(2);
+        let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(
+            stderr.contains(&format!("function name `{name}`")) && stderr.contains("reserves it"),
+            "{stderr}"
+        );
+    }
+}

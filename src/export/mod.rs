@@ -163,15 +163,20 @@ const PYTHON_RESERVED: &[&str] = &[
     "with", "yield", "math", "float",
 ];
 
-/// Words that cannot be a function name in C (a short, practical list).
+/// Words that cannot be a function name in C: keywords and the C library's names.
 const C_RESERVED: &[&str] = &[
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
     "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
     "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
     "union", "unsigned", "void", "volatile", "while", "main", "log", "exp", "pow", "isnan",
+    // <math.h> and <stdlib.h> names: a function of the same name would not compile.
+    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "exp2", "expm1",
+    "log2", "log10", "log1p", "sqrt", "cbrt", "fabs", "floor", "ceil", "round", "trunc", "fmod",
+    "fmin", "fmax", "hypot", "isinf", "isfinite", "signbit", "copysign", "nan", "abs", "exit",
+    "free", "malloc",
 ];
 
-/// Words that cannot be a function name in Java (a short, practical list).
+/// Words that cannot be a class or method name in Java: keywords and java.lang classes.
 const JAVA_RESERVED: &[&str] = &[
     "_",
     "abstract",
@@ -228,6 +233,17 @@ const JAVA_RESERVED: &[&str] = &[
     "false",
     "null",
     "var",
+    // java.lang classes the generated code uses or a class must not shadow.
+    "Math",
+    "Double",
+    "Float",
+    "Integer",
+    "Long",
+    "Object",
+    "String",
+    "System",
+    "Number",
+    "Boolean",
 ];
 
 /// Words that cannot be a function name in Rust (a short, practical list).
@@ -390,7 +406,10 @@ fn check_name(name: &str, language: Language) -> Result<(), ExportError> {
         language.reserved().contains(&name)
     };
     if reserved {
-        return bad(&format!("it is a reserved word in {}", language.name()));
+        return bad(&format!(
+            "{} reserves it (a keyword or a library name)",
+            language.name()
+        ));
     }
     let is_terminal = Terminal::ALL.iter().any(|t| {
         if language == Language::Sql {
