@@ -568,3 +568,34 @@ fn pages_can_be_removed_from_a_schedule() {
     let scheduler: Scheduler = Scheduler::load(&state).unwrap();
     assert!(!scheduler.contains("b") && scheduler.len() == 2);
 }
+
+#[test]
+fn infinite_scores_are_written_as_strings_in_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("s.state");
+    let log = write(dir.path(), "day1.tsv", "a\t1\t1\nb\t1\t0\n");
+    let out = run_ok(&[
+        "schedule",
+        "--policy",
+        "exp(exp(t * 10)) * (1 - 2 * X)",
+        "--state",
+        state.to_str().unwrap(),
+        "--observe",
+        log.to_str().unwrap(),
+        "--k",
+        "2",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let scores: Vec<&serde_json::Value> = v["batch"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["score"])
+        .collect();
+    assert_eq!(
+        scores,
+        [&serde_json::json!("inf"), &serde_json::json!("-inf")],
+        "{out}"
+    );
+}

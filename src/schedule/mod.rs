@@ -149,12 +149,24 @@ pub enum ScheduleError {
     Full,
 }
 
+/// A score as JSON: the number when finite, else `"inf"` or `"-inf"` (JSON has no
+/// infinity, and `null` would read as "no score").
+fn score_json<S: serde::Serializer>(score: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    match *score {
+        s if s.is_finite() => serializer.serialize_f64(s),
+        s if s > 0.0 => serializer.serialize_str("inf"),
+        _ => serializer.serialize_str("-inf"),
+    }
+}
+
 /// One page of a batch.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Pick<K> {
     /// The page.
     pub page: K,
-    /// Its score.
+    /// Its score (serialized as a number, or as the string `"inf"` / `"-inf"`: a formula
+    /// can overflow, and JSON has no infinity; never NaN).
+    #[serde(serialize_with = "score_json")]
     pub score: f64,
     /// Its weight (SPEC §8).
     pub weight: f64,
