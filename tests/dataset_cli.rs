@@ -154,11 +154,11 @@ fn from_log_weights_from_the_log_and_a_weights_file() {
          0?\thttp://c.org/\tc.org\tweight=1\n"
     );
     assert!(
-        err.contains("weights from the log on 1 pages (1 of them with differing weights"),
+        err.contains("weights from the log on 1 page (1 of them with differing weights"),
         "{err}"
     );
     assert!(
-        err.contains("2 weights; set on 1 pages, 2 pages not listed keep theirs, 1 ids not in the history (`http://gone.org/`)"),
+        err.contains("2 weights; set on 1 page, 2 pages not listed keep theirs, 1 id not in the history (`http://gone.org/`)"),
         "{err}"
     );
     // stats shows the distribution, in text and JSON

@@ -69,10 +69,15 @@ pub struct WeightReport {
 
 impl fmt::Display for WeightReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use super::stats::plural;
         write!(
             f,
-            "{}: {} weights; set on {} pages, {} pages not listed keep theirs, {} ids not in the history",
-            self.file, self.entries, self.pages_set, self.pages_not_listed, self.unknown_ids
+            "{}: {}; set on {}, {} not listed keep theirs, {} not in the history",
+            self.file,
+            plural(self.entries, "weight", "weights"),
+            plural(self.pages_set, "page", "pages"),
+            plural(self.pages_not_listed, "page", "pages"),
+            plural(self.unknown_ids, "id", "ids")
         )?;
         if !self.unknown_examples.is_empty() {
             let shown: Vec<String> = self
@@ -326,7 +331,7 @@ mod tests {
             }
         );
         assert!(
-            r.to_string().contains("1 ids not in the history (`nope`)"),
+            r.to_string().contains("1 id not in the history (`nope`)"),
             "{r}"
         );
     }

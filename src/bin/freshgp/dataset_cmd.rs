@@ -209,8 +209,8 @@ fn from_log_cmd(args: FromLogArgs) -> Result<()> {
     }
     if report.weighted_pages > 0 {
         eprintln!(
-            "{name}: weights from the log on {} pages ({} of them with differing weights: the latest line's kept)",
-            report.weighted_pages, report.conflicting_weights
+            "{name}: weights from the log on {} ({} of them with differing weights: the latest line's kept)",
+            crate::common::count(report.weighted_pages, "page"), report.conflicting_weights
         );
     }
     weights.apply(&mut d)?;
