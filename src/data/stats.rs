@@ -233,26 +233,7 @@ impl Stats {
         };
         let max = changes_per_page.iter().rposition(|&n| n > 0).unwrap_or(0);
         let weights = d.weight_values().and_then(WeightStats::of);
-        // An empty host name is no host (SPEC §8): such pages are counted apart.
-        let mut pages_without_host = 0;
-        let (hosts, pages_per_host, largest_host) =
-            match (0..pages).map(|p| d.host(p)).collect::<Option<Vec<u32>>>() {
-                Some(h) if pages > 0 => {
-                    let names = d.host_names();
-                    let mut sizes = vec![0usize; names.len()];
-                    for x in h {
-                        if names[x as usize].is_empty() {
-                            pages_without_host += 1;
-                        } else {
-                            sizes[x as usize] += 1;
-                        }
-                    }
-                    let n = sizes.iter().filter(|&&s| s > 0).count();
-                    let hosted = pages - pages_without_host;
-                    (Some(n), Some(ratio(hosted, n)), sizes.iter().max().copied())
-                }
-                _ => (None, None, None),
-            };
+        let (hosts, pages_per_host, largest_host, pages_without_host) = host_figures(d);
         Stats {
             pages,
             cycles,
@@ -369,6 +350,36 @@ impl fmt::Display for Stats {
         }
         writeln!(f)
     }
+}
+
+/// Hosts, mean pages per host and the largest host (`None` without a host column), and
+/// the pages without a host. An empty host name is no host (SPEC §8): such pages are
+/// counted apart.
+fn host_figures(d: &Dataset) -> (Option<usize>, Option<f64>, Option<usize>, usize) {
+    let pages = d.pages();
+    let Some(h) = (0..pages).map(|p| d.host(p)).collect::<Option<Vec<u32>>>() else {
+        return (None, None, None, 0);
+    };
+    if pages == 0 {
+        return (None, None, None, 0);
+    }
+    let names = d.host_names();
+    let mut sizes = vec![0usize; names.len()];
+    let mut without = 0;
+    for x in h {
+        if names[x as usize].is_empty() {
+            without += 1;
+        } else {
+            sizes[x as usize] += 1;
+        }
+    }
+    let n = sizes.iter().filter(|&&s| s > 0).count();
+    let mean = if n == 0 {
+        0.0
+    } else {
+        (pages - without) as f64 / n as f64
+    };
+    (Some(n), Some(mean), sizes.iter().max().copied(), without)
 }
 
 /// `n` and the noun in the number `n` takes: "1 page", "2 pages".
