@@ -791,4 +791,17 @@ fn ranges_that_depend_on_the_size_are_checked_when_the_study_is_read() {
         assert!(err.contains(says), "{err}");
         assert!(!tmp.path().join("out").exists(), "nothing was written");
     }
+    // A file dataset too: its size is read with the study.
+    weighted_history(tmp.path());
+    let study = write_study(
+        tmp.path(),
+        &POLITE.replace("resources: 0.2,", "resources: 0.2,\n    warmup: 7,"),
+    );
+    let err = fails(&["experiment".as_ref(), study.as_os_str()]);
+    assert!(
+        err.contains(
+            "tiny.ron:5: warmup: 7 warm-up cycles leave no cycle to score in periods of 7 cycles"
+        ),
+        "{err}"
+    );
 }

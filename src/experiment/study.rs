@@ -403,9 +403,14 @@ impl Study {
                 reason: e.to_string(),
             })?;
         }
-        // The ranges that depend on the dataset's size, checked now when the size is known
-        // without generating it (a synthetic spec), with the line of the field.
-        if let Some((pages, days)) = study.synthetic_size(&base) {
+        // The ranges that depend on the dataset's size, checked now with the line of the
+        // field: a synthetic spec gives its size without generating it; a file is read (as
+        // the run reads it, unknown-cycle policy applied; a file that does not load is left
+        // to the run to report).
+        if let Some((pages, days)) = study
+            .synthetic_size(&base)
+            .or_else(|| study.file_size(&base))
+        {
             study
                 .check_size(pages, days)
                 .map_err(|v| StudyError::Invalid {
@@ -436,6 +441,18 @@ impl Study {
             SynthParams::named_or_file(&base.join(preset).display().to_string()).ok()?
         };
         Some((pages.unwrap_or(params.pages), days.unwrap_or(params.days)))
+    }
+
+    /// Pages and cycles of a file dataset after its unknown-cycle policy; `None` for a
+    /// synthetic spec or a file that does not load.
+    fn file_size(&self, base: &Path) -> Option<(usize, usize)> {
+        match &self.dataset {
+            DatasetSpec::Path(_) => {
+                let d = self.load_dataset(base).ok()?;
+                Some((d.pages(), d.cycles()))
+            }
+            DatasetSpec::Synthetic { .. } => None,
+        }
     }
 
     /// The rules that depend on the dataset's size: in every rotation, each period leaves a
