@@ -85,7 +85,8 @@ fn from_log_writes_the_spec_format_and_reports_bad_lines() {
     assert!(r.status.success());
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(err.contains("crawl.log:3:1:"), "{err}");
-    assert!(err.contains("1 malformed lines skipped"), "{err}");
+    assert!(err.contains("1 malformed line skipped"), "{err}");
+    assert!(err.contains("5 lines, 4 fetches (1 failed)"), "{err}");
     assert_eq!(
         std::fs::read_to_string(&out).unwrap(),
         "01\thttp://a.org/x\ta.org\n0?\thttp://b.org/\tb.org\n"

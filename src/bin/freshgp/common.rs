@@ -173,11 +173,11 @@ pub fn policy_list(list: &str) -> Result<Vec<Policy>> {
     Ok(policies)
 }
 
-/// `n` and `noun`, in the plural unless `n` is 1: "1 page", "2 pages".
+/// `n` and `noun`, in the plural unless `n` is 1: "1 page", "2 pages", "2 fetches".
 pub fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
+    match n {
+        1 => format!("1 {noun}"),
+        _ if noun.ends_with("ch") => format!("{n} {noun}es"),
+        _ => format!("{n} {noun}s"),
     }
 }

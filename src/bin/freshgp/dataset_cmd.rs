@@ -1,5 +1,6 @@
 //! `freshgp dataset`: make, convert and describe change histories.
 
+use crate::common::count;
 use anyhow::{bail, Context, Result};
 use clap::{Subcommand, ValueEnum};
 use freshgp::data::log::{from_log, parse_cycle, LogOptions, OnError};
@@ -210,7 +211,7 @@ fn from_log_cmd(args: FromLogArgs) -> Result<()> {
     if report.weighted_pages > 0 {
         eprintln!(
             "{name}: weights from the log on {} ({} of them with differing weights: the latest line's kept)",
-            crate::common::count(report.weighted_pages, "page"), report.conflicting_weights
+            count(report.weighted_pages, "page"), report.conflicting_weights
         );
     }
     weights.apply(&mut d)?;
@@ -219,15 +220,15 @@ fn from_log_cmd(args: FromLogArgs) -> Result<()> {
         .map(|t| t.to_string())
         .unwrap_or_else(|_| report.first_cycle_start.to_string());
     eprintln!(
-        "{}: {} lines, {} fetches ({} failed), {} malformed lines skipped → {} pages × {} cycles of {cycle} from {start}, {} unknown cycles; wrote {}",
+        "{}: {}, {} ({} failed), {} skipped → {} × {} of {cycle} from {start}, {}; wrote {}",
         name,
-        report.lines,
-        report.fetches,
+        count(report.lines, "line"),
+        count(report.fetches, "fetch"),
         report.failed_fetches,
-        report.skipped,
-        d.pages(),
-        d.cycles(),
-        d.unknown_count(),
+        count(report.skipped, "malformed line"),
+        count(d.pages(), "page"),
+        count(d.cycles(), "cycle"),
+        count(d.unknown_count(), "unknown cycle"),
         out.display()
     );
     Ok(())
