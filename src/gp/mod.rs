@@ -26,7 +26,7 @@ mod create;
 mod operators;
 mod select;
 
-pub use config::{ConfigError, DepthPolicy, GpConfig, RawGpConfig};
+pub use config::{ConfigError, DepthPolicy, GpConfig, RawGpConfig, MAX_POPULATION};
 pub(crate) use create::Primitives;
 pub(crate) use operators::{crossover, replacement_mutation, swap_mutation};
 pub use select::Strategy;
