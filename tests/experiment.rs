@@ -791,6 +791,13 @@ fn ranges_that_depend_on_the_size_are_checked_when_the_study_is_read() {
         assert!(err.contains(says), "{err}");
         assert!(!tmp.path().join("out").exists(), "nothing was written");
     }
+    // A default warm-up that the dataset's days rule out points at the dataset.
+    let study = write_study(tmp.path(), &TINY.replace("days: 21", "days: 6"));
+    let err = fails(&["experiment".as_ref(), study.as_os_str()]);
+    assert!(
+        err.contains("tiny.ron:4: warmup: 2 warm-up cycles leave no cycle to score in periods of 2 cycles (6 days"),
+        "{err}"
+    );
     // A file dataset too: its size is read with the study.
     weighted_history(tmp.path());
     let study = write_study(

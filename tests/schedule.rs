@@ -440,7 +440,7 @@ fn cli_errors_name_the_problem() {
         "1",
     ]);
     assert!(
-        err.contains("far.tsv:2: cycle 1700000000 is 1699999997 cycles after the state's latest cycle (3), more than the limit of 366"),
+        err.contains("far.tsv:2: cycle 1700000000 is 1699999996 cycles after the cycle before it (4: the state's latest or the log's), more than the limit of 366"),
         "{err}"
     );
     let scheduler: Scheduler = Scheduler::load(&state).unwrap();

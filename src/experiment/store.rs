@@ -65,7 +65,7 @@ pub enum StoreError {
         given: String,
     },
     /// The directory holds results computed on another dataset.
-    #[error("{dir} holds results computed on another dataset (stored: {stored}; {source_name}: {given}): the same study on other data is another study; choose another --out directory")]
+    #[error("{dir} holds results computed on another dataset (stored: {stored}; {source_name}: {given}): results of two datasets are never mixed (the same study on other data is another study: give it another output directory)")]
     OtherData {
         /// The directory.
         dir: String,
@@ -153,15 +153,20 @@ fn first_difference<'v>(
         _ if a == b => None,
         (Value::Object(x), Value::Object(y)) => {
             let keys = x.keys().chain(y.keys().filter(|k| !x.contains_key(*k)));
-            keys.into_iter().find_map(|k| {
-                let (va, vb) = (x.get(k).unwrap_or(NULL), y.get(k).unwrap_or(NULL));
-                first_difference(format!("{path}.{k}"), va, vb)
-            })
+            keys.into_iter()
+                .find_map(|k| {
+                    let (va, vb) = (x.get(k).unwrap_or(NULL), y.get(k).unwrap_or(NULL));
+                    first_difference(format!("{path}.{k}"), va, vb)
+                })
+                // They differ only by a `null` against a missing key: the whole value.
+                .or(Some((path, a, b)))
         }
-        (Value::Array(x), Value::Array(y)) => (0..x.len().max(y.len())).find_map(|i| {
-            let (va, vb) = (x.get(i).unwrap_or(NULL), y.get(i).unwrap_or(NULL));
-            first_difference(format!("{path}[{i}]"), va, vb)
-        }),
+        (Value::Array(x), Value::Array(y)) => (0..x.len().max(y.len()))
+            .find_map(|i| {
+                let (va, vb) = (x.get(i).unwrap_or(NULL), y.get(i).unwrap_or(NULL));
+                first_difference(format!("{path}[{i}]"), va, vb)
+            })
+            .or(Some((path, a, b))),
         _ => Some((path, a, b)),
     }
 }

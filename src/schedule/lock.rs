@@ -5,7 +5,8 @@
 //! The lock is an operating-system lock (`std::fs::File::try_lock`) on a file next to the
 //! state, `<state>.lock`; it is released when the [`StateLock`] is dropped, or when the
 //! process ends however it ends, so a killed run never leaves a stale lock. The lock file
-//! itself stays (it holds nothing).
+//! itself stays (it holds nothing). The lock belongs to the path as given: two runs must
+//! name the state by the same path (a symlink to it locks a lock file of its own).
 //!
 //! ```
 //! use freshgp::schedule::StateLock;

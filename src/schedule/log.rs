@@ -77,7 +77,7 @@ pub enum LogError {
         reason: String,
     },
     /// An observation's cycle jumps too far beyond the state's latest cycle.
-    #[error("{file}:{line}: cycle {cycle} is {} cycles after the state's latest cycle ({latest}), more than the limit of {limit}: a timestamp or a typo? Nothing was applied; pass --force-jump (or raise --max-jump) if it is meant", cycle - latest)]
+    #[error("{file}:{line}: cycle {cycle} is {} cycles after the cycle before it ({latest}: the state's latest or the log's), more than the limit of {limit}: a timestamp or a typo? Nothing was applied; pass --force-jump (or raise --max-jump) if it is meant", cycle - latest)]
     Jump {
         /// The file.
         file: String,
@@ -85,7 +85,7 @@ pub enum LogError {
         line: usize,
         /// The cycle given.
         cycle: u32,
-        /// The state's latest cycle.
+        /// The cycle before it (the state's latest, or an earlier cycle of the log).
         latest: u32,
         /// The limit.
         limit: u32,
@@ -166,8 +166,9 @@ pub const DEFAULT_MAX_JUMP: u32 = 366;
 /// How [`apply_with`] treats a log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LogOptions {
-    /// Refuse the log when an observation's cycle is more than this many cycles after the
-    /// state's latest cycle (0 for a new state); `None`: no limit.
+    /// Refuse the log when a cycle is more than this many cycles after the cycle before it
+    /// (the state's latest, 0 for a new state, then the log's cycles in order); `None`: no
+    /// limit.
     pub max_jump: Option<u32>,
 }
 
@@ -192,7 +193,7 @@ pub struct Summary {
     /// Lines skipped because the page was already observed at that cycle or later (in the
     /// state, or by an earlier cycle's line of this log).
     pub stale: usize,
-    /// The first skipped line, as `file:line: reason`, to show the user.
+    /// The first skipped line in file order, as `file:line: reason`, to show the user.
     pub first_skipped: Option<String>,
 }
 
@@ -237,20 +238,8 @@ pub fn apply_with<R: BufRead>(
     options: LogOptions,
 ) -> Result<Summary, LogError> {
     let lines = read_lines(input, file)?;
-    let latest = scheduler.latest_cycle();
     if let Some(limit) = options.max_jump {
-        if let Some(line) = lines
-            .iter()
-            .find(|l| l.cycle.saturating_sub(latest) > limit)
-        {
-            return Err(LogError::Jump {
-                file: file.to_string(),
-                line: line.number,
-                cycle: line.cycle,
-                latest,
-                limit,
-            });
-        }
+        check_jumps(&lines, scheduler.latest_cycle(), limit, file)?;
     }
     let mut summary = Summary::default();
     let refused = |number: usize| {
@@ -276,10 +265,13 @@ pub fn apply_with<R: BufRead>(
         let (a, b) = (&lines[a], &lines[b]);
         (a.cycle, &a.page, a.number).cmp(&(b.cycle, &b.page, b.number))
     });
-    let skip = |summary: &mut Summary, line: &Line, reason: String| {
-        if summary.first_skipped.is_none() {
-            summary.first_skipped = Some(format!("{file}:{}: {reason}", line.number));
+    // The first skipped line in file order (lines are applied in cycle order).
+    let mut first_skipped: Option<(usize, String)> = None;
+    let mut skip = |summary: &mut Summary, line: &Line, reason: String| {
+        if first_skipped.as_ref().is_none_or(|(n, _)| line.number < *n) {
+            first_skipped = Some((line.number, format!("{file}:{}: {reason}", line.number)));
         }
+        summary.first_skipped = first_skipped.as_ref().map(|(_, text)| text.clone());
     };
     for (i, &at) in order.iter().enumerate() {
         let line = &lines[at];
@@ -322,6 +314,32 @@ pub fn apply_with<R: BufRead>(
         summary.observations += 1;
     }
     Ok(summary)
+}
+
+/// Refuses a log whose cycles jump more than `limit` past the cycle before them: the
+/// state's latest (0 for a new state), then the log's own cycles in increasing order, so
+/// a long history imported at once passes and a timestamp among day numbers does not.
+fn check_jumps(lines: &[Line], latest: u32, limit: u32, file: &str) -> Result<(), LogError> {
+    let mut cycles: Vec<(u32, usize)> = lines
+        .iter()
+        .filter(|l| l.cycle > latest)
+        .map(|l| (l.cycle, l.number))
+        .collect();
+    cycles.sort_unstable();
+    let mut before = latest;
+    for (cycle, number) in cycles {
+        if cycle - before > limit {
+            return Err(LogError::Jump {
+                file: file.to_string(),
+                line: number,
+                cycle,
+                latest: before,
+                limit,
+            });
+        }
+        before = cycle;
+    }
+    Ok(())
 }
 
 /// Reads and parses every line of a log.
@@ -467,7 +485,7 @@ mod tests {
                 LogError::Jump {
                     line: 2,
                     cycle: 1_700_000_000,
-                    latest: 10,
+                    latest: 11,
                     limit: 366,
                     ..
                 }
@@ -478,10 +496,23 @@ mod tests {
             !s.contains("b") && s.latest_cycle() == 10,
             "nothing applied"
         );
-        // The limit is the state's latest plus 366: 376 passes, 377 does not.
+        // The limit is 366 past the cycle before: 376 passes, 377 does not.
         assert!(apply(&mut s, "a\t376\t1\n".as_bytes(), "log.tsv").is_ok());
         let limited = LogOptions { max_jump: Some(5) };
         assert!(apply_with(&mut s, "a\t382\t1\n".as_bytes(), "l", limited).is_err());
+        // A long history imported into a new state passes: each cycle follows the one before.
+        let mut fresh: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
+        let history: String = (1..=1000).map(|d| format!("a\t{d}\t{}\n", d % 2)).collect();
+        assert_eq!(
+            apply(&mut fresh, history.as_bytes(), "h")
+                .unwrap()
+                .observations,
+            1000
+        );
+        // A timestamp as a new state's first cycle does not.
+        let mut fresh: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
+        let err = apply(&mut fresh, "a\t1700000000\t1\n".as_bytes(), "h").unwrap_err();
+        assert!(matches!(err, LogError::Jump { latest: 0, .. }), "{err:?}");
         let forced = LogOptions { max_jump: None };
         apply_with(&mut s, far.as_bytes(), "log.tsv", forced).unwrap();
         assert_eq!(s.latest_cycle(), 1_700_000_000);

@@ -149,7 +149,6 @@ fn choose(
     }
 }
 
-/// Sorts `order` by descending score; ties by the seeded tie key, or as the authors'
 /// Scores every page on its own at `cycle` with `k` visits to spend (a rate policy solves
 /// its rates over the pages one by one).
 fn score(
@@ -167,6 +166,7 @@ fn score(
     }
 }
 
+/// Sorts `order` by descending score; ties by the seeded tie key, or as the authors'
 /// `std::sort` leaves them (starting from the previous cycle's order).
 fn rank(order: &mut [u32], scores: &[f64], config: &SimConfig, cycle: u32) {
     match config.ties() {

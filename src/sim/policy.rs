@@ -735,17 +735,10 @@ impl Policy {
         (text, None)
     }
 
-    /// Its name in tables: the formula's text (without the closure), the baseline's name,
-    /// the adaptive preset's name or parameters. [`fmt::Display`] also names a closure
-    /// other than the paper's.
+    /// Its name in tables and JSON keys: its text ([`fmt::Display`]), so that two
+    /// different policies never share a name (a formula under another closure says so).
     pub fn label(&self) -> String {
-        match self {
-            Policy::Formula(p) => p.formula.to_string(),
-            Policy::Baseline(b) => b.to_string(),
-            Policy::Adaptive(a) => a.to_string(),
-            Policy::Rate(r) => r.name().to_string(),
-            Policy::Value => "value".to_string(),
-        }
+        self.to_string()
     }
 
     /// The page features (terminals) its scores read.
@@ -945,13 +938,15 @@ fn rate_input(policy: RatePolicy, value: impl Fn(Terminal) -> f64) -> RateInput 
 }
 
 /// Whether policy text that is no formula was meant as a name: one word of letters,
-/// digits, `-` and `_`, or such a word followed by parentheses.
+/// digits, `-` and `_` that is not a terminal (a terminal the grammar lacks, a function
+/// call or any other formula keeps its formula error, which points at the byte).
 fn looks_like_a_name(text: &str) -> bool {
-    let word = text.split('(').next().unwrap_or("").trim();
+    let word = text.trim();
     word.starts_with(|c: char| c.is_ascii_alphabetic())
         && word
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && Terminal::from_name(word).is_none()
 }
 
 /// What one cycle's scores depend on besides each page: the cycle, the host totals `HR`
@@ -997,7 +992,14 @@ impl fmt::Display for Policy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Policy::Formula(p) => {
-                write!(f, "{}", p.formula)?;
+                let text = p.formula.to_string();
+                // A formula that is one terminal named like a policy (`NAD`, `CG`) is
+                // written `(NAD)`, so that it reads back as the formula, not the baseline.
+                if Policy::NAMES.iter().any(|n| n.eq_ignore_ascii_case(&text)) {
+                    write!(f, "({text})")?;
+                } else {
+                    f.write_str(&text)?;
+                }
                 if p.closure != Closure::Paper {
                     write!(f, " [{:?} closure]", p.closure)?;
                 }
@@ -1171,6 +1173,43 @@ mod tests {
         assert!(matches!(
             Policy::parse("t *", &all),
             Err(PolicyError::Formula(_))
+        ));
+    }
+
+    #[test]
+    fn a_formula_named_like_a_policy_stays_a_formula() {
+        let all = Grammar::extended();
+        for name in ["NAD", "CG", "SAD"] {
+            let formula = Policy::formula(&name.parse().unwrap(), Closure::Paper);
+            let text = formula.to_string();
+            assert_eq!(text, format!("({name})"));
+            assert_eq!(Policy::parse(&text, &all).unwrap(), formula);
+            assert_ne!(
+                Policy::parse(name, &all).unwrap(),
+                formula,
+                "{name} is the baseline"
+            );
+            let json = serde_json::to_string(&formula).unwrap();
+            assert_eq!(serde_json::from_str::<Policy>(&json).unwrap(), formula);
+        }
+        // Labels tell a closure apart.
+        let paper = Policy::formula(&"X / n".parse().unwrap(), Closure::Paper);
+        let reference = Policy::formula(&"X / n".parse().unwrap(), Closure::Reference);
+        assert_ne!(paper.label(), reference.label());
+    }
+
+    #[test]
+    fn formula_errors_are_not_taken_for_unknown_names() {
+        let all = Grammar::all();
+        for text in ["exp(t) * / 2", "log(q)", "MLE"] {
+            assert!(
+                matches!(Policy::parse(text, &all), Err(PolicyError::Formula(_))),
+                "{text}"
+            );
+        }
+        assert!(matches!(
+            Policy::parse("lamda", &all),
+            Err(PolicyError::UnknownName { .. })
         ));
     }
 
