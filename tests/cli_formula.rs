@@ -6,6 +6,12 @@ fn freshgp() -> Command {
     Command::cargo_bin("freshgp").expect("the freshgp binary is built")
 }
 
+/// The stderr of a run that exits with status 2.
+fn stderr_of_failure(args: &[&str]) -> String {
+    let out = freshgp().args(args).assert().code(2);
+    String::from_utf8(out.get_output().stderr.clone()).expect("UTF-8 output")
+}
+
 fn stdout_of(args: &[&str]) -> String {
     let out = freshgp().args(args).assert().success();
     String::from_utf8(out.get_output().stdout.clone()).expect("UTF-8 output")
@@ -98,26 +104,19 @@ fn eval_refuses_values_it_would_misread() {
         (&["t=1e400"][..], "`t=1e400`: inf is not a finite number"),
         (&["t=-inf"][..], "not a finite number"),
     ] {
-        let out = freshgp()
-            .args(["formula", "eval", "X / n * t"])
-            .args(values)
-            .assert()
-            .code(2)
-            .get_output()
-            .stderr
-            .clone();
-        let err = String::from_utf8(out).unwrap();
+        let args: Vec<&str> = ["formula", "eval", "X / n * t"]
+            .iter()
+            .chain(values)
+            .copied()
+            .collect();
+        let err = stderr_of_failure(&args);
         assert!(err.contains(says), "{values:?}: {err}");
     }
 }
 
 #[test]
 fn the_caret_lines_up_under_tabs() {
-    let out = freshgp()
-        .args(["formula", "print", "t *\tQ"])
-        .assert()
-        .code(2);
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let stderr = stderr_of_failure(&["formula", "print", "t *\tQ"]);
     assert!(stderr.contains("  t *\tQ\n     \t^\n"), "{stderr:?}");
     let help = stdout_of(&["formula", "--help"]);
     assert!(
@@ -135,11 +134,7 @@ fn export_names_that_clash_with_the_target_are_refused() {
         ("python", "lambda"),
         ("sql", "SELECT"),
     ] {
-        let out = freshgp()
-            .args(["formula", "export", "t", "--to", to, "--name", name])
-            .assert()
-            .code(2);
-        let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        let stderr = stderr_of_failure(&["formula", "export", "t", "--to", to, "--name", name]);
         assert!(
             stderr.contains(&format!("function name `{name}`")) && stderr.contains("reserves it"),
             "{stderr}"

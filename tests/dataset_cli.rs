@@ -329,27 +329,24 @@ fn dash_reads_stdin_and_writes_stdout_and_errors_say_why() {
         .unwrap()
         .contains("cycles             2"));
     // Every line malformed: the first reasons, with their lines.
-    let err = freshgp()
+    let mut malformed = freshgp();
+    malformed
         .args(["dataset", "from-log", "-", "--out", "-"])
-        .write_stdin("garbage\nx\ty\n")
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8(err).unwrap();
+        .write_stdin("garbage\nx\ty\n");
+    let err = stderr_of_failure(malformed);
     assert!(
         err.contains("no valid line: 2 malformed lines") && err.contains("<stdin>:2:1: 2 fields"),
         "{err}"
     );
     // An unknown preset lists the built-in ones.
-    let err = freshgp()
-        .args(["dataset", "synth", "--preset", "nope", "--out", "-"])
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8(err).unwrap();
+    let mut nope = freshgp();
+    nope.args(["dataset", "synth", "--preset", "nope", "--out", "-"]);
+    let err = stderr_of_failure(nope);
     assert!(err.contains("built-in preset (brdc12, commerce)"), "{err}");
+}
+
+/// The stderr of `command`, which must exit with status 2.
+fn stderr_of_failure(mut command: Command) -> String {
+    let out = command.assert().code(2);
+    String::from_utf8(out.get_output().stderr.clone()).unwrap()
 }

@@ -248,6 +248,14 @@ fn run_ok(args: &[&str]) -> String {
     String::from_utf8(out.get_output().stdout.clone()).unwrap()
 }
 
+/// A successful run's stdout and stderr.
+fn run_ok_both(args: &[&str]) -> (String, String) {
+    let out = freshgp().args(args).assert().success();
+    let output = out.get_output();
+    let text = |bytes: &Vec<u8>| String::from_utf8(bytes.clone()).unwrap();
+    (text(&output.stdout), text(&output.stderr))
+}
+
 fn run_err(args: &[&str]) -> String {
     let out = freshgp().args(args).assert().failure().code(2);
     String::from_utf8(out.get_output().stderr.clone()).unwrap()
@@ -414,12 +422,8 @@ fn cli_errors_name_the_problem() {
         "back.tsv",
         "a\t3\t0\na\t2\t0\na\t3\t1\na\t1\t1\n",
     );
-    let out = freshgp()
-        .args(["schedule", "--state", s, "--k", "1", "--observe"])
-        .arg(&back)
-        .assert()
-        .success();
-    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let back = back.to_str().unwrap();
+    let (_, err) = run_ok_both(&["schedule", "--state", s, "--k", "1", "--observe", back]);
     assert!(
         err.contains("2 observations recorded, 0 new pages"),
         "{err}"
@@ -529,35 +533,25 @@ fn pages_can_be_removed_from_a_schedule() {
     let state = dir.path().join("crawl.state");
     let s = state.to_str().unwrap();
     let log = write(dir.path(), "day1.tsv", "a\t1\t1\nb\t1\t1\nc\t1\t0\n");
-    run_ok(
-        &[
-            "schedule",
-            "--policy",
-            "NAD",
-            "--state",
-            s,
-            "--k",
-            "3",
-            "--observe",
-        ]
-        .iter()
-        .copied()
-        .chain([log.to_str().unwrap()])
-        .collect::<Vec<_>>(),
-    );
+    let log = log.to_str().unwrap();
+    run_ok(&[
+        "schedule",
+        "--policy",
+        "NAD",
+        "--state",
+        s,
+        "--k",
+        "3",
+        "--observe",
+        log,
+    ]);
     let gone = write(
         dir.path(),
         "gone.txt",
         "\u{feff}b\r\n# a comment\n\nnowhere\n",
     );
-    let out = freshgp()
-        .args(["schedule", "--state", s, "--k", "3", "--remove"])
-        .arg(&gone)
-        .assert()
-        .success();
-    let output = out.get_output();
-    let batch = String::from_utf8(output.stdout.clone()).unwrap();
-    let err = String::from_utf8(output.stderr.clone()).unwrap();
+    let gone = gone.to_str().unwrap();
+    let (batch, err) = run_ok_both(&["schedule", "--state", s, "--k", "3", "--remove", gone]);
     assert!(!batch.lines().any(|p| p == "b"), "{batch}");
     assert_eq!(batch.lines().count(), 2, "{batch}");
     assert!(err.contains("1 page removed"), "{err}");

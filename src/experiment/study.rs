@@ -403,64 +403,28 @@ impl Study {
                 reason: e.to_string(),
             })?;
         }
-        // The ranges that depend on the dataset's size, checked now with the line of the
-        // field: a synthetic spec gives its size without generating it; a file is read (as
-        // the run reads it, unknown-cycle policy applied; a file that does not load is left
-        // to the run to report).
-        if let Some((pages, days)) = study
-            .synthetic_size(&base)
-            .or_else(|| study.file_size(&base))
-        {
-            study.check_size(pages, days).map_err(|v| {
-                // A field left at its default has no line: the dataset's size is
-                // what rules it out, so point at the dataset.
-                let line = match line_of_field(&text, &v.field, &study.configurations) {
+        Ok(study)
+    }
+
+    /// Checks the rules that depend on the dataset's size ([`Study::check_size`]) against
+    /// `dataset`, loaded once for the run; `file`, the study's file, is read again only to
+    /// name the line of a broken rule (a field left at its default: the `dataset` line,
+    /// since the dataset's size is what rules it out).
+    pub(crate) fn check_size_of(&self, dataset: &Dataset, file: &Path) -> Result<(), StudyError> {
+        self.check_size(dataset.pages(), dataset.cycles())
+            .map_err(|v| {
+                let text = std::fs::read_to_string(file).unwrap_or_default();
+                let line = match line_of_field(&text, &v.field, &self.configurations) {
                     0 => line_of(&text, "dataset", 1),
                     line => line,
                 };
                 StudyError::Invalid {
-                    file: path.display().to_string(),
+                    file: file.display().to_string(),
                     line,
                     field: v.field,
                     reason: v.reason,
                 }
-            })?;
-        }
-        Ok(study)
-    }
-
-    /// Pages and days of a synthetic dataset spec (the preset's where not written);
-    /// `None` for a file, or a preset file that does not read (loading reports it).
-    fn synthetic_size(&self, base: &Path) -> Option<(usize, usize)> {
-        let DatasetSpec::Synthetic {
-            preset,
-            pages,
-            days,
-            ..
-        } = &self.dataset
-        else {
-            return None;
-        };
-        let params = if synth::PRESETS.iter().any(|(n, _)| n == preset) {
-            SynthParams::preset(preset).ok()?
-        } else {
-            SynthParams::named_or_file(&base.join(preset).display().to_string()).ok()?
-        };
-        Some((pages.unwrap_or(params.pages), days.unwrap_or(params.days)))
-    }
-
-    /// Pages and cycles of a file dataset after its unknown-cycle policy; `None` for a
-    /// synthetic spec or a file that does not load. The run reads the file again: a
-    /// second load (0.15 s for BRDC'12's 417,048 pages) against minutes to hours of GP,
-    /// for an error that names the line before anything runs.
-    fn file_size(&self, base: &Path) -> Option<(usize, usize)> {
-        match &self.dataset {
-            DatasetSpec::Path(_) => {
-                let d = self.load_dataset(base).ok()?;
-                Some((d.pages(), d.cycles()))
-            }
-            DatasetSpec::Synthetic { .. } => None,
-        }
+            })
     }
 
     /// The rules that depend on the dataset's size: in every rotation, each period leaves a

@@ -259,9 +259,11 @@ pub struct Runner {
 }
 
 impl Runner {
-    /// Loads the dataset and grammars (paths relative to `base`) and checks that every
-    /// rotation can be simulated at every resources level of the study.
-    pub fn new(study: Study, base: &Path) -> Result<Runner, RunError> {
+    /// Loads the dataset and grammars (paths relative to the study's `file`) and checks
+    /// that every rotation can be simulated at every resources level of the study (a
+    /// broken rule is an error naming the field's line in `file`).
+    pub fn new(study: Study, file: &Path) -> Result<Runner, RunError> {
+        let base = &super::study::base_dir(file);
         let grammars = study
             .configurations
             .iter()
@@ -269,6 +271,7 @@ impl Runner {
             .collect::<Result<Vec<_>, _>>()
             .map_err(StudyError::from)?;
         let dataset = study.load_dataset(base)?;
+        study.check_size_of(&dataset, file)?;
         let runner = Runner {
             study,
             record: DatasetRecord::of(&dataset),

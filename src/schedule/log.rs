@@ -267,11 +267,10 @@ pub fn apply_with<R: BufRead>(
     });
     // The first skipped line in file order (lines are applied in cycle order).
     let mut first_skipped: Option<(usize, String)> = None;
-    let mut skip = |summary: &mut Summary, line: &Line, reason: String| {
+    let mut skip = |line: &Line, reason: String| {
         if first_skipped.as_ref().is_none_or(|(n, _)| line.number < *n) {
             first_skipped = Some((line.number, format!("{file}:{}: {reason}", line.number)));
         }
-        summary.first_skipped = first_skipped.as_ref().map(|(_, text)| text.clone());
     };
     for (i, &at) in order.iter().enumerate() {
         let line = &lines[at];
@@ -283,7 +282,7 @@ pub fn apply_with<R: BufRead>(
                     "page {} at cycle {} again on line {} (the last line is applied)",
                     line.page, line.cycle, next.number
                 );
-                skip(&mut summary, line, reason);
+                skip(line, reason);
                 continue;
             }
         }
@@ -295,7 +294,7 @@ pub fn apply_with<R: BufRead>(
                 "page {} at cycle {}, not after its latest observation (cycle {last}): skipped",
                 line.page, line.cycle
             );
-            skip(&mut summary, line, reason);
+            skip(line, reason);
             continue;
         }
         scheduler
@@ -313,6 +312,7 @@ pub fn apply_with<R: BufRead>(
         }
         summary.observations += 1;
     }
+    summary.first_skipped = first_skipped.map(|(_, text)| text);
     Ok(summary)
 }
 

@@ -643,7 +643,7 @@ pub enum PolicyError {
     #[error(transparent)]
     Adaptive(#[from] AdaptiveError),
     /// A word that is neither a policy's name nor a formula.
-    #[error("unknown policy `{name}`: known policies are {}, `adaptive(init: .., min: .., max: .., inc: .., dec: ..)`, or a formula", Policy::NAMES.join(", "))]
+    #[error("unknown policy `{name}`: known policies are {}, `adaptive(init: .., min: .., max: .., inc: .., dec: ..)`, or a formula", Policy::names())]
     UnknownName {
         /// What was written.
         name: String,
@@ -660,25 +660,6 @@ impl Policy {
         })
     }
 
-    /// The names [`Policy::parse`] knows (case-insensitive), in the order of SPEC §4 and §9.
-    pub const NAMES: [&'static str; 15] = [
-        "Rand",
-        "Age",
-        "NAD",
-        "SAD",
-        "AAD",
-        "GAD",
-        "CG",
-        "uniform",
-        "change",
-        "weight",
-        "lambda",
-        "lambda-harmonic",
-        "value",
-        "nutch",
-        "stormcrawler",
-    ];
-
     /// Every named policy: the seven baselines of SPEC §4, then the policies of §9.
     pub fn named() -> Vec<Policy> {
         let mut all: Vec<Policy> = Baseline::ALL.map(Policy::Baseline).to_vec();
@@ -688,7 +669,22 @@ impl Policy {
         all
     }
 
-    /// Reads a policy: a name of [`Policy::NAMES`] (`NAD`, `age`, `lambda`, `nutch`, ...),
+    /// The policy of [`Policy::named`] called `name` (case-insensitive, `_` for `-` as RON
+    /// identifiers write `lambda_harmonic`), if any.
+    pub fn by_name(name: &str) -> Option<Policy> {
+        let name = name.trim().replace('_', "-");
+        Policy::named()
+            .into_iter()
+            .find(|p| p.label().eq_ignore_ascii_case(&name))
+    }
+
+    /// The names of [`Policy::named`], comma-separated (for messages).
+    fn names() -> String {
+        let names: Vec<String> = Policy::named().iter().map(Policy::label).collect();
+        names.join(", ")
+    }
+
+    /// Reads a policy: a name of [`Policy::named`] (`NAD`, `age`, `lambda`, `nutch`, ...),
     /// an adaptive-interval policy with its parameters (`adaptive(init: 30, min: 1, max:
     /// 365, inc: 0.4, dec: 0.2)`), or else a formula of `grammar`, evaluated under the
     /// grammar's closure. A single word that is none of these is an
@@ -699,14 +695,8 @@ impl Policy {
     pub fn parse(text: &str, grammar: &Grammar) -> Result<Policy, PolicyError> {
         let (text, closure) = Policy::split_closure(text);
         let name = text.trim();
-        if let Some(b) = Baseline::from_name(name) {
-            return Ok(Policy::Baseline(b));
-        }
-        if let Some(r) = RatePolicy::from_name(name) {
-            return Ok(Policy::Rate(r));
-        }
-        if name.eq_ignore_ascii_case("value") {
-            return Ok(Policy::Value);
+        if let Some(named) = Policy::by_name(name) {
+            return Ok(named);
         }
         if let Some(adaptive) = Adaptive::parse(text) {
             return Ok(Policy::Adaptive(adaptive?));
@@ -995,7 +985,7 @@ impl fmt::Display for Policy {
                 let text = p.formula.to_string();
                 // A formula that is one terminal named like a policy (`NAD`, `CG`) is
                 // written `(NAD)`, so that it reads back as the formula, not the baseline.
-                if Policy::NAMES.iter().any(|n| n.eq_ignore_ascii_case(&text)) {
+                if Policy::by_name(&text).is_some() {
                     write!(f, "({text})")?;
                 } else {
                     f.write_str(&text)?;

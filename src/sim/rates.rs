@@ -459,6 +459,12 @@ mod tests {
         (rates, each)
     }
 
+    /// The pages' count and a budget of `share` of them (at least 1).
+    fn budget(pages: &[(RateInput, u32)], share: f64) -> (u32, usize) {
+        let p: u32 = pages.iter().map(|&(_, c)| c).sum();
+        (p, ((p as f64 * share) as usize).max(1))
+    }
+
     fn total(pages: &[(RateInput, u32)], each: &[f64]) -> f64 {
         pages
             .iter()
@@ -487,8 +493,7 @@ mod tests {
         /// every rate at 1 and gives none to pages without value).
         #[test]
         fn rates_sum_to_the_budget(pages in population(), share in 0.001..1.0f64) {
-            let p: u32 = pages.iter().map(|&(_, c)| c).sum();
-            let k = ((p as f64 * share) as usize).max(1);
+            let (p, k) = budget(&pages, share);
             for policy in RatePolicy::ALL {
                 let (rates, each) = rates_of(policy, &pages, k);
                 prop_assert!(each.iter().all(|&r| r >= 0.0 && r.is_finite()), "{policy:?}");
@@ -516,8 +521,7 @@ mod tests {
         /// 0 < ρ < 1, is at most λ where ρ = 0 and at least λ where ρ = 1.
         #[test]
         fn lambda_satisfies_the_kkt_conditions(pages in population(), share in 0.001..0.9f64) {
-            let p: u32 = pages.iter().map(|&(_, c)| c).sum();
-            let k = ((p as f64 * share) as usize).max(1);
+            let (_, k) = budget(&pages, share);
             let (rates, each) = rates_of(RatePolicy::Lambda, &pages, k);
             let Some(lambda) = RatePolicy::Lambda.lambda(&rates) else {
                 return Ok(()); // a degenerate case: checked in `rates_sum_to_the_budget`
@@ -540,8 +544,7 @@ mod tests {
         /// others with 0 < ρ < 1, `1/√λ = (k - n1 + Σ_I c·π/(1-π)) / Σ_I c·√(μπ)/(1-π)`.
         #[test]
         fn lambda_is_exact_over_its_unclamped_pages(pages in population(), share in 0.001..0.9f64) {
-            let p: u32 = pages.iter().map(|&(_, c)| c).sum();
-            let k = ((p as f64 * share) as usize).max(1);
+            let (_, k) = budget(&pages, share);
             let (rates, each) = rates_of(RatePolicy::Lambda, &pages, k);
             let Some(lambda) = RatePolicy::Lambda.lambda(&rates) else {
                 return Ok(());
@@ -565,8 +568,7 @@ mod tests {
         /// Harmonic rates: the marginal gain μΔ/(ρ(ρ + Δ)) equals λ for every page with value.
         #[test]
         fn lambda_harmonic_equalizes_marginal_gains(pages in population(), share in 0.001..3.0f64) {
-            let p: u32 = pages.iter().map(|&(_, c)| c).sum();
-            let k = ((p as f64 * share) as usize).max(1);
+            let (_, k) = budget(&pages, share);
             let (rates, each) = rates_of(RatePolicy::LambdaHarmonic, &pages, k);
             let Some(lambda) = RatePolicy::LambdaHarmonic.lambda(&rates) else {
                 return Ok(());

@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result};
 use freshgp::experiment::store::Store;
-use freshgp::experiment::study::{base_dir, Study};
+use freshgp::experiment::study::Study;
 use freshgp::experiment::units::{self, Event, Runner, Shard};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -45,7 +45,7 @@ pub fn run(args: Args) -> Result<()> {
             study.dataset_label()
         );
     }
-    let runner = Runner::new(study, &base_dir(&args.file))?;
+    let runner = Runner::new(study, &args.file)?;
     let store = Store::create(&out, runner.study(), args.resume)?;
     if !quiet {
         let d = runner.dataset();
