@@ -271,7 +271,7 @@ impl fmt::Display for Stats {
         writeln!(f, "cycles             {}", self.cycles)?;
         let without = match self.pages_without_host {
             0 => String::new(),
-            n => format!("; {}", plural(n, "page", "pages") + " without a host"),
+            n => format!("; {}", count(n, "page") + " without a host"),
         };
         match (self.hosts, self.pages_per_host, self.largest_host) {
             (Some(h), Some(m), Some(l)) => writeln!(
@@ -382,9 +382,14 @@ fn host_figures(d: &Dataset) -> (Option<usize>, Option<f64>, Option<usize>, usiz
     (Some(n), Some(mean), sizes.iter().max().copied(), without)
 }
 
-/// `n` and the noun in the number `n` takes: "1 page", "2 pages".
-pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+/// `n` and `noun`, in the plural unless `n` is 1: "1 page", "2 pages", "2 fetches" (for
+/// messages; the command line's too).
+pub fn count(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        _ if noun.ends_with("ch") => format!("{n} {noun}es"),
+        _ => format!("{n} {noun}s"),
+    }
 }
 
 #[cfg(test)]
@@ -406,7 +411,11 @@ mod tests {
             ),
             "{s}"
         );
-        assert_eq!(plural(1, "page", "pages"), "1 page");
+        assert_eq!(count(1, "page"), "1 page");
+        assert_eq!(
+            (count(2, "page"), count(0, "fetch")),
+            ("2 pages".into(), "0 fetches".into())
+        );
     }
 
     #[test]

@@ -69,15 +69,15 @@ pub struct WeightReport {
 
 impl fmt::Display for WeightReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use super::stats::plural;
+        use super::stats::count;
         write!(
             f,
             "{}: {}; set on {}, {} not listed keep theirs, {} not in the history",
             self.file,
-            plural(self.entries, "weight", "weights"),
-            plural(self.pages_set, "page", "pages"),
-            plural(self.pages_not_listed, "page", "pages"),
-            plural(self.unknown_ids, "id", "ids")
+            count(self.entries, "weight"),
+            count(self.pages_set, "page"),
+            count(self.pages_not_listed, "page"),
+            count(self.unknown_ids, "id")
         )?;
         if !self.unknown_examples.is_empty() {
             let shown: Vec<String> = self

@@ -172,12 +172,3 @@ pub fn policy_list(list: &str) -> Result<Vec<Policy>> {
     }
     Ok(policies)
 }
-
-/// `n` and `noun`, in the plural unless `n` is 1: "1 page", "2 pages", "2 fetches".
-pub fn count(n: usize, noun: &str) -> String {
-    match n {
-        1 => format!("1 {noun}"),
-        _ if noun.ends_with("ch") => format!("{n} {noun}es"),
-        _ => format!("{n} {noun}s"),
-    }
-}

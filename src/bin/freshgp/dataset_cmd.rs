@@ -1,9 +1,9 @@
 //! `freshgp dataset`: make, convert and describe change histories.
 
-use crate::common::count;
 use anyhow::{bail, Context, Result};
 use clap::{Subcommand, ValueEnum};
 use freshgp::data::log::{from_log, parse_cycle, LogOptions, OnError};
+use freshgp::data::stats::count;
 use freshgp::data::stats::Stats;
 use freshgp::data::synth::{generate, SynthParams};
 use freshgp::data::{cache, load, text, weights, Dataset, LoadOptions, UnknownPolicy};

@@ -1,8 +1,9 @@
 //! `freshgp schedule`: one step of a live crawl — apply a log of downloads to a saved
 //! scheduler state, print the next batch, save the state.
 
-use crate::common::{count, PolicyArgs};
+use crate::common::PolicyArgs;
 use anyhow::{bail, Context, Result};
+use freshgp::data::stats::count;
 use freshgp::schedule::{log, Scheduler, StateLock};
 use freshgp::sim::SimConfig;
 use serde_json::json;
