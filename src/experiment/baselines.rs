@@ -4,7 +4,7 @@
 use super::{ExperimentError, Set};
 use crate::data::split::Split;
 use crate::data::Dataset;
-use crate::sim::{CycleMetrics, Metric, Period, Policy, SimConfig, Simulator};
+use crate::sim::{ArmChoice, CycleMetrics, Metric, Period, Policy, SimConfig, Simulator};
 use crate::stats::{mean_ci, MeanCi};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -76,6 +76,18 @@ pub struct BaselineResult {
     pub metrics: MetricSummary,
     /// Per-cycle metrics, rotation by rotation.
     pub cycles: Vec<Vec<CycleMetrics>>,
+    /// A bandit's arm choices, rotation by rotation (SPEC §10; empty lists otherwise).
+    pub choices: Vec<Vec<ArmChoice>>,
+}
+
+impl BaselineResult {
+    /// The share of scored cycles in which each arm of a bandit was drawn (empty for a
+    /// policy that is no bandit).
+    pub fn arm_shares(&self) -> Vec<f64> {
+        let arms = self.policy.bandit().map_or(0, |b| b.arms().len());
+        let all: Vec<ArmChoice> = self.choices.iter().flatten().cloned().collect();
+        crate::sim::arm_shares(&all, arms)
+    }
 }
 
 /// Simulates each of `policies` on every rotation's test set.
@@ -94,26 +106,26 @@ pub fn run(
     let jobs: Vec<(usize, usize)> = (0..policies.len())
         .flat_map(|b| (0..periods.len()).map(move |r| (b, r)))
         .collect();
-    let outcomes: Vec<Vec<CycleMetrics>> = jobs
+    let outcomes: Vec<crate::sim::Outcome> = jobs
         .par_iter()
         .map(|&(b, r)| {
             let mut sim = Simulator::new(config);
             // Invariant: every period was checked against `config` above.
             sim.run(&periods[r], &policies[b])
                 .expect("invariant: periods checked above")
-                .cycles
         })
         .collect();
     Ok(policies
         .iter()
         .enumerate()
         .map(|(b, policy)| {
-            let cycles: Vec<Vec<CycleMetrics>> =
-                outcomes[b * periods.len()..(b + 1) * periods.len()].to_vec();
+            let runs = &outcomes[b * periods.len()..(b + 1) * periods.len()];
+            let cycles: Vec<Vec<CycleMetrics>> = runs.iter().map(|o| o.cycles.clone()).collect();
             BaselineResult {
                 policy: policy.clone(),
                 metrics: MetricSummary::new(&cycles),
                 cycles,
+                choices: runs.iter().map(|o| o.choices.clone()).collect(),
             }
         })
         .collect())

@@ -79,6 +79,7 @@
 //! **Invariant:** this layer uses `formula`, `eval` and `sim` (the terminals, scores and
 //! ranking keys are the simulation's own); nothing below it uses it.
 
+mod bandit;
 mod groups;
 mod lock;
 pub mod log;
@@ -86,7 +87,8 @@ mod saved;
 pub mod state;
 
 use crate::sim::{score_key, tie_key, tie_salt, PageState, PageStats, Policy, ScoreBuffers};
-use crate::sim::{Histories, HostRates, Track};
+use crate::sim::{Histories, HostRates, Metric, Track};
+use bandit::LiveBandit;
 use groups::Groups;
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
@@ -147,6 +149,12 @@ pub enum ScheduleError {
     /// Too many pages for 32-bit slots.
     #[error("more than {} pages", u32::MAX - 1)]
     Full,
+    /// A bandit rewarded by a metric a crawler cannot observe.
+    #[error(
+        "a bandit in a live crawl can be rewarded by changerate only (a crawler cannot \
+         observe {0}, which needs the pages it did not download): write `reward: changerate`"
+    )]
+    Reward(&'static str),
 }
 
 /// A score as JSON: the number when finite, else `"inf"` or `"-inf"` (JSON has no
@@ -202,6 +210,8 @@ pub struct Scheduler<K = String> {
     histories: Histories,
     /// Σ X and Σ n of each host's current pages (SPEC §8 `HR`), whatever the policy.
     host_rates: HostRates,
+    /// A bandit policy's weights and pending batch (SPEC §10).
+    bandit: Option<LiveBandit>,
     work: Work,
 }
 
@@ -230,6 +240,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
     pub fn new(policy: Policy) -> Scheduler<K> {
         Scheduler {
             track: policy.features().track(),
+            bandit: policy.bandit().map(LiveBandit::new),
             policy,
             seed: 0,
             latest: 0,
@@ -246,6 +257,29 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             host_rates: HostRates::default(),
             work: Work::default(),
         }
+    }
+
+    /// Checks that `policy` can rank a live crawl: a bandit must be rewarded by the
+    /// change rate (or name no reward metric), the one a crawler observes.
+    pub fn check_policy(policy: &Policy) -> Result<(), ScheduleError> {
+        match policy.bandit().and_then(|b| b.reward()) {
+            Some(metric) if metric != Metric::ChangeRate => {
+                Err(ScheduleError::Reward(metric.name()))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A bandit policy's latest draw: the arm that ranked the batch of the pending cycle
+    /// and every arm's probability then (`None` for other policies, or before a batch).
+    pub fn drawn(&self) -> Option<(u32, usize, &[f64])> {
+        let pending = self.bandit.as_ref()?.pending.as_ref()?;
+        Some((pending.cycle, pending.arm as usize, &pending.q))
+    }
+
+    /// A bandit policy's arm weights, in log space.
+    pub fn bandit_log_weights(&self) -> Option<&[f64]> {
+        Some(self.bandit.as_ref()?.state.log_weights())
     }
 
     /// The same scheduler with another tie-break seed (the simulation's `--tie-seed`).
@@ -443,6 +477,9 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         self.host_rates
             .add_totals(self.host_of[s], -(stats.x as i64), -(stats.n as i64));
         self.groups.leave(g);
+        if let Some(live) = &mut self.bandit {
+            live.removed(slot);
+        }
         self.group_of[s] = NONE;
         self.host_of[s] = NONE;
         self.weight_of[s] = 1.0;
@@ -475,6 +512,9 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         self.groups.leave(g);
         self.group_of[slot] = self.groups.join(state);
         self.latest = self.latest.max(cycle);
+        if let Some(live) = &mut self.bandit {
+            live.observed(slot as u32, cycle, changed);
+        }
         Ok(())
     }
 
@@ -541,30 +581,45 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         if host_cap == Some(0) {
             return Err(ScheduleError::ZeroHostCap);
         }
+        Scheduler::<K>::check_policy(&self.policy)?;
         self.work.chosen.clear();
         let pages = self.index.len();
         let k = k.min(pages);
         if k == 0 {
             return Ok(());
         }
-        self.score_groups(cycle, k);
+        let arm = match (&self.policy, &mut self.bandit) {
+            (Policy::Bandit(b), Some(live)) => Some(live.arm_for(b, self.seed, cycle, k)),
+            _ => None,
+        };
+        self.score_groups(cycle, k, arm);
         let salt = tie_salt(self.seed, cycle);
         let mut want = k;
         loop {
             self.best_pages(want, salt);
-            let Some(cap) = host_cap else {
-                return Ok(());
+            let done = match host_cap {
+                None => true,
+                Some(cap) => self.apply_host_cap(cap, k) == k || want == pages,
             };
-            if self.apply_host_cap(cap, k) == k || want == pages {
-                return Ok(());
+            if done {
+                break;
             }
             want = want.saturating_mul(2).min(pages);
         }
+        if let Some(live) = &mut self.bandit {
+            live.chose(self.work.chosen.iter().map(|&(_, _, slot)| slot));
+        }
+        Ok(())
     }
 
     /// Scores each live group once (a rate policy first solves its rates for `k` crawls
-    /// over every known page); fills the groups' keys and scores and `ranked`.
-    fn score_groups(&mut self, cycle: u32, k: usize) {
+    /// over every known page) with the policy, or a bandit's arm `arm`; fills the groups'
+    /// keys and scores and `ranked`.
+    fn score_groups(&mut self, cycle: u32, k: usize, arm: Option<usize>) {
+        let policy = match (&self.policy, arm) {
+            (Policy::Bandit(b), Some(arm)) => &b.arms()[arm],
+            (policy, _) => policy,
+        };
         let w = &mut self.work;
         w.live.clear();
         w.live_pages.clear();
@@ -581,11 +636,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             .iter()
             .zip(&w.live_pages)
             .map(|(&g, page)| (page, self.groups.count[g as usize]));
-        let context = self
-            .policy
-            .context(cycle, k, &self.host_rates, population, &mut w.buffers);
-        self.policy
-            .score_into(&w.live_pages, &context, &mut w.live_scores, &mut w.buffers);
+        let context = policy.context(cycle, k, &self.host_rates, population, &mut w.buffers);
+        policy.score_into(&w.live_pages, &context, &mut w.live_scores, &mut w.buffers);
         w.group_key.resize(self.groups.slots(), 0);
         w.group_score.resize(self.groups.slots(), 0.0);
         w.ranked.clear();

@@ -13,12 +13,12 @@
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `\x89FGPSCH\n` |
-//! | 4 | format version, little-endian (`3`; versions `1` and `2` are read too) |
+//! | 4 | format version, little-endian (`4`; versions `1` to `3` are read too) |
 //! | 8 | payload length, little-endian |
 //! | n | payload (bincode) |
 //! | 4 | CRC-32 of every byte before it; the file ends here |
 //!
-//! The payload, version 3, is these fields in order (a list is its length, then its
+//! The payload, version 4, is these fields in order (a list is its length, then its
 //! items; "per slot" lists have one item per slot, free slots included, in slot order):
 //!
 //! | field | content | since |
@@ -34,6 +34,7 @@
 //! | `extra` | per slot, SPEC §8: statistics kept (bits 1 `w`, 2 `HR`, 4 `n7`/`X7`, 8 `MLE`), the weight and host the statistics hold, the 7-cycle visit and change masks, the index of its change-detecting intervals in `sets`, the sum of its other intervals, its MLE rate | 3 |
 //! | `weights` | per slot: the page's weight (kept whatever the policy reads) | 3 |
 //! | `sets` | the distinct multisets of change-detecting visit intervals the pages use, each as its intervals in ascending order; the first is the empty one | 3 |
+//! | `bandit` | for a bandit policy (SPEC §10): the arms' log weights and the batch awaiting its reward (cycle, arm, every arm's probability, `k`, the batch's slots, changes found so far); none otherwise | 4 |
 //!
 //! The host totals `HR` reads are not saved: they are the sums of the pages' `X` and `n`
 //! per host, recomputed on loading. Loading a version 1 or 2 file gives every page weight
@@ -65,6 +66,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use super::bandit::LiveBandit;
 use super::saved::{intern_sets, Expected, SavedExtra, SavedSets, SavedStats, SetWriter};
 use super::{Scheduler, NONE};
 use crate::sim::{PageState, PageStats, Policy, SetId, Track};
@@ -78,8 +80,9 @@ use std::path::Path;
 /// The first 8 bytes of every state file.
 pub(crate) const MAGIC: [u8; 8] = *b"\x89FGPSCH\n";
 /// The format version this build writes (it also reads version 1, from before policies
-/// kept per-page memory, and version 2, from before the SPEC §8 statistics).
-pub(crate) const VERSION: u32 = 3;
+/// kept per-page memory, version 2, from before the SPEC §8 statistics, and version 3,
+/// from before bandits).
+pub(crate) const VERSION: u32 = 4;
 
 const HEADER: usize = 8 + 4 + 8;
 const TRAILER: usize = 4;
@@ -123,6 +126,7 @@ struct SavedRef<'a, K> {
     extra: Vec<SavedExtra>,
     weights: &'a [f64],
     sets: SavedSets,
+    bandit: Option<&'a LiveBandit>,
 }
 
 /// A version 1 state: everything but the policy memory and the SPEC §8 statistics.
@@ -154,6 +158,13 @@ struct SavedV3<K> {
     section8: Section8,
 }
 
+/// A version 4 state: version 3 and a bandit's weights.
+#[derive(Deserialize)]
+struct SavedV4<K> {
+    v3: SavedV3<K>,
+    bandit: Option<LiveBandit>,
+}
+
 /// What version 3 adds: per slot, the SPEC §8 statistics and the weight; the interval
 /// multisets the statistics point into.
 #[derive(Deserialize)]
@@ -171,6 +182,8 @@ struct Saved<K> {
     memory: Vec<f64>,
     /// From a version 3 file.
     section8: Option<Section8>,
+    /// From a version 4 file with a bandit policy.
+    bandit: Option<LiveBandit>,
 }
 
 /// The little-endian integer in `bytes` (exactly 4 of them).
@@ -205,6 +218,7 @@ fn decode<K: DeserializeOwned>(
             base: codec.deserialize::<SavedV1<K>>(payload)?,
             memory: Vec::new(),
             section8: None,
+            bandit: None,
         },
         2 => {
             let SavedV2 { base, memory } = codec.deserialize(payload)?;
@@ -213,15 +227,27 @@ fn decode<K: DeserializeOwned>(
                 base,
                 memory,
                 section8: None,
+                bandit: None,
             }
         }
-        _ => {
+        3 => {
             let SavedV3 { v2, section8 } = codec.deserialize(payload)?;
             Saved {
                 version,
                 base: v2.base,
                 memory: v2.memory,
                 section8: Some(section8),
+                bandit: None,
+            }
+        }
+        _ => {
+            let SavedV4 { v3, bandit } = codec.deserialize(payload)?;
+            Saved {
+                version,
+                base: v3.v2.base,
+                memory: v3.v2.memory,
+                section8: Some(v3.section8),
+                bandit,
             }
         }
     })
@@ -312,6 +338,7 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
             extra,
             weights: &self.weight_of,
             sets: sets.finish(),
+            bandit: self.bandit.as_ref(),
         };
         let size = codec()
             .serialized_size(&saved)
@@ -384,9 +411,19 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
             base,
             memory,
             section8,
+            bandit,
         } = saved;
         let slots = base.ids.len();
         let mut s = Scheduler::new(base.policy.clone()).with_seed(base.seed);
+        match (base.policy.bandit(), bandit) {
+            (None, None) => {}
+            (Some(b), Some(live)) if live.fits(b, slots) => s.bandit = Some(live),
+            (Some(_), Some(_)) => {
+                return Err("the bandit's weights or pending batch do not fit its arms".into())
+            }
+            (Some(_), None) => return Err("a bandit policy without its weights".into()),
+            (None, Some(_)) => return Err("bandit weights for a policy that is none".into()),
+        }
         s.latest = base.latest;
         for name in &base.host_names {
             if s.host_index.contains_key(name.as_str()) {
@@ -636,6 +673,7 @@ mod tests {
             extra: vec![SetWriter::new().extra(&PageStats::default(), &Histories::default())],
             weights: &[1.0],
             sets: vec![vec![]],
+            bandit: None,
         };
         assert!(reason(&forge(VERSION, &saved)).contains("more changes than visits"));
         let nutch = Policy::Adaptive(Adaptive::NUTCH);
@@ -664,6 +702,7 @@ mod tests {
                 extra: vec![SetWriter::new().extra(&PageStats::default(), &Histories::default())],
                 weights: &[weight],
                 sets: vec![vec![]],
+                bandit: None,
             };
             let why = reason(&forge(VERSION, &bad_weight));
             assert_eq!(
@@ -707,22 +746,23 @@ mod tests {
         let mut p = parts(s);
         let mut weights = s.weight_of.clone();
         change(&mut p, &mut weights);
+        // Version 3's fields, in order (version 4 adds the bandit).
         forge(
             3,
-            &SavedRef {
-                policy: &s.policy,
-                seed: s.seed,
-                latest: s.latest,
-                ids: &s.ids,
-                stats: p.stats,
-                hosts: &s.host_of,
-                host_names: &s.host_names,
-                free: &s.free,
-                memory: p.memory,
-                extra: p.extra,
-                weights: &weights,
-                sets: p.sets,
-            },
+            &(
+                &s.policy,
+                s.seed,
+                s.latest,
+                &s.ids,
+                p.stats,
+                &s.host_of,
+                &s.host_names,
+                &s.free,
+                p.memory,
+                p.extra,
+                &weights,
+                p.sets,
+            ),
         )
     }
 
@@ -785,7 +825,7 @@ mod tests {
         for text in [EXTENDED, "nutch", "w * t + HR"] {
             let mut s = extended(text);
             let bytes = s.to_bytes().unwrap();
-            assert_eq!(u32_le(&bytes[8..12]), 3);
+            assert_eq!(u32_le(&bytes[8..12]), VERSION);
             let mut back: Scheduler = Scheduler::from_bytes(&bytes, "mem").unwrap();
             for page in ["a", "b", "c", "e", "f", "g"] {
                 assert_eq!(

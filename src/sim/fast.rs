@@ -23,6 +23,7 @@
 //! starts from a copy of the state the warm-up leaves ([`Warm`]), the same for every
 //! policy without memory. The result is bit for bit the reference simulator's (tested).
 
+use super::bandit::Chooser;
 use super::metrics::{fresh_weight, weighted_ideal, Discounts, Outcome, Tally, WeightedTally};
 use super::policy::{PageState, StateKey};
 use super::{score_key, tie_key, tie_salt, Baseline, Period, Policy, ScoreBuffers, SimConfig};
@@ -476,13 +477,14 @@ impl Fast {
         // Nothing is stale after the warm-up.
         let mut stale_count = 0usize;
         let mut outcome = Outcome::default();
+        let mut chooser = Chooser::new(policy, config.seed(), config.metric());
         outcome
             .cycles
             .reserve(period.len().saturating_sub(config.warmup()));
         for d in first..=period.len() {
             stale_count += self.mark_changes(period, d);
             let cycle = d as u32;
-            self.score_and_rank(policy, cycle, k);
+            self.score_and_rank(chooser.scorer(cycle), cycle, k);
             let walk = Walk {
                 cycle,
                 k,
@@ -520,21 +522,21 @@ impl Fast {
                     fresh: fresh_weight(&self.stale, weights),
                     total: period.total_weight(),
                 });
-            outcome.cycles.push(
-                Tally {
-                    cycle: d,
-                    pages,
-                    visited: chosen.taken,
-                    stale_before,
-                    stale_after: stale_count,
-                    found: chosen.found,
-                    newly: chosen.newly,
-                    dcg: chosen.dcg,
-                    ideal_dcg: self.discounts.ideal(stale_before.min(k)),
-                    weighted,
-                }
-                .metrics(k),
-            );
+            let metrics = Tally {
+                cycle: d,
+                pages,
+                visited: chosen.taken,
+                stale_before,
+                stale_after: stale_count,
+                found: chosen.found,
+                newly: chosen.newly,
+                dcg: chosen.dcg,
+                ideal_dcg: self.discounts.ideal(stale_before.min(k)),
+                weighted,
+            }
+            .metrics(k);
+            outcome.choices.extend(chooser.reward(&metrics));
+            outcome.cycles.push(metrics);
         }
         outcome
     }

@@ -272,6 +272,10 @@ impl std::str::FromStr for Metric {
 pub struct Outcome {
     /// One entry per scored cycle, in order.
     pub cycles: Vec<CycleMetrics>,
+    /// A bandit's arm choice in each scored cycle, in order (SPEC §10; empty for every
+    /// other policy).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<super::ArmChoice>,
 }
 
 impl Outcome {

@@ -29,6 +29,7 @@
 //! **Invariant:** the simulation knows nothing of GP; given (period, policy, config) its
 //! outcome is deterministic.
 
+mod bandit;
 mod fast;
 mod history;
 mod metrics;
@@ -39,6 +40,9 @@ mod rates;
 mod stats;
 mod stdsort;
 
+pub use bandit::{
+    arm_shares, ArmChoice, BanditError, Exp3, Exp3State, DEFAULT_GAMMA, PRESETS as BANDIT_PRESETS,
+};
 pub use history::{Histories, SetId};
 pub use metrics::{CycleMetrics, Metric, Outcome};
 pub use period::{Period, PeriodError};
@@ -112,6 +116,12 @@ pub struct SimConfig {
     ties: TieBreak,
     #[serde(skip_serializing_if = "Option::is_none")]
     host_cap: Option<NonZeroU32>,
+    #[serde(skip_serializing_if = "is_default_metric")]
+    metric: Metric,
+}
+
+fn is_default_metric(metric: &Metric) -> bool {
+    *metric == Metric::default()
 }
 
 /// [`SimConfig`]'s fields as written (in a study's `study.json`), before checking.
@@ -124,6 +134,8 @@ pub(crate) struct RawSimConfig {
     ties: TieBreak,
     #[serde(default)]
     host_cap: Option<u32>,
+    #[serde(default)]
+    metric: Metric,
 }
 
 impl TryFrom<RawSimConfig> for SimConfig {
@@ -134,6 +146,7 @@ impl TryFrom<RawSimConfig> for SimConfig {
             .with_seed(raw.seed)
             .with_ties(raw.ties)
             .with_host_cap(raw.host_cap)
+            .map(|c| c.with_metric(raw.metric))
     }
 }
 
@@ -149,6 +162,7 @@ impl SimConfig {
             seed: 0,
             ties: TieBreak::Seeded,
             host_cap: None,
+            metric: Metric::default(),
         })
     }
 
@@ -161,6 +175,7 @@ impl SimConfig {
             seed: 0,
             ties: TieBreak::Seeded,
             host_cap: None,
+            metric: Metric::default(),
         }
     }
 
@@ -172,6 +187,18 @@ impl SimConfig {
             Some(cap) => Some(NonZeroU32::new(cap).ok_or(SimError::ZeroHostCap)?),
         };
         Ok(self)
+    }
+
+    /// The same settings with another run metric: what a bandit that names no reward
+    /// metric is rewarded by (SPEC §10; default NDCG, the paper's fitness).
+    pub fn with_metric(mut self, metric: Metric) -> SimConfig {
+        self.metric = metric;
+        self
+    }
+
+    /// The run's metric (see [`SimConfig::with_metric`]).
+    pub fn metric(&self) -> Metric {
+        self.metric
     }
 
     /// The host cap, if any.
@@ -199,6 +226,7 @@ impl SimConfig {
         }
         .with_seed(self.seed)
         .with_ties(self.ties)
+        .with_metric(self.metric)
         .with_host_cap_checked(self.host_cap))
     }
 
@@ -440,6 +468,8 @@ impl Simulator {
 
 #[cfg(test)]
 mod importance_tests;
+#[cfg(test)]
+mod bandit_tests;
 #[cfg(test)]
 mod literature_tests;
 #[cfg(test)]

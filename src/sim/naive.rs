@@ -6,6 +6,7 @@
 //! simulator is tested against, and the only one that can rank ties the way the authors'
 //! program does ([`TieBreak::Reference`]).
 
+use super::bandit::Chooser;
 use super::metrics::{
     discount, fresh_weight, weighted_ideal, Discounts, Outcome, Tally, WeightedTally,
 };
@@ -46,6 +47,7 @@ pub(crate) fn run_traced(
     let mut host_taken = vec![0u32; period.hosts()];
     let mut buffers = ScoreBuffers::default();
     let mut outcome = Outcome::default();
+    let mut chooser = Chooser::new(policy, config.seed(), config.metric());
     let mut visit = |state: &mut PageState, hosts: &mut HostRates, p: u32, cycle: u32, changed| {
         policy.visit(state, cycle, changed, &mut histories);
         if tracks_hosts {
@@ -69,7 +71,7 @@ pub(crate) fn run_traced(
             continue;
         }
         score(
-            policy,
+            chooser.scorer(cycle),
             &state,
             (cycle, k),
             &hosts,
@@ -103,21 +105,21 @@ pub(crate) fn run_traced(
             fresh: fresh_weight(&stale, weights),
             total: period.total_weight(),
         });
-        outcome.cycles.push(
-            Tally {
-                cycle: d,
-                pages,
-                visited: chosen.len(),
-                stale_before,
-                stale_after: stale_count,
-                found,
-                newly,
-                dcg,
-                ideal_dcg: ideal.ideal(m),
-                weighted,
-            }
-            .metrics(k),
-        );
+        let metrics = Tally {
+            cycle: d,
+            pages,
+            visited: chosen.len(),
+            stale_before,
+            stale_after: stale_count,
+            found,
+            newly,
+            dcg,
+            ideal_dcg: ideal.ideal(m),
+            weighted,
+        }
+        .metrics(k);
+        outcome.choices.extend(chooser.reward(&metrics));
+        outcome.cycles.push(metrics);
     }
     outcome
 }

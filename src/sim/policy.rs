@@ -56,7 +56,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use super::bandit::{BanditError, Exp3};
 use super::history::Histories;
+use super::metrics::Metric;
 use super::rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
 use super::stats::{HostRates, PageStats, StatsKey, Track, NO_HOST};
 use crate::eval::{Columns, Program, Scratch};
@@ -197,6 +199,11 @@ impl Features {
     /// This set and `terminal`.
     pub fn with(self, terminal: Terminal) -> Features {
         Features(self.0 | 1 << terminal.index())
+    }
+
+    /// The terminals of both sets.
+    pub fn union(self, other: Features) -> Features {
+        Features(self.0 | other.0)
     }
 
     /// Whether `terminal` is in the set.
@@ -454,6 +461,11 @@ pub enum Policy {
     Rate(RatePolicy),
     /// The crawl value `w·(1 - (1 + δt)e^{-δt}) / δ` with `δ = MLE` (SPEC §9).
     Value,
+    /// An EXP3 bandit over policies (SPEC §10): each scored cycle one arm, drawn by the
+    /// run's [`Chooser`](super::bandit), scores the pages. A bandit is never scored
+    /// itself: [`Policy::context`], [`Policy::score_one`] and [`Policy::score_into`] take
+    /// one of its arms.
+    Bandit(Exp3),
 }
 
 /// A formula under a closure, with its compiled program.
@@ -531,15 +543,38 @@ impl<'de> serde::de::Visitor<'de> for WrittenPolicy {
             }
             "formula" => {
                 let text: String = variant.newtype_variant()?;
+                let (text, closure) = Policy::split_closure(&text);
                 let formula =
-                    Formula::parse(&text, &Grammar::extended()).map_err(A::Error::custom)?;
-                Ok(Policy::formula(&formula, Closure::Paper))
+                    Formula::parse(text, &Grammar::extended()).map_err(A::Error::custom)?;
+                Ok(Policy::formula(&formula, closure.unwrap_or(Closure::Paper)))
+            }
+            "exp3" => {
+                const FIELDS: &[&str] = &["arms", "gamma", "reward"];
+                let raw = variant.struct_variant(FIELDS, Exp3Fields)?;
+                Ok(Policy::Bandit(
+                    Exp3::try_from(raw).map_err(A::Error::custom)?,
+                ))
             }
             _ => {
                 variant.unit_variant()?;
                 self.visit_str(&name)
             }
         }
+    }
+}
+
+/// The fields of `exp3(..)`, read into a raw bandit.
+struct Exp3Fields;
+
+impl<'de> serde::de::Visitor<'de> for Exp3Fields {
+    type Value = super::bandit::RawExp3;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the fields arms, gamma and reward")
+    }
+
+    fn visit_map<M: serde::de::MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+        Self::Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))
     }
 }
 
@@ -602,18 +637,38 @@ pub(crate) enum PolicySpec {
     Rate(RatePolicy),
     /// The crawl value.
     Value,
+    /// An EXP3 bandit.
+    Bandit {
+        /// Its arms.
+        arms: Vec<PolicySpec>,
+        /// Its exploration rate.
+        gamma: f64,
+        /// Its reward metric (`None`: the run's).
+        reward: Option<Metric>,
+    },
 }
 
 impl TryFrom<PolicySpec> for Policy {
-    type Error = AdaptiveError;
+    type Error = PolicyError;
 
-    fn try_from(spec: PolicySpec) -> Result<Policy, AdaptiveError> {
+    fn try_from(spec: PolicySpec) -> Result<Policy, PolicyError> {
         Ok(match spec {
             PolicySpec::Formula { formula, closure } => Policy::formula(&formula, closure),
             PolicySpec::Baseline(b) => Policy::Baseline(b),
             PolicySpec::Adaptive(raw) => Policy::Adaptive(Adaptive::try_from(raw)?),
             PolicySpec::Rate(r) => Policy::Rate(r),
             PolicySpec::Value => Policy::Value,
+            PolicySpec::Bandit {
+                arms,
+                gamma,
+                reward,
+            } => {
+                let arms = arms
+                    .into_iter()
+                    .map(Policy::try_from)
+                    .collect::<Result<Vec<Policy>, PolicyError>>()?;
+                Policy::Bandit(Exp3::new(arms, gamma, reward)?)
+            }
         })
     }
 }
@@ -629,6 +684,11 @@ impl From<Policy> for PolicySpec {
             Policy::Adaptive(a) => PolicySpec::Adaptive(a.into()),
             Policy::Rate(r) => PolicySpec::Rate(r),
             Policy::Value => PolicySpec::Value,
+            Policy::Bandit(b) => PolicySpec::Bandit {
+                arms: b.arms().iter().cloned().map(PolicySpec::from).collect(),
+                gamma: b.gamma(),
+                reward: b.reward(),
+            },
         }
     }
 }
@@ -642,8 +702,11 @@ pub enum PolicyError {
     /// Adaptive-interval parameters out of range.
     #[error(transparent)]
     Adaptive(#[from] AdaptiveError),
+    /// A bandit that cannot be (SPEC §10).
+    #[error(transparent)]
+    Bandit(#[from] BanditError),
     /// A word that is neither a policy's name nor a formula.
-    #[error("unknown policy `{name}`: known policies are {}, `adaptive(init: .., min: .., max: .., inc: .., dec: ..)`, or a formula", Policy::names())]
+    #[error("unknown policy `{name}`: known policies are {}, `adaptive(init: .., min: .., max: .., inc: .., dec: ..)`, `exp3(arms: [..], gamma: .., reward: ..)`, or a formula", Policy::names())]
     UnknownName {
         /// What was written.
         name: String,
@@ -660,8 +723,21 @@ impl Policy {
         })
     }
 
-    /// Every named policy: the seven baselines of SPEC §4, then the policies of §9.
+    /// Every named policy: the seven baselines of SPEC §4, the policies of §9, then the
+    /// bandit presets of §10 (`kab2`, `kab3`, `kab5`).
     pub fn named() -> Vec<Policy> {
+        let mut all = Policy::named_single();
+        all.extend(
+            super::bandit::PRESETS
+                .iter()
+                .filter_map(|(name, _)| Exp3::preset(name))
+                .map(Policy::Bandit),
+        );
+        all
+    }
+
+    /// The named policies that are no bandit (what a preset's arms are named from).
+    pub(crate) fn named_single() -> Vec<Policy> {
         let mut all: Vec<Policy> = Baseline::ALL.map(Policy::Baseline).to_vec();
         all.extend(RatePolicy::ALL.map(Policy::Rate));
         all.push(Policy::Value);
@@ -673,7 +749,10 @@ impl Policy {
     /// identifiers write `lambda_harmonic`), if any.
     pub fn by_name(name: &str) -> Option<Policy> {
         let name = name.trim().replace('_', "-");
-        Policy::named()
+        if let Some(bandit) = Exp3::preset(&name) {
+            return Some(Policy::Bandit(bandit));
+        }
+        Policy::named_single()
             .into_iter()
             .find(|p| p.label().eq_ignore_ascii_case(&name))
     }
@@ -700,6 +779,11 @@ impl Policy {
         }
         if let Some(adaptive) = Adaptive::parse(text) {
             return Ok(Policy::Adaptive(adaptive?));
+        }
+        if let Some(fields) = name.strip_prefix("exp3").map(str::trim_start) {
+            if fields.starts_with('(') {
+                return Ok(Policy::Bandit(Exp3::parse_fields(fields)?));
+            }
         }
         match Formula::parse(text, grammar) {
             Ok(formula) => Ok(Policy::formula(
@@ -731,6 +815,32 @@ impl Policy {
         self.to_string()
     }
 
+    /// The policy as a RON value, as study files and a bandit's arms write it: a name as
+    /// an identifier (`lambda_harmonic`), `adaptive(..)`, `exp3(..)` or `formula("..")`.
+    pub fn ron(&self) -> String {
+        match self {
+            Policy::Formula(_) => {
+                let text = self.to_string();
+                let text = text
+                    .strip_prefix('(')
+                    .and_then(|t| t.strip_suffix(')'))
+                    .filter(|t| Policy::by_name(t).is_some())
+                    .map_or(text.clone(), str::to_string);
+                format!("formula({text:?})")
+            }
+            Policy::Adaptive(_) | Policy::Bandit(_) => self.to_string(),
+            Policy::Baseline(_) | Policy::Rate(_) | Policy::Value => self.to_string().replace('-', "_"),
+        }
+    }
+
+    /// The bandit, if it is one.
+    pub fn bandit(&self) -> Option<&Exp3> {
+        match self {
+            Policy::Bandit(b) => Some(b),
+            _ => None,
+        }
+    }
+
     /// The page features (terminals) its scores read.
     pub fn features(&self) -> Features {
         match self {
@@ -748,18 +858,28 @@ impl Policy {
                 features
             }
             Policy::Value => Features::of(&[Terminal::T, Terminal::W, Terminal::MLE]),
+            Policy::Bandit(b) => b
+                .arms()
+                .iter()
+                .fold(Features::NONE, |all, arm| all.union(arm.features())),
         }
     }
 
     /// Whether its scores depend on the whole population (a rate policy): then they must
     /// be computed in a context from [`Policy::context`].
     pub fn needs_population(&self) -> bool {
-        matches!(self, Policy::Rate(_))
+        match self {
+            Policy::Bandit(b) => b.arms().iter().any(Policy::needs_population),
+            policy => matches!(policy, Policy::Rate(_)),
+        }
     }
 
     /// Whether it keeps per-page memory (then the warm-up's state depends on it).
     pub fn remembers(&self) -> bool {
-        matches!(self, Policy::Adaptive(_))
+        match self {
+            Policy::Bandit(b) => b.remembering_arm().is_some(),
+            policy => matches!(policy, Policy::Adaptive(_)),
+        }
     }
 
     /// Whether its ranking depends on the random tie-break only.
@@ -777,10 +897,16 @@ impl Policy {
     pub fn fresh_page_of(&self, weight: f64, host: u32) -> PageState {
         PageState {
             stats: PageStats::new(self.features().track(), weight, host),
-            memory: match self {
-                Policy::Adaptive(a) => a.init,
-                Policy::Formula(_) | Policy::Baseline(_) | Policy::Rate(_) | Policy::Value => 0.0,
-            },
+            memory: self.fresh_memory(),
+        }
+    }
+
+    /// The memory of a page never visited.
+    fn fresh_memory(&self) -> f64 {
+        match self {
+            Policy::Adaptive(a) => a.init,
+            Policy::Bandit(b) => b.remembering_arm().map_or(0.0, Policy::fresh_memory),
+            Policy::Formula(_) | Policy::Baseline(_) | Policy::Rate(_) | Policy::Value => 0.0,
         }
     }
 
@@ -788,6 +914,9 @@ impl Policy {
     pub fn valid_memory(&self, memory: f64) -> bool {
         match self {
             Policy::Adaptive(a) => memory >= a.min && memory <= a.max,
+            Policy::Bandit(b) => b
+                .remembering_arm()
+                .map_or(memory == 0.0, |arm| arm.valid_memory(memory)),
             Policy::Formula(_) | Policy::Baseline(_) | Policy::Rate(_) | Policy::Value => {
                 memory == 0.0
             }
@@ -800,8 +929,14 @@ impl Policy {
     #[inline]
     pub fn visit(&self, page: &mut PageState, d: u32, changed: bool, histories: &mut Histories) {
         page.stats.visit(d, changed, histories);
-        if let Policy::Adaptive(a) = self {
-            page.memory = a.next_interval(page.memory, changed);
+        match self {
+            Policy::Adaptive(a) => page.memory = a.next_interval(page.memory, changed),
+            Policy::Bandit(b) => {
+                if let Some(Policy::Adaptive(a)) = b.remembering_arm() {
+                    page.memory = a.next_interval(page.memory, changed);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -838,6 +973,10 @@ impl Policy {
     }
 
     /// The score of one page in `context`.
+    ///
+    /// # Panics
+    /// For a bandit, which is never scored itself: a run scores with the arm it draws
+    /// (as both simulators and the scheduler do).
     pub fn score_one(&self, page: &PageState, context: &ScoreContext<'_>) -> f64 {
         let (d, hosts) = (context.cycle, context.hosts);
         match self {
@@ -857,6 +996,7 @@ impl Policy {
     ) -> f64 {
         match self {
             Policy::Formula(_) => unreachable!("formulas are scored by their program"),
+            Policy::Bandit(_) => unreachable!("a bandit is scored by the arm its run draws"),
             Policy::Baseline(b) => b.score(value),
             Policy::Adaptive(_) => value(Terminal::T) / page.memory,
             Policy::Rate(r) => {
@@ -877,6 +1017,9 @@ impl Policy {
     /// Scores `pages` in `context` into `out` (one score per page, bit for bit
     /// [`Policy::score_one`]), computing only the terminal columns it reads, in the
     /// caller-owned `buffers`.
+    ///
+    /// # Panics
+    /// For a bandit (see [`Policy::score_one`]).
     pub fn score_into(
         &self,
         pages: &[PageState],
@@ -999,6 +1142,7 @@ impl fmt::Display for Policy {
             Policy::Adaptive(a) => write!(f, "{a}"),
             Policy::Rate(r) => f.write_str(r.name()),
             Policy::Value => f.write_str("value"),
+            Policy::Bandit(b) => write!(f, "{b}"),
         }
     }
 }
@@ -1086,7 +1230,8 @@ mod tests {
         let pages = pages();
         let mut buffers = ScoreBuffers::default();
         let mut out = vec![f64::NAN; pages.len() + 3];
-        for policy in policies() {
+        // A bandit scores with its arms (each among these).
+        for policy in policies().into_iter().filter(|p| p.bandit().is_none()) {
             let hosts = hosts();
             let population = pages.iter().map(|p| (p, 2));
             let context = policy.context(14, 3, &hosts, population, &mut buffers);

@@ -1,7 +1,7 @@
 //! `freshgp baselines`: fixed policies side by side over the five test rotations — by
 //! default the seven published baselines (SPEC §4) and every policy of the literature (§9).
 
-use crate::common::{policy_list, DataArgs, SimArgs};
+use crate::common::{policy_list, DataArgs, MetricArgs, SimArgs};
 use anyhow::Result;
 use freshgp::experiment::baselines;
 use freshgp::sim::{Metric, Policy};
@@ -15,10 +15,12 @@ pub struct Args {
     data: DataArgs,
     #[command(flatten)]
     sim: SimArgs,
+    #[command(flatten)]
+    metric: MetricArgs,
     /// The policies, comma-separated: names (Rand, Age, NAD, SAD, AAD, GAD, CG, uniform,
-    /// change, weight, lambda, lambda-harmonic, value, nutch, stormcrawler),
-    /// "adaptive(init: .., min: .., max: .., inc: .., dec: ..)" or formulas. Default: all
-    /// the names.
+    /// change, weight, lambda, lambda-harmonic, value, nutch, stormcrawler, kab2, kab3,
+    /// kab5), "adaptive(init: .., min: .., max: .., inc: .., dec: ..)", "exp3(arms: [..],
+    /// gamma: .., reward: ..)" or formulas. Default: all the names.
     #[arg(long, value_name = "LIST")]
     policies: Option<String>,
     /// Print JSON instead of a table.
@@ -30,7 +32,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     let dataset = args.data.load(false)?;
-    let config = args.sim.config()?;
+    let config = args.sim.config()?.with_metric(args.metric.metric);
     let policies = match &args.policies {
         Some(list) => policy_list(list)?,
         None => Policy::named(),
@@ -49,6 +51,13 @@ pub fn run(args: Args) -> Result<()> {
                 );
             }
             entry.insert("random".into(), json!(r.policy.is_random()));
+            if let Some(bandit) = r.policy.bandit() {
+                let arms: Vec<String> = bandit.arms().iter().map(|a| a.label()).collect();
+                entry.insert(
+                    "arms".into(),
+                    json!({"arms": arms, "shares": r.arm_shares(), "choices": r.choices}),
+                );
+            }
             map.insert(r.policy.label(), entry.into());
         }
         let out = json!({
@@ -95,6 +104,24 @@ pub fn run(args: Args) -> Result<()> {
             write!(stdout, " {:>9.4} ± {:<6.4}", v.mean, v.ci95)?;
         }
         writeln!(stdout)?;
+    }
+    for r in &results {
+        let Some(bandit) = r.policy.bandit() else {
+            continue;
+        };
+        let shares: Vec<String> = bandit
+            .arms()
+            .iter()
+            .zip(r.arm_shares())
+            .map(|(arm, share)| format!("{arm} {:.0}%", 100.0 * share))
+            .collect();
+        writeln!(
+            stdout,
+            "{}: arms drawn in {} of the cycles (rewarded by {})",
+            r.policy.label(),
+            shares.join(", "),
+            bandit.reward().unwrap_or(config.metric()).title()
+        )?;
     }
     Ok(())
 }

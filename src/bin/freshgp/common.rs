@@ -5,7 +5,7 @@ use crate::formula_cmd::parse;
 use anyhow::{bail, Context, Result};
 use freshgp::data::{self, Dataset, LoadOptions, UnknownPolicy};
 use freshgp::formula::Grammar;
-use freshgp::sim::{Baseline, Policy, PolicyError, SimConfig, TieBreak};
+use freshgp::sim::{Baseline, Metric, Policy, PolicyError, SimConfig, TieBreak};
 use std::path::{Path, PathBuf};
 
 /// Where the history comes from and how its unknown cycles are treated.
@@ -67,6 +67,21 @@ pub struct SimArgs {
     pub host_cap: Option<u32>,
 }
 
+/// The run's metric, for runs that may hold a bandit.
+#[derive(clap::Args, Debug, Clone)]
+pub struct MetricArgs {
+    /// The run's metric: what a bandit policy (exp3, kab2, kab3, kab5) that names no
+    /// `reward:` is rewarded by each cycle (SPEC §10): changerate, ndcg, freshness,
+    /// wfreshness or wndcg.
+    #[arg(long, default_value = Metric::default().name(), value_parser = parse_metric)]
+    pub metric: Metric,
+}
+
+/// A metric's name, as flags write it.
+pub fn parse_metric(s: &str) -> Result<Metric, String> {
+    s.parse()
+}
+
 fn parse_ties(s: &str) -> Result<TieBreak, String> {
     match s {
         "seeded" => Ok(TieBreak::Seeded),
@@ -97,7 +112,9 @@ pub struct PolicyArgs {
     /// The crawl policy: a baseline (Rand, Age, NAD, SAD, AAD, GAD, CG), a policy of the
     /// literature (uniform, change, weight, lambda, lambda-harmonic, value), adaptive
     /// revisit intervals (nutch, stormcrawler, or "adaptive(init: 30, min: 1, max: 365,
-    /// inc: 0.4, dec: 0.2)"), or a formula of --grammar, e.g. "1 - exp(-NAD * t)".
+    /// inc: 0.4, dec: 0.2)"), an EXP3 bandit over policies (kab2, kab3, kab5, or
+    /// "exp3(arms: [uniform, lambda, formula(\"w * t\")], gamma: 0.1, reward: wndcg)"),
+    /// or a formula of --grammar, e.g. "1 - exp(-NAD * t)".
     #[arg(long, conflicts_with_all = ["formula", "baseline"], allow_hyphen_values = true)]
     pub policy: Option<String>,
     /// A scoring formula (the same as --policy with a formula).
@@ -147,8 +164,8 @@ pub fn policy_list(list: &str) -> Result<Vec<Policy>> {
     let (mut items, mut depth, mut start) = (Vec::new(), 0i32, 0);
     for (i, c) in list.char_indices() {
         match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
             ',' if depth == 0 => {
                 items.push(&list[start..i]);
                 start = i + 1;

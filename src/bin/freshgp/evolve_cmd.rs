@@ -1,6 +1,6 @@
 //! `freshgp evolve`: evolve scoring formulas on one rotation and report the chosen ones.
 
-use crate::common::{DataArgs, SimArgs};
+use crate::common::{parse_metric, DataArgs, SimArgs};
 use anyhow::{bail, Context, Result};
 use freshgp::experiment::evolve::{self, EvolveSettings, GpOverrides, Progress, RotationRun};
 use freshgp::formula::Grammar;
@@ -60,9 +60,6 @@ pub struct Args {
 }
 
 /// A metric name, as the library reads it (`Metric::from_str`).
-fn parse_metric(s: &str) -> Result<Metric, String> {
-    s.parse()
-}
 
 /// Runs `freshgp evolve`.
 pub fn run(args: Args) -> Result<()> {

@@ -110,6 +110,14 @@ pub fn run(args: Args) -> Result<()> {
         scheduler.latest_cycle(),
         count(batch.len(), "page")
     );
+    let drawn = scheduler.drawn().zip(scheduler.policy().bandit());
+    if let Some(((_, arm, q), bandit)) = drawn {
+        eprintln!(
+            "bandit: arm {arm} ({}) drawn with probability {:.4}",
+            bandit.arms()[arm],
+            q[arm]
+        );
+    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if args.json {
         let value = json!({
@@ -120,6 +128,11 @@ pub fn run(args: Args) -> Result<()> {
             "pages": scheduler.len(),
             "batch": batch,
         });
+        let mut value = value;
+        if let Some(((_, arm, q), bandit)) = drawn {
+            let arms: Vec<String> = bandit.arms().iter().map(|a| a.label()).collect();
+            value["bandit"] = json!({"arm": arm, "arms": arms, "q": q});
+        }
         writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
     } else {
         for pick in &batch {
@@ -157,6 +170,7 @@ fn open_state(args: &Args, given: Option<freshgp::sim::Policy>) -> Result<Schedu
         let Some(rule) = given else {
             bail!("{state} does not exist: give --policy, --formula or --baseline to create it");
         };
+        Scheduler::<String>::check_policy(&rule).context("--policy")?;
         Scheduler::new(rule).with_seed(args.tie_seed.unwrap_or(0))
     })
 }

@@ -1,10 +1,10 @@
 //! `freshgp simulate`: per-cycle metrics of one formula (or baseline) on one set.
 
-use crate::common::{DataArgs, PolicyArgs, SimArgs};
+use crate::common::{DataArgs, MetricArgs, PolicyArgs, SimArgs};
 use anyhow::{bail, Result};
 use clap::ValueEnum;
 use freshgp::data::split::Split;
-use freshgp::sim::{Metric, Outcome, Period, Simulator};
+use freshgp::sim::{arm_shares, Exp3, Metric, Outcome, Period, Simulator};
 use serde_json::json;
 use std::io::Write;
 
@@ -24,6 +24,8 @@ pub struct Args {
     rotation: usize,
     #[command(flatten)]
     sim: SimArgs,
+    #[command(flatten)]
+    metric: MetricArgs,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -43,7 +45,7 @@ pub fn run(args: Args) -> Result<()> {
     let Some(policy) = args.policy.policy()? else {
         bail!("give --policy, --formula or --baseline");
     };
-    let config = args.sim.config()?;
+    let config = args.sim.config()?.with_metric(args.metric.metric);
     let dataset = args.data.load(args.json)?;
     let period = if args.period == Set::All {
         Period::whole(&dataset)?
@@ -70,6 +72,10 @@ pub fn run(args: Args) -> Result<()> {
             "cycles": outcome.cycles,
             "mean": means,
         });
+        let mut out = out;
+        if let Some(bandit) = policy.bandit() {
+            out["bandit"] = bandit_json(bandit, &outcome, config.metric());
+        }
         writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(());
     }
@@ -84,7 +90,58 @@ pub fn run(args: Args) -> Result<()> {
         period.len(),
         config.k(period.pages())
     )?;
-    print_table(&mut stdout, &outcome)
+    print_table(&mut stdout, &outcome)?;
+    if let Some(bandit) = policy.bandit() {
+        print_choices(&mut stdout, bandit, &outcome, config.metric())?;
+    }
+    Ok(())
+}
+
+/// A bandit's arms, the share of cycles each was drawn, and every cycle's draw.
+fn bandit_json(bandit: &Exp3, outcome: &Outcome, run_metric: Metric) -> serde_json::Value {
+    let arms: Vec<String> = bandit.arms().iter().map(|a| a.label()).collect();
+    json!({
+        "arms": arms,
+        "gamma": bandit.gamma(),
+        "reward": bandit.reward().unwrap_or(run_metric).name(),
+        "shares": arm_shares(&outcome.choices, arms.len()),
+        "choices": outcome.choices,
+    })
+}
+
+/// After the metrics table: per cycle the arm drawn and every arm's probability, then
+/// each arm's share of the cycles.
+fn print_choices(
+    stdout: &mut impl Write,
+    bandit: &Exp3,
+    outcome: &Outcome,
+    run_metric: Metric,
+) -> Result<()> {
+    let reward = bandit.reward().unwrap_or(run_metric);
+    writeln!(
+        stdout,
+        "\nbandit: {} arms, gamma {}, rewarded by {}",
+        bandit.arms().len(),
+        bandit.gamma(),
+        reward.title()
+    )?;
+    write!(stdout, "{:>5} {:>4} {:>8}", "cycle", "arm", "reward")?;
+    for j in 0..bandit.arms().len() {
+        write!(stdout, " {:>7}", format!("q{j}"))?;
+    }
+    writeln!(stdout)?;
+    for c in &outcome.choices {
+        write!(stdout, "{:>5} {:>4} {:>8.4}", c.cycle, c.arm, c.reward)?;
+        for q in &c.q {
+            write!(stdout, " {q:>7.4}")?;
+        }
+        writeln!(stdout)?;
+    }
+    let shares = arm_shares(&outcome.choices, bandit.arms().len());
+    for (j, (arm, share)) in bandit.arms().iter().zip(shares).enumerate() {
+        writeln!(stdout, "arm {j}: {arm} drawn in {:.1}% of cycles", 100.0 * share)?;
+    }
+    Ok(())
 }
 
 /// The per-cycle table: the paper's metrics, then the weighted ones (SPEC §8) and the

@@ -1,0 +1,554 @@
+//! An adversarial bandit over policies (SPEC §10; EXP3, the seed on adversarial bandits,
+//! Algorithm 1): each scored cycle one of K *arms* (any policies) chooses the crawl, and
+//! the arm that chose is rewarded with the cycle's value of a metric.
+//!
+//! [`Exp3`] is the checked description (arms, γ, reward metric); its run-time state is
+//! [`Exp3State`], the arms' weights, kept in log space so that no run overflows (a weight
+//! grows by at most `e` per cycle: `γ·x / (K·q) <= 1` since `q >= γ/K`). Both simulators and
+//! the scheduler drive a bandit the same way, through a [`Chooser`]: before a cycle is
+//! scored it computes `q`, draws the arm from a stream seeded by (run seed, cycle) that is
+//! independent of the tie-break stream, and hands out the arm that scores the cycle;
+//! after the cycle it takes the reward and updates the arm's weight.
+//!
+//! Every arm's own state observes every visit, whichever arm chose it: the bandit's page
+//! statistics track the union of what its arms read ([`super::Policy::features`]), and the
+//! per-page memory is that of its one arm that keeps memory, if any (a page holds one
+//! memory number, so a bandit may hold at most one arm with memory: [`BanditError`]).
+//!
+//! ```
+//! use freshgp::formula::Grammar;
+//! use freshgp::sim::Policy;
+//!
+//! let kab3 = Policy::parse("kab3", &Grammar::all())?;
+//! let same = Policy::parse("exp3(arms: [weight, change, uniform])", &Grammar::all())?;
+//! assert_eq!(kab3, same);
+//! let Policy::Bandit(bandit) = &kab3 else { unreachable!() };
+//! assert_eq!(bandit.arms().len(), 3);
+//! assert_eq!(bandit.gamma(), 0.1);
+//! // Two arms, γ = 0.5: at the start q = (0.5, 0.5); arm 0 earns reward 1 with q 0.5,
+//! // so its log weight grows by γ·x/(K·q) = 0.5.
+//! let two = Policy::parse("exp3(arms: [uniform, change], gamma: 0.5)", &Grammar::all())?;
+//! let Policy::Bandit(two) = &two else { unreachable!() };
+//! let mut state = two.start();
+//! let mut q = Vec::new();
+//! two.probabilities(&state, &mut q);
+//! assert_eq!(q, [0.5, 0.5]);
+//! two.update(&mut state, 0, q[0], 1.0);
+//! assert_eq!(state.log_weights(), [0.5, 0.0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use super::metrics::{CycleMetrics, Metric};
+use super::policy::Policy;
+use crate::hash::mix64;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The default exploration rate γ (SPEC §10).
+pub const DEFAULT_GAMMA: f64 = 0.1;
+
+/// The bandit presets of the seed on adversarial bandits, by name. The seed's KAB5 has an
+/// impression-proportional arm; freshgp has no impression rates, so the crawl value
+/// (`value`, which weighs importance by the estimated change rate) takes that slot.
+pub const PRESETS: [(&str, &[&str]); 3] = [
+    ("kab2", &["weight", "change"]),
+    ("kab3", &["weight", "change", "uniform"]),
+    ("kab5", &["uniform", "change", "weight", "value", "lambda"]),
+];
+
+/// Why a bandit was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BanditError {
+    /// No arm.
+    #[error("a bandit needs at least one arm")]
+    NoArms,
+    /// γ outside (0, 1].
+    #[error("gamma must be in (0, 1], got {0}")]
+    Gamma(f64),
+    /// An arm that is itself a bandit.
+    #[error("arm {0} is a bandit: arms must be plain policies (a preset name in `arms` stands for its arms)")]
+    Nested(usize),
+    /// More than one arm keeps per-page memory.
+    #[error("arms {0} and {1} both keep per-page memory (adaptive intervals): a bandit may hold one such arm")]
+    Memory(usize, usize),
+    /// The same arm twice.
+    #[error("arm {0} repeats arm {1}")]
+    Duplicate(usize, usize),
+    /// Text that is not a bandit's.
+    #[error("exp3(..): {0}")]
+    Syntax(String),
+}
+
+/// A checked EXP3 bandit over policies (SPEC §10).
+///
+/// **Invariant:** at least one arm; no arm is a bandit; no two arms are equal; at most one
+/// arm keeps per-page memory; `0 < gamma <= 1`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exp3 {
+    arms: Vec<Policy>,
+    gamma: f64,
+    reward: Option<Metric>,
+}
+
+impl Exp3 {
+    /// A bandit over `arms` with exploration rate `gamma`, rewarded by `reward` (`None`:
+    /// the run's metric, [`super::SimConfig::metric`]; in a scheduler, the change rate).
+    pub fn new(
+        arms: Vec<Policy>,
+        gamma: f64,
+        reward: Option<Metric>,
+    ) -> Result<Exp3, BanditError> {
+        if arms.is_empty() {
+            return Err(BanditError::NoArms);
+        }
+        if !(gamma > 0.0 && gamma <= 1.0) {
+            return Err(BanditError::Gamma(gamma));
+        }
+        let mut remembering = None;
+        for (i, arm) in arms.iter().enumerate() {
+            if matches!(arm, Policy::Bandit(_)) {
+                return Err(BanditError::Nested(i));
+            }
+            if let Some(j) = arms[..i].iter().position(|other| other == arm) {
+                return Err(BanditError::Duplicate(i, j));
+            }
+            if arm.remembers() {
+                if let Some(j) = remembering {
+                    return Err(BanditError::Memory(j, i));
+                }
+                remembering = Some(i);
+            }
+        }
+        Ok(Exp3 {
+            arms,
+            gamma,
+            reward,
+        })
+    }
+
+    /// The preset called `name` (`kab2`, `kab3`, `kab5`; case-insensitive), with the
+    /// default γ and the run's metric as reward.
+    pub fn preset(name: &str) -> Option<Exp3> {
+        let (_, arms) = PRESETS
+            .iter()
+            .find(|(preset, _)| preset.eq_ignore_ascii_case(name.trim()))?;
+        let arms = arms.iter().map(|a| Policy::by_name(a)).collect::<Option<_>>()?;
+        Exp3::new(arms, DEFAULT_GAMMA, None).ok()
+    }
+
+    /// The arms, in order.
+    pub fn arms(&self) -> &[Policy] {
+        &self.arms
+    }
+
+    /// The exploration rate γ.
+    pub fn gamma(&self) -> f64 {
+        self.gamma
+    }
+
+    /// The reward metric it names (`None`: the run's).
+    pub fn reward(&self) -> Option<Metric> {
+        self.reward
+    }
+
+    /// The arm that keeps per-page memory, if any.
+    pub(crate) fn remembering_arm(&self) -> Option<&Policy> {
+        self.arms.iter().find(|arm| arm.remembers())
+    }
+
+    /// Every arm's weight 1 (log weight 0): the state at the start of a period.
+    pub fn start(&self) -> Exp3State {
+        Exp3State {
+            log_weights: vec![0.0; self.arms.len()],
+        }
+    }
+
+    /// `q_j = (1 - γ)·w_j / Σw + γ/K` into `q` (one per arm; Σq = 1 up to rounding). The
+    /// weights are normalized by the largest, in arm order, so no exponential overflows.
+    pub fn probabilities(&self, state: &Exp3State, q: &mut Vec<f64>) {
+        let k = self.arms.len() as f64;
+        let top = state
+            .log_weights
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        q.clear();
+        q.extend(state.log_weights.iter().map(|&lw| (lw - top).exp()));
+        let sum: f64 = q.iter().sum();
+        for qj in q.iter_mut() {
+            *qj = (1.0 - self.gamma) * *qj / sum + self.gamma / k;
+        }
+    }
+
+    /// The arm drawn from `q` at `cycle` of a run with seed `seed`: the first arm whose
+    /// cumulative probability exceeds a uniform number from the draw stream (seeded by
+    /// (seed, cycle), independent of the tie-break stream).
+    pub fn draw(q: &[f64], seed: u64, cycle: u32) -> usize {
+        let u = unit(draw_salt(seed, cycle));
+        let mut cumulative = 0.0;
+        for (j, &qj) in q.iter().enumerate() {
+            cumulative += qj;
+            if u < cumulative {
+                return j;
+            }
+        }
+        // Rounding left Σq a hair below u: the last arm (every q_j >= γ/K > 0).
+        q.len() - 1
+    }
+
+    /// `w_A ← w_A · exp(γ·x / (K·q_A))`, in log space: arm `arm`, drawn with probability
+    /// `q_arm`, earned reward `x` (in [0, 1]).
+    pub fn update(&self, state: &mut Exp3State, arm: usize, q_arm: f64, x: f64) {
+        let k = self.arms.len() as f64;
+        state.log_weights[arm] += self.gamma * x / (k * q_arm);
+    }
+}
+
+/// The stream of arm draws: a salt per (seed, cycle), unrelated to the tie-break's.
+fn draw_salt(seed: u64, cycle: u32) -> u64 {
+    mix64(mix64(seed ^ 0x5EED_BA4D_17E3_0001) ^ (cycle as u64).wrapping_mul(0x9FB2_1C65_1E98_DF25))
+}
+
+/// A uniform number in [0, 1) from 64 random bits (their top 53).
+fn unit(bits: u64) -> f64 {
+    (bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// A bandit's weights during a run (log space, one per arm).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Exp3State {
+    log_weights: Vec<f64>,
+}
+
+impl Exp3State {
+    /// The arms' log weights.
+    pub fn log_weights(&self) -> &[f64] {
+        &self.log_weights
+    }
+
+    /// Whether this state fits `bandit` (one finite log weight per arm; for checking
+    /// saved states).
+    pub(crate) fn fits(&self, bandit: &Exp3) -> bool {
+        self.log_weights.len() == bandit.arms.len()
+            && self.log_weights.iter().all(|w| w.is_finite() && *w >= 0.0)
+    }
+}
+
+/// One scored cycle of a bandit: the arm drawn, every arm's probability, and the reward.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ArmChoice {
+    /// Cycle number inside the period (1-based).
+    pub cycle: usize,
+    /// The arm that chose the cycle's visits (index into the bandit's arms).
+    pub arm: usize,
+    /// Every arm's probability in that cycle.
+    pub q: Vec<f64>,
+    /// The reward the arm earned (the cycle's value of the reward metric).
+    pub reward: f64,
+}
+
+/// The share of `choices` in which each of `arms` arms was drawn (zeros without choices).
+pub fn arm_shares(choices: &[ArmChoice], arms: usize) -> Vec<f64> {
+    let mut shares = vec![0.0; arms];
+    for c in choices {
+        if let Some(share) = shares.get_mut(c.arm) {
+            *share += 1.0;
+        }
+    }
+    if !choices.is_empty() {
+        for share in &mut shares {
+            *share /= choices.len() as f64;
+        }
+    }
+    shares
+}
+
+/// Drives one run of a policy: hands out the policy that scores each cycle (the policy
+/// itself, or the arm a bandit draws) and, for a bandit, takes each cycle's reward.
+#[derive(Debug, Clone)]
+pub(crate) struct Chooser<'p> {
+    policy: &'p Policy,
+    bandit: Option<Running>,
+}
+
+/// A bandit's run-time state inside a [`Chooser`].
+#[derive(Debug, Clone)]
+struct Running {
+    state: Exp3State,
+    q: Vec<f64>,
+    seed: u64,
+    reward: Metric,
+    /// The arm drawn for the cycle scored last (until it is rewarded).
+    drawn: Option<usize>,
+}
+
+impl<'p> Chooser<'p> {
+    /// A run of `policy` with seed `seed`; a bandit that names no reward metric is
+    /// rewarded by `metric` (the run's).
+    pub(crate) fn new(policy: &'p Policy, seed: u64, metric: Metric) -> Chooser<'p> {
+        let bandit = match policy {
+            Policy::Bandit(b) => Some(Running {
+                state: b.start(),
+                q: Vec::new(),
+                seed,
+                reward: b.reward().unwrap_or(metric),
+                drawn: None,
+            }),
+            _ => None,
+        };
+        Chooser { policy, bandit }
+    }
+
+    /// The policy that scores `cycle` (never a bandit).
+    pub(crate) fn scorer(&mut self, cycle: u32) -> &'p Policy {
+        match (self.policy, &mut self.bandit) {
+            (Policy::Bandit(b), Some(run)) => {
+                b.probabilities(&run.state, &mut run.q);
+                let arm = Exp3::draw(&run.q, run.seed, cycle);
+                run.drawn = Some(arm);
+                &b.arms()[arm]
+            }
+            (policy, _) => policy,
+        }
+    }
+
+    /// Rewards the arm drawn for the cycle of `metrics`: the arm choice to report, or
+    /// `None` for a policy that is no bandit.
+    pub(crate) fn reward(&mut self, metrics: &CycleMetrics) -> Option<ArmChoice> {
+        let (Policy::Bandit(b), Some(run)) = (self.policy, &mut self.bandit) else {
+            return None;
+        };
+        let arm = run.drawn.take()?;
+        let x = run.reward.of(metrics);
+        let q = run.q.clone();
+        b.update(&mut run.state, arm, q[arm], x);
+        Some(ArmChoice {
+            cycle: metrics.cycle,
+            arm,
+            q,
+            reward: x,
+        })
+    }
+}
+
+/// A bandit's fields as written in `exp3(..)` (RON), before checking.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawExp3 {
+    /// The arms: policies; a preset's name stands for its arms.
+    pub(crate) arms: Vec<Policy>,
+    #[serde(default = "default_gamma")]
+    pub(crate) gamma: f64,
+    #[serde(default, deserialize_with = "metric")]
+    pub(crate) reward: Option<Metric>,
+}
+
+fn default_gamma() -> f64 {
+    DEFAULT_GAMMA
+}
+
+/// `reward: ndcg` (not RON's `Some(ndcg)`).
+fn metric<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Metric>, D::Error> {
+    Metric::deserialize(d).map(Some)
+}
+
+impl TryFrom<RawExp3> for Exp3 {
+    type Error = BanditError;
+
+    fn try_from(raw: RawExp3) -> Result<Exp3, BanditError> {
+        // A preset among the arms stands for its arms (any other bandit stays, and is
+        // refused as nested).
+        let mut arms = Vec::new();
+        for arm in raw.arms {
+            match arm {
+                Policy::Bandit(b) if b.preset_name().is_some() => arms.extend(b.arms),
+                arm => arms.push(arm),
+            }
+        }
+        Exp3::new(arms, raw.gamma, raw.reward)
+    }
+}
+
+impl Exp3 {
+    /// Reads `(arms: [..], gamma: .., reward: ..)`, the text after `exp3`.
+    pub(crate) fn parse_fields(fields: &str) -> Result<Exp3, BanditError> {
+        let raw: RawExp3 =
+            ron::from_str(fields).map_err(|e| BanditError::Syntax(e.to_string()))?;
+        Exp3::try_from(raw)
+    }
+
+    /// The name of the preset it is, if it is one exactly.
+    fn preset_name(&self) -> Option<&'static str> {
+        PRESETS
+            .iter()
+            .map(|(name, _)| *name)
+            .find(|name| Exp3::preset(name).as_ref() == Some(self))
+    }
+}
+
+impl fmt::Display for Exp3 {
+    /// A preset's name, or `exp3(arms: [..], gamma: .., reward: ..)` with each arm as RON
+    /// writes a policy (names as identifiers, formulas as `formula("..")`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(name) = self.preset_name() {
+            return f.write_str(name);
+        }
+        f.write_str("exp3(arms: [")?;
+        for (i, arm) in self.arms.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{}", arm.ron())?;
+        }
+        write!(f, "], gamma: {}", self.gamma)?;
+        if let Some(reward) = self.reward {
+            write!(f, ", reward: {}", reward.name())?;
+        }
+        f.write_str(")")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formula::Grammar;
+
+    fn bandit(text: &str) -> Exp3 {
+        match Policy::parse(text, &Grammar::extended()).unwrap() {
+            Policy::Bandit(b) => b,
+            other => panic!("{other} is no bandit"),
+        }
+    }
+
+    #[test]
+    fn the_weight_update_by_hand_over_three_cycles() {
+        // K = 3, γ = 0.3; rewards: arm 1 earns 0.6, then arm 0 earns 1, then arm 1 earns 0.
+        let b = bandit("exp3(arms: [uniform, change, weight], gamma: 0.3)");
+        let mut s = b.start();
+        let mut q = Vec::new();
+        b.probabilities(&s, &mut q);
+        assert_eq!(q, [1.0 / 3.0; 3].map(|_| 0.7 / 3.0 + 0.1));
+        b.update(&mut s, 1, q[1], 0.6);
+        // Δ = γ·x/(K·q) = 0.3·0.6 / (3 · 1/3) = 0.18.
+        assert!((s.log_weights()[1] - 0.18).abs() < 1e-15);
+        b.probabilities(&s, &mut q);
+        let e = 0.18f64.exp();
+        let sum = 2.0 + e;
+        let expected = [0.7 / sum + 0.1, 0.7 * e / sum + 0.1, 0.7 / sum + 0.1];
+        for (a, b) in q.iter().zip(expected) {
+            assert!((a - b).abs() < 1e-15, "{q:?}");
+        }
+        b.update(&mut s, 0, q[0], 1.0);
+        assert!((s.log_weights()[0] - 0.3 / (3.0 * expected[0])).abs() < 1e-15);
+        let before = s.clone();
+        b.probabilities(&s, &mut q);
+        b.update(&mut s, 1, q[1], 0.0);
+        assert_eq!(s, before, "a reward of 0 changes nothing");
+        assert!((q.iter().sum::<f64>() - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn gamma_one_draws_arms_uniformly() {
+        // γ = 1: q = 1/K whatever the weights. Chi-square over 20,000 seeded cycles with
+        // K = 5 (4 degrees of freedom): the 0.999 quantile is 18.47.
+        let b = bandit("exp3(arms: [uniform, change, weight, value, lambda], gamma: 1)");
+        let mut s = b.start();
+        s.log_weights[2] = 40.0;
+        let mut q = Vec::new();
+        b.probabilities(&s, &mut q);
+        assert!(q.iter().all(|&x| (x - 0.2).abs() < 1e-15), "{q:?}");
+        let n = 20_000u32;
+        let mut counts = [0f64; 5];
+        for cycle in 1..=n {
+            counts[Exp3::draw(&q, 7, cycle)] += 1.0;
+        }
+        let expected = n as f64 / 5.0;
+        let chi2: f64 = counts.iter().map(|c| (c - expected).powi(2) / expected).sum();
+        assert!(chi2 < 18.47, "chi-square {chi2} for counts {counts:?}");
+    }
+
+    #[test]
+    fn draws_follow_q_and_depend_on_seed_and_cycle_only() {
+        let q = [0.1, 0.6, 0.3];
+        let n = 30_000u32;
+        let mut counts = [0f64; 3];
+        for cycle in 1..=n {
+            counts[Exp3::draw(&q, 11, cycle)] += 1.0;
+        }
+        // Chi-square, 2 degrees of freedom: the 0.999 quantile is 13.82.
+        let chi2: f64 = counts
+            .iter()
+            .zip(q)
+            .map(|(c, p)| (c - p * n as f64).powi(2) / (p * n as f64))
+            .sum();
+        assert!(chi2 < 13.82, "{chi2} {counts:?}");
+        assert_eq!(Exp3::draw(&q, 11, 5), Exp3::draw(&q, 11, 5));
+        let differ = (1..100).any(|c| Exp3::draw(&q, 11, c) != Exp3::draw(&q, 12, c));
+        assert!(differ, "the seed moves the draws");
+    }
+
+    #[test]
+    fn long_runs_neither_overflow_nor_lose_the_arms() {
+        let b = bandit("exp3(arms: [uniform, change], gamma: 0.05)");
+        let mut s = b.start();
+        let mut q = Vec::new();
+        for cycle in 1..=100_000u32 {
+            b.probabilities(&s, &mut q);
+            let arm = Exp3::draw(&q, 3, cycle);
+            b.update(&mut s, arm, q[arm], if arm == 0 { 1.0 } else { 0.2 });
+        }
+        b.probabilities(&s, &mut q);
+        assert!(q.iter().all(|x| x.is_finite() && *x >= 0.05 / 2.0), "{q:?}");
+        assert!(q[0] > 0.97, "the better arm dominates: {q:?}");
+        assert!(s.log_weights().iter().all(|w| w.is_finite()));
+    }
+
+    #[test]
+    fn bad_bandits_are_refused_with_reasons() {
+        let all = Grammar::extended();
+        for (text, says) in [
+            ("exp3(arms: [])", "at least one arm"),
+            ("exp3(arms: [uniform], gamma: 0)", "gamma must be in (0, 1]"),
+            ("exp3(arms: [uniform], gamma: 1.5)", "gamma must be in (0, 1]"),
+            ("exp3(arms: [uniform], gamma: nan)", "1:26: Expected float"),
+            ("exp3(arms: [uniform], reward: clicks)", "clicks"),
+            ("exp3(arms: [uniform, uniform])", "repeats arm 0"),
+            ("exp3(arms: [nutch, stormcrawler])", "one such arm"),
+            ("exp3(arms: [lamda])", "unknown policy `lamda`"),
+            ("exp3(arms: [uniform], gama: 0.1)", "gama"),
+            ("exp3(arms: [formula(\"t *\")])", "expected an operand"),
+        ] {
+            let err = Policy::parse(text, &all).unwrap_err().to_string();
+            assert!(err.contains(says), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn presets_and_text_round_trip() {
+        let all = Grammar::extended();
+        assert_eq!(bandit("kab5").arms().len(), 5);
+        assert_eq!(bandit("KAB2").to_string(), "kab2");
+        let gp = bandit(r#"exp3(arms: [kab5, formula("w * t / (MLE + 1)")])"#);
+        assert_eq!(gp.arms().len(), 6);
+        for text in [
+            "kab2",
+            "kab3",
+            "kab5",
+            r#"exp3(arms: [kab5, formula("w * t / (MLE + 1)")], gamma: 0.1)"#,
+            "exp3(arms: [lambda_harmonic, nutch, NAD, formula(\"(NAD)\")], gamma: 0.25, reward: wfreshness)",
+            "exp3(arms: [adaptive(init: 7, min: 1, max: 28, inc: 0.25, dec: 0.5)], gamma: 1)",
+            r#"exp3(arms: [formula("X / n [Reference closure]")], gamma: 0.1)"#,
+        ] {
+            let policy = Policy::parse(text, &all).unwrap();
+            let written = policy.to_string();
+            assert_eq!(Policy::parse(&written, &all).unwrap(), policy, "{written}");
+            let json = serde_json::to_string(&policy).unwrap();
+            assert_eq!(serde_json::from_str::<Policy>(&json).unwrap(), policy);
+            let ron_text = format!("[{}]", policy.ron());
+            let read: Vec<Policy> = ron::from_str(&ron_text).unwrap();
+            assert_eq!(read, [policy.clone()], "{ron_text}");
+            let binary = bincode::serialize(&policy).unwrap();
+            assert_eq!(bincode::deserialize::<Policy>(&binary).unwrap(), policy);
+        }
+    }
+}
