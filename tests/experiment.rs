@@ -812,3 +812,97 @@ fn ranges_that_depend_on_the_size_are_checked_when_the_study_is_read() {
         "{err}"
     );
 }
+
+/// A study of bandits (SPEC §10): presets among the baselines, a configuration's evolved
+/// formula as one more arm (`kab3+gp`), tested over the whole history; the report shows
+/// each bandit's arms and plots their probabilities; thread counts change nothing.
+#[test]
+fn a_bandit_study_tests_over_the_whole_history_with_the_evolved_arm() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = TINY
+        .replace("seeds: 2", "seeds: 1")
+        .replace("days: 21", "days: 40")
+        .replace("top_resources: [0.02, 0.05],", "top_resources: [0.02],\n    test_horizon: whole,\n    metric: wndcg,")
+        .replace(
+            r#"(name: "All-NDCG", grammar: "all", fitness: ndcg),"#,
+            r#"(name: "All-NDCG", grammar: "all", fitness: ndcg, bandits: [kab3]),"#,
+        )
+        .replace(
+            "baselines: [Rand, NAD, AAD]",
+            "baselines: [uniform, change, weight, kab3, exp3(arms: [kab2, NAD], gamma: 0.2, reward: changerate)]",
+        );
+    let study = write_study(tmp.path(), &text);
+    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+    for (dir, threads) in [(&one, "1"), (&two, "2")] {
+        freshgp()
+            .env("RAYON_NUM_THREADS", threads)
+            .arg("experiment")
+            .arg(&study)
+            .arg("--out")
+            .arg(dir)
+            .arg("--quiet")
+            .assert()
+            .success();
+    }
+    let plots = ["plots/arms-kab3.svg", "plots/arms-All-NDCG-best-kab3.svg"];
+    for file in [
+        "summary.md",
+        "results.json",
+        "cycles.csv",
+        plots[0],
+        plots[1],
+    ] {
+        assert_eq!(
+            std::fs::read(one.join(file)).unwrap_or_else(|e| panic!("{file}: {e}")),
+            std::fs::read(two.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(one.join("results.json")).unwrap()).unwrap();
+    // The whole history: 40 cycles, 2 of warm-up.
+    assert_eq!(results["cycles_per_rotation"], 38);
+    let methods = results["methods"].as_array().unwrap();
+    let method = |name: &str| {
+        methods
+            .iter()
+            .find(|m| m["name"] == name)
+            .unwrap_or_else(|| panic!("no method {name}"))
+    };
+    let gp = method("All-NDCG/best+kab3");
+    assert_eq!(gp["arms"].as_array().unwrap().len(), 4);
+    assert_eq!(gp["arms"][3], "evolved (All-NDCG/best)");
+    let kab3 = method("kab3");
+    let shares: Vec<f64> = kab3["arm_shares"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_f64().unwrap())
+        .collect();
+    assert_eq!(shares.len(), 3);
+    assert!(
+        (shares.iter().sum::<f64>() - 1.0).abs() < 1e-9,
+        "{shares:?}"
+    );
+    assert!(method("uniform")["arms"].is_null());
+    let summary = std::fs::read_to_string(one.join("summary.md")).unwrap();
+    assert!(summary.contains("## Bandits (SPEC §10)"), "{summary}");
+    assert!(summary.contains("### All-NDCG/best+kab3"), "{summary}");
+    // A configuration's `bandits` must be bandits.
+    let bad = write_study(
+        tmp.path(),
+        &text.replace("bandits: [kab3]", "bandits: [lambda]"),
+    );
+    let err = freshgp()
+        .arg("experiment")
+        .arg(&bad)
+        .arg("--out")
+        .arg(tmp.path().join("bad"))
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(err).unwrap();
+    assert!(err.contains("`lambda` is no bandit"), "{err}");
+}

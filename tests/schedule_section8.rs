@@ -11,7 +11,7 @@ use assert_cmd::Command;
 use freshgp::data::{self, Dataset, LoadOptions};
 use freshgp::formula::{Closure, Formula, Grammar};
 use freshgp::schedule::Scheduler;
-use freshgp::sim::{Adaptive, Baseline, Period, Policy, SimConfig, Simulator};
+use freshgp::sim::{Adaptive, Baseline, Metric, Period, Policy, SimConfig, Simulator};
 use std::path::{Path, PathBuf};
 
 const REAL: &str = concat!(
@@ -189,6 +189,9 @@ fn section8_formula_batches_are_the_simulations_visits_on_a_weighted_real_file()
 /// SPEC §9: every policy of the literature schedules, in the scheduler, the pages the
 /// simulation visits — on the weighted real file with hosts, with and without a cap, and
 /// after a restart from the saved state (visit intervals for the MLE, adaptive intervals).
+/// SPEC §10's bandit presets too: a scheduler rewards them with the change rate (what a
+/// crawler observes), so the simulation runs with that metric; the restart then also
+/// resumes the bandit's weights and pending batch.
 #[test]
 fn literature_policies_schedule_as_they_simulate_on_a_weighted_real_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -198,7 +201,11 @@ fn literature_policies_schedule_as_they_simulate_on_a_weighted_real_file() {
     let state = dir.path().join("crawler.state");
     for rule in Policy::named().into_iter().skip(Baseline::ALL.len()) {
         for cap in [None, Some(2)] {
-            let config = SimConfig::paper().with_seed(3).with_host_cap(cap).unwrap();
+            let config = SimConfig::paper()
+                .with_seed(3)
+                .with_host_cap(cap)
+                .unwrap()
+                .with_metric(Metric::ChangeRate);
             let expected = visits(&d, &rule, &config);
             assert_eq!(
                 crawl(&d, &rule, &config, None),

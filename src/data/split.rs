@@ -39,6 +39,20 @@ pub enum SplitError {
     TooFewCycles(usize),
 }
 
+/// Which cycles a rotation's test pages are simulated over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Horizon {
+    /// Period 3 (SPEC §2): the temporal split.
+    #[default]
+    Temporal,
+    /// Every cycle of the history (the warm-up, then all the rest scored): for policies
+    /// that learn as they crawl, such as the SPEC §10 bandit, which need more than one
+    /// period's cycles. The page folds are unchanged, so the test pages are still never
+    /// trained on; the test cycles overlap the training and validation periods.
+    Whole,
+}
+
 /// One rotation of the temporal cross-validation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Split {
@@ -88,6 +102,15 @@ pub(crate) fn periods(cycles: usize) -> [RangeInclusive<usize>; PERIODS] {
 }
 
 impl Split {
+    /// The same split with its test pages simulated over `horizon` in a history of
+    /// `cycles` cycles.
+    pub fn with_horizon(mut self, horizon: Horizon, cycles: usize) -> Split {
+        if horizon == Horizon::Whole {
+            self.test_cycles = 1..=cycles;
+        }
+        self
+    }
+
     /// Rotation `rotation` over `pages` pages in file order and `cycles` cycles.
     pub fn new(pages: usize, cycles: usize, rotation: usize) -> Result<Split, SplitError> {
         let order: Vec<u32> = (0..pages as u32).collect();

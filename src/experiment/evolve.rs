@@ -8,7 +8,7 @@
 
 use super::fitness::CrawlFitness;
 use super::{ExperimentError, Set};
-use crate::data::split::Split;
+use crate::data::split::{Horizon, Split};
 use crate::data::Dataset;
 use crate::formula::{Formula, Grammar};
 use crate::gp::{
@@ -202,6 +202,8 @@ pub struct EvolveSettings {
     pub sim: SimConfig,
     /// One run per seed.
     pub seeds: Vec<u64>,
+    /// The cycles the test set is simulated over.
+    pub horizon: Horizon,
 }
 
 /// The published baselines that `grammar` can express, as formulas (from
@@ -320,9 +322,14 @@ pub(crate) struct RotationSets {
 }
 
 impl RotationSets {
-    /// Builds the sets of `rotation`.
-    pub fn new(dataset: &Dataset, rotation: usize) -> Result<RotationSets, ExperimentError> {
-        let split = Split::new(dataset.pages(), dataset.cycles(), rotation)?;
+    /// Builds the sets of `rotation`, its test set over `horizon`.
+    pub fn new(
+        dataset: &Dataset,
+        rotation: usize,
+        horizon: Horizon,
+    ) -> Result<RotationSets, ExperimentError> {
+        let split = Split::new(dataset.pages(), dataset.cycles(), rotation)?
+            .with_horizon(horizon, dataset.cycles());
         Ok(RotationSets {
             train: Period::new(dataset, &split.train, split.train_cycles.clone())?,
             validation: Period::new(dataset, &split.validation, split.validation_cycles.clone())?,
@@ -363,7 +370,7 @@ impl RotationFitness {
         rotation: usize,
         settings: &EvolveSettings,
     ) -> Result<RotationFitness, ExperimentError> {
-        let sets = RotationSets::new(dataset, rotation)?;
+        let sets = RotationSets::new(dataset, rotation, settings.horizon)?;
         let train = fitness_for(Set::Training, &sets.train, settings)?;
         let validation = fitness_for(Set::Validation, &sets.validation, settings)?;
         settings

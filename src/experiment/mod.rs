@@ -91,4 +91,7 @@ pub enum ExperimentError {
     /// A rotation was asked to run with no seed.
     #[error("no seed to run: list at least one")]
     NoSeeds,
+    /// An evolved formula cannot join a configuration's bandit.
+    #[error("cannot add the evolved formula to a bandit")]
+    Bandit(#[from] crate::sim::BanditError),
 }

@@ -30,7 +30,7 @@
 //! directory. The checked [`Study`] keeps them as written: it is what an output directory
 //! stores (`study.json`) to recognise its study when a run is resumed or merged.
 
-use crate::data::split::Split;
+use crate::data::split::{Horizon, Split};
 use crate::data::synth::{self, SynthParams};
 use crate::data::{self, DataError, Dataset, LoadOptions, UnknownPolicy};
 use crate::formula::{Grammar, GrammarError};
@@ -135,6 +135,8 @@ struct RawConfiguration {
     grammar: String,
     fitness: Metric,
     #[serde(default)]
+    bandits: Vec<Policy>,
+    #[serde(default)]
     population: Option<usize>,
     #[serde(default)]
     generations: Option<usize>,
@@ -190,6 +192,10 @@ struct RawStudy {
     ties: TieBreak,
     #[serde(default)]
     host_cap: Option<u32>,
+    #[serde(default)]
+    metric: Metric,
+    #[serde(default)]
+    test_horizon: Horizon,
     #[serde(default = "default_top")]
     top_resources: Vec<f64>,
     #[serde(default = "five")]
@@ -222,6 +228,11 @@ pub struct Configuration {
     pub gp: RawGpConfig,
     /// The seeds, one run each.
     pub seeds: Vec<u64>,
+    /// Bandits (SPEC §10) to test each chosen formula in, as one more arm: `kab5` gives
+    /// the method `<configuration>/<strategy>+kab5` (the seed's arms and the evolved
+    /// formula), rewarded by the configuration's fitness unless the bandit names a metric.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bandits: Vec<Policy>,
 }
 
 impl Configuration {
@@ -253,8 +264,14 @@ pub struct Study {
     pub unknown: UnknownPolicy,
     /// The rotations (test folds) run, in order.
     pub rotations: Vec<usize>,
-    /// Simulation settings (resources, warm-up, tie seed and rule, host cap).
+    /// Simulation settings (resources, warm-up, tie seed and rule, host cap, and the run
+    /// metric `metric`: what a bandit among the baselines is rewarded by unless it names
+    /// its own).
     pub sim: SimConfig,
+    /// The cycles the test sets are simulated over (`temporal`: period 3, SPEC §2;
+    /// `whole`: every cycle, for bandits that need long horizons).
+    #[serde(default, skip_serializing_if = "is_temporal")]
+    pub test_horizon: Horizon,
     /// Resources at which the chosen functions and the baselines are also tested (Fig. 5).
     pub top_resources: Vec<f64>,
     /// The GP configurations compared.
@@ -275,10 +292,16 @@ struct StoredStudy {
     unknown: UnknownPolicy,
     rotations: Vec<usize>,
     sim: SimConfig,
+    #[serde(default)]
+    test_horizon: Horizon,
     top_resources: Vec<f64>,
     configurations: Vec<Configuration>,
     baselines: Vec<Policy>,
     reports: Reports,
+}
+
+fn is_temporal(horizon: &Horizon) -> bool {
+    *horizon == Horizon::Temporal
 }
 
 impl TryFrom<StoredStudy> for Study {
@@ -292,6 +315,7 @@ impl TryFrom<StoredStudy> for Study {
             unknown: s.unknown,
             rotations: s.rotations,
             sim: s.sim,
+            test_horizon: s.test_horizon,
             top_resources: s.top_resources,
             configurations: s.configurations,
             baselines: s.baselines,
@@ -433,7 +457,8 @@ impl Study {
     fn check_size(&self, pages: usize, cycles: usize) -> Result<(), Violation> {
         for &rotation in &self.rotations {
             let split = Split::new(pages, cycles, rotation)
-                .map_err(|e| violation("dataset", e.to_string()))?;
+                .map_err(|e| violation("dataset", e.to_string()))?
+                .with_horizon(self.test_horizon, cycles);
             let shortest = [
                 split.train_cycles.clone(),
                 split.validation_cycles.clone(),
@@ -675,7 +700,8 @@ impl RawStudy {
             .with_seed(self.tie_seed)
             .with_ties(self.ties)
             .with_host_cap(self.host_cap)
-            .map_err(|e| violation("host_cap", e.to_string()))?;
+            .map_err(|e| violation("host_cap", e.to_string()))?
+            .with_metric(self.metric);
         if self.seeds == 0 {
             return Err(violation("seeds", "at least 1"));
         }
@@ -696,6 +722,7 @@ impl RawStudy {
             unknown,
             rotations: self.rotations,
             sim,
+            test_horizon: self.test_horizon,
             top_resources: self.top_resources,
             configurations,
             baselines: self.baselines,
@@ -716,6 +743,15 @@ impl RawStudy {
         if let Some(g) = c.generations {
             gp.generations = g;
         }
+        if let Some(other) = c.bandits.iter().find(|b| b.bandit().is_none()) {
+            return Err(violation(
+                format!("configurations[{index}].bandits"),
+                format!(
+                    "`{other}` is no bandit: name bandits (kab2, kab3, kab5, exp3(..)) to \
+                     test the evolved formula in as one more arm"
+                ),
+            ));
+        }
         let seeds = c.seeds.unwrap_or(self.seeds);
         if seeds == 0 {
             return Err(violation(
@@ -731,6 +767,7 @@ impl RawStudy {
             seeds: (0..seeds as u64)
                 .map(|k| self.first_seed.wrapping_add(k))
                 .collect(),
+            bandits: c.bandits.clone(),
         })
     }
 }

@@ -19,7 +19,7 @@ use crate::data::split::Split;
 use crate::data::{Dataset, Fingerprint};
 use crate::formula::Grammar;
 use crate::gp::{GenerationReport, Strategy};
-use crate::sim::{CycleMetrics, Period, Policy, SimConfig, Simulator};
+use crate::sim::{ArmChoice, CycleMetrics, Period, Policy, SimConfig, Simulator};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -187,6 +187,20 @@ pub struct StrategyRuns {
     pub runs: Vec<ResourceRun>,
 }
 
+/// A chosen formula tested as one more arm of a bandit (SPEC §10).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BanditRun {
+    /// The strategy whose choice is the last arm.
+    pub strategy: Strategy,
+    /// The bandit as run: the configuration's bandit with the chosen formula last.
+    pub bandit: Policy,
+    /// Per scored test cycle.
+    #[serde(deserialize_with = "super::stored::cycles")]
+    pub cycles: Vec<CycleMetrics>,
+    /// The arm drawn in each scored test cycle.
+    pub choices: Vec<ArmChoice>,
+}
+
 /// The result of a GP unit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GpUnit {
@@ -202,6 +216,10 @@ pub struct GpUnit {
     pub run: SeedRun,
     /// The choices tested at each `top_resources`.
     pub top: Vec<StrategyRuns>,
+    /// Each choice tested as one more arm of each of the configuration's bandits
+    /// (strategy order, then bandit order).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bandits: Vec<BanditRun>,
     /// The dataset it was computed on (absent in units written before fingerprints).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<Fingerprint>,
@@ -217,6 +235,9 @@ pub struct BaselineRuns {
     pub main: Vec<CycleMetrics>,
     /// At each `top_resources`, in order.
     pub top: Vec<ResourceRun>,
+    /// A bandit's arm choices at the study's resources (SPEC §10; empty otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<ArmChoice>,
 }
 
 /// The result of a baseline unit.
@@ -280,7 +301,8 @@ impl Runner {
         };
         for &rotation in &runner.study.rotations {
             let split = Split::new(runner.dataset.pages(), runner.dataset.cycles(), rotation)
-                .map_err(ExperimentError::from)?;
+                .map_err(ExperimentError::from)?
+                .with_horizon(runner.study.test_horizon, runner.dataset.cycles());
             for (set, pages, cycles) in [
                 (Set::Training, &split.train, split.train_cycles.clone()),
                 (
@@ -345,7 +367,8 @@ impl Runner {
     }
 
     fn test_period(&self, rotation: usize) -> Result<Period, ExperimentError> {
-        let split = Split::new(self.dataset.pages(), self.dataset.cycles(), rotation)?;
+        let split = Split::new(self.dataset.pages(), self.dataset.cycles(), rotation)?
+            .with_horizon(self.study.test_horizon, self.dataset.cycles());
         Ok(Period::new(&self.dataset, &split.test, split.test_cycles)?)
     }
 
@@ -363,6 +386,7 @@ impl Runner {
                 .expect("checked when the study was read"),
             sim: self.study.sim,
             seeds: c.seeds.clone(),
+            horizon: self.study.test_horizon,
         }
     }
 
@@ -400,7 +424,6 @@ impl Runner {
             .map(|&(b, c)| {
                 Simulator::new(c)
                     .run(&test, b)
-                    .map(|o| o.cycles)
                     .map_err(|source| ExperimentError::Sim {
                         set: Set::Test,
                         source,
@@ -422,13 +445,14 @@ impl Runner {
                     .map(|&resources| ResourceRun {
                         resources,
                         // Invariant: as above, one outcome per job.
-                        cycles: outcomes.next().expect("one per job"),
+                        cycles: outcomes.next().expect("one per job").cycles,
                     })
                     .collect();
                 BaselineRuns {
                     baseline: baseline.clone(),
-                    main,
+                    main: main.cycles,
                     top,
+                    choices: main.choices,
                 }
             })
             .collect();
@@ -483,6 +507,7 @@ impl Runner {
                 })
             })
             .collect::<Result<Vec<_>, ExperimentError>>()?;
+        let bandits = self.run_bandits(configuration, &settings, &sets.test, &run)?;
         Ok(GpUnit {
             configuration: self.study.configurations[configuration].name.clone(),
             rotation,
@@ -490,8 +515,46 @@ impl Runner {
             set_sizes: sets.set_sizes(),
             run,
             top,
+            bandits,
             fingerprint: Some(self.record.fingerprint),
         })
+    }
+
+    /// Each choice of `run` as one more arm of each bandit of `configuration`, on `test`,
+    /// rewarded by the configuration's fitness unless the bandit names its metric.
+    fn run_bandits(
+        &self,
+        configuration: usize,
+        settings: &EvolveSettings,
+        test: &Period,
+        run: &SeedRun,
+    ) -> Result<Vec<BanditRun>, ExperimentError> {
+        let c = &self.study.configurations[configuration];
+        let config = self.study.sim.with_metric(c.fitness);
+        let mut jobs = Vec::new();
+        for choice in run.choices.iter() {
+            let evolved = Policy::formula(&choice.formula, settings.grammar.closure());
+            for bandit in c.bandits.iter().filter_map(Policy::bandit) {
+                let with = bandit.with_arm(evolved.clone())?;
+                jobs.push((choice.strategy, Policy::Bandit(with)));
+            }
+        }
+        jobs.into_par_iter()
+            .map(|(strategy, bandit)| {
+                let outcome = Simulator::new(config)
+                    .run(test, &bandit)
+                    .map_err(|source| ExperimentError::Sim {
+                        set: Set::Test,
+                        source,
+                    })?;
+                Ok(BanditRun {
+                    strategy,
+                    bandit,
+                    cycles: outcome.cycles,
+                    choices: outcome.choices,
+                })
+            })
+            .collect()
     }
 }
 

@@ -31,9 +31,9 @@ use crate::experiment::baselines::MetricSummary;
 use crate::experiment::evolve::{self, Choice};
 use crate::experiment::store::{Store, StoreError};
 use crate::experiment::study::{Configuration, Study};
-use crate::experiment::units::{self, BaselineUnit, GpUnit, Unit};
+use crate::experiment::units::{self, gp_file_name, BaselineUnit, GpUnit, Unit};
 use crate::gp::Strategy;
-use crate::sim::{CycleMetrics, Metric};
+use crate::sim::{ArmChoice, CycleMetrics, Metric, Policy};
 use crate::stats::{mean, mean_ci, paired_t_test, MeanCi};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -158,6 +158,15 @@ pub struct Method {
     /// Per `top_resources`, per rotation, per cycle.
     #[serde(skip)]
     pub top_cycles: Vec<Vec<Vec<CycleMetrics>>>,
+    /// A bandit's arms (SPEC §10; empty for every other method).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub arms: Vec<String>,
+    /// The share of all test cycles in which each arm was drawn.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub arm_shares: Vec<f64>,
+    /// A bandit's draws, per rotation, per scored test cycle.
+    #[serde(skip)]
+    pub choices: Vec<Vec<ArmChoice>>,
 }
 
 impl Method {
@@ -199,6 +208,26 @@ pub struct Comparison {
     pub p_values: Vec<f64>,
 }
 
+/// A bandit against one of its arms run alone (SPEC §10): does the bandit beat it?
+#[derive(Debug, Clone, Serialize)]
+pub struct ArmComparison {
+    /// The bandit method.
+    pub bandit: String,
+    /// The arm, a method of the study.
+    pub arm: String,
+    /// The metric.
+    pub metric: Metric,
+    /// The bandit's mean over all test cycles.
+    pub bandit_mean: f64,
+    /// The arm's mean over all test cycles.
+    pub arm_mean: f64,
+    /// Two-sided paired t-test over the rotations' means (the rotations are independent
+    /// page folds; the cycles of one rotation are not independent of each other).
+    pub p_rotations: f64,
+    /// Cycle by cycle over the rotations, as Table 3.
+    pub per_cycle: Comparison,
+}
+
 /// Mean best and mean fitness per generation of one configuration, averaged over its
 /// rotation × seed runs.
 #[derive(Debug, Clone, Serialize)]
@@ -234,6 +263,9 @@ pub struct Analysis {
     pub between_configurations: Vec<Comparison>,
     /// Fitness per generation, per configuration.
     pub generations: Vec<GenerationCurve>,
+    /// Every bandit method against each of its arms that is a method of the study, on
+    /// each of [`COMPARED`].
+    pub bandits_vs_arms: Vec<ArmComparison>,
     /// The GP units, in unit order (for `generations.csv`).
     #[serde(skip)]
     pub gp_units: Vec<GpUnit>,
@@ -272,6 +304,20 @@ fn method(
         top,
         cycles,
         top_cycles,
+        arms: Vec::new(),
+        arm_shares: Vec::new(),
+        choices: Vec::new(),
+    }
+}
+
+impl Method {
+    /// The method as a bandit over `arms` that drew `choices` (per rotation).
+    fn with_arms(mut self, arms: Vec<String>, choices: Vec<Vec<ArmChoice>>) -> Method {
+        let all: Vec<ArmChoice> = choices.iter().flatten().cloned().collect();
+        self.arm_shares = crate::sim::arm_shares(&all, arms.len());
+        self.arms = arms;
+        self.choices = choices;
+        self
     }
 }
 
@@ -316,7 +362,9 @@ pub(crate) fn analyse(study: &Study, store: &Store) -> Result<Analysis, ReportEr
     );
     let between_configurations =
         between_configurations(&methods[..gp_methods], cycles_per_rotation);
+    let bandits_vs_arms = bandits_vs_arms(&methods, cycles_per_rotation);
     Ok(Analysis {
+        bandits_vs_arms,
         between_configurations,
         study: study.clone(),
         dataset: units.baselines.first().map_or([0, 0], |u| u.dataset),
@@ -467,6 +515,49 @@ fn gp_methods(
         m.chosen = chosen;
         methods.push(m);
     }
+    for (j, bandit) in c.bandits.iter().enumerate() {
+        for &strategy in &study.reports.strategies {
+            let runs = per_rotation
+                .iter()
+                .map(|(seeds, winners)| {
+                    let unit = &seeds[winners[strategy]];
+                    unit.bandits
+                        .iter()
+                        .filter(|r| r.strategy == strategy)
+                        .nth(j)
+                        .ok_or_else(|| ReportError::Inconsistent {
+                            file: store.dir().display().to_string(),
+                            reason: format!(
+                                "unit {} has no run of bandit `{bandit}`",
+                                gp_file_name(&c.name, unit.rotation, unit.seed)
+                            ),
+                        })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let name = format!("{}/{}+{}", c.name, strategy.name(), bandit.label());
+            let cycles = runs.iter().map(|r| r.cycles.clone()).collect();
+            let no_top = vec![Vec::new(); study.top_resources.len()];
+            let mut m = method(name, Kind::Gp, cycles, no_top, study);
+            // Bandits are tested at the study's resources only.
+            m.top.clear();
+            m.top_cycles.clear();
+            m.configuration = Some(c.name.clone());
+            m.strategy = Some(strategy);
+            m.fitness = Some(c.fitness);
+            // The evolved arm: the strategy's choices.
+            m.chosen = methods
+                .iter()
+                .find(|other: &&Method| other.strategy == Some(strategy) && other.arms.is_empty())
+                .map_or_else(Vec::new, |other| other.chosen.clone());
+            let mut arms: Vec<String> = bandit
+                .bandit()
+                .map(|b| b.arms().iter().map(Policy::label).collect())
+                .unwrap_or_default();
+            arms.push(format!("evolved ({}/{})", c.name, strategy.name()));
+            let choices = runs.iter().map(|r| r.choices.clone()).collect();
+            methods.push(m.with_arms(arms, choices));
+        }
+    }
     Ok(methods)
 }
 
@@ -513,7 +604,18 @@ fn baseline_methods(study: &Study, units: &[BaselineUnit]) -> Vec<Method> {
                         .collect()
                 })
                 .collect();
-            method(baseline.label(), Kind::Baseline, cycles, top_cycles, study)
+            let m = method(baseline.label(), Kind::Baseline, cycles, top_cycles, study);
+            match baseline.bandit() {
+                Some(bandit) => {
+                    let arms = bandit.arms().iter().map(Policy::label).collect();
+                    let choices = units
+                        .iter()
+                        .map(|u| u.baselines[b].choices.clone())
+                        .collect();
+                    m.with_arms(arms, choices)
+                }
+                None => m,
+            }
         })
         .collect()
 }
@@ -541,6 +643,41 @@ fn between_configurations(gp: &[Method], positions: usize) -> Vec<Comparison> {
                 for metric in COMPARED {
                     out.push(compare(m, other, metric, positions));
                 }
+            }
+        }
+    }
+    out
+}
+
+/// Every bandit method against each of its arms that is a method of the study.
+fn bandits_vs_arms(methods: &[Method], positions: usize) -> Vec<ArmComparison> {
+    let mut out = Vec::new();
+    for m in methods.iter().filter(|m| !m.arms.is_empty()) {
+        for arm in m.arms.iter() {
+            let Some(alone) = methods.iter().find(|other| other.name == *arm) else {
+                continue;
+            };
+            for metric in COMPARED {
+                let rotation_means = |x: &Method| -> Vec<f64> {
+                    x.cycles
+                        .iter()
+                        .map(|r| mean(&r.iter().map(|c| metric.of(c)).collect::<Vec<_>>()))
+                        .collect()
+                };
+                let (a, b) = (rotation_means(m), rotation_means(alone));
+                out.push(ArmComparison {
+                    bandit: m.name.clone(),
+                    arm: arm.clone(),
+                    metric,
+                    bandit_mean: m.of(metric).mean,
+                    arm_mean: alone.of(metric).mean,
+                    p_rotations: if a.len() == b.len() {
+                        paired_t_test(&a, &b)
+                    } else {
+                        1.0
+                    },
+                    per_cycle: compare(m, alone, metric, positions),
+                });
             }
         }
     }

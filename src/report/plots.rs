@@ -10,7 +10,9 @@
 //! * `plots/newly-visited.svg` (Fig. 6): fraction of each cycle's visits that go to pages
 //!   not visited since the warm-up;
 //! * `plots/fitness-<configuration>.svg`: best and mean training fitness per generation,
-//!   mean over the configuration's rotation × seed runs.
+//!   mean over the configuration's rotation × seed runs;
+//! * `plots/arms-<method>.svg`, for each bandit (SPEC §10; the seed's Fig. 5): each arm's
+//!   probability per test cycle position, mean over the rotations.
 //!
 //! GP methods are drawn with thick lines, baselines with thin ones.
 
@@ -124,6 +126,20 @@ fn per_position(m: &Method, f: impl Fn(&CycleMetrics) -> f64) -> Vec<(f64, f64)>
         .collect()
 }
 
+/// `name` with every character but letters, digits, `.`, `_` and `-` as `-` (a method
+/// name as a file name).
+fn file_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
 fn thin(m: &Method) -> bool {
     m.kind == Kind::Baseline
 }
@@ -189,6 +205,7 @@ pub fn all(a: &Analysis) -> Vec<(String, String)> {
             &series,
         ),
     ));
+    plots.extend(arm_plots(a));
     for g in &a.generations {
         let points = |v: &[f64]| -> Vec<(f64, f64)> {
             v.iter().enumerate().map(|(i, &y)| (i as f64, y)).collect()
@@ -214,6 +231,43 @@ pub fn all(a: &Analysis) -> Vec<(String, String)> {
                 ),
                 "generation",
                 g.fitness.name(),
+                &series,
+            ),
+        ));
+    }
+    plots
+}
+
+/// For each bandit method, its arms' probabilities per test cycle position (mean over
+/// rotations): `plots/arms-<method>.svg`.
+fn arm_plots(a: &Analysis) -> Vec<(String, String)> {
+    let mut plots = Vec::new();
+    for m in a.methods.iter().filter(|m| !m.arms.is_empty()) {
+        let positions = m.choices.iter().map(Vec::len).min().unwrap_or(0);
+        let series: Vec<Series> = m
+            .arms
+            .iter()
+            .enumerate()
+            .map(|(j, arm)| Series {
+                label: arm.clone(),
+                points: (0..positions)
+                    .map(|i| {
+                        let q: Vec<f64> = m.choices.iter().map(|r| r[i].q[j]).collect();
+                        ((i + 1) as f64, mean(&q))
+                    })
+                    .collect(),
+                thin: false,
+            })
+            .collect();
+        plots.push((
+            format!("plots/arms-{}.svg", file_name(&m.name)),
+            line_chart(
+                &format!(
+                    "{}: arm probabilities per test cycle (mean over rotations)",
+                    m.name
+                ),
+                "scored test cycle",
+                "probability q",
                 &series,
             ),
         ));

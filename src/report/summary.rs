@@ -35,6 +35,7 @@ pub(super) fn markdown(a: &Analysis, plots: &[&str]) -> String {
     table3_between(&mut out, a);
     table4(&mut out, a);
     top_of_schedule(&mut out, a);
+    bandits(&mut out, a);
     newly_visited_and_files(&mut out, a, plots);
     out
 }
@@ -250,7 +251,8 @@ fn table4(out: &mut String, a: &Analysis) {
         let mine: Vec<&Method> = a
             .methods
             .iter()
-            .filter(|m| m.configuration.as_deref() == Some(c.name.as_str()))
+            // Bandits with an evolved arm repeat their strategy's choices.
+            .filter(|m| m.configuration.as_deref() == Some(c.name.as_str()) && m.arms.is_empty())
             .collect();
         for (r, &rotation) in s.rotations.iter().enumerate() {
             for m in &mine {
@@ -295,8 +297,74 @@ fn top_of_schedule(out: &mut String, a: &Analysis) {
                 for t in &m.top {
                     let _ = write!(out, " {:.4} |", t.metrics.of(metric).mean);
                 }
+                // Methods tested at the study's resources only (bandits with an
+                // evolved arm).
+                for _ in m.top.len()..s.top_resources.len() {
+                    let _ = write!(out, " – |");
+                }
                 out.push('\n');
             }
+        }
+    }
+}
+
+/// For every bandit method (SPEC §10): the share of test cycles each arm was drawn, and
+/// each arm's mean probability in the last scored cycle.
+fn bandits(out: &mut String, a: &Analysis) {
+    let bandits: Vec<_> = a.methods.iter().filter(|m| !m.arms.is_empty()).collect();
+    if bandits.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n## Bandits (SPEC §10)\n\nThe arms each bandit drew: the share of all test cycles (every rotation), and the arm's probability q in the last scored cycle (mean over rotations). `plots/arms-*.svg` draw q over the cycles."
+    );
+    for m in bandits {
+        let _ = writeln!(
+            out,
+            "\n### {}\n\n| Arm | Drawn | Last q |\n|---|---|---|",
+            m.name
+        );
+        for (j, (arm, share)) in m.arms.iter().zip(&m.arm_shares).enumerate() {
+            let last: Vec<f64> = m
+                .choices
+                .iter()
+                .filter_map(|r| r.last().and_then(|c| c.q.get(j).copied()))
+                .collect();
+            let _ = writeln!(
+                out,
+                "| {} | {} | {:.3} |",
+                cell(arm),
+                percent(*share),
+                crate::stats::mean(&last)
+            );
+        }
+        let against: Vec<_> = a
+            .bandits_vs_arms
+            .iter()
+            .filter(|c| c.bandit == m.name)
+            .collect();
+        if against.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "\nAgainst each arm alone: means over all test cycles, the paired t-test over the rotations' means (p), and cycle positions won/lost/tied (paired t-test over rotations per position, p < 0.05).\n\n| Metric | Arm | Bandit | Arm alone | Difference | p | W/L/T |\n|---|---|---|---|---|---|---|"
+        );
+        for c in against {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {:.4} | {:.4} | {:+.4} | {:.3} | {}/{}/{} |",
+                metric_label(c.metric),
+                cell(&c.arm),
+                c.bandit_mean,
+                c.arm_mean,
+                c.bandit_mean - c.arm_mean,
+                c.p_rotations,
+                c.per_cycle.wins,
+                c.per_cycle.losses,
+                c.per_cycle.ties
+            );
         }
     }
 }

@@ -493,7 +493,11 @@ fn bandit_batches_are_the_simulations_visits() {
             let arms: std::collections::BTreeSet<usize> =
                 outcome.choices.iter().map(|c| c.arm).collect();
             assert!(arms.len() > 1, "{rule}: several arms drawn");
-            assert_eq!(replay(&period, &rule, &config), visits, "{rule}, cap {cap:?}");
+            assert_eq!(
+                replay(&period, &rule, &config),
+                visits,
+                "{rule}, cap {cap:?}"
+            );
         }
     }
 }
@@ -505,13 +509,15 @@ fn a_restarted_bandit_draws_what_an_uninterrupted_one_would() {
     let data = random_hosted_history(120, 30, 6);
     let period = Period::whole(&data).unwrap();
     let config = SimConfig::new(0.1, 2).unwrap().with_seed(3);
-    let reload = |s: &Scheduler<u32>| Scheduler::<u32>::from_bytes(&s.to_bytes().unwrap(), "x").unwrap();
+    let reload =
+        |s: &Scheduler<u32>| Scheduler::<u32>::from_bytes(&s.to_bytes().unwrap(), "x").unwrap();
     for rule in bandit_rules() {
         let uninterrupted = replay(&period, &rule, &config);
         let mut s: Scheduler<u32> = Scheduler::new(rule.clone()).with_seed(config.seed());
         for p in 0..period.pages() as u32 {
             let host = (period.host(p) != NO_HOST).then(|| format!("host{}", period.host(p)));
-            s.add_weighted(p, host.as_deref(), period.weight(p)).unwrap();
+            s.add_weighted(p, host.as_deref(), period.weight(p))
+                .unwrap();
         }
         let mut stale = vec![false; period.pages()];
         let mut batches = Vec::new();
@@ -526,7 +532,10 @@ fn a_restarted_bandit_draws_what_an_uninterrupted_one_would() {
                 let batch = s.next_batch(cycle, config.k(period.pages())).unwrap();
                 s = reload(&s);
                 // Asked again for the same cycle: the same arm and batch.
-                assert_eq!(s.next_batch(cycle, config.k(period.pages())).unwrap(), batch);
+                assert_eq!(
+                    s.next_batch(cycle, config.k(period.pages())).unwrap(),
+                    batch
+                );
                 batches.push(batch.clone());
                 batch
             };
@@ -540,14 +549,24 @@ fn a_restarted_bandit_draws_what_an_uninterrupted_one_would() {
         }
         assert_eq!(batches, uninterrupted, "{rule}");
         let weights = s.bandit_log_weights().unwrap();
-        assert!(weights.iter().any(|&w| w > 0.0), "{rule}: rewards moved the weights");
+        assert!(
+            weights.iter().any(|&w| w > 0.0),
+            "{rule}: rewards moved the weights"
+        );
     }
 }
 
 #[test]
 fn a_bandit_rewarded_by_an_unobservable_metric_is_refused() {
-    let rule = Policy::parse("exp3(arms: [uniform, change], reward: ndcg)", &Grammar::all()).unwrap();
-    assert_eq!(Scheduler::<u32>::check_policy(&rule), Err(ScheduleError::Reward("ndcg")));
+    let rule = Policy::parse(
+        "exp3(arms: [uniform, change], reward: ndcg)",
+        &Grammar::all(),
+    )
+    .unwrap();
+    assert_eq!(
+        Scheduler::<u32>::check_policy(&rule),
+        Err(ScheduleError::Reward("ndcg"))
+    );
     let mut s: Scheduler<u32> = Scheduler::new(rule);
     s.add(1).unwrap();
     let err = s.next_batch(1, 1).unwrap_err();

@@ -93,11 +93,7 @@ pub struct Exp3 {
 impl Exp3 {
     /// A bandit over `arms` with exploration rate `gamma`, rewarded by `reward` (`None`:
     /// the run's metric, [`super::SimConfig::metric`]; in a scheduler, the change rate).
-    pub fn new(
-        arms: Vec<Policy>,
-        gamma: f64,
-        reward: Option<Metric>,
-    ) -> Result<Exp3, BanditError> {
+    pub fn new(arms: Vec<Policy>, gamma: f64, reward: Option<Metric>) -> Result<Exp3, BanditError> {
         if arms.is_empty() {
             return Err(BanditError::NoArms);
         }
@@ -132,8 +128,18 @@ impl Exp3 {
         let (_, arms) = PRESETS
             .iter()
             .find(|(preset, _)| preset.eq_ignore_ascii_case(name.trim()))?;
-        let arms = arms.iter().map(|a| Policy::by_name(a)).collect::<Option<_>>()?;
+        let arms = arms
+            .iter()
+            .map(|a| Policy::by_name(a))
+            .collect::<Option<_>>()?;
         Exp3::new(arms, DEFAULT_GAMMA, None).ok()
+    }
+
+    /// The same bandit with `arm` as one more, last arm.
+    pub fn with_arm(&self, arm: Policy) -> Result<Exp3, BanditError> {
+        let mut arms = self.arms.clone();
+        arms.push(arm);
+        Exp3::new(arms, self.gamma, self.reward)
     }
 
     /// The arms, in order.
@@ -372,8 +378,7 @@ impl TryFrom<RawExp3> for Exp3 {
 impl Exp3 {
     /// Reads `(arms: [..], gamma: .., reward: ..)`, the text after `exp3`.
     pub(crate) fn parse_fields(fields: &str) -> Result<Exp3, BanditError> {
-        let raw: RawExp3 =
-            ron::from_str(fields).map_err(|e| BanditError::Syntax(e.to_string()))?;
+        let raw: RawExp3 = ron::from_str(fields).map_err(|e| BanditError::Syntax(e.to_string()))?;
         Exp3::try_from(raw)
     }
 
@@ -463,7 +468,10 @@ mod tests {
             counts[Exp3::draw(&q, 7, cycle)] += 1.0;
         }
         let expected = n as f64 / 5.0;
-        let chi2: f64 = counts.iter().map(|c| (c - expected).powi(2) / expected).sum();
+        let chi2: f64 = counts
+            .iter()
+            .map(|c| (c - expected).powi(2) / expected)
+            .sum();
         assert!(chi2 < 18.47, "chi-square {chi2} for counts {counts:?}");
     }
 
@@ -509,7 +517,10 @@ mod tests {
         for (text, says) in [
             ("exp3(arms: [])", "at least one arm"),
             ("exp3(arms: [uniform], gamma: 0)", "gamma must be in (0, 1]"),
-            ("exp3(arms: [uniform], gamma: 1.5)", "gamma must be in (0, 1]"),
+            (
+                "exp3(arms: [uniform], gamma: 1.5)",
+                "gamma must be in (0, 1]",
+            ),
             ("exp3(arms: [uniform], gamma: nan)", "1:26: Expected float"),
             ("exp3(arms: [uniform], reward: clicks)", "clicks"),
             ("exp3(arms: [uniform, uniform])", "repeats arm 0"),
@@ -546,7 +557,7 @@ mod tests {
             assert_eq!(serde_json::from_str::<Policy>(&json).unwrap(), policy);
             let ron_text = format!("[{}]", policy.ron());
             let read: Vec<Policy> = ron::from_str(&ron_text).unwrap();
-            assert_eq!(read, [policy.clone()], "{ron_text}");
+            assert_eq!(read, std::slice::from_ref(&policy), "{ron_text}");
             let binary = bincode::serialize(&policy).unwrap();
             assert_eq!(bincode::deserialize::<Policy>(&binary).unwrap(), policy);
         }

@@ -29,7 +29,14 @@ fn one_arm_is_that_arm() {
             .with_host_cap(cap)
             .unwrap();
         let mut sim = Simulator::new(config);
-        for arm in ["uniform", "lambda", "value", "nutch", "NAD", "w * t / (MLE + 0.5)"] {
+        for arm in [
+            "uniform",
+            "lambda",
+            "value",
+            "nutch",
+            "NAD",
+            "w * t / (MLE + 0.5)",
+        ] {
             let alone = sim.run(&period, &policy(arm)).unwrap();
             let text = format!("exp3(arms: [{}], gamma: 0.3)", policy(arm).ron());
             let bandit = sim.run(&period, &policy(&text)).unwrap();
@@ -52,7 +59,11 @@ fn recorded_choices_follow_the_update() {
     for (text, run_metric, rewarded) in [
         ("kab5", Metric::Ndcg, Metric::Ndcg),
         ("kab5", Metric::WFreshness, Metric::WFreshness),
-        ("exp3(arms: [kab3, nutch], gamma: 0.2, reward: changerate)", Metric::Ndcg, Metric::ChangeRate),
+        (
+            "exp3(arms: [kab3, nutch], gamma: 0.2, reward: changerate)",
+            Metric::Ndcg,
+            Metric::ChangeRate,
+        ),
     ] {
         let config = SimConfig::new(0.05, 2).unwrap().with_metric(run_metric);
         let bandit = policy(text);
@@ -69,7 +80,10 @@ fn recorded_choices_follow_the_update() {
         }
         let arms: std::collections::BTreeSet<usize> =
             outcome.choices.iter().map(|c| c.arm).collect();
-        assert!(arms.len() > 1, "{text}: more than one arm is drawn in 38 cycles");
+        assert!(
+            arms.len() > 1,
+            "{text}: more than one arm is drawn in 38 cycles"
+        );
     }
 }
 
@@ -96,7 +110,11 @@ fn bandits_simulate_alike_in_both_simulators() {
             let bandit = policy(text);
             let fast = sim.run(&period, &bandit).unwrap();
             assert_eq!(fast, sim.run_reference(&period, &bandit).unwrap(), "{text}");
-            assert_eq!(sim.run_prepared(&period, &bandit, &prepared), fast, "{text}");
+            assert_eq!(
+                sim.run_prepared(&period, &bandit, &prepared),
+                fast,
+                "{text}"
+            );
         }
     }
 }
@@ -132,7 +150,9 @@ fn ten_thousand_cycles_stay_finite() {
     let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
     let d = Dataset::from_bit_strings(&rows).unwrap();
     let period = Period::whole(&d).unwrap();
-    let config = SimConfig::new(0.25, 2).unwrap().with_metric(Metric::ChangeRate);
+    let config = SimConfig::new(0.25, 2)
+        .unwrap()
+        .with_metric(Metric::ChangeRate);
     let bandit = policy("exp3(arms: [kab5, NAD], gamma: 0.1)");
     let outcome = Simulator::new(config).run(&period, &bandit).unwrap();
     assert_eq!(outcome.choices.len(), 10_000);
@@ -140,7 +160,10 @@ fn ten_thousand_cycles_stay_finite() {
     for choice in &outcome.choices {
         let sum: f64 = choice.q.iter().sum();
         assert!((sum - 1.0).abs() < 1e-12, "{choice:?}");
-        assert!(choice.q.iter().all(|&q| q >= floor * (1.0 - 1e-12)), "{choice:?}");
+        assert!(
+            choice.q.iter().all(|&q| q >= floor * (1.0 - 1e-12)),
+            "{choice:?}"
+        );
     }
     for cycle in &outcome.cycles {
         for m in Metric::ALL {
@@ -148,5 +171,8 @@ fn ten_thousand_cycles_stay_finite() {
         }
     }
     let last = &outcome.choices.last().unwrap().q;
-    assert!(last.iter().any(|&q| q > 0.5), "one arm has won out: {last:?}");
+    assert!(
+        last.iter().any(|&q| q > 0.5),
+        "one arm has won out: {last:?}"
+    );
 }

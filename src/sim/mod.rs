@@ -467,9 +467,9 @@ impl Simulator {
 }
 
 #[cfg(test)]
-mod importance_tests;
-#[cfg(test)]
 mod bandit_tests;
+#[cfg(test)]
+mod importance_tests;
 #[cfg(test)]
 mod literature_tests;
 #[cfg(test)]

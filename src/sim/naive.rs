@@ -79,16 +79,11 @@ pub(crate) fn run_traced(
             &mut buffers,
         );
         rank(&mut order, &scores, config, cycle);
-        let cap = config.host_cap();
-        choose(&order, period, k, cap, &mut host_taken, &mut chosen);
+        let budget = (k, config.host_cap());
+        choose(&order, period, budget, &mut host_taken, &mut chosen);
         let stale_before = stale_count;
         let mut stale_weights = weights_of(&stale, period);
-        let Found {
-            found,
-            dcg,
-            dcg_w,
-            newly,
-        } = found(&chosen, &stale, &state, period, warmup);
+        let counted = found(&chosen, &stale, &state, period, warmup);
         visited(cycle, &chosen);
         for &p in &chosen {
             let changed = stale[p as usize];
@@ -98,25 +93,26 @@ pub(crate) fn run_traced(
                 stale_count -= 1;
             }
         }
-        let m = stale_before.min(k);
-        let weighted = period.weights().map(|weights| WeightedTally {
-            dcg: dcg_w,
-            ideal_dcg: weighted_ideal(&mut stale_weights, m, &ideal),
-            fresh: fresh_weight(&stale, weights),
-            total: period.total_weight(),
-        });
-        let metrics = Tally {
+        let tally = Tally {
             cycle: d,
             pages,
             visited: chosen.len(),
             stale_before,
             stale_after: stale_count,
-            found,
-            newly,
-            dcg,
-            ideal_dcg: ideal.ideal(m),
-            weighted,
-        }
+            found: counted.found,
+            newly: counted.newly,
+            dcg: counted.dcg,
+            ideal_dcg: ideal.ideal(stale_before.min(k)),
+            weighted: None,
+        };
+        let metrics = weighed(
+            (tally, k),
+            counted.dcg_w,
+            &stale,
+            &mut stale_weights,
+            period,
+            &ideal,
+        )
         .metrics(k);
         outcome.choices.extend(chooser.reward(&metrics));
         outcome.cycles.push(metrics);
@@ -124,13 +120,33 @@ pub(crate) fn run_traced(
     outcome
 }
 
+/// `tally` with its weighted sums when the period has weights: the chosen stale pages'
+/// weighted DCG `dcg_w`, the ideal one over `stale_weights` (the weights of the pages
+/// stale before the visits; the top `k`), the fresh weight after them.
+fn weighed(
+    (mut tally, k): (Tally, usize),
+    dcg_w: f64,
+    stale: &[bool],
+    stale_weights: &mut [f64],
+    period: &Period,
+    ideal: &Discounts,
+) -> Tally {
+    let m = tally.stale_before.min(k);
+    tally.weighted = period.weights().map(|weights| WeightedTally {
+        dcg: dcg_w,
+        ideal_dcg: weighted_ideal(stale_weights, m, ideal),
+        fresh: fresh_weight(stale, weights),
+        total: period.total_weight(),
+    });
+    tally
+}
+
 /// The first `k` pages of `order`, skipping (SPEC §8) a page whose host already has `cap`
 /// pages chosen; into `chosen`. `host_taken` counts per host (any content; reset here).
 fn choose(
     order: &[u32],
     period: &Period,
-    k: usize,
-    cap: Option<u32>,
+    (k, cap): (usize, Option<u32>),
     host_taken: &mut [u32],
     chosen: &mut Vec<u32>,
 ) {

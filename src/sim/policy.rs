@@ -829,7 +829,9 @@ impl Policy {
                 format!("formula({text:?})")
             }
             Policy::Adaptive(_) | Policy::Bandit(_) => self.to_string(),
-            Policy::Baseline(_) | Policy::Rate(_) | Policy::Value => self.to_string().replace('-', "_"),
+            Policy::Baseline(_) | Policy::Rate(_) | Policy::Value => {
+                self.to_string().replace('-', "_")
+            }
         }
     }
 

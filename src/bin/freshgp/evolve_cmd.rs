@@ -59,8 +59,6 @@ pub struct Args {
     quiet: bool,
 }
 
-/// A metric name, as the library reads it (`Metric::from_str`).
-
 /// Runs `freshgp evolve`.
 pub fn run(args: Args) -> Result<()> {
     let settings = settings(&args)?;
@@ -115,6 +113,7 @@ fn settings(args: &Args) -> Result<EvolveSettings> {
         bail!("--rotation {} is out of range (0..=4)", args.rotation);
     }
     let settings = EvolveSettings {
+        horizon: Default::default(),
         grammar,
         metric: args.fitness,
         gp,

@@ -139,7 +139,11 @@ fn print_choices(
     }
     let shares = arm_shares(&outcome.choices, bandit.arms().len());
     for (j, (arm, share)) in bandit.arms().iter().zip(shares).enumerate() {
-        writeln!(stdout, "arm {j}: {arm} drawn in {:.1}% of cycles", 100.0 * share)?;
+        writeln!(
+            stdout,
+            "arm {j}: {arm} drawn in {:.1}% of cycles",
+            100.0 * share
+        )?;
     }
     Ok(())
 }
