@@ -161,6 +161,9 @@ pub struct Method {
     /// A bandit's arms (SPEC §10; empty for every other method).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub arms: Vec<String>,
+    /// The metric a bandit was rewarded by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reward: Option<Metric>,
     /// The share of all test cycles in which each arm was drawn.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub arm_shares: Vec<f64>,
@@ -305,14 +308,22 @@ fn method(
         cycles,
         top_cycles,
         arms: Vec::new(),
+        reward: None,
         arm_shares: Vec::new(),
         choices: Vec::new(),
     }
 }
 
 impl Method {
-    /// The method as a bandit over `arms` that drew `choices` (per rotation).
-    fn with_arms(mut self, arms: Vec<String>, choices: Vec<Vec<ArmChoice>>) -> Method {
+    /// The method as a bandit over `arms`, rewarded by `reward`, that drew `choices`
+    /// (per rotation).
+    fn with_arms(
+        mut self,
+        arms: Vec<String>,
+        reward: Metric,
+        choices: Vec<Vec<ArmChoice>>,
+    ) -> Method {
+        self.reward = Some(reward);
         let all: Vec<ArmChoice> = choices.iter().flatten().cloned().collect();
         self.arm_shares = crate::sim::arm_shares(&all, arms.len());
         self.arms = arms;
@@ -555,7 +566,11 @@ fn gp_methods(
                 .unwrap_or_default();
             arms.push(format!("evolved ({}/{})", c.name, strategy.name()));
             let choices = runs.iter().map(|r| r.choices.clone()).collect();
-            methods.push(m.with_arms(arms, choices));
+            let reward = bandit
+                .bandit()
+                .and_then(|b| b.reward())
+                .unwrap_or(c.fitness);
+            methods.push(m.with_arms(arms, reward, choices));
         }
     }
     Ok(methods)
@@ -612,7 +627,8 @@ fn baseline_methods(study: &Study, units: &[BaselineUnit]) -> Vec<Method> {
                         .iter()
                         .map(|u| u.baselines[b].choices.clone())
                         .collect();
-                    m.with_arms(arms, choices)
+                    let reward = bandit.reward().unwrap_or(study.sim.metric());
+                    m.with_arms(arms, reward, choices)
                 }
                 None => m,
             }

@@ -308,8 +308,9 @@ fn top_of_schedule(out: &mut String, a: &Analysis) {
     }
 }
 
-/// For every bandit method (SPEC §10): the share of test cycles each arm was drawn, and
-/// each arm's mean probability in the last scored cycle.
+/// For every bandit method (SPEC §10): the share of test cycles each arm was drawn and
+/// each arm's probability in the last scored cycle; then the bandit against each of its
+/// arms run alone, on the metric it was rewarded by.
 fn bandits(out: &mut String, a: &Analysis) {
     let bandits: Vec<_> = a.methods.iter().filter(|m| !m.arms.is_empty()).collect();
     if bandits.is_empty() {
@@ -317,13 +318,15 @@ fn bandits(out: &mut String, a: &Analysis) {
     }
     let _ = writeln!(
         out,
-        "\n## Bandits (SPEC §10)\n\nThe arms each bandit drew: the share of all test cycles (every rotation), and the arm's probability q in the last scored cycle (mean over rotations). `plots/arms-*.svg` draw q over the cycles."
+        "\n## Bandits (SPEC §10)\n\nThe arms each bandit drew: the share of all test cycles (every rotation), and the arm's probability q in the last scored cycle (mean over rotations); `plots/arms-*.svg` draw q over the cycles. Then the bandit against each arm run alone, on the metric it was rewarded by (`results.json` has every metric): means over all test cycles, the two-sided paired t-test over the rotations' means (p: the rotations are independent page folds, the cycles of one rotation are not), and the cycle positions won, lost and tied (paired t-test over the rotations per position, p < 0.05)."
     );
     for m in bandits {
+        let reward = m.reward.unwrap_or_default();
         let _ = writeln!(
             out,
-            "\n### {}\n\n| Arm | Drawn | Last q |\n|---|---|---|",
-            m.name
+            "\n### {} (rewarded by {})\n\n| Arm | Drawn | Last q |\n|---|---|---|",
+            m.name,
+            metric_label(reward)
         );
         for (j, (arm, share)) in m.arms.iter().zip(&m.arm_shares).enumerate() {
             let last: Vec<f64> = m
@@ -333,29 +336,28 @@ fn bandits(out: &mut String, a: &Analysis) {
                 .collect();
             let _ = writeln!(
                 out,
-                "| {} | {} | {:.3} |",
+                "| {} | {:.1}% | {:.3} |",
                 cell(arm),
-                percent(*share),
+                100.0 * share,
                 crate::stats::mean(&last)
             );
         }
         let against: Vec<_> = a
             .bandits_vs_arms
             .iter()
-            .filter(|c| c.bandit == m.name)
+            .filter(|c| c.bandit == m.name && c.metric == reward)
             .collect();
         if against.is_empty() {
             continue;
         }
         let _ = writeln!(
             out,
-            "\nAgainst each arm alone: means over all test cycles, the paired t-test over the rotations' means (p), and cycle positions won/lost/tied (paired t-test over rotations per position, p < 0.05).\n\n| Metric | Arm | Bandit | Arm alone | Difference | p | W/L/T |\n|---|---|---|---|---|---|---|"
+            "\n| Arm alone | Bandit | Arm | Difference | p | W/L/T |\n|---|---|---|---|---|---|"
         );
         for c in against {
             let _ = writeln!(
                 out,
-                "| {} | {} | {:.4} | {:.4} | {:+.4} | {:.3} | {}/{}/{} |",
-                metric_label(c.metric),
+                "| {} | {:.4} | {:.4} | {:+.4} | {:.3} | {}/{}/{} |",
                 cell(&c.arm),
                 c.bandit_mean,
                 c.arm_mean,
