@@ -906,3 +906,33 @@ fn a_bandit_study_tests_over_the_whole_history_with_the_evolved_arm() {
     let err = String::from_utf8(err).unwrap();
     assert!(err.contains("`lambda` is no bandit"), "{err}");
 }
+
+/// The shipped bandit studies (SPEC §10) read, with their bandits, long horizon and
+/// evolved arm.
+#[test]
+fn shipped_bandit_studies_are_valid() {
+    use freshgp::data::split::Horizon;
+    use freshgp::experiment::study::Study;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+    for name in [
+        "bandit.ron",
+        "bandit-commerce.ron",
+        "bandit-scoop.ron",
+        "bandit-contrib.ron",
+    ] {
+        let study = Study::load(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(study.test_horizon, Horizon::Whole, "{name}");
+        assert_eq!(
+            study.sim.metric(),
+            freshgp::sim::Metric::WFreshness,
+            "{name}"
+        );
+        let bandits = study
+            .baselines
+            .iter()
+            .filter(|b| b.bandit().is_some())
+            .count();
+        assert_eq!(bandits, 4, "{name}");
+        assert_eq!(study.configurations[0].bandits.len(), 1, "{name}");
+    }
+}

@@ -417,8 +417,11 @@ impl Study {
             file: path.display().to_string(),
             reason: e.to_string(),
         })?;
-        let study = Study::from_ron(&text, &path.display().to_string())?;
         let base = base_dir(path);
+        // A bandit's `file("..")` arms are relative to the study file, as datasets are.
+        let study = crate::sim::with_policy_files_in(&base, || {
+            Study::from_ron(&text, &path.display().to_string())
+        })?;
         for (i, c) in study.configurations.iter().enumerate() {
             c.grammar(&base).map_err(|e| StudyError::Invalid {
                 file: path.display().to_string(),

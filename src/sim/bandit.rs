@@ -535,6 +535,33 @@ mod tests {
     }
 
     #[test]
+    fn arms_may_come_from_policy_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("best.txt");
+        std::fs::write(&file, "# evolved for WNDCG\n\n  w * t / (MLE + 1)\n").unwrap();
+        let text = format!("exp3(arms: [kab2, file({:?})])", file.display().to_string());
+        let b = bandit(&text);
+        assert_eq!(b.arms().len(), 3);
+        assert_eq!(b.arms()[2].to_string(), "w * t / (MLE + 1)");
+        // Relative paths: against the directory a study file is read in.
+        let relative = "exp3(arms: [kab2, file(\"best.txt\")])";
+        let inside = with_in(dir.path(), relative);
+        assert_eq!(inside.unwrap(), Policy::Bandit(b));
+        let missing = Policy::parse("exp3(arms: [file(\"no/such.txt\")])", &Grammar::all());
+        assert!(missing
+            .unwrap_err()
+            .to_string()
+            .contains("cannot read policy file no/such.txt"));
+        std::fs::write(&file, "# nothing\n").unwrap();
+        let empty = with_in(dir.path(), relative).unwrap_err().to_string();
+        assert!(empty.contains("holds no policy"), "{empty}");
+    }
+
+    fn with_in(dir: &std::path::Path, text: &str) -> Result<Policy, crate::sim::PolicyError> {
+        crate::sim::with_policy_files_in(dir, || Policy::parse(text, &Grammar::all()))
+    }
+
+    #[test]
     fn presets_and_text_round_trip() {
         let all = Grammar::extended();
         assert_eq!(bandit("kab5").arms().len(), 5);

@@ -46,7 +46,7 @@ pub use bandit::{
 pub use history::{Histories, SetId};
 pub use metrics::{CycleMetrics, Metric, Outcome};
 pub use period::{Period, PeriodError};
-pub(crate) use policy::StateKey;
+pub(crate) use policy::{with_policy_files_in, StateKey};
 pub use policy::{
     Adaptive, AdaptiveError, Baseline, Features, FormulaPolicy, PageState, Policy, PolicyError,
     RawAdaptive, ScoreBuffers, ScoreContext,

@@ -548,6 +548,12 @@ impl<'de> serde::de::Visitor<'de> for WrittenPolicy {
                     Formula::parse(text, &Grammar::extended()).map_err(A::Error::custom)?;
                 Ok(Policy::formula(&formula, closure.unwrap_or(Closure::Paper)))
             }
+            "file" => {
+                let path: String = variant.newtype_variant()?;
+                let text = read_policy_file(&path).map_err(A::Error::custom)?;
+                Policy::parse(&text, &Grammar::extended())
+                    .map_err(|e| A::Error::custom(format!("{path}: {e}")))
+            }
             "exp3" => {
                 const FIELDS: &[&str] = &["arms", "gamma", "reward"];
                 let raw = variant.struct_variant(FIELDS, Exp3Fields)?;
@@ -561,6 +567,38 @@ impl<'de> serde::de::Visitor<'de> for WrittenPolicy {
             }
         }
     }
+}
+
+std::thread_local! {
+    /// The directory `file("..")` paths are relative to while a study file is read.
+    static POLICY_FILES_DIR: std::cell::RefCell<Option<std::path::PathBuf>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `read` with `file("..")` policies resolved against `dir` (a study file's
+/// directory, as its other relative paths are); elsewhere they are relative to the
+/// working directory.
+pub(crate) fn with_policy_files_in<T>(dir: &std::path::Path, read: impl FnOnce() -> T) -> T {
+    let before = POLICY_FILES_DIR.with(|d| d.replace(Some(dir.to_path_buf())));
+    let result = read();
+    POLICY_FILES_DIR.with(|d| *d.borrow_mut() = before);
+    result
+}
+
+/// The policy text of a policy file: its first line that is not blank or a comment (`#`,
+/// `//`), e.g. a formula an evolution printed.
+fn read_policy_file(path: &str) -> Result<String, String> {
+    let full = POLICY_FILES_DIR.with(|d| match &*d.borrow() {
+        Some(dir) => dir.join(path),
+        None => std::path::PathBuf::from(path),
+    });
+    let text = std::fs::read_to_string(&full)
+        .map_err(|e| format!("cannot read policy file {}: {e}", full.display()))?;
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("//"))
+        .map(str::to_string)
+        .ok_or_else(|| format!("policy file {} holds no policy", full.display()))
 }
 
 /// The fields of `exp3(..)`, read into a raw bandit.
