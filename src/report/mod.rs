@@ -526,6 +526,22 @@ fn gp_methods(
         m.chosen = chosen;
         methods.push(m);
     }
+    let bandits = bandit_methods(study, c, &per_rotation, &methods, store)?;
+    methods.extend(bandits);
+    Ok(methods)
+}
+
+/// The methods of configuration `c`'s bandits with its chosen formulas as one more arm
+/// (one per bandit and reported strategy), from the winners of each rotation
+/// (`per_rotation`) and the configuration's strategy methods `strategies`.
+fn bandit_methods(
+    study: &Study,
+    c: &Configuration,
+    per_rotation: &[(&[GpUnit], evolve::PerStrategy<usize>)],
+    strategies: &[Method],
+    store: &Store,
+) -> Result<Vec<Method>, ReportError> {
+    let mut out = Vec::new();
     for (j, bandit) in c.bandits.iter().enumerate() {
         for &strategy in &study.reports.strategies {
             let runs = per_rotation
@@ -556,7 +572,7 @@ fn gp_methods(
             m.strategy = Some(strategy);
             m.fitness = Some(c.fitness);
             // The evolved arm: the strategy's choices.
-            m.chosen = methods
+            m.chosen = strategies
                 .iter()
                 .find(|other: &&Method| other.strategy == Some(strategy) && other.arms.is_empty())
                 .map_or_else(Vec::new, |other| other.chosen.clone());
@@ -570,10 +586,10 @@ fn gp_methods(
                 .bandit()
                 .and_then(|b| b.reward())
                 .unwrap_or(c.fitness);
-            methods.push(m.with_arms(arms, reward, choices));
+            out.push(m.with_arms(arms, reward, choices));
         }
     }
-    Ok(methods)
+    Ok(out)
 }
 
 /// Per generation, the mean over `runs` of the best and of the mean fitness.
