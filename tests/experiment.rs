@@ -871,7 +871,12 @@ fn a_bandit_study_tests_over_the_whole_history_with_the_evolved_arm() {
     };
     let gp = method("All-NDCG/best+kab3");
     assert_eq!(gp["arms"].as_array().unwrap().len(), 4);
-    assert_eq!(gp["arms"][3], "evolved (All-NDCG/best)");
+    assert_eq!(gp["arms"][3], "All-NDCG/best");
+    // The bandit is compared with its evolved arm alone too.
+    let compared = results["bandits_vs_arms"].as_array().unwrap();
+    assert!(compared
+        .iter()
+        .any(|c| c["bandit"] == "All-NDCG/best+kab3" && c["arm"] == "All-NDCG/best"));
     let kab3 = method("kab3");
     let shares: Vec<f64> = kab3["arm_shares"]
         .as_array()

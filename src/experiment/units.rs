@@ -19,7 +19,7 @@ use crate::data::split::Split;
 use crate::data::{Dataset, Fingerprint};
 use crate::formula::Grammar;
 use crate::gp::{GenerationReport, Strategy};
-use crate::sim::{ArmChoice, CycleMetrics, Period, Policy, SimConfig, Simulator};
+use crate::sim::{ArmChoice, BanditError, CycleMetrics, Period, Policy, SimConfig, Simulator};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -535,7 +535,11 @@ impl Runner {
         for choice in run.choices.iter() {
             let evolved = Policy::formula(&choice.formula, settings.grammar.closure());
             for bandit in c.bandits.iter().filter_map(Policy::bandit) {
-                let with = bandit.with_arm(evolved.clone())?;
+                let with = match bandit.with_arm(evolved.clone()) {
+                    // The evolved formula already is an arm (a `formula(..)` or `file(..)`).
+                    Err(BanditError::Duplicate(..)) => bandit.clone(),
+                    other => other?,
+                };
                 jobs.push((choice.strategy, Policy::Bandit(with)));
             }
         }

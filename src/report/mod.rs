@@ -580,7 +580,14 @@ fn bandit_methods(
                 .bandit()
                 .map(|b| b.arms().iter().map(Policy::label).collect())
                 .unwrap_or_default();
-            arms.push(format!("evolved ({}/{})", c.name, strategy.name()));
+            // The evolved arm, named as its method so that the bandit is compared with it
+            // alone (absent when it already was one of the bandit's arms).
+            if runs
+                .iter()
+                .all(|r| r.choices.iter().all(|ch| ch.q.len() > arms.len()))
+            {
+                arms.push(format!("{}/{}", c.name, strategy.name()));
+            }
             let choices = runs.iter().map(|r| r.choices.clone()).collect();
             let reward = bandit
                 .bandit()
@@ -671,7 +678,9 @@ fn between_configurations(gp: &[Method], positions: usize) -> Vec<Comparison> {
     let mut out = Vec::new();
     for m in gp {
         for other in gp {
-            if other.configuration != m.configuration && other.strategy == m.strategy {
+            // Plain strategy methods only (not bandits with an evolved arm).
+            let plain = m.arms.is_empty() && other.arms.is_empty();
+            if plain && other.configuration != m.configuration && other.strategy == m.strategy {
                 for metric in COMPARED {
                     out.push(compare(m, other, metric, positions));
                 }

@@ -126,10 +126,11 @@ fn per_position(m: &Method, f: impl Fn(&CycleMetrics) -> f64) -> Vec<(f64, f64)>
         .collect()
 }
 
-/// `name` with every character but letters, digits, `.`, `_` and `-` as `-` (a method
-/// name as a file name).
+/// `name` with every character but letters, digits, `.`, `_` and `-` as `-`, at most 60
+/// of them (a method name as a file name).
 fn file_name(name: &str) -> String {
     name.chars()
+        .take(60)
         .map(|c| {
             if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
                 c
@@ -242,7 +243,18 @@ pub fn all(a: &Analysis) -> Vec<(String, String)> {
 /// rotations): `plots/arms-<method>.svg`.
 fn arm_plots(a: &Analysis) -> Vec<(String, String)> {
     let mut plots = Vec::new();
+    let mut names = std::collections::BTreeSet::new();
     for m in a.methods.iter().filter(|m| !m.arms.is_empty()) {
+        // Distinct file names, whatever the methods' names.
+        let stem = file_name(&m.name);
+        let name = (1..)
+            .map(|n| match n {
+                1 => format!("plots/arms-{stem}.svg"),
+                n => format!("plots/arms-{stem}-{n}.svg"),
+            })
+            .find(|name| !names.contains(name))
+            .unwrap_or_default();
+        names.insert(name.clone());
         let positions = m.choices.iter().map(Vec::len).min().unwrap_or(0);
         let series: Vec<Series> = m
             .arms
@@ -252,7 +264,11 @@ fn arm_plots(a: &Analysis) -> Vec<(String, String)> {
                 label: arm.clone(),
                 points: (0..positions)
                     .map(|i| {
-                        let q: Vec<f64> = m.choices.iter().map(|r| r[i].q[j]).collect();
+                        let q: Vec<f64> = m
+                            .choices
+                            .iter()
+                            .filter_map(|r| r[i].q.get(j).copied())
+                            .collect();
                         ((i + 1) as f64, mean(&q))
                     })
                     .collect(),
@@ -260,7 +276,7 @@ fn arm_plots(a: &Analysis) -> Vec<(String, String)> {
             })
             .collect();
         plots.push((
-            format!("plots/arms-{}.svg", file_name(&m.name)),
+            name,
             line_chart(
                 &format!(
                     "{}: arm probabilities per test cycle (mean over rotations)",

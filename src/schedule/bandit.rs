@@ -9,9 +9,12 @@
 //! metric is refused ([`ScheduleError::Reward`](super::ScheduleError::Reward)).
 //!
 //! The batch of cycle `d` is *pending* until a batch for a later cycle is asked for; then
-//! its reward is settled (downloads never reported count as no change). Asking again for
-//! the batch of the pending cycle (before any download of it is reported) draws the same
-//! arm: the draw is a function of (seed, cycle) and the weights, which only settling moves.
+//! its reward is settled (downloads never reported count as no change; a page removed
+//! after its download keeps its count). Asking again for the batch of the pending cycle
+//! (before any download of it is reported) draws the same arm: the draw is a function of
+//! (seed, cycle) and the weights, which only settling moves. A batch for a cycle before
+//! the pending one is refused ([`ScheduleError::BanditCycle`](super::ScheduleError)): its
+//! reward could not be told apart.
 //! Weights and the pending batch are saved with the state, so a crawler restarted mid-run
 //! draws what an uninterrupted one would.
 
@@ -49,9 +52,16 @@ impl LiveBandit {
         }
     }
 
-    /// The arm that ranks the batch of `cycle` (of size `k`): the pending one if the
-    /// batch is asked again, else a new draw after rewarding the pending batch.
+    /// The cycle of the pending batch, if any.
+    pub(crate) fn pending_cycle(&self) -> Option<u32> {
+        self.pending.as_ref().map(|p| p.cycle)
+    }
+
+    /// The arm that ranks the batch of `cycle` (of size `k`, at least 1; `cycle` not before
+    /// the pending one): the pending one if the batch is asked again, else a new draw after
+    /// rewarding the pending batch.
     pub(crate) fn arm_for(&mut self, bandit: &Exp3, seed: u64, cycle: u32, k: usize) -> usize {
+        debug_assert!(self.pending_cycle().is_none_or(|p| p <= cycle) && k >= 1);
         self.settle(bandit, cycle);
         if let Some(p) = &mut self.pending {
             p.k = k as u32;
@@ -99,7 +109,8 @@ impl LiveBandit {
         }
     }
 
-    /// `slot` was removed (its next page is another).
+    /// `slot` was removed (its next page is another, which must not count): it leaves the
+    /// batch; a change its download found stays counted.
     pub(crate) fn removed(&mut self, slot: u32) {
         if let Some(p) = &mut self.pending {
             if let Ok(at) = p.batch.binary_search(&slot) {
@@ -108,17 +119,26 @@ impl LiveBandit {
         }
     }
 
-    /// Whether the saved state fits `bandit` (for checking a loaded file).
-    pub(crate) fn fits(&self, bandit: &Exp3, slots: usize) -> bool {
-        let arms = bandit.arms().len();
-        self.state.fits(bandit)
-            && self.pending.as_ref().is_none_or(|p| {
-                (p.arm as usize) < arms
-                    && p.q.len() == arms
-                    && p.q.iter().all(|q| q.is_finite() && *q > 0.0)
-                    && p.found as usize <= p.batch.len()
-                    && p.batch.windows(2).all(|w| w[0] < w[1])
-                    && p.batch.iter().all(|&s| (s as usize) < slots)
-            })
+    /// Whether the saved state fits `bandit` run with `seed` over `slots` slots (for
+    /// checking a loaded file): the pending draw is the one these weights give at its
+    /// cycle, bit for bit, and its batch and count fit its `k`.
+    pub(crate) fn fits(&self, bandit: &Exp3, seed: u64, slots: usize) -> bool {
+        if !self.state.fits(bandit) {
+            return false;
+        }
+        let Some(p) = &self.pending else {
+            return true;
+        };
+        let mut q = Vec::new();
+        bandit.probabilities(&self.state, &mut q);
+        let same_q =
+            q.len() == p.q.len() && q.iter().zip(&p.q).all(|(a, b)| a.to_bits() == b.to_bits());
+        same_q
+            && Exp3::draw(&q, seed, p.cycle) == p.arm as usize
+            && p.k >= 1
+            && p.batch.len() <= p.k as usize
+            && p.found <= p.k
+            && p.batch.windows(2).all(|w| w[0] < w[1])
+            && p.batch.iter().all(|&s| (s as usize) < slots)
     }
 }

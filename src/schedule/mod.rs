@@ -149,6 +149,17 @@ pub enum ScheduleError {
     /// Too many pages for 32-bit slots.
     #[error("more than {} pages", u32::MAX - 1)]
     Full,
+    /// A bandit's batch asked for a cycle before its pending batch's.
+    #[error(
+        "a batch for cycle {cycle} comes before the pending batch of cycle {pending}: a \
+         bandit's batches go forward in time (its reward is counted by cycle)"
+    )]
+    BanditCycle {
+        /// The cycle asked for.
+        cycle: u32,
+        /// The pending batch's cycle.
+        pending: u32,
+    },
     /// A bandit rewarded by a metric a crawler cannot observe.
     #[error(
         "a bandit in a live crawl can be rewarded by changerate only (a crawler cannot \
@@ -582,6 +593,11 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             return Err(ScheduleError::ZeroHostCap);
         }
         Scheduler::<K>::check_policy(&self.policy)?;
+        if let Some(pending) = self.bandit.as_ref().and_then(LiveBandit::pending_cycle) {
+            if cycle < pending {
+                return Err(ScheduleError::BanditCycle { cycle, pending });
+            }
+        }
         self.work.chosen.clear();
         let pages = self.index.len();
         let k = k.min(pages);

@@ -417,7 +417,7 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
         let mut s = Scheduler::new(base.policy.clone()).with_seed(base.seed);
         match (base.policy.bandit(), bandit) {
             (None, None) => {}
-            (Some(b), Some(live)) if live.fits(b, slots) => s.bandit = Some(live),
+            (Some(b), Some(live)) if live.fits(b, base.seed, slots) => s.bandit = Some(live),
             (Some(_), Some(_)) => {
                 return Err("the bandit's weights or pending batch do not fit its arms".into())
             }

@@ -574,3 +574,45 @@ fn a_bandit_rewarded_by_an_unobservable_metric_is_refused() {
     let kab5 = Policy::parse("kab5", &Grammar::all()).unwrap();
     assert_eq!(Scheduler::<u32>::check_policy(&kab5), Ok(()));
 }
+
+/// A bandit's pending batch across removals, out-of-order cycles and forged files.
+#[test]
+fn a_bandits_pending_batch_survives_removal_and_refuses_the_impossible() {
+    let kab2 = Policy::parse("kab2", &Grammar::all()).unwrap();
+    let mut s: Scheduler<u32> = Scheduler::new(kab2).with_seed(1);
+    for p in 0..6 {
+        s.add(p).unwrap();
+    }
+    for p in 0..6 {
+        s.observe(&p, 1, p % 2 == 0).unwrap();
+    }
+    let batch = s.next_batch(3, 2).unwrap();
+    for p in &batch {
+        s.observe(p, 3, true).unwrap();
+    }
+    // A page removed after its download: its change still counts, the file still loads.
+    s.remove(&batch[0]).unwrap();
+    let back = Scheduler::<u32>::from_bytes(&s.to_bytes().unwrap(), "s").unwrap();
+    assert_eq!(back.bandit, s.bandit);
+    // The next batch settles the pending one's reward, 2/2.
+    let (_, arm, q) = s.drawn().map(|(c, a, q)| (c, a, q.to_vec())).unwrap();
+    s.next_batch(5, 2).unwrap();
+    let weights = s.bandit_log_weights().unwrap();
+    assert_eq!(weights[arm], 0.1 * 1.0 / (2.0 * q[arm]));
+    // A batch before the pending one is refused.
+    assert_eq!(
+        s.next_batch(4, 2).unwrap_err(),
+        ScheduleError::BanditCycle {
+            cycle: 4,
+            pending: 5
+        }
+    );
+    // A forged pending draw (a q the weights do not give) is refused on loading.
+    let mut forged = s.clone();
+    forged.bandit.as_mut().unwrap().pending.as_mut().unwrap().q[0] = 1e-320;
+    let err = Scheduler::<u32>::from_bytes(&forged.to_bytes().unwrap(), "f").unwrap_err();
+    assert!(err.to_string().contains("do not fit its arms"), "{err}");
+    let mut forged = s.clone();
+    forged.bandit.as_mut().unwrap().pending.as_mut().unwrap().k = 0;
+    assert!(Scheduler::<u32>::from_bytes(&forged.to_bytes().unwrap(), "f").is_err());
+}

@@ -462,7 +462,7 @@ pub enum Policy {
     /// The crawl value `w·(1 - (1 + δt)e^{-δt}) / δ` with `δ = MLE` (SPEC §9).
     Value,
     /// An EXP3 bandit over policies (SPEC §10): each scored cycle one arm, drawn by the
-    /// run's [`Chooser`](super::bandit), scores the pages. A bandit is never scored
+    /// run, scores the pages (see [`Exp3`]). A bandit is never scored
     /// itself: [`Policy::context`], [`Policy::score_one`] and [`Policy::score_into`] take
     /// one of its arms.
     Bandit(Exp3),
@@ -677,13 +677,61 @@ pub(crate) enum PolicySpec {
     Value,
     /// An EXP3 bandit.
     Bandit {
-        /// Its arms.
-        arms: Vec<PolicySpec>,
+        /// Its arms (never bandits: the type cannot nest, so no file can make decoding
+        /// recurse).
+        arms: Vec<ArmSpec>,
         /// Its exploration rate.
         gamma: f64,
         /// Its reward metric (`None`: the run's).
         reward: Option<Metric>,
     },
+}
+
+/// A bandit's arm as written in files: [`PolicySpec`] without bandits, with the same
+/// variants in the same order (so the same encoding).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) enum ArmSpec {
+    /// A formula, evaluated under `closure`.
+    Formula {
+        /// The formula.
+        formula: Formula,
+        /// Its protected-operator rules.
+        closure: Closure,
+    },
+    /// A built-in baseline.
+    Baseline(Baseline),
+    /// Adaptive revisit intervals.
+    Adaptive(RawAdaptive),
+    /// A rate policy.
+    Rate(RatePolicy),
+    /// The crawl value.
+    Value,
+}
+
+impl From<ArmSpec> for PolicySpec {
+    fn from(arm: ArmSpec) -> PolicySpec {
+        match arm {
+            ArmSpec::Formula { formula, closure } => PolicySpec::Formula { formula, closure },
+            ArmSpec::Baseline(b) => PolicySpec::Baseline(b),
+            ArmSpec::Adaptive(a) => PolicySpec::Adaptive(a),
+            ArmSpec::Rate(r) => PolicySpec::Rate(r),
+            ArmSpec::Value => PolicySpec::Value,
+        }
+    }
+}
+
+impl ArmSpec {
+    /// An arm's specification (`None` for a bandit, which no arm is).
+    fn of(policy: &Policy) -> Option<ArmSpec> {
+        Some(match PolicySpec::from(policy.clone()) {
+            PolicySpec::Formula { formula, closure } => ArmSpec::Formula { formula, closure },
+            PolicySpec::Baseline(b) => ArmSpec::Baseline(b),
+            PolicySpec::Adaptive(a) => ArmSpec::Adaptive(a),
+            PolicySpec::Rate(r) => ArmSpec::Rate(r),
+            PolicySpec::Value => ArmSpec::Value,
+            PolicySpec::Bandit { .. } => return None,
+        })
+    }
 }
 
 impl TryFrom<PolicySpec> for Policy {
@@ -703,7 +751,7 @@ impl TryFrom<PolicySpec> for Policy {
             } => {
                 let arms = arms
                     .into_iter()
-                    .map(Policy::try_from)
+                    .map(|arm| Policy::try_from(PolicySpec::from(arm)))
                     .collect::<Result<Vec<Policy>, PolicyError>>()?;
                 Policy::Bandit(Exp3::new(arms, gamma, reward)?)
             }
@@ -723,7 +771,12 @@ impl From<Policy> for PolicySpec {
             Policy::Rate(r) => PolicySpec::Rate(r),
             Policy::Value => PolicySpec::Value,
             Policy::Bandit(b) => PolicySpec::Bandit {
-                arms: b.arms().iter().cloned().map(PolicySpec::from).collect(),
+                // Invariant: `Exp3::new` refuses bandits as arms.
+                arms: b
+                    .arms()
+                    .iter()
+                    .map(|arm| ArmSpec::of(arm).expect("invariant: no arm is a bandit"))
+                    .collect(),
                 gamma: b.gamma(),
                 reward: b.reward(),
             },
