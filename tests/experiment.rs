@@ -849,6 +849,7 @@ fn a_bandit_study_tests_over_the_whole_history_with_the_evolved_arm() {
         "summary.md",
         "results.json",
         "cycles.csv",
+        "arms.csv",
         plots[0],
         plots[1],
     ] {
@@ -890,6 +891,14 @@ fn a_bandit_study_tests_over_the_whole_history_with_the_evolved_arm() {
         "{shares:?}"
     );
     assert!(method("uniform")["arms"].is_null());
+    // arms.csv: a row per bandit method, rotation and scored cycle.
+    let arms = std::fs::read_to_string(one.join("arms.csv")).unwrap();
+    let bandit_methods = methods.iter().filter(|m| m["arms"].is_array()).count();
+    assert_eq!(arms.lines().count(), 1 + bandit_methods * 5 * 38);
+    assert!(
+        arms.starts_with("method,rotation,position,cycle,arm,reward,q0,q1,q2,q3\n"),
+        "{arms}"
+    );
     let summary = std::fs::read_to_string(one.join("summary.md")).unwrap();
     assert!(summary.contains("## Bandits (SPEC §10)"), "{summary}");
     assert!(summary.contains("### All-NDCG/best+kab3"), "{summary}");

@@ -812,6 +812,43 @@ pub(crate) fn cycles_csv(a: &Analysis) -> String {
     out
 }
 
+/// `arms.csv` (SPEC §10): one row per bandit method, rotation and scored test cycle: the
+/// arm drawn (index into the method's `arms` in `results.json`), its reward, and every
+/// arm's probability (`q0`, `q1`, ...; as many columns as the widest bandit has arms).
+pub(crate) fn arms_csv(a: &Analysis) -> String {
+    let bandits: Vec<&Method> = a.methods.iter().filter(|m| !m.arms.is_empty()).collect();
+    let width = bandits.iter().map(|m| m.arms.len()).max().unwrap_or(0);
+    let mut out = String::from("method,rotation,position,cycle,arm,reward");
+    for j in 0..width {
+        let _ = write!(out, ",q{j}");
+    }
+    out.push('\n');
+    for m in bandits {
+        for (rotation, choices) in a.study.rotations.iter().zip(&m.choices) {
+            for (i, c) in choices.iter().enumerate() {
+                let _ = write!(
+                    out,
+                    "{},{rotation},{},{},{},{}",
+                    csv_field(&m.name),
+                    i + 1,
+                    c.cycle,
+                    c.arm,
+                    c.reward
+                );
+                for j in 0..width {
+                    match c.q.get(j) {
+                        Some(q) => write!(out, ",{q}"),
+                        None => write!(out, ","),
+                    }
+                    .unwrap_or_default();
+                }
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
 /// `generations.csv`: one row per GP unit and generation.
 pub(crate) fn generations_csv(a: &Analysis) -> String {
     let mut out = String::from(
@@ -883,6 +920,9 @@ pub fn write(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     if study.reports.csv {
         put("cycles.csv", &cycles_csv(&analysis))?;
         put("generations.csv", &generations_csv(&analysis))?;
+        if analysis.methods.iter().any(|m| !m.arms.is_empty()) {
+            put("arms.csv", &arms_csv(&analysis))?;
+        }
     }
     for (name, svg) in &plots {
         put(name, svg)?;

@@ -391,6 +391,12 @@ fn newly_visited_and_files(out: &mut String, a: &Analysis, plots: &[&str]) {
             out,
             "- `cycles.csv`: every per-cycle value; `generations.csv`: fitness per generation of every run."
         );
+        if a.methods.iter().any(|m| !m.arms.is_empty()) {
+            let _ = writeln!(
+                out,
+                "- `arms.csv`: every bandit's arm, reward and arm probabilities per test cycle."
+            );
+        }
     }
     for p in plots {
         let _ = writeln!(out, "- [`{p}`]({p})");
