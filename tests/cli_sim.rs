@@ -701,6 +701,52 @@ fn bandits_run_from_the_command_line() {
     ]);
     let keys: Vec<&String> = some["baselines"].as_object().unwrap().keys().collect();
     assert_eq!(keys.len(), 3, "{keys:?}");
+    // Over the whole history (for learning policies): every cycle after the warm-up.
+    let temporal = json(&[
+        "baselines",
+        "--data",
+        SAMPLE,
+        "--json",
+        "--policies",
+        "kab2",
+    ]);
+    let whole = json(&[
+        "baselines",
+        "--data",
+        SAMPLE,
+        "--json",
+        "--policies",
+        "kab2",
+        "--test-horizon",
+        "whole",
+    ]);
+    assert_eq!(whole["test_horizon"], "whole");
+    assert!(
+        whole["cycles"].as_u64() > temporal["cycles"].as_u64(),
+        "{whole}"
+    );
+    let tested = |extra: &[&str]| {
+        let mut args = vec![
+            "evolve",
+            "--data",
+            SAMPLE,
+            "--seeds",
+            "1",
+            "--population",
+            "10",
+        ];
+        args.extend(["--generations", "1", "--json", "--quiet"]);
+        args.extend(extra);
+        json(&args)["seeds"][0]["choices"][0]["test_cycles"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    // The sample has 57 cycles: 17 scored in period 3, 55 over the whole history.
+    assert_eq!(
+        (tested(&[]), tested(&["--test-horizon", "whole"])),
+        (17, 55)
+    );
     let mixed = "exp3(arms: [weight, change, uniform, nutch], gamma: 0.5, reward: changerate)";
     assert_eq!(
         some["baselines"][mixed]["arms"]["arms"]

@@ -2,7 +2,7 @@
 //! (SPEC §4), the literature's policies (SPEC §9), or any formula.
 
 use super::{ExperimentError, Set};
-use crate::data::split::Split;
+use crate::data::split::{Horizon, Split};
 use crate::data::Dataset;
 use crate::sim::{ArmChoice, CycleMetrics, Metric, Period, Policy, SimConfig, Simulator};
 use crate::stats::{mean_ci, MeanCi};
@@ -11,8 +11,17 @@ use serde::Serialize;
 
 /// The test set of each rotation: its pages over the test period.
 pub fn test_periods(dataset: &Dataset) -> Result<Vec<Period>, ExperimentError> {
+    test_periods_over(dataset, Horizon::Temporal)
+}
+
+/// The test set of each rotation: its pages over `horizon` (period 3, or every cycle).
+pub fn test_periods_over(
+    dataset: &Dataset,
+    horizon: Horizon,
+) -> Result<Vec<Period>, ExperimentError> {
     Split::all(dataset.pages(), dataset.cycles())?
-        .iter()
+        .into_iter()
+        .map(|s| s.with_horizon(horizon, dataset.cycles()))
         .map(|s| Ok(Period::new(dataset, &s.test, s.test_cycles.clone())?))
         .collect()
 }
@@ -96,7 +105,18 @@ pub fn run(
     config: SimConfig,
     policies: &[Policy],
 ) -> Result<Vec<BaselineResult>, ExperimentError> {
-    let periods = test_periods(dataset)?;
+    run_over(dataset, config, policies, Horizon::Temporal)
+}
+
+/// Simulates each of `policies` on every rotation's test pages over `horizon` (SPEC §2's
+/// period 3, or the whole history for policies that learn while they crawl).
+pub fn run_over(
+    dataset: &Dataset,
+    config: SimConfig,
+    policies: &[Policy],
+    horizon: Horizon,
+) -> Result<Vec<BaselineResult>, ExperimentError> {
+    let periods = test_periods_over(dataset, horizon)?;
     for p in &periods {
         config.check(p).map_err(|source| ExperimentError::Sim {
             set: Set::Test,

@@ -1,7 +1,7 @@
 //! `freshgp baselines`: fixed policies side by side over the five test rotations — by
 //! default the seven published baselines (SPEC §4) and every policy of the literature (§9).
 
-use crate::common::{policy_list, DataArgs, MetricArgs, SimArgs};
+use crate::common::{policy_list, DataArgs, HorizonArg, MetricArgs, SimArgs};
 use anyhow::Result;
 use freshgp::experiment::baselines;
 use freshgp::sim::{Metric, Policy};
@@ -23,6 +23,11 @@ pub struct Args {
     /// gamma: .., reward: ..)" or formulas. Default: all the names.
     #[arg(long, value_name = "LIST")]
     policies: Option<String>,
+    /// Which cycles the test pages are simulated over: temporal (the test period, SPEC §2)
+    /// or whole (every cycle: the warm-up, then all scored; for bandits, which learn while
+    /// they crawl).
+    #[arg(long = "test-horizon", value_enum, default_value_t = HorizonArg::Temporal)]
+    test_horizon: HorizonArg,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -37,7 +42,7 @@ pub fn run(args: Args) -> Result<()> {
         Some(list) => policy_list(list)?,
         None => Policy::named(),
     };
-    let results = baselines::run(&dataset, config, &policies)?;
+    let results = baselines::run_over(&dataset, config, &policies, args.test_horizon.into())?;
     let cycles = results.first().map_or(0, |r| r.metrics.changerate.n);
     if args.json {
         let mut map = serde_json::Map::new();
@@ -68,6 +73,8 @@ pub fn run(args: Args) -> Result<()> {
             "warmup": config.warmup(),
             "ties": config.ties(),
             "host_cap": config.host_cap(),
+            "metric": config.metric().name(),
+            "test_horizon": freshgp::data::split::Horizon::from(args.test_horizon),
         });
         writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(());

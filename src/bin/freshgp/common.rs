@@ -77,6 +77,24 @@ pub struct MetricArgs {
     pub metric: Metric,
 }
 
+/// Which cycles test sets are simulated over (`--test-horizon`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HorizonArg {
+    /// The test period (SPEC §2).
+    Temporal,
+    /// Every cycle of the history.
+    Whole,
+}
+
+impl From<HorizonArg> for freshgp::data::split::Horizon {
+    fn from(h: HorizonArg) -> Self {
+        match h {
+            HorizonArg::Temporal => Self::Temporal,
+            HorizonArg::Whole => Self::Whole,
+        }
+    }
+}
+
 /// A metric's name, as flags write it.
 pub fn parse_metric(s: &str) -> Result<Metric, String> {
     s.parse()

@@ -1,6 +1,6 @@
 //! `freshgp evolve`: evolve scoring formulas on one rotation and report the chosen ones.
 
-use crate::common::{parse_metric, DataArgs, SimArgs};
+use crate::common::{parse_metric, DataArgs, HorizonArg, SimArgs};
 use anyhow::{bail, Context, Result};
 use freshgp::experiment::evolve::{self, EvolveSettings, GpOverrides, Progress, RotationRun};
 use freshgp::formula::Grammar;
@@ -26,6 +26,10 @@ pub struct Args {
     /// Rotation (0..=4): which page fold is the test set.
     #[arg(long, default_value_t = 0)]
     rotation: usize,
+    /// Which cycles the chosen formulas are tested over: temporal (the test period, SPEC
+    /// §2) or whole (every cycle; the page folds stay).
+    #[arg(long = "test-horizon", value_enum, default_value_t = HorizonArg::Temporal)]
+    test_horizon: HorizonArg,
     /// Number of seeds (independent runs).
     #[arg(long, default_value_t = 5)]
     seeds: usize,
@@ -113,7 +117,7 @@ fn settings(args: &Args) -> Result<EvolveSettings> {
         bail!("--rotation {} is out of range (0..=4)", args.rotation);
     }
     let settings = EvolveSettings {
-        horizon: Default::default(),
+        horizon: args.test_horizon.into(),
         grammar,
         metric: args.fitness,
         gp,
