@@ -11,7 +11,9 @@
 //! host cap of 2 pages per host and cycle.
 //!
 //! SPEC §9 (`policies-brdc12/<name>`, same weighted brdc12 history): every policy of the
-//! literature (issue 14: a rate policy costs O(P) per cycle plus its λ solve).
+//! literature (issue 14: a rate policy costs O(P) per cycle plus its λ solve), and the
+//! SPEC §10 bandit presets `kab2`, `kab3`, `kab5` (a bandit scores with the one arm it
+//! draws per cycle, so it costs about its arms' mean).
 
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
