@@ -758,7 +758,10 @@ fn bandits_run_from_the_command_line() {
     for (bad, says) in [
         ("exp3(arms: [])", "at least one arm"),
         ("exp3(arms: [uniform], gamma: 0)", "gamma must be in (0, 1]"),
-        ("exp3(arms: [uniform], reward: clicks)", "clicks"),
+        (
+            "exp3(arms: [uniform], reward: clicks)",
+            "reward: not a metric",
+        ),
         ("exp3(arms: [nutch, stormcrawler])", "one such arm"),
     ] {
         fails_with(&["simulate", "--data", SAMPLE, "--policy", bad], says);
@@ -783,6 +786,8 @@ fn bandits_run_from_the_command_line() {
         !std::path::Path::new(state).exists(),
         "a refused policy writes no state"
     );
+    let lock = format!("{state}.lock");
+    assert!(!std::path::Path::new(&lock).exists(), "nor a lock file");
     let log = dir.path().join("day1.tsv");
     std::fs::write(&log, "a\t1\t1\nb\t1\t0\nc\t1\t1\n").unwrap();
     let log = log.to_str().unwrap();
@@ -804,4 +809,31 @@ fn bandits_run_from_the_command_line() {
     );
     assert!(v["bandit"]["arm"].as_u64().unwrap() < 3);
     assert_eq!(v["batch"].as_array().unwrap().len(), 2);
+    // Day 2: one of the two pages of the batch is reported, changed: the next run rewards
+    // the batch (change rate 1/2) and says a page went unreported.
+    let first = v["batch"][0]["page"].as_str().unwrap().to_string();
+    let log2 = dir.path().join("day2.tsv");
+    std::fs::write(&log2, format!("{first}\t2\t1\n")).unwrap();
+    let out = freshgp()
+        .args([
+            "schedule",
+            "--state",
+            state,
+            "--observe",
+            log2.to_str().unwrap(),
+            "--k",
+            "2",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stderr
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("batch of cycle 2")
+            && out.contains("change rate 0.5000")
+            && out.contains("1 of its pages were not reported"),
+        "{out}"
+    );
 }

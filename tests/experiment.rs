@@ -896,13 +896,29 @@ fn a_bandit_study_tests_over_the_whole_history_with_the_evolved_arm() {
     let bandit_methods = methods.iter().filter(|m| m["arms"].is_array()).count();
     assert_eq!(arms.lines().count(), 1 + bandit_methods * 5 * 38);
     assert!(
-        arms.starts_with("method,rotation,position,cycle,arm,reward,q0,q1,q2,q3\n"),
+        arms.starts_with("method,rotation,position,cycle,arm,arm_name,reward,q0,q1,q2,q3\n"),
         "{arms}"
     );
     let summary = std::fs::read_to_string(one.join("summary.md")).unwrap();
     assert!(summary.contains("## Bandits (SPEC §10)"), "{summary}");
     assert!(summary.contains("### All-NDCG/best+kab3"), "{summary}");
     // A configuration's `bandits` must be bandits.
+    let twice = write_study(
+        tmp.path(),
+        &text.replace("bandits: [kab3]", "bandits: [kab3, kab3]"),
+    );
+    let err = freshgp()
+        .arg("experiment")
+        .arg(&twice)
+        .arg("--out")
+        .arg(tmp.path().join("twice"))
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(err).unwrap();
+    assert!(err.contains("`kab3` is listed twice"), "{err}");
     let bad = write_study(
         tmp.path(),
         &text.replace("bandits: [kab3]", "bandits: [lambda]"),

@@ -755,6 +755,12 @@ impl RawStudy {
                 ),
             ));
         }
+        if let Some(i) = first_repeat(&c.bandits) {
+            return Err(violation(
+                format!("configurations[{index}].bandits"),
+                format!("`{}` is listed twice", c.bandits[i]),
+            ));
+        }
         let seeds = c.seeds.unwrap_or(self.seeds);
         if seeds == 0 {
             return Err(violation(

@@ -818,7 +818,7 @@ pub(crate) fn cycles_csv(a: &Analysis) -> String {
 pub(crate) fn arms_csv(a: &Analysis) -> String {
     let bandits: Vec<&Method> = a.methods.iter().filter(|m| !m.arms.is_empty()).collect();
     let width = bandits.iter().map(|m| m.arms.len()).max().unwrap_or(0);
-    let mut out = String::from("method,rotation,position,cycle,arm,reward");
+    let mut out = String::from("method,rotation,position,cycle,arm,arm_name,reward");
     for j in 0..width {
         let _ = write!(out, ",q{j}");
     }
@@ -826,13 +826,15 @@ pub(crate) fn arms_csv(a: &Analysis) -> String {
     for m in bandits {
         for (rotation, choices) in a.study.rotations.iter().zip(&m.choices) {
             for (i, c) in choices.iter().enumerate() {
+                let name = m.arms.get(c.arm).map_or("", String::as_str);
                 let _ = write!(
                     out,
-                    "{},{rotation},{},{},{},{}",
+                    "{},{rotation},{},{},{},{},{}",
                     csv_field(&m.name),
                     i + 1,
                     c.cycle,
                     c.arm,
+                    csv_field(name),
                     c.reward
                 );
                 for j in 0..width {

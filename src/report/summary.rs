@@ -278,7 +278,7 @@ fn top_of_schedule(out: &mut String, a: &Analysis) {
     if !s.top_resources.is_empty() {
         let _ = writeln!(
             out,
-            "\n## Top of the schedule (Fig. 5)\n\nThe same functions (evolved at resources {}) when only the top fraction of the schedule is visited; mean over all test cycles.",
+            "\n## Top of the schedule (Fig. 5)\n\nThe same functions (evolved at resources {}) when only the top fraction of the schedule is visited; mean over all test cycles. Bandits with an evolved arm are tested at the study's resources only (–).",
             s.sim.resources()
         );
         for metric in RANKED {
@@ -298,7 +298,7 @@ fn top_of_schedule(out: &mut String, a: &Analysis) {
                     let _ = write!(out, " {:.4} |", t.metrics.of(metric).mean);
                 }
                 // Methods tested at the study's resources only (bandits with an
-                // evolved arm).
+                // evolved arm), written "–" (the table's introduction says so).
                 for _ in m.top.len()..s.top_resources.len() {
                     let _ = write!(out, " – |");
                 }
@@ -318,7 +318,7 @@ fn bandits(out: &mut String, a: &Analysis) {
     }
     let _ = writeln!(
         out,
-        "\n## Bandits (SPEC §10)\n\nThe arms each bandit drew: the share of all test cycles (every rotation), and the arm's probability q in the last scored cycle (mean over rotations); `plots/arms-*.svg` draw q over the cycles. Then the bandit against each arm run alone, on the metric it was rewarded by (`results.json` has every metric): means over all test cycles, the two-sided paired t-test over the rotations' means (p: the rotations are independent page folds, the cycles of one rotation are not), and the cycle positions won, lost and tied (paired t-test over the rotations per position, p < 0.05)."
+        "\n## Bandits (SPEC §10)\n\nThe arms each bandit drew: the share of all test cycles (every rotation), and the arm's probability q in the last scored cycle (mean over rotations); `plots/arms-*.svg` draw q over the cycles. Then the bandit against each arm run alone, on the metric it was rewarded by (`results.json` has every metric): means over all test cycles, the two-sided paired t-test over the rotations' means (p: the rotations are independent page folds, the cycles of one rotation are not), and the cycle positions won, lost and tied (paired t-test over the rotations per position, p < 0.05). Arms the study does not run alone are not compared. Every rotation draws from the same stream (SPEC §10 seeds it by the run seed and the cycle), so these tests measure how the page folds vary, not how the draws do."
     );
     for m in bandits {
         let reward = m.reward.unwrap_or_default();

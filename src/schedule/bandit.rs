@@ -26,6 +26,9 @@ use serde::{Deserialize, Serialize};
 pub(crate) struct LiveBandit {
     pub(crate) state: Exp3State,
     pub(crate) pending: Option<Pending>,
+    /// The batch rewarded last, in this process (for reporting; not saved).
+    #[serde(skip)]
+    pub(crate) settled: Option<Pending>,
 }
 
 /// The batch of one cycle, until it is rewarded.
@@ -41,6 +44,8 @@ pub(crate) struct Pending {
     pub(crate) batch: Vec<u32>,
     /// Downloads of batch pages at `cycle` that found a change.
     pub(crate) found: u32,
+    /// Downloads of batch pages at `cycle` reported, changed or not.
+    pub(crate) observed: u32,
 }
 
 impl LiveBandit {
@@ -49,6 +54,7 @@ impl LiveBandit {
         LiveBandit {
             state: bandit.start(),
             pending: None,
+            settled: None,
         }
     }
 
@@ -77,6 +83,7 @@ impl LiveBandit {
             k: k as u32,
             batch: Vec::new(),
             found: 0,
+            observed: 0,
         });
         arm
     }
@@ -89,6 +96,7 @@ impl LiveBandit {
         let x = p.found as f64 / p.k.max(1) as f64;
         let arm = p.arm as usize;
         bandit.update(&mut self.state, arm, p.q[arm], x);
+        self.settled = Some(p);
     }
 
     /// The pending batch's pages are `slots`.
@@ -103,8 +111,9 @@ impl LiveBandit {
     /// A download of `slot` at `cycle` that did (or did not) find a change.
     pub(crate) fn observed(&mut self, slot: u32, cycle: u32, changed: bool) {
         if let Some(p) = &mut self.pending {
-            if changed && p.cycle == cycle && p.batch.binary_search(&slot).is_ok() {
-                p.found += 1;
+            if p.cycle == cycle && p.batch.binary_search(&slot).is_ok() {
+                p.observed += 1;
+                p.found += changed as u32;
             }
         }
     }
@@ -137,7 +146,8 @@ impl LiveBandit {
             && Exp3::draw(&q, seed, p.cycle) == p.arm as usize
             && p.k >= 1
             && p.batch.len() <= p.k as usize
-            && p.found <= p.k
+            && p.found <= p.observed
+            && p.observed <= p.k
             && p.batch.windows(2).all(|w| w[0] < w[1])
             && p.batch.iter().all(|&s| (s as usize) < slots)
     }

@@ -288,6 +288,14 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         Some((pending.cycle, pending.arm as usize, &pending.q))
     }
 
+    /// A bandit policy's batch rewarded last in this process: (cycle, arm, change rate,
+    /// downloads reported that found a change, downloads reported, batch size `k`).
+    pub fn settled(&self) -> Option<(u32, usize, f64, u32, u32, u32)> {
+        let p = self.bandit.as_ref()?.settled.as_ref()?;
+        let rate = p.found as f64 / p.k.max(1) as f64;
+        Some((p.cycle, p.arm as usize, rate, p.found, p.observed, p.k))
+    }
+
     /// A bandit policy's arm weights, in log space.
     pub fn bandit_log_weights(&self) -> Option<&[f64]> {
         Some(self.bandit.as_ref()?.state.log_weights())

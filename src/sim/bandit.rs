@@ -69,11 +69,11 @@ pub enum BanditError {
     #[error("arm {0} is a bandit: arms must be plain policies (a preset name in `arms` stands for its arms)")]
     Nested(usize),
     /// More than one arm keeps per-page memory.
-    #[error("arms {0} and {1} both keep per-page memory (adaptive intervals): a bandit may hold one such arm")]
-    Memory(usize, usize),
+    #[error("arms {0} (`{2}`) and {1} (`{3}`) both keep per-page memory (adaptive intervals): a bandit may hold one such arm")]
+    Memory(usize, usize, String, String),
     /// The same arm twice.
-    #[error("arm {0} repeats arm {1}")]
-    Duplicate(usize, usize),
+    #[error("arm {0} (`{2}`) repeats arm {1} (arms counted after presets are expanded)")]
+    Duplicate(usize, usize, String),
     /// Text that is not a bandit's.
     #[error("exp3(..): {0}")]
     Syntax(String),
@@ -106,11 +106,16 @@ impl Exp3 {
                 return Err(BanditError::Nested(i));
             }
             if let Some(j) = arms[..i].iter().position(|other| other == arm) {
-                return Err(BanditError::Duplicate(i, j));
+                return Err(BanditError::Duplicate(i, j, arm.to_string()));
             }
             if arm.remembers() {
                 if let Some(j) = remembering {
-                    return Err(BanditError::Memory(j, i));
+                    return Err(BanditError::Memory(
+                        j,
+                        i,
+                        arms[j].to_string(),
+                        arm.to_string(),
+                    ));
                 }
                 remembering = Some(i);
             }
@@ -213,6 +218,29 @@ impl Exp3 {
 /// The stream of arm draws: a salt per (seed, cycle), unrelated to the tie-break's.
 fn draw_salt(seed: u64, cycle: u32) -> u64 {
     mix64(mix64(seed ^ 0x5EED_BA4D_17E3_0001) ^ (cycle as u64).wrapping_mul(0x9FB2_1C65_1E98_DF25))
+}
+
+/// `text` with the policy names that hold a `-` (`lambda-harmonic`) written as RON
+/// identifiers (`lambda_harmonic`), outside quoted strings (formulas stay as written).
+fn identifiers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, part) in text.split('"').enumerate() {
+        if i > 0 {
+            out.push('"');
+        }
+        if i % 2 == 1 {
+            out.push_str(part);
+            continue;
+        }
+        let mut part = part.to_string();
+        for name in Policy::named_single().iter().map(Policy::label) {
+            if name.contains('-') {
+                part = part.replace(&name, &name.replace('-', "_"));
+            }
+        }
+        out.push_str(&part);
+    }
+    out
 }
 
 /// A uniform number in [0, 1) from 64 random bits (their top 53).
@@ -339,7 +367,7 @@ impl<'p> Chooser<'p> {
 
 /// A bandit's fields as written in `exp3(..)` (RON), before checking.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename = "exp3")]
 pub(crate) struct RawExp3 {
     /// The arms: policies; a preset's name stands for its arms.
     pub(crate) arms: Vec<Policy>,
@@ -353,9 +381,15 @@ fn default_gamma() -> f64 {
     DEFAULT_GAMMA
 }
 
-/// `reward: ndcg` (not RON's `Some(ndcg)`).
+/// `reward: ndcg` (not RON's `Some(ndcg)`); anything else is an error listing the metrics
+/// (the reader adds where).
 fn metric<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Metric>, D::Error> {
-    Metric::deserialize(d).map(Some)
+    use serde::de::Error;
+    Metric::deserialize(d).map(Some).map_err(|_| {
+        D::Error::custom(
+            "reward: not a metric (expected changerate, ndcg, freshness, wfreshness or wndcg)",
+        )
+    })
 }
 
 impl TryFrom<RawExp3> for Exp3 {
@@ -376,9 +410,13 @@ impl TryFrom<RawExp3> for Exp3 {
 }
 
 impl Exp3 {
-    /// Reads `(arms: [..], gamma: .., reward: ..)`, the text after `exp3`.
+    /// Reads `(arms: [..], gamma: .., reward: ..)`, the text after `exp3`. Names may be
+    /// written as on the command line (`lambda-harmonic`) or as RON identifiers
+    /// (`lambda_harmonic`).
     pub(crate) fn parse_fields(fields: &str) -> Result<Exp3, BanditError> {
-        let raw: RawExp3 = ron::from_str(fields).map_err(|e| BanditError::Syntax(e.to_string()))?;
+        let fields = identifiers(fields);
+        let raw: RawExp3 =
+            ron::from_str(&fields).map_err(|e| BanditError::Syntax(e.to_string()))?;
         Exp3::try_from(raw)
     }
 
@@ -522,8 +560,15 @@ mod tests {
                 "gamma must be in (0, 1]",
             ),
             ("exp3(arms: [uniform], gamma: nan)", "1:26: Expected float"),
-            ("exp3(arms: [uniform], reward: clicks)", "clicks"),
-            ("exp3(arms: [uniform, uniform])", "repeats arm 0"),
+            (
+                "exp3(arms: [uniform], reward: clicks)",
+                "reward: not a metric",
+            ),
+            (
+                "exp3(arms: [uniform, uniform])",
+                "arm 1 (`uniform`) repeats arm 0",
+            ),
+            ("exp3(arms: [kab2, kab3])", "arm 2 (`weight`) repeats arm 0"),
             ("exp3(arms: [nutch, stormcrawler])", "one such arm"),
             ("exp3(arms: [lamda])", "unknown policy `lamda`"),
             ("exp3(arms: [uniform], gama: 0.1)", "gama"),
@@ -574,6 +619,7 @@ mod tests {
             "kab5",
             r#"exp3(arms: [kab5, formula("w * t / (MLE + 1)")], gamma: 0.1)"#,
             "exp3(arms: [lambda_harmonic, nutch, NAD, formula(\"(NAD)\")], gamma: 0.25, reward: wfreshness)",
+            "exp3(arms: [lambda-harmonic, formula(\"w - t\")], gamma: 0.5)",
             "exp3(arms: [adaptive(init: 7, min: 1, max: 28, inc: 0.25, dec: 0.5)], gamma: 1)",
             r#"exp3(arms: [formula("X / n [Reference closure]")], gamma: 0.1)"#,
         ] {

@@ -1,5 +1,6 @@
 //! `freshgp baselines`: fixed policies side by side over the five test rotations — by
-//! default the seven published baselines (SPEC §4) and every policy of the literature (§9).
+//! default the seven published baselines (SPEC §4), every policy of the literature (§9)
+//! and the bandit presets (§10).
 
 use crate::common::{policy_list, DataArgs, HorizonArg, MetricArgs, SimArgs};
 use anyhow::Result;
@@ -60,7 +61,13 @@ pub fn run(args: Args) -> Result<()> {
                 let arms: Vec<String> = bandit.arms().iter().map(|a| a.label()).collect();
                 entry.insert(
                     "arms".into(),
-                    json!({"arms": arms, "shares": r.arm_shares(), "choices": r.choices}),
+                    json!({
+                        "arms": arms,
+                        "gamma": bandit.gamma(),
+                        "reward": bandit.reward().unwrap_or(config.metric()).name(),
+                        "shares": r.arm_shares(),
+                        "choices": r.choices,
+                    }),
                 );
             }
             map.insert(r.policy.label(), entry.into());

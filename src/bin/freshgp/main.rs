@@ -29,7 +29,8 @@ struct Cli {
 enum Command {
     /// Make, convert and describe change-history datasets.
     Dataset(dataset_cmd::Args),
-    /// The seven published baselines over the five test rotations.
+    /// Fixed policies side by side over the five test rotations: the published baselines,
+    /// the literature's policies and bandits, or any formula.
     Baselines(baselines_cmd::Args),
     /// Per-cycle metrics of one formula or baseline on one set.
     Simulate(simulate_cmd::Args),

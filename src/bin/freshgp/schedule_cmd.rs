@@ -74,6 +74,10 @@ pub fn run(args: Args) -> Result<()> {
         bail!("--host-cap must be at least 1 (a cap of 0 would crawl no page of any host)");
     }
     let given = args.policy.policy()?;
+    if let Some(policy) = &given {
+        // Before the state (and its lock) is touched.
+        Scheduler::<String>::check_policy(policy).context("--policy")?;
+    }
     let state = args.state.display().to_string();
     // Held from reading the state to saving it: two runs never save over each other.
     let _lock = if args.wait {
@@ -111,6 +115,22 @@ pub fn run(args: Args) -> Result<()> {
         count(batch.len(), "page")
     );
     let drawn = scheduler.drawn().zip(scheduler.policy().bandit());
+    if let Some(((d, arm, rate, found, observed, k), bandit)) =
+        scheduler.settled().zip(scheduler.policy().bandit())
+    {
+        let unreported = if observed < k {
+            format!(
+                "; {} of its pages were not reported downloaded and count as unchanged",
+                k - observed
+            )
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "bandit: the batch of cycle {d} (arm {arm}, {}) earned change rate {rate:.4}: {found} of {k} pages changed{unreported}",
+            bandit.arms()[arm]
+        );
+    }
     if let Some(((_, arm, q), bandit)) = drawn {
         eprintln!(
             "bandit: arm {arm} ({}) drawn with probability {:.4}",
