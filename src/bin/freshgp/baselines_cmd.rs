@@ -119,7 +119,17 @@ pub fn run(args: Args) -> Result<()> {
         }
         writeln!(stdout)?;
     }
-    for r in &results {
+    print_arm_shares(&mut stdout, &results, config.metric())?;
+    Ok(())
+}
+
+/// For each bandit: the share of the cycles each arm was drawn, and its reward metric.
+fn print_arm_shares(
+    stdout: &mut impl std::io::Write,
+    results: &[baselines::BaselineResult],
+    run_metric: Metric,
+) -> Result<()> {
+    for r in results {
         let Some(bandit) = r.policy.bandit() else {
             continue;
         };
@@ -134,7 +144,7 @@ pub fn run(args: Args) -> Result<()> {
             "{}: arms drawn in {} of the cycles (rewarded by {})",
             r.policy.label(),
             shares.join(", "),
-            bandit.reward().unwrap_or(config.metric()).title()
+            bandit.reward().unwrap_or(run_metric).title()
         )?;
     }
     Ok(())
