@@ -907,33 +907,23 @@ fn a_bandit_study_tests_over_the_whole_history_with_the_evolved_arm() {
         tmp.path(),
         &text.replace("bandits: [kab3]", "bandits: [kab3, kab3]"),
     );
-    let err = freshgp()
-        .arg("experiment")
-        .arg(&twice)
-        .arg("--out")
-        .arg(tmp.path().join("twice"))
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8(err).unwrap();
+    let err = fails(&[
+        "experiment".as_ref(),
+        twice.as_os_str(),
+        "--out".as_ref(),
+        tmp.path().join("twice").as_os_str(),
+    ]);
     assert!(err.contains("`kab3` is listed twice"), "{err}");
     let bad = write_study(
         tmp.path(),
         &text.replace("bandits: [kab3]", "bandits: [lambda]"),
     );
-    let err = freshgp()
-        .arg("experiment")
-        .arg(&bad)
-        .arg("--out")
-        .arg(tmp.path().join("bad"))
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8(err).unwrap();
+    let err = fails(&[
+        "experiment".as_ref(),
+        bad.as_os_str(),
+        "--out".as_ref(),
+        tmp.path().join("bad").as_os_str(),
+    ]);
     assert!(err.contains("`lambda` is no bandit"), "{err}");
 }
 

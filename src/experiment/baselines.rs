@@ -94,8 +94,7 @@ impl BaselineResult {
     /// policy that is no bandit).
     pub fn arm_shares(&self) -> Vec<f64> {
         let arms = self.policy.bandit().map_or(0, |b| b.arms().len());
-        let all: Vec<ArmChoice> = self.choices.iter().flatten().cloned().collect();
-        crate::sim::arm_shares(&all, arms)
+        crate::sim::arm_shares(self.choices.iter().flatten(), arms)
     }
 }
 

@@ -31,7 +31,7 @@ use crate::experiment::baselines::MetricSummary;
 use crate::experiment::evolve::{self, Choice};
 use crate::experiment::store::{Store, StoreError};
 use crate::experiment::study::{Configuration, Study};
-use crate::experiment::units::{self, gp_file_name, BaselineUnit, GpUnit, Unit};
+use crate::experiment::units::{self, gp_file_name, BanditRun, BaselineUnit, GpUnit, Unit};
 use crate::gp::Strategy;
 use crate::sim::{ArmChoice, CycleMetrics, Metric, Policy};
 use crate::stats::{mean, mean_ci, paired_t_test, MeanCi};
@@ -324,8 +324,7 @@ impl Method {
         choices: Vec<Vec<ArmChoice>>,
     ) -> Method {
         self.reward = Some(reward);
-        let all: Vec<ArmChoice> = choices.iter().flatten().cloned().collect();
-        self.arm_shares = crate::sim::arm_shares(&all, arms.len());
+        self.arm_shares = crate::sim::arm_shares(choices.iter().flatten(), arms.len());
         self.arms = arms;
         self.choices = choices;
         self
@@ -582,10 +581,8 @@ fn bandit_methods(
                 .unwrap_or_default();
             // The evolved arm, named as its method so that the bandit is compared with it
             // alone (absent when it already was one of the bandit's arms).
-            if runs
-                .iter()
-                .all(|r| r.choices.iter().all(|ch| ch.q.len() > arms.len()))
-            {
+            let ran = |r: &&BanditRun| r.bandit.bandit().map_or(0, |b| b.arms().len());
+            if runs.iter().all(|r| ran(r) > arms.len()) {
                 arms.push(format!("{}/{}", c.name, strategy.name()));
             }
             let choices = runs.iter().map(|r| r.choices.clone()).collect();

@@ -67,6 +67,26 @@ fn extended_rules() -> Vec<Policy> {
 /// the period's hosts and weights; batches capped as `config` says); returns each scored
 /// cycle's batch (slots, rank order).
 pub(crate) fn replay(period: &Period, rule: &Policy, config: &SimConfig) -> Vec<Vec<u32>> {
+    replay_with(period, rule, config, |_, _| {}).0
+}
+
+/// What a replay just did, for [`replay_with`]'s hook.
+enum Step<'a> {
+    /// The batch of a scored cycle was asked for.
+    Batch(u32, &'a [u32]),
+    /// A page of a scored cycle's batch was observed.
+    Observed,
+}
+
+/// [`replay`], calling `hook` with the scheduler after each scored cycle's batch and every
+/// third of its observations (e.g. to restart it from its saved state); also returns the
+/// scheduler at the end.
+fn replay_with(
+    period: &Period,
+    rule: &Policy,
+    config: &SimConfig,
+    mut hook: impl FnMut(&mut Scheduler<u32>, Step<'_>),
+) -> (Vec<Vec<u32>>, Scheduler<u32>) {
     let pages = period.pages();
     let mut s: Scheduler<u32> = Scheduler::new(rule.clone()).with_seed(config.seed());
     for p in 0..pages as u32 {
@@ -88,19 +108,24 @@ pub(crate) fn replay(period: &Period, rule: &Policy, config: &SimConfig) -> Vec<
             stale[p as usize] = true;
         }
         let cycle = d as u32;
-        let visit: Vec<u32> = if d <= config.warmup() {
-            (0..pages as u32).collect()
-        } else {
+        let scored = d > config.warmup();
+        let visit: Vec<u32> = if scored {
             let batch = s.next_batch_capped(cycle, config.k(pages), cap).unwrap();
+            hook(&mut s, Step::Batch(cycle, &batch));
             batches.push(batch.clone());
             batch
+        } else {
+            (0..pages as u32).collect()
         };
         for p in visit {
             s.observe(&p, cycle, stale[p as usize]).unwrap();
             stale[p as usize] = false;
+            if scored && p % 3 == 0 {
+                hook(&mut s, Step::Observed);
+            }
         }
     }
-    batches
+    (batches, s)
 }
 
 #[test]
@@ -513,40 +538,16 @@ fn a_restarted_bandit_draws_what_an_uninterrupted_one_would() {
         |s: &Scheduler<u32>| Scheduler::<u32>::from_bytes(&s.to_bytes().unwrap(), "x").unwrap();
     for rule in bandit_rules() {
         let uninterrupted = replay(&period, &rule, &config);
-        let mut s: Scheduler<u32> = Scheduler::new(rule.clone()).with_seed(config.seed());
-        for p in 0..period.pages() as u32 {
-            let host = (period.host(p) != NO_HOST).then(|| format!("host{}", period.host(p)));
-            s.add_weighted(p, host.as_deref(), period.weight(p))
-                .unwrap();
-        }
-        let mut stale = vec![false; period.pages()];
-        let mut batches = Vec::new();
-        for d in 1..=period.len() {
-            for &p in period.changes(d) {
-                stale[p as usize] = true;
-            }
-            let cycle = d as u32;
-            let visit: Vec<u32> = if d <= config.warmup() {
-                (0..period.pages() as u32).collect()
-            } else {
-                let batch = s.next_batch(cycle, config.k(period.pages())).unwrap();
-                s = reload(&s);
+        let (batches, s) = replay_with(&period, &rule, &config, |s, step| {
+            *s = reload(s);
+            if let Step::Batch(cycle, batch) = step {
                 // Asked again for the same cycle: the same arm and batch.
                 assert_eq!(
                     s.next_batch(cycle, config.k(period.pages())).unwrap(),
                     batch
                 );
-                batches.push(batch.clone());
-                batch
-            };
-            for p in visit {
-                s.observe(&p, cycle, stale[p as usize]).unwrap();
-                stale[p as usize] = false;
-                if d > config.warmup() && p % 3 == 0 {
-                    s = reload(&s);
-                }
             }
-        }
+        });
         assert_eq!(batches, uninterrupted, "{rule}");
         let weights = s.bandit_log_weights().unwrap();
         assert!(

@@ -282,16 +282,18 @@ pub struct ArmChoice {
 }
 
 /// The share of `choices` in which each of `arms` arms was drawn (zeros without choices).
-pub fn arm_shares(choices: &[ArmChoice], arms: usize) -> Vec<f64> {
+pub fn arm_shares<'a>(choices: impl IntoIterator<Item = &'a ArmChoice>, arms: usize) -> Vec<f64> {
     let mut shares = vec![0.0; arms];
+    let mut drawn = 0usize;
     for c in choices {
+        drawn += 1;
         if let Some(share) = shares.get_mut(c.arm) {
             *share += 1.0;
         }
     }
-    if !choices.is_empty() {
+    if drawn > 0 {
         for share in &mut shares {
-            *share /= choices.len() as f64;
+            *share /= drawn as f64;
         }
     }
     shares
