@@ -26,7 +26,9 @@
 use super::bandit::Chooser;
 use super::metrics::{fresh_weight, weighted_ideal, Discounts, Outcome, Tally, WeightedTally};
 use super::policy::{PageState, StateKey};
-use super::{score_key, tie_key, tie_salt, Baseline, Period, Policy, ScoreBuffers, SimConfig};
+use super::sample::{inclusion_scale, sample_u, settle, weight_of, Systematic};
+use super::SimConfig;
+use super::{score_key, tie_key, tie_salt, Baseline, Decision, Period, Policy, ScoreBuffers};
 use super::{Histories, HostRates, PageStats, TieOrder, Track, NO_HOST};
 use rustc_hash::FxHashMap as HashMap;
 use std::ops::Range;
@@ -171,6 +173,10 @@ pub(crate) struct Fast {
     touched_hosts: Vec<u32>,
     stale_weights: Vec<f64>,
     stale_pages: Vec<(u64, u32)>,
+    // SPEC §11: each group's score this cycle (by group index) and the positive sampling
+    // weights with their numbers of pages, for a sampled decision.
+    group_score: Vec<f64>,
+    classes: Vec<(f64, u64)>,
 }
 
 impl Fast {
@@ -484,7 +490,7 @@ impl Fast {
         for d in first..=period.len() {
             stale_count += self.mark_changes(period, d);
             let cycle = d as u32;
-            self.score_and_rank(chooser.scorer(cycle), cycle, k);
+            self.score_and_rank(chooser.scorer(cycle), (cycle, k), config.decision());
             let walk = Walk {
                 cycle,
                 k,
@@ -510,7 +516,12 @@ impl Fast {
                     &self.discounts,
                 )
             });
-            let chosen = self.choose(&walk);
+            let chosen = match config.decision() {
+                Decision::Sample => self
+                    .sample(&walk, config.seed())
+                    .unwrap_or_else(|| self.choose(&walk)),
+                Decision::TopK => self.choose(&walk),
+            };
             self.visit_all(period, policy, cycle);
             stale_count -= chosen.found;
             let weighted = period
@@ -543,7 +554,7 @@ impl Fast {
 
     /// Step 2: scores each live group once (a rate policy first solves its rates over
     /// the groups, each counted with its pages) and sorts the groups best first.
-    fn score_and_rank(&mut self, policy: &Policy, cycle: u32, k: usize) {
+    fn score_and_rank(&mut self, policy: &Policy, (cycle, k): (u32, usize), decision: Decision) {
         self.group_pages.clear();
         let groups = &self.groups;
         self.group_pages
@@ -554,7 +565,9 @@ impl Fast {
             .iter()
             .map(|&g| &groups[g as usize])
             .map(|group| (&group.page, group.members.len() as u32));
-        let context = policy.context(cycle, k, &self.host_rates, population, &mut self.buffers);
+        let context = policy
+            .context(cycle, k, &self.host_rates, population, &mut self.buffers)
+            .for_decision(decision);
         policy.score_into(
             &self.group_pages,
             &context,
@@ -569,6 +582,56 @@ impl Fast {
                 .map(|(&s, &g)| Ranked::new(score_key(s), g)),
         );
         self.ranked.sort_unstable();
+    }
+
+    /// Step 3 of a sampled decision (SPEC §11, see `sample.rs`): the inclusion
+    /// probabilities from the groups' scores, systematic sampling over the pages in page
+    /// order (O(P)), the drawn pages tallied in rank order. `None` when at most k pages
+    /// have a positive score: the decision is then the top-k one ([`Fast::choose`]).
+    fn sample(&mut self, walk: &Walk<'_>, seed: u64) -> Option<Chosen> {
+        self.group_score.resize(self.groups.len(), 0.0);
+        self.classes.clear();
+        for (&g, &score) in self.live.iter().zip(&self.scores) {
+            self.group_score[g as usize] = score;
+            let s = weight_of(score);
+            if s > 0.0 {
+                self.classes
+                    .push((s, self.groups[g as usize].members.len() as u64));
+            }
+        }
+        let positive: u64 = self.classes.iter().map(|c| c.1).sum();
+        if positive <= walk.k as u64 {
+            return None;
+        }
+        let mut draw = Systematic::new(
+            inclusion_scale(&mut self.classes, walk.k),
+            sample_u(seed, walk.cycle),
+        );
+        self.visited.clear();
+        for p in 0..walk.pages as u32 {
+            let score = self.group_score[self.group_of[p as usize] as usize];
+            if draw.draws(weight_of(score)) {
+                self.visited.push(p);
+            }
+        }
+        let (scores, group_of) = (&self.group_score, &self.group_of);
+        let key = |p: u32| {
+            let score = scores[group_of[p as usize] as usize];
+            (!score_key(score), tie_key(walk.salt, p))
+        };
+        settle(&mut self.visited, walk.k, walk.pages, key);
+        let mut chosen = Chosen::default();
+        for &p in &self.visited {
+            chosen.taken += 1;
+            if self.stale[p as usize] {
+                chosen.stale_at(chosen.taken, walk.period.weight(p), &self.discounts);
+            }
+            let g = self.group_of[p as usize] as usize;
+            if self.groups[g].page.stats.last_visit as usize <= walk.warmup {
+                chosen.newly += 1;
+            }
+        }
+        Some(chosen)
     }
 
     /// Step 3: walks the ranked groups class by class (a class: the groups of one score)

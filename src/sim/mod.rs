@@ -37,6 +37,7 @@ mod naive;
 mod period;
 mod policy;
 mod rates;
+mod sample;
 mod stats;
 mod stdsort;
 
@@ -52,6 +53,7 @@ pub use policy::{
     RawAdaptive, ScoreBuffers, ScoreContext,
 };
 pub use rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
+pub use sample::{inclusion_probabilities, Decision};
 pub use stats::{HostRates, PageStats, Track, NO_HOST};
 
 use crate::hash::mix64;
@@ -88,6 +90,12 @@ pub enum SimError {
     /// A host cap of 0 (SPEC §8: an error, not an empty crawl).
     #[error("the host cap must be at least 1 page per host and cycle, got 0")]
     ZeroHostCap,
+    /// Sampled decisions under a host cap (SPEC §11).
+    #[error("sampled crawl decisions cannot keep a host cap (SPEC §11), got a cap of {0}: use the top-k decision or no cap")]
+    SampleWithCap(u32),
+    /// Sampled decisions with the authors' tie order.
+    #[error("sampled crawl decisions break ties by the seeded order; the reference tie rule is for top-k parity runs")]
+    SampleWithReferenceTies,
     /// k would be 0.
     #[error("{pages} pages × resources {resources} is less than one visit per cycle")]
     NoVisits {
@@ -118,6 +126,12 @@ pub struct SimConfig {
     host_cap: Option<NonZeroU32>,
     #[serde(skip_serializing_if = "is_default_metric")]
     metric: Metric,
+    #[serde(default, skip_serializing_if = "is_top_k")]
+    decision: Decision,
+}
+
+fn is_top_k(decision: &Decision) -> bool {
+    *decision == Decision::TopK
 }
 
 fn is_default_metric(metric: &Metric) -> bool {
@@ -136,6 +150,8 @@ pub(crate) struct RawSimConfig {
     host_cap: Option<u32>,
     #[serde(default)]
     metric: Metric,
+    #[serde(default)]
+    decision: Decision,
 }
 
 impl TryFrom<RawSimConfig> for SimConfig {
@@ -145,8 +161,9 @@ impl TryFrom<RawSimConfig> for SimConfig {
         SimConfig::new(raw.resources, raw.warmup)?
             .with_seed(raw.seed)
             .with_ties(raw.ties)
-            .with_host_cap(raw.host_cap)
-            .map(|c| c.with_metric(raw.metric))
+            .with_host_cap(raw.host_cap)?
+            .with_metric(raw.metric)
+            .with_decision(raw.decision)
     }
 }
 
@@ -163,6 +180,7 @@ impl SimConfig {
             ties: TieBreak::Seeded,
             host_cap: None,
             metric: Metric::default(),
+            decision: Decision::TopK,
         })
     }
 
@@ -176,6 +194,7 @@ impl SimConfig {
             ties: TieBreak::Seeded,
             host_cap: None,
             metric: Metric::default(),
+            decision: Decision::TopK,
         }
     }
 
@@ -186,7 +205,36 @@ impl SimConfig {
             None => None,
             Some(cap) => Some(NonZeroU32::new(cap).ok_or(SimError::ZeroHostCap)?),
         };
+        self.consistent()?;
         Ok(self)
+    }
+
+    /// The same settings with another crawl decision (SPEC §11: `top-k`, the default, or
+    /// `sample`). Sampling refuses a host cap and the reference tie rule.
+    pub fn with_decision(mut self, decision: Decision) -> Result<SimConfig, SimError> {
+        self.decision = decision;
+        self.consistent()?;
+        Ok(self)
+    }
+
+    /// The crawl decision.
+    pub fn decision(&self) -> Decision {
+        self.decision
+    }
+
+    /// Settings that cannot go together: sampling with a host cap (SPEC §11) or with the
+    /// authors' tie order (which exists for parity with their program, which has no
+    /// sampling).
+    fn consistent(&self) -> Result<(), SimError> {
+        if self.decision == Decision::Sample {
+            if let Some(cap) = self.host_cap {
+                return Err(SimError::SampleWithCap(cap.get()));
+            }
+            if self.ties == TieBreak::Reference {
+                return Err(SimError::SampleWithReferenceTies);
+            }
+        }
+        Ok(())
     }
 
     /// The same settings with another run metric: what a bandit that names no reward
@@ -218,8 +266,8 @@ impl SimConfig {
         self
     }
 
-    /// The same settings with other resources.
-    pub(crate) fn with_resources(self, resources: f64) -> Result<SimConfig, SimError> {
+    /// The same settings with other resources (a budget sweep, SPEC §11).
+    pub fn with_resources(self, resources: f64) -> Result<SimConfig, SimError> {
         Ok(SimConfig {
             resources,
             ..SimConfig::new(resources, self.warmup)?
@@ -227,11 +275,13 @@ impl SimConfig {
         .with_seed(self.seed)
         .with_ties(self.ties)
         .with_metric(self.metric)
-        .with_host_cap_checked(self.host_cap))
+        .with_checked(self.host_cap, self.decision))
     }
 
-    fn with_host_cap_checked(mut self, cap: Option<NonZeroU32>) -> SimConfig {
+    /// `host_cap` and `decision` taken from settings that were consistent.
+    fn with_checked(mut self, cap: Option<NonZeroU32>, decision: Decision) -> SimConfig {
         self.host_cap = cap;
+        self.decision = decision;
         self
     }
 
@@ -262,6 +312,7 @@ impl SimConfig {
 
     /// Checks that `period` can be simulated with these settings.
     pub(crate) fn check(&self, period: &Period) -> Result<(), SimError> {
+        self.consistent()?;
         if self.warmup >= period.len() {
             return Err(SimError::Warmup {
                 warmup: self.warmup,
@@ -472,5 +523,7 @@ mod bandit_tests;
 mod importance_tests;
 #[cfg(test)]
 mod literature_tests;
+#[cfg(test)]
+mod sample_tests;
 #[cfg(test)]
 mod tests;

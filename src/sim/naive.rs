@@ -10,9 +10,10 @@ use super::bandit::Chooser;
 use super::metrics::{
     discount, fresh_weight, weighted_ideal, Discounts, Outcome, Tally, WeightedTally,
 };
+use super::sample::{inclusion_scale, sample_u, settle, weight_of, Systematic};
 use super::{
-    score_key, stdsort, tie_key, tie_salt, Histories, HostRates, PageState, Period, Policy,
-    ScoreBuffers, SimConfig, TieBreak, Track,
+    score_key, stdsort, tie_key, tie_salt, Decision, Histories, HostRates, PageState, Period,
+    Policy, ScoreBuffers, SimConfig, TieBreak, Track,
 };
 
 /// Runs `policy` over `period`.
@@ -73,14 +74,19 @@ pub(crate) fn run_traced(
         score(
             chooser.scorer(cycle),
             &state,
-            (cycle, k),
+            (cycle, k, config.decision()),
             &hosts,
             &mut scores,
             &mut buffers,
         );
         rank(&mut order, &scores, config, cycle);
-        let budget = (k, config.host_cap());
-        choose(&order, period, budget, &mut host_taken, &mut chosen);
+        match config.decision() {
+            Decision::TopK => {
+                let budget = (k, config.host_cap());
+                choose(&order, period, budget, &mut host_taken, &mut chosen);
+            }
+            Decision::Sample => sample(&order, &scores, (k, config.seed(), cycle), &mut chosen),
+        }
         let stale_before = stale_count;
         let mut stale_weights = weights_of(&stale, period);
         let counted = found(&chosen, &stale, &state, period, warmup);
@@ -167,18 +173,48 @@ fn choose(
     }
 }
 
-/// Scores every page on its own at `cycle` with `k` visits to spend (a rate policy solves
-/// its rates over the pages one by one).
+/// SPEC §11's sampled decision, literally: the inclusion probabilities of every page's
+/// score, systematic sampling in page order, the drawn pages in rank order (`order`
+/// when at most `k` pages have a positive score: the top-k decision).
+fn sample(
+    order: &[u32],
+    scores: &[f64],
+    (k, seed, cycle): (usize, u64, u32),
+    chosen: &mut Vec<u32>,
+) {
+    chosen.clear();
+    let mut classes: Vec<(f64, u64)> = scores
+        .iter()
+        .map(|&s| weight_of(s))
+        .filter(|&s| s > 0.0)
+        .map(|s| (s, 1))
+        .collect();
+    if classes.len() <= k {
+        chosen.extend_from_slice(&order[..k]);
+        return;
+    }
+    let mut draw = Systematic::new(inclusion_scale(&mut classes, k), sample_u(seed, cycle));
+    chosen.extend((0..scores.len() as u32).filter(|&p| draw.draws(weight_of(scores[p as usize]))));
+    let salt = tie_salt(seed, cycle);
+    settle(chosen, k, scores.len(), |p| {
+        (!score_key(scores[p as usize]), tie_key(salt, p))
+    });
+}
+
+/// Scores every page on its own at `cycle` with `k` visits to spend for `decision` (a
+/// rate policy solves its rates over the pages one by one).
 fn score(
     policy: &Policy,
     state: &[PageState],
-    (cycle, k): (u32, usize),
+    (cycle, k, decision): (u32, usize, Decision),
     hosts: &HostRates,
     scores: &mut [f64],
     buffers: &mut ScoreBuffers,
 ) {
     let population = state.iter().map(|page| (page, 1));
-    let context = policy.context(cycle, k, hosts, population, buffers);
+    let context = policy
+        .context(cycle, k, hosts, population, buffers)
+        .for_decision(decision);
     for (score, page) in scores.iter_mut().zip(state) {
         *score = policy.score_one(page, &context);
     }

@@ -1062,6 +1062,7 @@ impl Policy {
             cycle,
             hosts,
             rates,
+            sampling: false,
         }
     }
 
@@ -1099,7 +1100,11 @@ impl Policy {
                     .rates
                     .as_ref()
                     .expect("invariant: a rate policy is scored in the context of its cycle");
-                r.owed(rate_input(*r, &value), rates, value(Terminal::T))
+                if context.sampling {
+                    r.rate(rate_input(*r, &value), rates)
+                } else {
+                    r.owed(rate_input(*r, &value), rates, value(Terminal::T))
+                }
             }
             Policy::Value => {
                 crawl_value(value(Terminal::W), value(Terminal::MLE), value(Terminal::T))
@@ -1182,6 +1187,8 @@ pub struct ScoreContext<'a> {
     cycle: u32,
     hosts: &'a HostRates,
     rates: Option<Rates>,
+    /// Whether a sampled decision reads the scores (rate policies score ρ, SPEC §11).
+    sampling: bool,
 }
 
 impl<'a> ScoreContext<'a> {
@@ -1192,7 +1199,16 @@ impl<'a> ScoreContext<'a> {
             cycle,
             hosts,
             rates: None,
+            sampling: false,
         }
+    }
+
+    /// The same context for a sampled crawl decision (SPEC §11): a rate policy then
+    /// scores its rate ρ, the sampling weight, instead of `ρ · t`; other policies score
+    /// as for top-k.
+    pub fn for_decision(mut self, decision: super::Decision) -> ScoreContext<'a> {
+        self.sampling = decision == super::Decision::Sample;
+        self
     }
 
     /// The cycle scored.
