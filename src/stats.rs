@@ -1,8 +1,14 @@
-//! Small statistics for reports (SPEC §7): mean with a Student-t 95% confidence
-//! interval, and the paired t-test used to count per-cycle victories.
+//! Small statistics for reports: mean with a Student-t 95% confidence interval, and the
+//! paired t-test used to count per-cycle victories (SPEC §7); the median with its
+//! 2.5–97.5 percentile interval and the two-sided Wilcoxon signed-rank test over
+//! repeated runs (SPEC §11).
+//!
+//! No maintained crate we could find has the Wilcoxon signed-rank test with an exact
+//! distribution (statrs has the distributions, not the test), so it is here, tested
+//! against published table values and R's `wilcox.test`/SciPy's `wilcoxon` outputs.
 
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{ContinuousCDF, StudentsT};
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// A mean and the half-width of its 95% confidence interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -88,6 +94,152 @@ pub(crate) fn paired_t_test(a: &[f64], b: &[f64]) -> f64 {
     }
 }
 
+/// A median and its 2.5–97.5 percentile interval (SPEC §11: over the R run means).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MedianInterval {
+    /// The median.
+    pub median: f64,
+    /// The 2.5th percentile.
+    pub low: f64,
+    /// The 97.5th percentile.
+    pub high: f64,
+    /// Number of values.
+    pub n: usize,
+}
+
+/// The `q`-quantile (0 ≤ q ≤ 1) of sorted `values` by linear interpolation between the
+/// closest ranks (`h = (n - 1)·q`; R's type 7, NumPy's default); 0 for no values.
+pub fn quantile_sorted(values: &[f64], q: f64) -> f64 {
+    match values.len() {
+        0 => 0.0,
+        n => {
+            let h = (n - 1) as f64 * q;
+            let below = h.floor() as usize;
+            let above = (below + 1).min(n - 1);
+            values[below] + (h - below as f64) * (values[above] - values[below])
+        }
+    }
+}
+
+/// Median and 2.5–97.5 percentile interval of `values`.
+///
+/// ```
+/// let m = freshgp::stats::median_interval(&[3.0, 1.0, 2.0, 4.0, 5.0]);
+/// assert_eq!((m.median, m.low, m.high), (3.0, 1.1, 4.9));
+/// ```
+pub fn median_interval(values: &[f64]) -> MedianInterval {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    MedianInterval {
+        median: quantile_sorted(&sorted, 0.5),
+        low: quantile_sorted(&sorted, 0.025),
+        high: quantile_sorted(&sorted, 0.975),
+        n: values.len(),
+    }
+}
+
+/// Largest number of non-zero differences for which [`wilcoxon`] uses the exact
+/// distribution (2^25 sign patterns are summarized by at most 2·325 + 1 rank sums).
+pub const WILCOXON_EXACT_MAX: usize = 25;
+
+/// The two-sided Wilcoxon signed-rank test of paired samples `a` and `b` (equal
+/// lengths): the p-value of "the differences `a - b` are symmetric about 0".
+///
+/// Zero differences are dropped (Wilcoxon's rule, R's and SciPy's default) and the
+/// others ranked by absolute value, ties given their mid-rank. Up to
+/// [`WILCOXON_EXACT_MAX`] non-zero differences the p-value is exact: the distribution
+/// of the positive-rank sum over the 2^n equally likely sign patterns, counted on doubled
+/// ranks so that it stays exact with ties (conditional on the tied ranks);
+/// `p = min(1, 2·min(P(W⁺ <= w), P(W⁺ >= w)))`. Above, the normal approximation with
+/// the tie-corrected variance `n(n+1)(2n+1)/24 - Σ(t³ - t)/48` and a continuity
+/// correction of 1/2. No non-zero difference gives 1.
+///
+/// ```
+/// use freshgp::stats::wilcoxon;
+/// // Ten differences whose negative ranks sum to 8 (the 5% critical value of the
+/// // published tables for n = 10): p = 50/1024.
+/// let d = [1.0, 2.0, -3.0, 4.0, -5.0, 6.0, 7.0, 8.0, 9.0, 10.0];
+/// assert_eq!(wilcoxon(&d, &[0.0; 10]), 50.0 / 1024.0);
+/// ```
+///
+/// # Panics
+/// If the lengths differ.
+pub fn wilcoxon(a: &[f64], b: &[f64]) -> f64 {
+    assert_eq!(a.len(), b.len(), "paired samples have equal lengths");
+    let mut diffs: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| x - y)
+        .filter(|d| *d != 0.0)
+        .collect();
+    let n = diffs.len();
+    if n == 0 {
+        return 1.0;
+    }
+    diffs.sort_by(|x, y| x.abs().total_cmp(&y.abs()));
+    // Doubled mid-ranks (integers) and the tie sizes.
+    let mut doubled = vec![0u64; n];
+    let mut ties = 0.0;
+    let mut i = 0;
+    while i < n {
+        let mut j = i;
+        while j + 1 < n && diffs[j + 1].abs() == diffs[i].abs() {
+            j += 1;
+        }
+        // Ranks i+1 ..= j+1: mid-rank (i + j + 2) / 2, doubled.
+        for r in &mut doubled[i..=j] {
+            *r = (i + j + 2) as u64;
+        }
+        let t = (j - i + 1) as f64;
+        ties += t * t * t - t;
+        i = j + 1;
+    }
+    let w2: u64 = doubled
+        .iter()
+        .zip(&diffs)
+        .filter(|(_, d)| **d > 0.0)
+        .map(|(r, _)| r)
+        .sum();
+    let p = if n <= WILCOXON_EXACT_MAX {
+        exact_signed_rank(&doubled, w2)
+    } else {
+        let nf = n as f64;
+        let mean = nf * (nf + 1.0) / 4.0;
+        let var = nf * (nf + 1.0) * (2.0 * nf + 1.0) / 24.0 - ties / 48.0;
+        let w = w2 as f64 / 2.0;
+        let z = ((w - mean).abs() - 0.5).max(0.0) / var.sqrt();
+        match Normal::new(0.0, 1.0) {
+            Ok(normal) => 2.0 * normal.sf(z),
+            Err(_) => f64::NAN,
+        }
+    };
+    p.min(1.0)
+}
+
+/// The exact two-sided p-value of the doubled positive-rank sum `w2` over all sign
+/// patterns of the doubled ranks `doubled`.
+fn exact_signed_rank(doubled: &[u64], w2: u64) -> f64 {
+    let total: u64 = doubled.iter().sum();
+    // counts[s] = number of sign patterns whose positive doubled ranks sum to s.
+    let mut counts = vec![0.0f64; total as usize + 1];
+    counts[0] = 1.0;
+    let mut reach = 0usize;
+    for &r in doubled {
+        let r = r as usize;
+        for s in (0..=reach).rev() {
+            if counts[s] > 0.0 {
+                counts[s + r] += counts[s];
+            }
+        }
+        reach += r;
+    }
+    let patterns: f64 = counts.iter().sum();
+    let w2 = w2 as usize;
+    let lower: f64 = counts[..=w2].iter().sum();
+    let upper: f64 = counts[w2..].iter().sum();
+    2.0 * lower.min(upper) / patterns
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,6 +258,74 @@ mod tests {
         assert!(paired_t_test(&a, &b) < 0.001);
         let c = [0.70, 0.73, 0.69, 0.74, 0.71];
         assert!(paired_t_test(&a, &c) > 0.05);
+    }
+
+    fn p(d: &[f64]) -> f64 {
+        wilcoxon(d, &vec![0.0; d.len()])
+    }
+
+    /// Exact p-values: the published critical values (n = 10, T = 8 is the largest T
+    /// significant at 5%, two-sided) and SciPy 1.x `wilcoxon(d, method="exact")`.
+    #[test]
+    fn wilcoxon_exact() {
+        let d10 = [1.0, 2.0, -3.0, 4.0, -5.0, 6.0, 7.0, 8.0, 9.0, 10.0];
+        assert_eq!(p(&d10), 0.048828125);
+        // T = 9 is no longer significant: 2 · 30/1024.
+        let d10b = [1.0, 2.0, 3.0, 4.0, -9.0, 5.0, 6.0, 7.0, 8.0, 10.0];
+        assert_eq!(p(&d10b), 2.0 * 33.0 / 1024.0);
+        let d12 = [0.5, -0.25, 1.1, 0.7, -0.4, 0.9, 1.3, 0.2, 0.6, -0.1, 0.8, 1.0];
+        assert_eq!(p(&d12), 0.01220703125);
+        let d25 = [
+            0.5, -0.25, 1.1, 0.7, -0.4, 0.9, 1.3, 0.2, 0.6, -0.1, 0.8, 1.0, 0.15, -0.35, 0.45,
+            0.55, 0.65, 0.75, -0.85, 0.95, 1.05, 1.15, 1.25, -1.35, 1.45,
+        ];
+        assert!((p(&d25) - 0.0027848482131958008).abs() < 1e-15);
+        // Symmetric in its arguments; identical samples give 1.
+        assert_eq!(wilcoxon(&d12, &[0.0; 12]), wilcoxon(&[0.0; 12], &d12));
+        assert_eq!(wilcoxon(&d12, &d12), 1.0);
+    }
+
+    /// Ties stay exact on doubled ranks: three tied differences have doubled ranks 4, 4, 4
+    /// (sums 0, 4, 8, 12 in 1, 3, 3, 1 of the 8 patterns).
+    #[test]
+    fn wilcoxon_ties_and_zeros() {
+        assert_eq!(p(&[1.0, 1.0, 1.0]), 0.25);
+        assert_eq!(p(&[1.0, 1.0, -1.0]), 1.0);
+        // Zeros are dropped: the same as without them.
+        assert_eq!(p(&[1.0, 0.0, 1.0, 0.0, 1.0]), 0.25);
+        assert_eq!(p(&[0.0, 0.0]), 1.0);
+    }
+
+    /// The normal approximation (more than 25 non-zero differences), against SciPy's
+    /// `wilcoxon(d, method="approx", correction=True, zero_method="wilcox")`: with ties
+    /// and zeros, and without.
+    #[test]
+    fn wilcoxon_normal_approximation() {
+        let tied = [
+            0.4, 0.7, 0.1, -0.5, -0.1, -0.6, 0.5, 1.7, -0.1, -0.2, 0.9, 0.8, 0.5, -0.5, 0.4, 1.1,
+            -0.9, -0.1, -1.5, -0.9, -1.4, 0.2, -0.9, 0.7, 0.6, 0.2, -2.1, -0.1, 0.4, 0.5, -1.1,
+            -0.1, -0.6, -0.4, 1.5, -0.4, 0.4, 1.3, 0.0, 0.0,
+        ];
+        assert!((p(&tied) - 0.8275442493123388).abs() < 1e-9, "{}", p(&tied));
+        let plain: Vec<f64> = (1..=40)
+            .map(|i| {
+                let x = 0.05 * i as f64;
+                if i % 3 == 0 {
+                    -x
+                } else {
+                    x
+                }
+            })
+            .collect();
+        assert!((p(&plain) - 0.06654465496858146).abs() < 1e-9, "{}", p(&plain));
+    }
+
+    #[test]
+    fn medians_and_percentiles() {
+        let m = median_interval(&[3.0, 1.0, 2.0, 4.0, 5.0]);
+        assert_eq!((m.median, m.low, m.high, m.n), (3.0, 1.1, 4.9, 5));
+        assert_eq!(median_interval(&[2.0, 4.0]).median, 3.0);
+        assert_eq!(median_interval(&[7.0]).low, 7.0);
     }
 
     #[test]
