@@ -956,3 +956,143 @@ fn shipped_bandit_studies_are_valid() {
         assert_eq!(study.configurations[0].bandits.len(), 1, "{name}");
     }
 }
+
+/// SPEC §11 in a study: a budget sweep with sampled decisions, repeated runs, a Wilcoxon
+/// reference and savings; the report has the tables, the JSON figures and the log-axis
+/// plots, identical at 1 and 2 threads.
+#[test]
+fn a_budget_sweep_with_runs_and_savings_reports() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = r#"(
+        name: "sweep",
+        dataset: Synthetic(preset: "commerce", pages: 1000, days: 21, seed: 2),
+        rotations: [0, 1],
+        resources: [0.005, 0.05, 0.5],
+        train_resources: 0.1,
+        decision: sample,
+        runs: 4,
+        reference: lambda,
+        savings: [lambda, nutch],
+        metric: wfreshness,
+        seeds: 1,
+        gp: (population: 8, generations: 1),
+        configurations: [(name: "All-NDCG", grammar: "extended", fitness: wfreshness)],
+        baselines: [uniform, lambda, nutch, kab3],
+        reports: (strategies: [best, sum_sigma]),
+    )"#;
+    let study = write_study(tmp.path(), text);
+    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+    for (dir, threads) in [(&one, "1"), (&two, "2")] {
+        freshgp()
+            .env("RAYON_NUM_THREADS", threads)
+            .arg("experiment")
+            .arg(&study)
+            .arg("--out")
+            .arg(dir)
+            .arg("--quiet")
+            .assert()
+            .success();
+    }
+    assert_same_reports(&one, &two);
+    let summary = std::fs::read_to_string(one.join("summary.md")).unwrap();
+    assert!(summary.contains("## Budgets (SPEC §11)"), "{summary}");
+    assert!(summary.contains("| 0.5% | 5% | 10% | 50% |"), "{summary}");
+    assert!(
+        summary.contains("## Savings at equal WFreshness"),
+        "{summary}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(one.join("results.json")).unwrap()).unwrap();
+    let methods = json["methods"].as_array().unwrap();
+    let uniform = methods.iter().find(|m| m["name"] == "uniform").unwrap();
+    let budgets = uniform["budgets"].as_array().unwrap();
+    assert_eq!(budgets.len(), 4, "every budget, the training one included");
+    let w = budgets[1]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metric"] == "wfreshness")
+        .unwrap();
+    let (low, median, high) = (
+        w["low"].as_f64().unwrap(),
+        w["median"].as_f64().unwrap(),
+        w["high"].as_f64().unwrap(),
+    );
+    assert!(low <= median && median <= high && low < high, "{w}");
+    let p = w["wilcoxon_p"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&p));
+    // Four paired runs: the exact two-sided p-values are multiples of 2/16.
+    assert!(((p * 8.0) - (p * 8.0).round()).abs() < 1e-12, "{p}");
+    let savings = uniform["savings"].as_array().unwrap();
+    assert_eq!(savings.len(), 2);
+    for s in savings {
+        if let Some(saved) = s["savings"].as_f64() {
+            assert!((0.0..1.0).contains(&saved), "{s}");
+            assert!(s["reaches_at"].as_f64().unwrap() <= 0.1);
+        }
+    }
+    // The evolved formula is tested at every budget too; plots show one strategy.
+    let x = methods.iter().find(|m| m["name"] == "All-NDCG/best").unwrap();
+    assert_eq!(x["budgets"].as_array().unwrap().len(), 4);
+    let plot = std::fs::read_to_string(one.join("plots/budgets-wfreshness.svg")).unwrap();
+    assert!(plot.contains("log scale") && plot.contains("All-NDCG/best") && !plot.contains("All-NDCG/sum_sigma"));
+}
+
+/// SPEC §11's study fields refuse what cannot work, naming the field.
+#[test]
+fn sweep_fields_are_checked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = r#"(
+        name: "s",
+        dataset: Synthetic(preset: "commerce", pages: 500, days: 21, seed: 2),
+        resources: [0.05, 0.1],
+        runs: 3,
+        configurations: [(name: "X", grammar: "all", fitness: ndcg)],
+        baselines: [NAD, lambda],
+        reference: lambda,
+    )"#;
+    for (edit, field) in [
+        (
+            base.replace("reference: lambda", "reference: nutch"),
+            "reference",
+        ),
+        (base.replace("runs: 3", "runs: 0"), "runs"),
+        (base.replace("runs: 3", "runs: 3, tie_seed: 4"), "runs"),
+        (
+            base.replace(
+                "resources: [0.05, 0.1]",
+                "resources: [0.05], top_resources: [0.01]",
+            ),
+            "top_resources",
+        ),
+        (
+            base.replace(
+                "resources: [0.05, 0.1]",
+                "resources: 0.05, train_resources: 0.1",
+            ),
+            "train_resources",
+        ),
+        (
+            base.replace("runs: 3", "decision: sample, host_cap: 2"),
+            "decision",
+        ),
+        (
+            base.replace("reference: lambda", "savings: [value]"),
+            "savings",
+        ),
+    ] {
+        let study = write_study(tmp.path(), &edit);
+        let out = freshgp()
+            .arg("experiment")
+            .arg(&study)
+            .arg("--out")
+            .arg(tmp.path().join("o"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(field),
+            "{field}: {err}"
+        );
+    }
+}

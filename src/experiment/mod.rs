@@ -9,6 +9,8 @@
 //! * [`study`]: experiment files: a whole study in one RON file.
 //! * [`units`]: a study cut into units of work (configuration × rotation × seed, and the
 //!   baselines of each rotation), run one by one, resumable and shardable.
+//! * [`sweep`]: SPEC §11's protocol: budget sweeps, repeated runs (medians, Wilcoxon)
+//!   and savings at equal quality.
 //! * [`store`]: the output directory: the study record and one file per finished unit,
 //!   written atomically.
 //!
@@ -25,6 +27,7 @@ pub mod evolve;
 pub mod fitness;
 pub mod store;
 pub mod study;
+pub mod sweep;
 pub mod units;
 
 mod stored;

@@ -35,7 +35,7 @@ use crate::data::synth::{self, SynthParams};
 use crate::data::{self, DataError, Dataset, LoadOptions, UnknownPolicy};
 use crate::formula::{Grammar, GrammarError};
 use crate::gp::{RawGpConfig, Strategy};
-use crate::sim::{Baseline, Metric, Policy, SimConfig, TieBreak};
+use crate::sim::{Baseline, Decision, Metric, Policy, SimConfig, TieBreak};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -115,6 +115,9 @@ pub struct Reports {
     pub plots: bool,
     /// Per-cycle CSV files.
     pub csv: bool,
+    /// Plots draw every strategy's method, not only the first strategy's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub all_strategies: bool,
 }
 
 impl Default for Reports {
@@ -123,6 +126,7 @@ impl Default for Reports {
             strategies: Strategy::ALL.to_vec(),
             plots: true,
             csv: true,
+            all_strategies: false,
         }
     }
 }
@@ -170,6 +174,14 @@ fn all_baselines() -> Vec<Policy> {
     Baseline::ALL.map(Policy::Baseline).to_vec()
 }
 
+/// `resources` as written: one budget (the paper's), or a budget sweep (SPEC §11).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum RawResources {
+    One(f64),
+    Sweep(Vec<f64>),
+}
+
 /// An experiment file as written.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -182,8 +194,18 @@ struct RawStudy {
     unknown: String,
     #[serde(default = "all_rotations")]
     rotations: Vec<usize>,
-    #[serde(default = "paper_resources")]
-    resources: f64,
+    #[serde(default)]
+    resources: Option<RawResources>,
+    #[serde(default)]
+    train_resources: Option<f64>,
+    #[serde(default)]
+    decision: Decision,
+    #[serde(default)]
+    runs: Option<usize>,
+    #[serde(default)]
+    reference: Option<Policy>,
+    #[serde(default)]
+    savings: Vec<Policy>,
     #[serde(default = "paper_warmup")]
     warmup: usize,
     #[serde(default)]
@@ -196,8 +218,8 @@ struct RawStudy {
     metric: Metric,
     #[serde(default)]
     test_horizon: Horizon,
-    #[serde(default = "default_top")]
-    top_resources: Vec<f64>,
+    #[serde(default)]
+    top_resources: Option<Vec<f64>>,
     #[serde(default = "five")]
     seeds: usize,
     #[serde(default = "first")]
@@ -272,8 +294,21 @@ pub struct Study {
     /// `whole`: every cycle, for bandits that need long horizons).
     #[serde(default, skip_serializing_if = "is_temporal")]
     pub test_horizon: Horizon,
-    /// Resources at which the chosen functions and the baselines are also tested (Fig. 5).
+    /// Resources at which the chosen functions and the baselines are also tested (Fig. 5;
+    /// a study's `resources: [..]` sweep, SPEC §11).
     pub top_resources: Vec<f64>,
+    /// Repeated test runs with run seeds 1..R (SPEC §11); `None`: one run with the tie
+    /// seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs: Option<usize>,
+    /// The reference of the Wilcoxon tests over the runs (one of `baselines`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Policy>,
+    /// The references of the savings at equal quality (SPEC §11; each one of
+    /// `baselines`): every method's smallest budget reaching each one's mean `metric` at
+    /// the study's resources.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub savings: Vec<Policy>,
     /// The GP configurations compared.
     pub configurations: Vec<Configuration>,
     /// The fixed policies compared (written as text: a name of SPEC §4 or §9, adaptive
@@ -295,6 +330,12 @@ struct StoredStudy {
     #[serde(default)]
     test_horizon: Horizon,
     top_resources: Vec<f64>,
+    #[serde(default)]
+    runs: Option<usize>,
+    #[serde(default)]
+    reference: Option<Policy>,
+    #[serde(default)]
+    savings: Vec<Policy>,
     configurations: Vec<Configuration>,
     baselines: Vec<Policy>,
     reports: Reports,
@@ -317,6 +358,9 @@ impl TryFrom<StoredStudy> for Study {
             sim: s.sim,
             test_horizon: s.test_horizon,
             top_resources: s.top_resources,
+            runs: s.runs,
+            reference: s.reference,
+            savings: s.savings,
             configurations: s.configurations,
             baselines: s.baselines,
             reports: s.reports,
@@ -583,6 +627,7 @@ impl Study {
                 format!("{} is listed twice", self.baselines[i]),
             ));
         }
+        self.check_evaluation()?;
         let strategies = &self.reports.strategies;
         if strategies.is_empty() || first_repeat(strategies).is_some() {
             return Err(violation(
@@ -592,6 +637,56 @@ impl Study {
         }
         Ok(())
     }
+    /// SPEC §11's fields: runs, the reference and the savings references.
+    fn check_evaluation(&self) -> Result<(), Violation> {
+        if self.runs == Some(0) {
+            return Err(violation("runs", "at least 1 (run seeds 1..R)"));
+        }
+        if self.runs.is_some() && self.sim.seed() != 0 {
+            return Err(violation(
+                "runs",
+                "repeated runs use the run seeds 1..R (SPEC §11): leave tie_seed out",
+            ));
+        }
+        let listed = |p: &Policy| self.baselines.contains(p);
+        if let Some(r) = self.reference.as_ref().filter(|r| !listed(r)) {
+            return Err(violation(
+                "reference",
+                format!("`{r}` is not among the study's baselines"),
+            ));
+        }
+        if let Some(r) = self.savings.iter().find(|r| !listed(r)) {
+            return Err(violation(
+                "savings",
+                format!("`{r}` is not among the study's baselines"),
+            ));
+        }
+        if let Some(i) = first_repeat(&self.savings) {
+            return Err(violation(
+                "savings",
+                format!("`{}` is listed twice", self.savings[i]),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The run seeds of the test runs (SPEC §11): 1..R, or the tie seed alone.
+    pub fn run_seeds(&self) -> Vec<u64> {
+        super::sweep::run_seeds(self.runs, self.sim.seed())
+    }
+
+    /// Whether units compute SPEC §11's run means and savings curves.
+    pub fn evaluates(&self) -> bool {
+        self.runs.is_some() || !self.savings.is_empty()
+    }
+
+    /// Every budget tested: the study's resources, then `top_resources`.
+    pub fn levels(&self) -> Vec<f64> {
+        std::iter::once(self.sim.resources())
+            .chain(self.top_resources.iter().copied())
+            .collect()
+    }
+
     /// Loads (or generates) the dataset, relative paths resolved against `base`.
     pub(crate) fn load_dataset(&self, base: &Path) -> Result<Dataset, StudyError> {
         match &self.dataset {
@@ -698,13 +793,16 @@ impl RawStudy {
                 ),
             )
         })?;
-        let sim = SimConfig::new(self.resources, self.warmup)
+        let (resources, top_resources) = self.budgets()?;
+        let sim = SimConfig::new(resources, self.warmup)
             .map_err(|e| violation("resources", e.to_string()))?
             .with_seed(self.tie_seed)
             .with_ties(self.ties)
             .with_host_cap(self.host_cap)
             .map_err(|e| violation("host_cap", e.to_string()))?
-            .with_metric(self.metric);
+            .with_metric(self.metric)
+            .with_decision(self.decision)
+            .map_err(|e| violation("decision", e.to_string()))?;
         if self.seeds == 0 {
             return Err(violation("seeds", "at least 1"));
         }
@@ -726,11 +824,51 @@ impl RawStudy {
             rotations: self.rotations,
             sim,
             test_horizon: self.test_horizon,
-            top_resources: self.top_resources,
+            top_resources,
+            runs: self.runs,
+            reference: self.reference,
+            savings: self.savings,
             configurations,
             baselines: self.baselines,
             reports: self.reports,
         })
+    }
+
+    /// The training budget and the other budgets tested: `resources: 0.05` (with
+    /// `top_resources`, default 1%..5%, Fig. 5), or `resources: [..]`, a sweep (SPEC
+    /// §11), trained at `train_resources` (default the paper's 5%) and tested at every
+    /// budget of the list.
+    fn budgets(&self) -> Result<(f64, Vec<f64>), Violation> {
+        match &self.resources {
+            None | Some(RawResources::One(_)) => {
+                if self.train_resources.is_some() {
+                    return Err(violation(
+                        "train_resources",
+                        "goes with a sweep, `resources: [..]`; with one budget, `resources` is the training budget",
+                    ));
+                }
+                let one = match self.resources {
+                    Some(RawResources::One(r)) => r,
+                    _ => paper_resources(),
+                };
+                Ok((one, self.top_resources.clone().unwrap_or_else(default_top)))
+            }
+            Some(RawResources::Sweep(list)) => {
+                if self.top_resources.is_some() {
+                    return Err(violation(
+                        "top_resources",
+                        "a sweep `resources: [..]` lists every budget tested; leave top_resources out",
+                    ));
+                }
+                if list.is_empty() {
+                    return Err(violation("resources", "list at least one budget"));
+                }
+                let train = self.train_resources.unwrap_or_else(paper_resources);
+                let mut levels = list.clone();
+                levels.retain(|&r| r != train);
+                Ok((train, levels))
+            }
+        }
     }
 
     /// Configuration `index` with the study's GP parameters and seeds as defaults.

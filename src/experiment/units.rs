@@ -14,6 +14,7 @@
 use super::evolve::{self, EvolveSettings, Progress, RotationFitness, SeedRun};
 use super::store::{DatasetRecord, Store, StoreError};
 use super::study::{Study, StudyError};
+use super::sweep::{self, CurvePoint, RunMeans};
 use super::{ExperimentError, Set};
 use crate::data::split::Split;
 use crate::data::{Dataset, Fingerprint};
@@ -185,6 +186,20 @@ pub struct StrategyRuns {
     pub strategy: Strategy,
     /// One run per `top_resources` entry, in order.
     pub runs: Vec<ResourceRun>,
+    /// SPEC §11's repeated runs and savings curve (studies with `runs` or `savings`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eval: Option<UnitEval>,
+}
+
+/// One policy's SPEC §11 figures on one test set: each run's means at every budget of
+/// the study ([`Study::levels`]), and the savings curve at the study's budget.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnitEval {
+    /// `levels[l][run]`: run means at budget `l`, run by run (seeds 1..R).
+    pub levels: Vec<Vec<RunMeans>>,
+    /// Means on the savings grid (empty when the study asks no savings).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curve: Vec<CurvePoint>,
 }
 
 /// A chosen formula tested as one more arm of a bandit (SPEC §10).
@@ -238,6 +253,9 @@ pub struct BaselineRuns {
     /// A bandit's arm choices at the study's resources (SPEC §10; empty otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub choices: Vec<ArmChoice>,
+    /// SPEC §11's repeated runs and savings curve (studies with `runs` or `savings`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eval: Option<UnitEval>,
 }
 
 /// The result of a baseline unit.
@@ -448,14 +466,15 @@ impl Runner {
                         cycles: outcomes.next().expect("one per job").cycles,
                     })
                     .collect();
-                BaselineRuns {
+                Ok(BaselineRuns {
                     baseline: baseline.clone(),
                     main: main.cycles,
                     top,
                     choices: main.choices,
-                }
+                    eval: self.evaluate(&test, baseline)?,
+                })
             })
-            .collect();
+            .collect::<Result<Vec<_>, ExperimentError>>()?;
         Ok(BaselineUnit {
             rotation,
             dataset: [self.dataset.pages(), self.dataset.cycles()],
@@ -504,6 +523,7 @@ impl Runner {
                 Ok(StrategyRuns {
                     strategy: choice.strategy,
                     runs,
+                    eval: self.evaluate(&sets.test, &policy)?,
                 })
             })
             .collect::<Result<Vec<_>, ExperimentError>>()?;
@@ -518,6 +538,40 @@ impl Runner {
             bandits,
             fingerprint: Some(self.record.fingerprint),
         })
+    }
+
+    /// SPEC §11's figures of `policy` on `test`, when the study asks for them: each run
+    /// seed's means at every budget, and the savings curve at the study's budget.
+    fn evaluate(
+        &self,
+        test: &Period,
+        policy: &Policy,
+    ) -> Result<Option<UnitEval>, ExperimentError> {
+        if !self.study.evaluates() {
+            return Ok(None);
+        }
+        let seeds = self.study.run_seeds();
+        let periods = std::slice::from_ref(test);
+        let levels =
+            self.study
+                .levels()
+                .into_iter()
+                .map(|r| {
+                    let at = self.study.sim.with_resources(r).map_err(|source| {
+                        ExperimentError::Sim {
+                            set: Set::Test,
+                            source,
+                        }
+                    })?;
+                    sweep::evaluate(periods, at, policy, &seeds)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+        let curve = if self.study.savings.is_empty() {
+            Vec::new()
+        } else {
+            sweep::savings_curve(periods, self.study.sim, policy, &seeds)?
+        };
+        Ok(Some(UnitEval { levels, curve }))
     }
 
     /// Each choice of `run` as one more arm of each bandit of `configuration`, on `test`,

@@ -23,6 +23,7 @@
 //! **Determinism:** every output is a function of the stored units only (timings are left
 //! out), so a resumed or merged run yields byte-identical reports.
 
+pub mod budgets;
 pub mod plots;
 mod summary;
 
@@ -170,6 +171,15 @@ pub struct Method {
     /// A bandit's draws, per rotation, per scored test cycle.
     #[serde(skip)]
     pub choices: Vec<Vec<ArmChoice>>,
+    /// Every budget of the study, ascending (SPEC §11): medians over the runs, intervals,
+    /// Wilcoxon p-values against the reference.
+    pub budgets: Vec<budgets::Budget>,
+    /// Savings at equal quality against each of the study's `savings` references.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub savings: Vec<budgets::MethodSavings>,
+    /// The runs and savings curve the two above are computed from.
+    #[serde(skip)]
+    pub(crate) evaluated: budgets::Evaluated,
 }
 
 impl Method {
@@ -311,6 +321,9 @@ fn method(
         reward: None,
         arm_shares: Vec::new(),
         choices: Vec::new(),
+        budgets: Vec::new(),
+        savings: Vec::new(),
+        evaluated: budgets::Evaluated::default(),
     }
 }
 
@@ -373,6 +386,7 @@ pub(crate) fn analyse(study: &Study, store: &Store) -> Result<Analysis, ReportEr
     let between_configurations =
         between_configurations(&methods[..gp_methods], cycles_per_rotation);
     let bandits_vs_arms = bandits_vs_arms(&methods, cycles_per_rotation);
+    budgets::attach(study, &mut methods);
     Ok(Analysis {
         bandits_vs_arms,
         between_configurations,
@@ -493,11 +507,14 @@ fn gp_methods(
         let mut cycles = Vec::new();
         let mut top_cycles = vec![Vec::new(); study.top_resources.len()];
         let mut chosen = Vec::new();
+        let mut evals = Vec::new();
         for (seeds, winners) in &per_rotation {
             let unit = &seeds[winners[strategy]];
             let choice: &Choice = &unit.run.choices[strategy];
             cycles.push(choice.test_cycles.clone());
-            if let Some(t) = unit.top.iter().find(|t| t.strategy == strategy) {
+            let top = unit.top.iter().find(|t| t.strategy == strategy);
+            evals.push(top.and_then(|t| t.eval.as_ref()));
+            if let Some(t) = top {
                 for (k, run) in t.runs.iter().enumerate() {
                     top_cycles[k].push(run.cycles.clone());
                 }
@@ -519,6 +536,7 @@ fn gp_methods(
             top_cycles,
             study,
         );
+        m.evaluated = budgets::Evaluated::new(study, &evals, &m.cycles, &m.top_cycles);
         m.configuration = Some(c.name.clone());
         m.strategy = Some(strategy);
         m.fitness = Some(c.fitness);
@@ -564,9 +582,10 @@ fn bandit_methods(
             let cycles = runs.iter().map(|r| r.cycles.clone()).collect();
             let no_top = vec![Vec::new(); study.top_resources.len()];
             let mut m = method(name, Kind::Gp, cycles, no_top, study);
-            // Bandits are tested at the study's resources only.
+            // Bandits are tested at the study's resources only, in one run.
             m.top.clear();
             m.top_cycles.clear();
+            m.evaluated = budgets::Evaluated::new(study, &[], &m.cycles, &[]);
             m.configuration = Some(c.name.clone());
             m.strategy = Some(strategy);
             m.fitness = Some(c.fitness);
@@ -639,7 +658,9 @@ fn baseline_methods(study: &Study, units: &[BaselineUnit]) -> Vec<Method> {
                         .collect()
                 })
                 .collect();
-            let m = method(baseline.label(), Kind::Baseline, cycles, top_cycles, study);
+            let mut m = method(baseline.label(), Kind::Baseline, cycles, top_cycles, study);
+            let evals: Vec<_> = units.iter().map(|u| u.baselines[b].eval.as_ref()).collect();
+            m.evaluated = budgets::Evaluated::new(study, &evals, &m.cycles, &m.top_cycles);
             match baseline.bandit() {
                 Some(bandit) => {
                     let arms = bandit.arms().iter().map(Policy::label).collect();

@@ -14,7 +14,14 @@
 //! * `plots/arms-<method>.svg`, for each bandit (SPEC §10; the seed's Fig. 5): each arm's
 //!   probability per test cycle position, mean over the rotations.
 //!
-//! GP methods are drawn with thick lines, baselines with thin ones.
+//! * `plots/budgets-<metric>.svg` (SPEC §11, studies with `runs` or `savings`): each
+//!   method's median metric against the budget, on a log axis.
+//!
+//! Every series has its own colour and marker (12 colours × 5 markers, so no two of up to
+//! 60 series look alike), GP methods are drawn with thick lines, baselines with thin
+//! ones; the legend lists every series; axes are zoomed to the data. Plots of methods
+//! show one selection strategy per configuration (the first of `reports.strategies`)
+//! unless `reports.all_strategies` is set. Titles name the dataset and the budget.
 
 use super::{Analysis, Kind, Method, RANKED};
 use crate::sim::CycleMetrics;
@@ -47,8 +54,42 @@ const PALETTE: [RGBColor; 12] = [
     RGBColor(174, 199, 232),
 ];
 
+/// The marker of series `i`: with the colour `PALETTE[i % 12]`, distinct for i < 60.
+fn marker(i: usize) -> usize {
+    (i / PALETTE.len() + i) % 5
+}
+
+/// Draws marker `kind` at `at` in `color` (circle, triangle, square, cross, diamond).
+fn marker_element<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    kind: usize,
+    (x, y): (i32, i32),
+    color: RGBColor,
+) {
+    let style = color.filled();
+    let _ = match kind {
+        0 => area.draw(&Circle::new((x, y), 4, style)),
+        1 => area.draw(&TriangleMarker::new((x, y), 5, style)),
+        2 => area.draw(&Rectangle::new([(x - 4, y - 4), (x + 4, y + 4)], style)),
+        3 => area.draw(&Cross::new((x, y), 4, color.stroke_width(2))),
+        _ => area.draw(&Polygon::new(
+            vec![(x, y - 5), (x + 5, y), (x, y + 5), (x - 5, y)],
+            style,
+        )),
+    };
+}
+
 /// A line chart as SVG text, legend on the right.
 pub fn line_chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series]) -> String {
+    chart(title, x_desc, y_desc, series, false)
+}
+
+/// A line chart with a logarithmic x axis (budgets), as SVG text.
+pub fn log_chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series]) -> String {
+    chart(title, x_desc, y_desc, series, true)
+}
+
+fn chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series], log_x: bool) -> String {
     let mut svg = String::new();
     let (xs, ys): (Vec<f64>, Vec<f64>) =
         series.iter().flat_map(|s| s.points.iter()).copied().unzip();
@@ -70,8 +111,35 @@ pub fn line_chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series]) ->
         // Drawing into a String cannot fail; errors are ignored.
         let _ = root.fill(&WHITE);
         let (left, right) = root.split_horizontally(980 - legend_width);
-        if let Ok(mut chart) = ChartBuilder::on(&left)
-            .caption(title, ("sans-serif", 18))
+        if log_x {
+            let (x0, x1) = (x0.max(1e-9), x1.max(x0.max(1e-9) * 1.01));
+            if let Ok(mut chart) = ChartBuilder::on(&left)
+                .caption(title, ("sans-serif", 16))
+                .margin(12)
+                .x_label_area_size(40)
+                .y_label_area_size(60)
+                .build_cartesian_2d((x0 * 0.9..x1 * 1.1).log_scale(), y0..y1)
+            {
+                let _ = chart
+                    .configure_mesh()
+                    .x_desc(x_desc)
+                    .y_desc(y_desc)
+                    .x_label_formatter(&|x: &f64| format!("{}", (x * 1e4).round() / 1e4))
+                    .draw();
+                for (i, s) in series.iter().enumerate() {
+                    let color = PALETTE[i % PALETTE.len()];
+                    let style = color.stroke_width(if s.thin { 1 } else { 2 });
+                    let _ = chart.draw_series(LineSeries::new(s.points.iter().copied(), style));
+                    let area = chart.plotting_area().strip_coord_spec();
+                    let (dx, dy) = area.get_base_pixel();
+                    for &p in &s.points {
+                        let at = chart.backend_coord(&p);
+                        marker_element(&area, marker(i), (at.0 - dx, at.1 - dy), color);
+                    }
+                }
+            }
+        } else if let Ok(mut chart) = ChartBuilder::on(&left)
+            .caption(title, ("sans-serif", 16))
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(60)
@@ -96,6 +164,12 @@ pub fn line_chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series]) ->
                 let color = PALETTE[i % PALETTE.len()];
                 let style = color.stroke_width(if s.thin { 1 } else { 2 });
                 let _ = chart.draw_series(LineSeries::new(s.points.iter().copied(), style));
+                let area = chart.plotting_area().strip_coord_spec();
+                let (dx, dy) = area.get_base_pixel();
+                for &p in &s.points {
+                    let at = chart.backend_coord(&p);
+                    marker_element(&area, marker(i), (at.0 - dx, at.1 - dy), color);
+                }
             }
         }
         for (i, s) in series.iter().enumerate() {
@@ -105,6 +179,7 @@ pub fn line_chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series]) ->
                 vec![(8, y), (36, y)],
                 color.stroke_width(if s.thin { 1 } else { 3 }),
             ));
+            marker_element(&right, marker(i), (22, y), color);
             let _ = right.draw(&Text::new(
                 s.label.clone(),
                 (44, y - 7),
@@ -145,10 +220,31 @@ fn thin(m: &Method) -> bool {
     m.kind == Kind::Baseline
 }
 
-/// One series per method (baselines thin), with the points `points` gives.
+/// Whether `m` is drawn: baselines always; GP methods of the first reported strategy
+/// unless the study asks for all (`reports.all_strategies`).
+fn drawn(a: &Analysis, m: &Method) -> bool {
+    a.study.reports.all_strategies
+        || m.strategy.is_none()
+        || m.strategy == a.study.reports.strategies.first().copied()
+}
+
+/// The dataset and budget, for titles.
+fn setting(a: &Analysis) -> String {
+    let s = &a.study;
+    let dataset = match &s.dataset {
+        crate::experiment::study::DatasetSpec::Path(p) => {
+            p.rsplit('/').next().unwrap_or(p).to_string()
+        }
+        crate::experiment::study::DatasetSpec::Synthetic { preset, .. } => preset.clone(),
+    };
+    format!("{dataset}, budget {}%", s.sim.resources() * 100.0)
+}
+
+/// One series per drawn method (baselines thin), with the points `points` gives.
 fn series_of(a: &Analysis, points: impl Fn(&Method) -> Vec<(f64, f64)>) -> Vec<Series> {
     a.methods
         .iter()
+        .filter(|m| drawn(a, m))
         .map(|m| Series {
             label: m.name.clone(),
             points: points(m),
@@ -166,7 +262,10 @@ pub fn all(a: &Analysis) -> Vec<(String, String)> {
         plots.push((
             format!("plots/cycles-{file}.svg"),
             line_chart(
-                &format!("{label} per test cycle (mean over rotations)"),
+                &format!(
+                    "{}: {label} per test cycle (mean over rotations)",
+                    setting(a)
+                ),
                 "scored test cycle",
                 label,
                 &series,
@@ -186,7 +285,8 @@ pub fn all(a: &Analysis) -> Vec<(String, String)> {
                 format!("plots/top-{file}.svg"),
                 line_chart(
                     &format!(
-                        "{label} when only the top of the schedule is visited (trained at {}%)",
+                        "{}: {label} at the top of the schedule (trained at {}%)",
+                        setting(a).split(',').next().unwrap_or(""),
                         a.study.sim.resources() * 100.0
                     ),
                     "pages visited per cycle (% of the test set)",
@@ -196,6 +296,7 @@ pub fn all(a: &Analysis) -> Vec<(String, String)> {
             ));
         }
     }
+    plots.extend(budget_plots(a));
     let series = series_of(a, |m| per_position(m, |c| c.newly_visited));
     plots.push((
         "plots/newly-visited.svg".into(),
@@ -237,6 +338,40 @@ pub fn all(a: &Analysis) -> Vec<(String, String)> {
         ));
     }
     plots
+}
+
+/// SPEC §11: each method's median metric against the budget, log axis, for the budget
+/// tables' metrics: `plots/budgets-<metric>.svg`.
+fn budget_plots(a: &Analysis) -> Vec<(String, String)> {
+    if !a.study.evaluates() {
+        return Vec::new();
+    }
+    super::summary::sweep_metrics(a)
+        .into_iter()
+        .map(|metric| {
+            let series = series_of(a, |m| {
+                m.budgets
+                    .iter()
+                    .filter_map(|b| Some((b.resources * 100.0, b.of(metric)?.median)))
+                    .collect()
+            });
+            let runs = a.study.run_seeds().len();
+            (
+                format!("plots/budgets-{}.svg", metric.name()),
+                log_chart(
+                    &format!(
+                        "{}: {} against the budget (median of {runs} run(s), decision {})",
+                        setting(a).split(',').next().unwrap_or(""),
+                        metric.title(),
+                        a.study.sim.decision()
+                    ),
+                    "pages visited per cycle (% of the test set, log scale)",
+                    metric.title(),
+                    &series,
+                ),
+            )
+        })
+        .collect()
 }
 
 /// For each bandit method, its arms' probabilities per test cycle position (mean over

@@ -35,6 +35,8 @@ pub(super) fn markdown(a: &Analysis, plots: &[&str]) -> String {
     table3_between(&mut out, a);
     table4(&mut out, a);
     top_of_schedule(&mut out, a);
+    budget_sweep(&mut out, a);
+    savings(&mut out, a);
     bandits(&mut out, a);
     newly_visited_and_files(&mut out, a, plots);
     out
@@ -305,6 +307,122 @@ fn top_of_schedule(out: &mut String, a: &Analysis) {
                 out.push('\n');
             }
         }
+    }
+}
+
+/// The metrics of the budget tables: the study's metric, then Freshness and WFreshness
+/// (the seed's Tables 5 and 6).
+pub(super) fn sweep_metrics(a: &Analysis) -> Vec<Metric> {
+    let mut metrics = vec![a.study.sim.metric()];
+    for m in [Metric::Freshness, Metric::WFreshness] {
+        if !metrics.contains(&m) {
+            metrics.push(m);
+        }
+    }
+    metrics
+}
+
+/// SPEC §11: every method at every budget, median and 2.5–97.5 percentile interval over
+/// the runs, and the Wilcoxon p-value against the reference (studies with `runs` or
+/// `savings`).
+fn budget_sweep(out: &mut String, a: &Analysis) {
+    let s = &a.study;
+    if !s.evaluates() {
+        return;
+    }
+    let seeds = s.run_seeds();
+    let mut levels = s.levels();
+    levels.sort_by(f64::total_cmp);
+    let reference = s.reference.as_ref().map(|r| r.label());
+    let _ = writeln!(
+        out,
+        "\n## Budgets (SPEC §11)\n\nEvery method at every budget (evolved at {}), decision `{}`, {} run(s) (run seeds {}): the median of the run means{}{}. Bandits with an evolved arm are tested at the study's budget in one run (–).",
+        percent(s.sim.resources()),
+        s.sim.decision(),
+        seeds.len(),
+        seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
+        if seeds.len() > 1 { " [2.5th, 97.5th percentile]" } else { "" },
+        match (&reference, seeds.len() > 1) {
+            (Some(r), true) => format!(", and the two-sided Wilcoxon signed-rank p-value against `{r}` over the paired runs"),
+            _ => String::new(),
+        }
+    );
+    for metric in sweep_metrics(a) {
+        let _ = writeln!(out, "\n### {}\n", metric_label(metric));
+        let _ = write!(out, "| Method |");
+        for &r in &levels {
+            let _ = write!(out, " {} |", percent(r));
+        }
+        let _ = write!(out, "\n|---|");
+        for _ in &levels {
+            let _ = write!(out, "---|");
+        }
+        out.push('\n');
+        for m in &a.methods {
+            let _ = write!(out, "| {} |", m.name);
+            for &r in &levels {
+                let figure = m
+                    .budgets
+                    .iter()
+                    .find(|b| b.resources == r)
+                    .and_then(|b| b.of(metric));
+                let text = match figure {
+                    None => "–".to_string(),
+                    Some(f)
+                        if seeds.len() > 1
+                            && m.evaluated.levels.first().is_some_and(|l| l.len() > 1) =>
+                    {
+                        let p = f.wilcoxon_p.map_or(String::new(), |p| format!(" p={p:.3}"));
+                        format!("{:.4} [{:.4}, {:.4}]{p}", f.median, f.low, f.high)
+                    }
+                    Some(f) => format!("{:.4}", f.median),
+                };
+                let _ = write!(out, " {text} |");
+            }
+            out.push('\n');
+        }
+    }
+}
+
+/// SPEC §11: each method's savings at equal quality against each `savings` reference.
+fn savings(out: &mut String, a: &Analysis) {
+    let s = &a.study;
+    if s.savings.is_empty() {
+        return;
+    }
+    let metric = s.sim.metric();
+    let _ = writeln!(
+        out,
+        "\n## Savings at equal {} (SPEC §11)\n\nThe smallest budget b' <= {} (on a grid of 1% of it) at which the method's mean {} reaches the reference's at {}, and the crawls saved, 1 - crawls(b')/crawls(b) (\"needs x% fewer crawls\"; – : it does not reach it).\n",
+        metric.title(),
+        percent(s.sim.resources()),
+        metric.title(),
+        percent(s.sim.resources())
+    );
+    let _ = write!(out, "| Method |");
+    for r in &s.savings {
+        let _ = write!(out, " against {} |", r.label());
+    }
+    let _ = write!(out, "\n|---|");
+    for _ in &s.savings {
+        let _ = write!(out, "---|");
+    }
+    out.push('\n');
+    for m in a.methods.iter().filter(|m| !m.savings.is_empty()) {
+        let _ = write!(out, "| {} |", m.name);
+        for r in &s.savings {
+            let text = match m.savings.iter().find(|x| x.reference == r.label()) {
+                Some(x) => match (x.savings.reaches_at, x.savings.savings) {
+                    (Some(b), Some(saved)) => {
+                        format!("{:.0}% fewer (b' = {:.3}%)", 100.0 * saved, 100.0 * b)
+                    }
+                    _ => "–".to_string(),
+                },
+                None => String::new(),
+            };
+            let _ = write!(out, " {text} |");
+        }
+        out.push('\n');
     }
 }
 

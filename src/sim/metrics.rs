@@ -225,6 +225,17 @@ impl Metric {
         Metric::WNdcg,
     ];
 
+    /// The position of the metric in [`Metric::ALL`].
+    pub fn index(self) -> usize {
+        match self {
+            Metric::ChangeRate => 0,
+            Metric::Ndcg => 1,
+            Metric::Freshness => 2,
+            Metric::WFreshness => 3,
+            Metric::WNdcg => 4,
+        }
+    }
+
     /// Lower-case name, as in JSON output and flags (`changerate`, `ndcg`, `freshness`,
     /// `wfreshness`, `wndcg`).
     pub fn name(self) -> &'static str {

@@ -2,7 +2,8 @@
 //! default the seven published baselines (SPEC §4), every policy of the literature (§9)
 //! and the bandit presets (§10).
 
-use crate::common::{policy_list, DataArgs, HorizonArg, MetricArgs, SimArgs};
+use crate::common::{policy_list, DataArgs, EvalArgs, HorizonArg, MetricArgs, SimArgs};
+use crate::progress::Bar;
 use anyhow::Result;
 use freshgp::experiment::baselines;
 use freshgp::sim::{Metric, Policy};
@@ -18,6 +19,8 @@ pub struct Args {
     sim: SimArgs,
     #[command(flatten)]
     metric: MetricArgs,
+    #[command(flatten)]
+    eval: EvalArgs,
     /// The policies, comma-separated: names (Rand, Age, NAD, SAD, AAD, GAD, CG, uniform,
     /// change, weight, lambda, lambda-harmonic, value, nutch, stormcrawler, kab2, kab3,
     /// kab5), "adaptive(init: .., min: .., max: .., inc: .., dec: ..)", "exp3(arms: [..],
@@ -43,6 +46,10 @@ pub fn run(args: Args) -> Result<()> {
         Some(list) => policy_list(list)?,
         None => Policy::named(),
     };
+    let levels = args.sim.levels()?;
+    if levels.len() > 1 || args.eval.runs.is_some() || args.eval.savings_against.is_some() {
+        return sweep(&args, &dataset, config, &policies, &levels);
+    }
     let results = baselines::run_over(&dataset, config, &policies, args.test_horizon.into())?;
     let cycles = results.first().map_or(0, |r| r.metrics.changerate.n);
     if args.json {
@@ -148,4 +155,228 @@ fn print_arm_shares(
         )?;
     }
     Ok(())
+}
+
+/// `baselines` over several budgets, runs or with savings (SPEC §11): per budget, each
+/// policy's median (and 2.5–97.5 percentile interval over runs) of every compared
+/// metric and the Wilcoxon p-value against the reference; then the savings.
+fn sweep(
+    args: &Args,
+    dataset: &freshgp::data::Dataset,
+    config: freshgp::sim::SimConfig,
+    policies: &[Policy],
+    levels: &[f64],
+) -> Result<()> {
+    use freshgp::experiment::sweep;
+    let periods = baselines::test_periods_over(dataset, args.test_horizon.into())?;
+    let seeds = sweep::run_seeds(args.eval.runs(), config.seed());
+    let reference = reference_index(policies, args.eval.reference.as_deref())?;
+    // A p-value needs paired runs.
+    let reference = reference.filter(|_| seeds.len() > 1);
+    let mut bar = Bar::new("simulations", (levels.len() * policies.len()) as u64);
+    let table = sweep::table(
+        &periods,
+        config,
+        policies,
+        levels,
+        &seeds,
+        &mut |done, _| bar.set(done as u64),
+    )?;
+    bar.finish();
+    let metric = config.metric();
+    let against = match &args.eval.savings_against {
+        Some(list) => policy_list(list)?,
+        None => Vec::new(),
+    };
+    let savings = savings(&periods, config, policies, &against, &seeds, metric)?;
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        let out = json!({
+            "pages": dataset.pages(),
+            "runs": seeds,
+            "metric": metric.name(),
+            "decision": config.decision().name(),
+            "reference": reference.map(|r| policies[r].label()),
+            "levels": levels_json(&table, reference),
+            "savings": savings.iter().map(|(p, r, s)| json!({
+                "policy": p.label(), "reference": r.label(), "savings": s,
+            })).collect::<Vec<_>>(),
+        });
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
+        return Ok(());
+    }
+    writeln!(
+        stdout,
+        "{} pages × {} cycles; test sets of {} rotations; {} run{} (seeds {}); decision {}",
+        dataset.pages(),
+        dataset.cycles(),
+        periods.len(),
+        seeds.len(),
+        if seeds.len() == 1 { "" } else { "s" },
+        seeds
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(","),
+        config.decision(),
+    )?;
+    let width = policies
+        .iter()
+        .map(|p| p.label().len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let shown = shown_metrics(metric);
+    for (l, &level) in table.levels.iter().enumerate() {
+        writeln!(stdout, "\nresources {level}")?;
+        write!(stdout, "{:<width$}", "")?;
+        for &m in &shown {
+            write!(stdout, " {:>26}", m.title())?;
+        }
+        if reference.is_some() {
+            write!(stdout, " {:>10}", format!("p({})", metric.title()))?;
+        }
+        writeln!(stdout)?;
+        for (i, policy) in policies.iter().enumerate() {
+            let runs = &table.runs[l][i];
+            write!(stdout, "{:<width$}", policy.label())?;
+            for &m in &shown {
+                let s = sweep::summary(runs, m);
+                if seeds.len() == 1 {
+                    write!(stdout, " {:>26.4}", s.median)?;
+                } else {
+                    let cell = format!("{:.4} [{:.4}, {:.4}]", s.median, s.low, s.high);
+                    write!(stdout, " {cell:>26}")?;
+                }
+            }
+            if let Some(r) = reference {
+                let p = sweep::wilcoxon_against(runs, &table.runs[l][r], metric);
+                match p {
+                    Some(p) if r != i => write!(stdout, " {p:>10.4}")?,
+                    _ => write!(stdout, " {:>10}", "-")?,
+                }
+            }
+            writeln!(stdout)?;
+        }
+    }
+    if !savings.is_empty() {
+        writeln!(
+            stdout,
+            "\nsavings at equal {} (smallest budget on a 1% grid reaching the reference at {}):",
+            metric.title(),
+            config.resources()
+        )?;
+        for (policy, against, s) in &savings {
+            let what = match (s.reaches_at, s.savings) {
+                (Some(b), Some(saved)) => format!(
+                    "reaches {:.4} at {b:.5}: {:.0}% fewer crawls",
+                    s.target,
+                    100.0 * saved
+                ),
+                _ => format!("does not reach {:.4} at {}", s.target, s.budget),
+            };
+            writeln!(
+                stdout,
+                "  {} against {}: {what}",
+                policy.label(),
+                against.label()
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The run's metric, then the report's compared metrics.
+pub fn shown_metrics(metric: Metric) -> Vec<Metric> {
+    let mut shown = vec![metric];
+    shown.extend(
+        freshgp::report::COMPARED
+            .into_iter()
+            .filter(|&m| m != metric),
+    );
+    shown
+}
+
+/// The position of the reference policy: `--reference`, else `lambda` when listed.
+fn reference_index(policies: &[Policy], reference: Option<&str>) -> Result<Option<usize>> {
+    let name = reference.unwrap_or("lambda");
+    let wanted = policy_list(name)?;
+    let found = policies.iter().position(|p| Some(p) == wanted.first());
+    match (found, reference) {
+        (None, Some(r)) => anyhow::bail!("--reference {r}: not among the --policies"),
+        (found, _) => Ok(found),
+    }
+}
+
+/// Each level's policies as JSON: per compared metric the median, interval and mean,
+/// and the Wilcoxon p-value against the reference.
+fn levels_json(
+    table: &freshgp::experiment::sweep::Table,
+    reference: Option<usize>,
+) -> Vec<serde_json::Value> {
+    use freshgp::experiment::sweep;
+    table
+        .levels
+        .iter()
+        .enumerate()
+        .map(|(l, level)| {
+            let mut policies = serde_json::Map::new();
+            for (i, policy) in table.policies.iter().enumerate() {
+                let runs = &table.runs[l][i];
+                let mut entry = serde_json::Map::new();
+                for m in Metric::ALL {
+                    let s = sweep::summary(runs, m);
+                    let p = reference
+                        .filter(|&r| r != i)
+                        .and_then(|r| sweep::wilcoxon_against(runs, &table.runs[l][r], m));
+                    entry.insert(
+                        m.name().into(),
+                        json!({"median": s.median, "low": s.low, "high": s.high,
+                               "mean": sweep::mean(runs, m), "wilcoxon_p": p}),
+                    );
+                }
+                policies.insert(policy.label(), entry.into());
+            }
+            json!({"resources": level, "policies": policies})
+        })
+        .collect()
+}
+
+/// Savings of every policy against each of `against` at `config`'s budget, on `metric`.
+fn savings(
+    periods: &[freshgp::sim::Period],
+    config: freshgp::sim::SimConfig,
+    policies: &[Policy],
+    against: &[Policy],
+    seeds: &[u64],
+    metric: Metric,
+) -> Result<Vec<(Policy, Policy, freshgp::experiment::sweep::Savings)>> {
+    use freshgp::experiment::sweep;
+    if against.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut bar = Bar::new("savings curves", policies.len() as u64);
+    let mut out = Vec::new();
+    let targets = against
+        .iter()
+        .map(|r| {
+            Ok(sweep::mean(
+                &sweep::evaluate(periods, config, r, seeds)?,
+                metric,
+            ))
+        })
+        .collect::<Result<Vec<f64>>>()?;
+    for policy in policies {
+        let curve = sweep::savings_curve(periods, config, policy, seeds)?;
+        for (r, &target) in against.iter().zip(&targets) {
+            if r == policy {
+                continue;
+            }
+            let s = sweep::smallest_reaching(&curve, metric, target, config.resources());
+            out.push((policy.clone(), r.clone(), s));
+        }
+        bar.inc();
+    }
+    bar.finish();
+    Ok(out)
 }

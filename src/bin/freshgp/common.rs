@@ -5,7 +5,9 @@ use crate::formula_cmd::parse;
 use anyhow::{bail, Context, Result};
 use freshgp::data::{self, Dataset, LoadOptions, UnknownPolicy};
 use freshgp::formula::Grammar;
-use freshgp::sim::{Baseline, Metric, Policy, PolicyError, SimConfig, TieBreak};
+use freshgp::sim::{
+    Baseline, Decision, Metric, Policy, PolicyError, SimConfig, TieBreak, DEFAULT_RESOURCES,
+};
 use std::path::{Path, PathBuf};
 
 /// Where the history comes from and how its unknown cycles are treated.
@@ -47,9 +49,21 @@ pub fn load(path: &Path, unknown: UnknownPolicy, quiet: bool) -> Result<Dataset>
 /// Simulation settings.
 #[derive(clap::Args, Debug, Clone)]
 pub struct SimArgs {
-    /// Fraction of the simulated pages visited per cycle, in (0, 1].
-    #[arg(long, default_value_t = freshgp::sim::DEFAULT_RESOURCES, allow_negative_numbers = true)]
-    pub resources: f64,
+    /// Fraction of the simulated pages visited per cycle, in (0, 1]; on simulate and
+    /// baselines a comma-separated list sweeps budgets (SPEC §11), e.g.
+    /// 0.001,0.01,0.05,0.1,0.3,0.5,0.9.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "0.05",
+        allow_negative_numbers = true,
+        value_name = "R[,R..]"
+    )]
+    pub resources: Vec<f64>,
+    /// How a cycle's visits are decided: top-k (the k best scores, SPEC §3) or sample
+    /// (exactly k pages drawn with probabilities from the scores, SPEC §11; no host cap).
+    #[arg(long, default_value = "top-k", value_parser = parse_decision)]
+    pub decision: Decision,
     /// Warm-up cycles that visit every page.
     #[arg(long, default_value_t = freshgp::sim::DEFAULT_WARMUP)]
     pub warmup: usize,
@@ -100,6 +114,10 @@ pub fn parse_metric(s: &str) -> Result<Metric, String> {
     s.parse()
 }
 
+fn parse_decision(s: &str) -> Result<Decision, String> {
+    s.parse()
+}
+
 fn parse_ties(s: &str) -> Result<TieBreak, String> {
     match s {
         "seeded" => Ok(TieBreak::Seeded),
@@ -109,9 +127,11 @@ fn parse_ties(s: &str) -> Result<TieBreak, String> {
 }
 
 impl SimArgs {
-    /// The checked settings.
+    /// The checked settings at the first `--resources` level.
     pub fn config(&self) -> Result<SimConfig> {
-        SimConfig::new(self.resources, self.warmup)?
+        let first = self.resources.first().copied().unwrap_or(DEFAULT_RESOURCES);
+        SimConfig::new(first, self.warmup)
+            .with_context(|| format!("--resources {first}"))?
             .with_seed(self.tie_seed)
             .with_ties(self.ties)
             .with_host_cap(self.host_cap)
@@ -120,7 +140,57 @@ impl SimArgs {
                     "--host-cap {}: give at least 1, or leave the flag out for no cap",
                     self.host_cap.unwrap_or(0)
                 )
-            })
+            })?
+            .with_decision(self.decision)
+            .with_context(|| format!("--decision {}", self.decision))
+    }
+
+    /// The settings of a command that runs at one budget: a list is refused.
+    pub fn single_config(&self, command: &str) -> Result<SimConfig> {
+        if self.resources.len() > 1 {
+            bail!(
+                "--resources: {command} runs at one budget; sweep budgets with simulate, \
+                 baselines or a study's `resources: [..]`"
+            );
+        }
+        self.config()
+    }
+
+    /// The `--resources` levels, checked: each in (0, 1], none twice.
+    pub fn levels(&self) -> Result<Vec<f64>> {
+        for (i, &r) in self.resources.iter().enumerate() {
+            SimConfig::new(r, self.warmup).with_context(|| format!("--resources {r}"))?;
+            if self.resources[..i].contains(&r) {
+                bail!("--resources: {r} is listed twice");
+            }
+        }
+        Ok(self.resources.clone())
+    }
+}
+
+/// Repeated runs, the reference policy and savings (SPEC §11), for simulate and baselines.
+#[derive(clap::Args, Debug, Clone)]
+pub struct EvalArgs {
+    /// Repeat each simulation with run seeds 1..R (the tie order, a bandit's draws and
+    /// a sampled decision's draws) and report medians with 2.5–97.5 percentile intervals.
+    /// Default: one run with --tie-seed.
+    #[arg(long, value_name = "R", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub runs: Option<u32>,
+    /// The reference policy of the Wilcoxon signed-rank test over the paired runs
+    /// (baselines; default lambda when it is listed).
+    #[arg(long, value_name = "POLICY", allow_hyphen_values = true)]
+    pub reference: Option<String>,
+    /// Savings at equal quality (SPEC §11) against these policies, comma-separated: the
+    /// smallest budget (on a grid of 1% of the first --resources level) at which each
+    /// policy's mean --metric reaches theirs at that level.
+    #[arg(long = "savings-against", value_name = "LIST")]
+    pub savings_against: Option<String>,
+}
+
+impl EvalArgs {
+    /// The number of runs as the library takes it.
+    pub fn runs(&self) -> Option<usize> {
+        self.runs.map(|r| r as usize)
     }
 }
 

@@ -121,7 +121,7 @@ fn settings(args: &Args) -> Result<EvolveSettings> {
         grammar,
         metric: args.fitness,
         gp,
-        sim: args.sim.config()?,
+        sim: args.sim.single_config("evolve")?,
         seeds: (0..args.seeds as u64)
             .map(|k| args.first_seed + k)
             .collect(),

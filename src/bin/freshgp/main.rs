@@ -13,6 +13,7 @@ mod dataset_cmd;
 mod evolve_cmd;
 mod experiment_cmd;
 mod formula_cmd;
+mod progress;
 mod report_cmd;
 mod schedule_cmd;
 mod simulate_cmd;

@@ -1,6 +1,6 @@
 //! `freshgp simulate`: per-cycle metrics of one formula (or baseline) on one set.
 
-use crate::common::{DataArgs, MetricArgs, PolicyArgs, SimArgs};
+use crate::common::{DataArgs, EvalArgs, MetricArgs, PolicyArgs, SimArgs};
 use anyhow::{bail, Result};
 use clap::ValueEnum;
 use freshgp::data::split::Split;
@@ -26,6 +26,8 @@ pub struct Args {
     sim: SimArgs,
     #[command(flatten)]
     metric: MetricArgs,
+    #[command(flatten)]
+    eval: EvalArgs,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -58,6 +60,15 @@ pub fn run(args: Args) -> Result<()> {
         };
         Period::new(&dataset, pages, cycles)?
     };
+    let levels = args.sim.levels()?;
+    if levels.len() > 1 || args.eval.runs.is_some() {
+        return sweep(&args, &policy, &period, config, &levels);
+    }
+    if args.eval.reference.is_some() || args.eval.savings_against.is_some() {
+        bail!(
+            "--reference and --savings-against compare policies: use them with `freshgp baselines`"
+        );
+    }
     let outcome = Simulator::new(config).run(&period, &policy)?;
     if args.json {
         let means: serde_json::Map<String, serde_json::Value> = Metric::ALL
@@ -174,5 +185,93 @@ fn print_table(stdout: &mut impl Write, outcome: &Outcome) -> Result<()> {
         outcome.mean(Metric::WFreshness),
         outcome.mean(Metric::WNdcg)
     )?;
+    Ok(())
+}
+
+/// `simulate` over several budgets or runs (SPEC §11): per budget, the median and
+/// 2.5–97.5 percentile interval over the runs of each metric's run mean.
+fn sweep(
+    args: &Args,
+    policy: &freshgp::sim::Policy,
+    period: &Period,
+    config: freshgp::sim::SimConfig,
+    levels: &[f64],
+) -> Result<()> {
+    use freshgp::experiment::sweep;
+    if args.eval.reference.is_some() || args.eval.savings_against.is_some() {
+        bail!(
+            "--reference and --savings-against compare policies: use them with `freshgp baselines`"
+        );
+    }
+    let seeds = sweep::run_seeds(args.eval.runs(), config.seed());
+    let periods = std::slice::from_ref(period);
+    let mut bar = crate::progress::Bar::new("budgets", levels.len() as u64);
+    let policies = std::slice::from_ref(policy);
+    let table = sweep::table(periods, config, policies, levels, &seeds, &mut |done, _| {
+        bar.set(done as u64)
+    })?;
+    bar.finish();
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        let levels: Vec<_> = table
+            .levels
+            .iter()
+            .zip(&table.runs)
+            .map(|(level, row)| {
+                let runs = &row[0];
+                let metrics: serde_json::Map<String, serde_json::Value> = Metric::ALL
+                    .iter()
+                    .map(|&m| {
+                        let s = sweep::summary(runs, m);
+                        (m.name().to_string(), json!({"median": s.median, "low": s.low, "high": s.high, "mean": sweep::mean(runs, m)}))
+                    })
+                    .collect();
+                json!({"resources": level, "metrics": metrics, "runs": runs})
+            })
+            .collect();
+        let out = json!({
+            "scorer": policy.label(),
+            "pages": period.pages(),
+            "period_cycles": period.len(),
+            "decision": config.decision().name(),
+            "seeds": seeds,
+            "levels": levels,
+        });
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
+        return Ok(());
+    }
+    writeln!(
+        stdout,
+        "{}: {} pages × {} cycles; {} run(s) (seeds {}); decision {}",
+        policy.label(),
+        period.pages(),
+        period.len(),
+        seeds.len(),
+        seeds
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(","),
+        config.decision()
+    )?;
+    let shown = crate::baselines_cmd::shown_metrics(config.metric());
+    write!(stdout, "{:>10}", "resources")?;
+    for &m in &shown {
+        write!(stdout, " {:>26}", m.title())?;
+    }
+    writeln!(stdout)?;
+    for (level, row) in table.levels.iter().zip(&table.runs) {
+        write!(stdout, "{level:>10}")?;
+        for &m in &shown {
+            let s = sweep::summary(&row[0], m);
+            let cell = if seeds.len() == 1 {
+                format!("{:.4}", s.median)
+            } else {
+                format!("{:.4} [{:.4}, {:.4}]", s.median, s.low, s.high)
+            };
+            write!(stdout, " {cell:>26}")?;
+        }
+        writeln!(stdout)?;
+    }
     Ok(())
 }
