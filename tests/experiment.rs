@@ -1032,10 +1032,17 @@ fn a_budget_sweep_with_runs_and_savings_reports() {
         }
     }
     // The evolved formula is tested at every budget too; plots show one strategy.
-    let x = methods.iter().find(|m| m["name"] == "All-NDCG/best").unwrap();
+    let x = methods
+        .iter()
+        .find(|m| m["name"] == "All-NDCG/best")
+        .unwrap();
     assert_eq!(x["budgets"].as_array().unwrap().len(), 4);
     let plot = std::fs::read_to_string(one.join("plots/budgets-wfreshness.svg")).unwrap();
-    assert!(plot.contains("log scale") && plot.contains("All-NDCG/best") && !plot.contains("All-NDCG/sum_sigma"));
+    assert!(
+        plot.contains("log scale")
+            && plot.contains("All-NDCG/best")
+            && !plot.contains("All-NDCG/sum_sigma")
+    );
 }
 
 /// SPEC §11's study fields refuse what cannot work, naming the field.

@@ -172,23 +172,28 @@ fn chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series], log_x: bool
                 }
             }
         }
-        for (i, s) in series.iter().enumerate() {
-            let color = PALETTE[i % PALETTE.len()];
-            let y = 40 + 18 * i as i32;
-            let _ = right.draw(&PathElement::new(
-                vec![(8, y), (36, y)],
-                color.stroke_width(if s.thin { 1 } else { 3 }),
-            ));
-            marker_element(&right, marker(i), (22, y), color);
-            let _ = right.draw(&Text::new(
-                s.label.clone(),
-                (44, y - 7),
-                ("sans-serif", 13).into_font(),
-            ));
-        }
+        legend(&right, series);
         let _ = root.present();
     }
     svg
+}
+
+/// The legend: every series' line, marker and label.
+fn legend<DB: DrawingBackend>(right: &DrawingArea<DB, plotters::coord::Shift>, series: &[Series]) {
+    for (i, s) in series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let y = 40 + 18 * i as i32;
+        let _ = right.draw(&PathElement::new(
+            vec![(8, y), (36, y)],
+            color.stroke_width(if s.thin { 1 } else { 3 }),
+        ));
+        marker_element(right, marker(i), (22, y), color);
+        let _ = right.draw(&Text::new(
+            s.label.clone(),
+            (44, y - 7),
+            ("sans-serif", 13).into_font(),
+        ));
+    }
 }
 
 fn per_position(m: &Method, f: impl Fn(&CycleMetrics) -> f64) -> Vec<(f64, f64)> {

@@ -80,13 +80,8 @@ pub(crate) fn run_traced(
             &mut buffers,
         );
         rank(&mut order, &scores, config, cycle);
-        match config.decision() {
-            Decision::TopK => {
-                let budget = (k, config.host_cap());
-                choose(&order, period, budget, &mut host_taken, &mut chosen);
-            }
-            Decision::Sample => sample(&order, &scores, (k, config.seed(), cycle), &mut chosen),
-        }
+        let at = (period, cycle, k);
+        decide(config, (&order, &scores), at, &mut host_taken, &mut chosen);
         let stale_before = stale_count;
         let mut stale_weights = weights_of(&stale, period);
         let counted = found(&chosen, &stale, &state, period, warmup);
@@ -170,6 +165,21 @@ fn choose(
             *taken += 1;
         }
         chosen.push(p);
+    }
+}
+
+/// The cycle's visits into `chosen`, by `config`'s decision: the top k (under the host
+/// cap, if any) or SPEC §11's sample.
+fn decide(
+    config: &SimConfig,
+    (order, scores): (&[u32], &[f64]),
+    (period, cycle, k): (&Period, u32, usize),
+    host_taken: &mut [u32],
+    chosen: &mut Vec<u32>,
+) {
+    match config.decision() {
+        Decision::TopK => choose(order, period, (k, config.host_cap()), host_taken, chosen),
+        Decision::Sample => sample(order, scores, (k, config.seed(), cycle), chosen),
     }
 }
 

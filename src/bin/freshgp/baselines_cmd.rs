@@ -205,6 +205,50 @@ fn sweep(
         writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(());
     }
+    print_table(
+        &mut stdout,
+        dataset,
+        (&periods, &seeds),
+        &table,
+        (reference, config),
+    )?;
+    if !savings.is_empty() {
+        writeln!(
+            stdout,
+            "\nsavings at equal {} (smallest budget on a 1% grid reaching the reference at {}):",
+            metric.title(),
+            config.resources()
+        )?;
+        for (policy, against, s) in &savings {
+            let what = match (s.reaches_at, s.savings) {
+                (Some(b), Some(saved)) => format!(
+                    "reaches {:.4} at {b:.5}: {:.0}% fewer crawls",
+                    s.target,
+                    100.0 * saved
+                ),
+                _ => format!("does not reach {:.4} at {}", s.target, s.budget),
+            };
+            writeln!(
+                stdout,
+                "  {} against {}: {what}",
+                policy.label(),
+                against.label()
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The sweep's tables, one per budget: medians (intervals over the runs) and p-values.
+fn print_table(
+    stdout: &mut impl std::io::Write,
+    dataset: &freshgp::data::Dataset,
+    (periods, seeds): (&[freshgp::sim::Period], &[u64]),
+    table: &freshgp::experiment::sweep::Table,
+    (reference, config): (Option<usize>, freshgp::sim::SimConfig),
+) -> Result<()> {
+    use freshgp::experiment::sweep;
+    let (policies, metric) = (&table.policies, config.metric());
     writeln!(
         stdout,
         "{} pages × {} cycles; test sets of {} rotations; {} run{} (seeds {}); decision {}",
@@ -257,30 +301,6 @@ fn sweep(
                 }
             }
             writeln!(stdout)?;
-        }
-    }
-    if !savings.is_empty() {
-        writeln!(
-            stdout,
-            "\nsavings at equal {} (smallest budget on a 1% grid reaching the reference at {}):",
-            metric.title(),
-            config.resources()
-        )?;
-        for (policy, against, s) in &savings {
-            let what = match (s.reaches_at, s.savings) {
-                (Some(b), Some(saved)) => format!(
-                    "reaches {:.4} at {b:.5}: {:.0}% fewer crawls",
-                    s.target,
-                    100.0 * saved
-                ),
-                _ => format!("does not reach {:.4} at {}", s.target, s.budget),
-            };
-            writeln!(
-                stdout,
-                "  {} against {}: {what}",
-                policy.label(),
-                against.label()
-            )?;
         }
     }
     Ok(())
