@@ -27,7 +27,8 @@
 //! let data = Dataset::from_bit_strings(&["0101010101", "0011001100", "1111111111", "0000000000"])?;
 //! let periods = [Period::whole(&data)?];
 //! let config = SimConfig::new(0.5, 2)?;
-//! let runs = evaluate(&periods, config, &Policy::parse("X / n", &Default::default())?, &run_seeds(Some(3), 0))?;
+//! let policy = Policy::parse("X / n", &freshgp::formula::Grammar::all())?;
+//! let runs = evaluate(&periods, config, &policy, &run_seeds(Some(3), 0))?;
 //! assert_eq!(runs.iter().map(|r| r.seed).collect::<Vec<_>>(), [1, 2, 3]);
 //! assert!(runs[0].of(Metric::ChangeRate) > 0.0);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
