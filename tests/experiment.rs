@@ -54,6 +54,19 @@ fn run(study: &Path, out: &Path, extra: &[&str]) {
         .success();
 }
 
+/// Runs `study` into `out` with `threads` worker threads.
+fn run_on_threads(study: &Path, out: &Path, threads: &str) {
+    freshgp()
+        .env("RAYON_NUM_THREADS", threads)
+        .arg("experiment")
+        .arg(study)
+        .arg("--out")
+        .arg(out)
+        .arg("--quiet")
+        .assert()
+        .success();
+}
+
 fn assert_same_reports(a: &Path, b: &Path) {
     for name in REPORTS {
         let (x, y) = (
@@ -319,15 +332,7 @@ fn results_do_not_depend_on_the_thread_count() {
     let one = tmp.path().join("one");
     let two = tmp.path().join("two");
     for (dir, threads) in [(&one, "1"), (&two, "2")] {
-        freshgp()
-            .env("RAYON_NUM_THREADS", threads)
-            .arg("experiment")
-            .arg(&study)
-            .arg("--out")
-            .arg(dir)
-            .arg("--quiet")
-            .assert()
-            .success();
+        run_on_threads(&study, dir, threads);
     }
     assert_same_reports(&one, &two);
 }
@@ -834,15 +839,7 @@ fn a_bandit_study_tests_over_the_whole_history_with_the_evolved_arm() {
     let study = write_study(tmp.path(), &text);
     let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
     for (dir, threads) in [(&one, "1"), (&two, "2")] {
-        freshgp()
-            .env("RAYON_NUM_THREADS", threads)
-            .arg("experiment")
-            .arg(&study)
-            .arg("--out")
-            .arg(dir)
-            .arg("--quiet")
-            .assert()
-            .success();
+        run_on_threads(&study, dir, threads);
     }
     let plots = ["plots/arms-kab3.svg", "plots/arms-All-NDCG-best-kab3.svg"];
     for file in [
@@ -983,15 +980,7 @@ fn a_budget_sweep_with_runs_and_savings_reports() {
     let study = write_study(tmp.path(), text);
     let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
     for (dir, threads) in [(&one, "1"), (&two, "2")] {
-        freshgp()
-            .env("RAYON_NUM_THREADS", threads)
-            .arg("experiment")
-            .arg(&study)
-            .arg("--out")
-            .arg(dir)
-            .arg("--quiet")
-            .assert()
-            .success();
+        run_on_threads(&study, dir, threads);
     }
     assert_same_reports(&one, &two);
     let summary = std::fs::read_to_string(one.join("summary.md")).unwrap();

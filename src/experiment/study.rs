@@ -648,18 +648,14 @@ impl Study {
                 "repeated runs use the run seeds 1..R (SPEC §11): leave tie_seed out",
             ));
         }
-        let listed = |p: &Policy| self.baselines.contains(p);
-        if let Some(r) = self.reference.as_ref().filter(|r| !listed(r)) {
-            return Err(violation(
-                "reference",
-                format!("`{r}` is not among the study's baselines"),
-            ));
-        }
-        if let Some(r) = self.savings.iter().find(|r| !listed(r)) {
-            return Err(violation(
-                "savings",
-                format!("`{r}` is not among the study's baselines"),
-            ));
+        let named = self.reference.iter().map(|r| ("reference", r));
+        for (field, r) in named.chain(self.savings.iter().map(|r| ("savings", r))) {
+            if !self.baselines.contains(r) {
+                return Err(violation(
+                    field,
+                    format!("`{r}` is not among the study's baselines"),
+                ));
+            }
         }
         if let Some(i) = first_repeat(&self.savings) {
             return Err(violation(

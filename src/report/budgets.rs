@@ -119,7 +119,7 @@ pub(crate) fn attach(study: &Study, methods: &mut [Method]) {
         .reference
         .as_ref()
         .and_then(|r| methods.iter().find(|m| m.name == r.label()))
-        .map(|m| m.evaluated.levels.clone());
+        .map(|m| (m.name.clone(), m.evaluated.levels.clone()));
     let mut all_savings = Vec::new();
     for m in methods.iter() {
         let mut savings = Vec::new();
@@ -155,16 +155,19 @@ pub(crate) fn attach(study: &Study, methods: &mut [Method]) {
             .filter_map(|(l, &resources)| Some((resources, m.evaluated.levels.get(l)?, l)))
             .filter(|(_, runs, _)| !runs.is_empty())
             .map(|(resources, runs, l)| {
-                let against = reference.as_ref().and_then(|r| r.get(l));
+                // No test of the reference against itself, nor of a single run.
+                let against = reference
+                    .as_ref()
+                    .filter(|(name, _)| *name != m.name && runs.len() > 1)
+                    .and_then(|(_, levels)| levels.get(l));
                 Budget {
                     resources,
                     metrics: Metric::ALL
                         .into_iter()
                         .map(|metric| {
                             let s = sweep::summary(runs, metric);
-                            let wilcoxon_p = against
-                                .filter(|r| runs.len() > 1 && *r != runs)
-                                .and_then(|r| sweep::wilcoxon_against(runs, r, metric));
+                            let wilcoxon_p =
+                                against.and_then(|r| sweep::wilcoxon_against(runs, r, metric));
                             LevelMetric {
                                 metric,
                                 median: s.median,

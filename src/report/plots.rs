@@ -126,17 +126,7 @@ fn chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series], log_x: bool
                     .y_desc(y_desc)
                     .x_label_formatter(&|x: &f64| format!("{}", (x * 1e4).round() / 1e4))
                     .draw();
-                for (i, s) in series.iter().enumerate() {
-                    let color = PALETTE[i % PALETTE.len()];
-                    let style = color.stroke_width(if s.thin { 1 } else { 2 });
-                    let _ = chart.draw_series(LineSeries::new(s.points.iter().copied(), style));
-                    let area = chart.plotting_area().strip_coord_spec();
-                    let (dx, dy) = area.get_base_pixel();
-                    for &p in &s.points {
-                        let at = chart.backend_coord(&p);
-                        marker_element(&area, marker(i), (at.0 - dx, at.1 - dy), color);
-                    }
-                }
+                lines(&mut chart, series);
             }
         } else if let Ok(mut chart) = ChartBuilder::on(&left)
             .caption(title, ("sans-serif", 16))
@@ -160,22 +150,32 @@ fn chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series], log_x: bool
                 .y_desc(y_desc)
                 .x_label_formatter(&x_label)
                 .draw();
-            for (i, s) in series.iter().enumerate() {
-                let color = PALETTE[i % PALETTE.len()];
-                let style = color.stroke_width(if s.thin { 1 } else { 2 });
-                let _ = chart.draw_series(LineSeries::new(s.points.iter().copied(), style));
-                let area = chart.plotting_area().strip_coord_spec();
-                let (dx, dy) = area.get_base_pixel();
-                for &p in &s.points {
-                    let at = chart.backend_coord(&p);
-                    marker_element(&area, marker(i), (at.0 - dx, at.1 - dy), color);
-                }
-            }
+            lines(&mut chart, series);
         }
         legend(&right, series);
         let _ = root.present();
     }
     svg
+}
+
+/// Every series as a line with its markers, on a linear or logarithmic x axis.
+fn lines<DB, X, Y>(chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>, series: &[Series])
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    for (i, s) in series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let style = color.stroke_width(if s.thin { 1 } else { 2 });
+        let _ = chart.draw_series(LineSeries::new(s.points.iter().copied(), style));
+        let area = chart.plotting_area().strip_coord_spec();
+        let (dx, dy) = area.get_base_pixel();
+        for &p in &s.points {
+            let at = chart.backend_coord(&p);
+            marker_element(&area, marker(i), (at.0 - dx, at.1 - dy), color);
+        }
+    }
 }
 
 /// The legend: every series' line, marker and label.

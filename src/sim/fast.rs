@@ -622,14 +622,7 @@ impl Fast {
         settle(&mut self.visited, walk.k, walk.pages, key);
         let mut chosen = Chosen::default();
         for &p in &self.visited {
-            chosen.taken += 1;
-            if self.stale[p as usize] {
-                chosen.stale_at(chosen.taken, walk.period.weight(p), &self.discounts);
-            }
-            let g = self.group_of[p as usize] as usize;
-            if self.groups[g].page.stats.last_visit as usize <= walk.warmup {
-                chosen.newly += 1;
-            }
+            self.tally(p, walk, &mut chosen);
         }
         Some(chosen)
     }
@@ -731,15 +724,22 @@ impl Fast {
                 }
                 *taken += 1;
             }
-            chosen.taken += 1;
-            if self.stale[p as usize] {
-                chosen.stale_at(chosen.taken, walk.period.weight(p), &self.discounts);
-            }
-            let g = self.group_of[p as usize] as usize;
-            if self.groups[g].page.stats.last_visit as usize <= walk.warmup {
-                chosen.newly += 1;
-            }
+            self.tally(p, walk, chosen);
             self.visited.push(p);
+        }
+    }
+
+    /// Counts page `p` as the next one chosen: its rank, whether it finds a change, whether
+    /// it was not visited since the warm-up.
+    #[inline]
+    fn tally(&self, p: u32, walk: &Walk<'_>, chosen: &mut Chosen) {
+        chosen.taken += 1;
+        if self.stale[p as usize] {
+            chosen.stale_at(chosen.taken, walk.period.weight(p), &self.discounts);
+        }
+        let g = self.group_of[p as usize] as usize;
+        if self.groups[g].page.stats.last_visit as usize <= walk.warmup {
+            chosen.newly += 1;
         }
     }
 

@@ -11,8 +11,8 @@ fn policy(text: &str) -> Policy {
     Policy::parse(text, &Grammar::extended()).unwrap()
 }
 
-/// A small `preset` history: weighted, with hosts.
-fn synthetic(preset: &str, pages: usize, seed: u64) -> Dataset {
+/// A small `preset` history: weighted, with hosts (30 days).
+pub(super) fn synthetic(preset: &str, pages: usize, seed: u64) -> Dataset {
     let mut params = SynthParams::preset(preset).unwrap();
     params.pages = pages;
     params.days = 30;
@@ -20,7 +20,7 @@ fn synthetic(preset: &str, pages: usize, seed: u64) -> Dataset {
 }
 
 /// The pages each scored cycle visits, in rank order (reference simulator).
-fn visits(period: &Period, policy: &Policy, config: SimConfig) -> Vec<Vec<u32>> {
+pub(super) fn visits(period: &Period, policy: &Policy, config: SimConfig) -> Vec<Vec<u32>> {
     config.check(period).unwrap();
     let mut all = Vec::new();
     naive::run_traced(period, policy, &config, |_, pages| all.push(pages.to_vec()));

@@ -1,8 +1,8 @@
 //! SPEC §11's sampled decisions in the simulation: exactly k pages a cycle, inclusion
 //! frequencies that match π, both simulators alike, and the refused combinations.
 
+use super::literature_tests::{synthetic, visits};
 use super::*;
-use crate::data::synth::{generate, SynthParams};
 use crate::data::Dataset;
 use crate::formula::Grammar;
 
@@ -14,19 +14,9 @@ fn sampled(resources: f64, seed: u64) -> SimConfig {
         .unwrap()
 }
 
+/// A small commerce history: weighted, with hosts, 30 days.
 fn commerce(pages: usize, seed: u64) -> Dataset {
-    let mut params = SynthParams::preset("commerce").unwrap();
-    params.pages = pages;
-    params.days = 30;
-    generate(&params, seed).unwrap()
-}
-
-/// The pages each scored cycle visits, in rank order (reference simulator).
-fn visits(period: &Period, policy: &Policy, config: SimConfig) -> Vec<Vec<u32>> {
-    config.check(period).unwrap();
-    let mut all = Vec::new();
-    naive::run_traced(period, policy, &config, |_, pages| all.push(pages.to_vec()));
-    all
+    synthetic("commerce", pages, seed)
 }
 
 /// Every named policy (bandits included) and a few formulas: fast = reference = prepared

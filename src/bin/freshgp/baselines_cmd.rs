@@ -188,7 +188,7 @@ fn sweep(
         Some(list) => policy_list(list)?,
         None => Vec::new(),
     };
-    let savings = savings(&periods, config, policies, &against, &seeds, metric)?;
+    let savings = savings(&periods, config, &table, &against, &seeds, metric)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         let out = json!({
@@ -366,24 +366,27 @@ fn levels_json(
 fn savings(
     periods: &[freshgp::sim::Period],
     config: freshgp::sim::SimConfig,
-    policies: &[Policy],
+    table: &freshgp::experiment::sweep::Table,
     against: &[Policy],
     seeds: &[u64],
     metric: Metric,
 ) -> Result<Vec<(Policy, Policy, freshgp::experiment::sweep::Savings)>> {
+    let policies = &table.policies;
     use freshgp::experiment::sweep;
     if against.is_empty() {
         return Ok(Vec::new());
     }
     let mut bar = Bar::new("savings curves", policies.len() as u64);
     let mut out = Vec::new();
+    // A reference among the policies was run at the first level already.
     let targets = against
         .iter()
-        .map(|r| {
-            Ok(sweep::mean(
+        .map(|r| match policies.iter().position(|p| p == r) {
+            Some(i) => Ok(sweep::mean(&table.runs[0][i], metric)),
+            None => Ok(sweep::mean(
                 &sweep::evaluate(periods, config, r, seeds)?,
                 metric,
-            ))
+            )),
         })
         .collect::<Result<Vec<f64>>>()?;
     for policy in policies {

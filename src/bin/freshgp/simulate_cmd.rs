@@ -60,14 +60,14 @@ pub fn run(args: Args) -> Result<()> {
         };
         Period::new(&dataset, pages, cycles)?
     };
-    let levels = args.sim.levels()?;
-    if levels.len() > 1 || args.eval.runs.is_some() {
-        return sweep(&args, &policy, &period, config, &levels);
-    }
     if args.eval.reference.is_some() || args.eval.savings_against.is_some() {
         bail!(
             "--reference and --savings-against compare policies: use them with `freshgp baselines`"
         );
+    }
+    let levels = args.sim.levels()?;
+    if levels.len() > 1 || args.eval.runs.is_some() {
+        return sweep(&args, &policy, &period, config, &levels);
     }
     let outcome = Simulator::new(config).run(&period, &policy)?;
     if args.json {
@@ -198,11 +198,6 @@ fn sweep(
     levels: &[f64],
 ) -> Result<()> {
     use freshgp::experiment::sweep;
-    if args.eval.reference.is_some() || args.eval.savings_against.is_some() {
-        bail!(
-            "--reference and --savings-against compare policies: use them with `freshgp baselines`"
-        );
-    }
     let seeds = sweep::run_seeds(args.eval.runs(), config.seed());
     let periods = std::slice::from_ref(period);
     let mut bar = crate::progress::Bar::new("budgets", levels.len() as u64);
