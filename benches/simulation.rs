@@ -119,6 +119,25 @@ fn bench(c: &mut Criterion) {
         let id = BenchmarkId::new("policies-brdc12", policy.label());
         group.bench_with_input(id, &policy, |b, s| b.iter(|| sim.run(&brdc12, s).unwrap()));
     }
+    // SPEC §11's sampled decisions: an O(P) systematic draw per cycle on top of the scoring.
+    let sampled = SimConfig::paper()
+        .with_decision(freshgp::sim::Decision::Sample)
+        .unwrap();
+    for (name, policy) in [
+        ("formula-15", gp4c.clone()),
+        (
+            "uniform",
+            Policy::parse("uniform", &freshgp::formula::Grammar::extended()).unwrap(),
+        ),
+        (
+            "lambda",
+            Policy::parse("lambda", &freshgp::formula::Grammar::extended()).unwrap(),
+        ),
+    ] {
+        let mut sim = Simulator::new(sampled);
+        let id = BenchmarkId::new("sample-brdc12", name);
+        group.bench_with_input(id, &policy, |b, s| b.iter(|| sim.run(&brdc12, s).unwrap()));
+    }
     group.finish();
 }
 
