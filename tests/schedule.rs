@@ -593,3 +593,73 @@ fn infinite_scores_are_written_as_strings_in_json() {
         "{out}"
     );
 }
+
+/// `schedule --decision sample` (SPEC §11): exactly k pages, each with its inclusion
+/// probability, the same draw for the same (seed, cycle), and no host cap.
+#[test]
+fn cli_sampled_batches_carry_their_probabilities() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("s.state");
+    let s = state.to_str().unwrap();
+    // Twelve pages: four changed (X/n = 1), eight did not (0).
+    let log: String = (0..12)
+        .map(|p| format!("p{p}\t1\t{}\n", u8::from(p % 3 == 0)))
+        .collect();
+    let log = write(dir.path(), "day1.tsv", &log);
+    let batch = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["schedule", "--state", s, "--k", "3", "--json"];
+        args.extend(["--decision", "sample"]);
+        args.extend(extra);
+        serde_json::from_str(&run_ok(&args)).unwrap()
+    };
+    let first = batch(&["--formula", "X / n", "--observe", log.to_str().unwrap()]);
+    assert_eq!(first["decision"], "sample");
+    let picks = first["batch"].as_array().unwrap();
+    assert_eq!(picks.len(), 3);
+    // Four pages of weight 1 share 3 visits: π = 3/4 each, and only they are drawn.
+    for pick in picks {
+        assert_eq!(pick["probability"], 0.75, "{pick}");
+        let page: u32 = pick["page"].as_str().unwrap()[1..].parse().unwrap();
+        assert_eq!(page % 3, 0, "{pick}");
+    }
+    // The draw is a function of (seed, cycle): asked again, the same batch.
+    assert_eq!(batch(&[])["batch"], first["batch"]);
+    // Another cycle draws anew; over cycles 2..=41 each changed page is drawn 3/4 of the time.
+    let mut drawn = std::collections::HashMap::new();
+    for cycle in 2..42 {
+        for pick in batch(&["--cycle", &cycle.to_string()])["batch"]
+            .as_array()
+            .unwrap()
+        {
+            *drawn
+                .entry(pick["page"].as_str().unwrap().to_string())
+                .or_insert(0) += 1;
+        }
+    }
+    assert_eq!(drawn.len(), 4, "{drawn:?}");
+    // 40 draws of probability 3/4: 5 standard deviations are 13.7.
+    assert!(
+        drawn.values().all(|&n: &i32| (n - 30).abs() <= 13),
+        "{drawn:?}"
+    );
+    // A top-k batch has no probabilities; a sampled one refuses a host cap.
+    let top: serde_json::Value =
+        serde_json::from_str(&run_ok(&["schedule", "--state", s, "--k", "3", "--json"])).unwrap();
+    assert_eq!(top["decision"], "top-k");
+    assert!(top["batch"][0].get("probability").is_none(), "{top}");
+    let err = run_err(&[
+        "schedule",
+        "--state",
+        s,
+        "--k",
+        "3",
+        "--decision",
+        "sample",
+        "--host-cap",
+        "1",
+    ]);
+    assert!(
+        err.contains("--decision sample cannot take --host-cap"),
+        "{err}"
+    );
+}

@@ -11,7 +11,7 @@ use assert_cmd::Command;
 use freshgp::data::{self, Dataset, LoadOptions};
 use freshgp::formula::{Closure, Formula, Grammar};
 use freshgp::schedule::Scheduler;
-use freshgp::sim::{Adaptive, Baseline, Metric, Period, Policy, SimConfig, Simulator};
+use freshgp::sim::{Adaptive, Baseline, Decision, Metric, Period, Policy, SimConfig, Simulator};
 use std::path::{Path, PathBuf};
 
 const REAL: &str = concat!(
@@ -81,7 +81,16 @@ fn crawl(
         let batch = if day as usize <= config.warmup() {
             ids.clone()
         } else {
-            let b = s.next_batch_capped(day, config.k(ids.len()), cap).unwrap();
+            let k = config.k(ids.len());
+            let b = match config.decision() {
+                Decision::TopK => s.next_batch_capped(day, k, cap).unwrap(),
+                Decision::Sample => s
+                    .next_batch_sampled(day, k)
+                    .unwrap()
+                    .into_iter()
+                    .map(|pick| pick.page)
+                    .collect(),
+            };
             batches.push(b.clone());
             b
         };
@@ -218,6 +227,37 @@ fn literature_policies_schedule_as_they_simulate_on_a_weighted_real_file() {
                 "{rule}, cap {cap:?}, restarted at day 30"
             );
         }
+    }
+}
+
+/// SPEC §11's sampled decision in a live crawl: the scheduler draws the pages the
+/// simulation draws with the same run seed, for a formula over the extended terminals and
+/// every policy of the literature, also across a restart from the saved state.
+#[test]
+fn sampled_batches_are_the_simulations_visits_on_a_weighted_real_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(d) = hosted(dir.path(), true) else {
+        return;
+    };
+    let state = dir.path().join("crawler.state");
+    let extended = Policy::parse(EXTENDED, &Grammar::extended()).unwrap();
+    let literature = Policy::named().into_iter().skip(Baseline::ALL.len());
+    for rule in std::iter::once(extended).chain(literature) {
+        let config = SimConfig::paper()
+            .with_seed(11)
+            .with_metric(Metric::ChangeRate)
+            .with_decision(Decision::Sample)
+            .unwrap();
+        let expected = visits(&d, &rule, &config);
+        let top_k = config.with_decision(Decision::TopK).unwrap();
+        assert_ne!(
+            expected,
+            visits(&d, &rule, &top_k),
+            "{rule} draws its top k"
+        );
+        assert_eq!(crawl(&d, &rule, &config, None), expected, "{rule}");
+        let restarted = crawl(&d, &rule, &config, Some((40, &state)));
+        assert_eq!(restarted, expected, "{rule}, restarted at day 40");
     }
 }
 

@@ -60,8 +60,51 @@ pub struct RunMeans {
     pub seed: u64,
     /// Scored cycles pooled.
     pub cycles: usize,
-    /// Means in the order of [`Metric::ALL`].
+    /// Means in the order of [`Metric::ALL`] (an object keyed by metric name in JSON).
+    #[serde(with = "metric_map")]
     pub means: [f64; 5],
+}
+
+/// [`RunMeans::means`] as `{"changerate": .., "ndcg": .., ..}`; read also as the array of
+/// the first stored units.
+mod metric_map {
+    use crate::sim::Metric;
+    use serde::de::Error;
+    use serde::ser::SerializeMap;
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::collections::BTreeMap;
+
+    pub fn serialize<S: Serializer>(means: &[f64; 5], s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(means.len()))?;
+        for (m, value) in Metric::ALL.iter().zip(means) {
+            map.serialize_entry(m.name(), value)?;
+        }
+        map.end()
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        Named(BTreeMap<String, f64>),
+        Ordered([f64; 5]),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 5], D::Error> {
+        let named = match Stored::deserialize(d)? {
+            Stored::Ordered(means) => return Ok(means),
+            Stored::Named(named) => named,
+        };
+        if let Some(unknown) = named.keys().find(|k| k.parse::<Metric>().is_err()) {
+            return Err(D::Error::custom(format!("unknown metric `{unknown}`")));
+        }
+        let mut means = [0.0; 5];
+        for (slot, m) in means.iter_mut().zip(Metric::ALL) {
+            *slot = *named
+                .get(m.name())
+                .ok_or_else(|| D::Error::custom(format!("missing metric `{}`", m.name())))?;
+        }
+        Ok(means)
+    }
 }
 
 impl RunMeans {
@@ -373,6 +416,29 @@ mod tests {
         };
         assert_eq!(RunMeans::pooled(1, [&a, &b]).means, [2.5; 5]);
         assert_eq!(RunMeans::of_cycles(4, []).means, [0.0; 5]);
+    }
+
+    #[test]
+    fn run_means_name_their_metrics_in_json() {
+        let run = RunMeans {
+            seed: 2,
+            cycles: 7,
+            means: [0.1, 0.2, 0.3, 0.4, 0.5],
+        };
+        let text = serde_json::to_string(&run).unwrap();
+        assert_eq!(
+            text,
+            r#"{"seed":2,"cycles":7,"means":{"changerate":0.1,"ndcg":0.2,"freshness":0.3,"wfreshness":0.4,"wndcg":0.5}}"#
+        );
+        assert_eq!(serde_json::from_str::<RunMeans>(&text).unwrap(), run);
+        let ordered = r#"{"seed":2,"cycles":7,"means":[0.1,0.2,0.3,0.4,0.5]}"#;
+        assert_eq!(serde_json::from_str::<RunMeans>(ordered).unwrap(), run);
+        let missing = text.replace(r#","wndcg":0.5"#, "");
+        let err = serde_json::from_str::<RunMeans>(&missing).unwrap_err();
+        assert!(err.to_string().contains("missing metric `wndcg`"), "{err}");
+        let unknown = text.replace("ndcg\":0.2", "ncdg\":0.2");
+        let err = serde_json::from_str::<RunMeans>(&unknown).unwrap_err();
+        assert!(err.to_string().contains("unknown metric `ncdg`"), "{err}");
     }
 
     /// A policy against itself saves nothing and reaches its own mean at b; a sampled

@@ -24,6 +24,7 @@
 //! unless `reports.all_strategies` is set. Titles name the dataset and the budget.
 
 use super::{Analysis, Kind, Method, RANKED};
+use crate::data::stats::count;
 use crate::sim::CycleMetrics;
 use crate::stats::mean;
 use plotters::prelude::*;
@@ -89,6 +90,9 @@ pub fn log_chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series]) -> 
     chart(title, x_desc, y_desc, series, true)
 }
 
+/// Width of the plotting area, in pixels; the legend's width is added to it.
+const PLOT_WIDTH: u32 = 720;
+
 fn chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series], log_x: bool) -> String {
     let mut svg = String::new();
     let (xs, ys): (Vec<f64>, Vec<f64>) =
@@ -104,37 +108,40 @@ fn chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series], log_x: bool
     };
     let (x0, x1) = range(&xs, 0.0);
     let (y0, y1) = range(&ys, 0.05);
-    let legend_width = 260;
+    let legend_width = legend_width(series);
     let height = 480.max(60 + 18 * series.len() as u32);
     {
-        let root = SVGBackend::with_string(&mut svg, (980, height)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (PLOT_WIDTH + legend_width, height))
+            .into_drawing_area();
         // Drawing into a String cannot fail; errors are ignored.
         let _ = root.fill(&WHITE);
-        let (left, right) = root.split_horizontally(980 - legend_width);
+        let (left, right) = root.split_horizontally(PLOT_WIDTH);
+        let mut builder = ChartBuilder::on(&left);
+        builder
+            .caption(title, ("sans-serif", 16))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60);
         if log_x {
+            // Budgets: the axis labels the budgets plotted (at most a dozen of them).
             let (x0, x1) = (x0.max(1e-9), x1.max(x0.max(1e-9) * 1.01));
-            if let Ok(mut chart) = ChartBuilder::on(&left)
-                .caption(title, ("sans-serif", 16))
-                .margin(12)
-                .x_label_area_size(40)
-                .y_label_area_size(60)
-                .build_cartesian_2d((x0 * 0.9..x1 * 1.1).log_scale(), y0..y1)
-            {
+            let mut ticks: Vec<f64> = xs.iter().copied().filter(|&x| x > 0.0).collect();
+            ticks.sort_by(f64::total_cmp);
+            ticks.dedup();
+            let step = ticks.len().div_ceil(12).max(1);
+            let ticks: Vec<f64> = ticks.into_iter().step_by(step).collect();
+            let x_axis = (x0 * 0.85..x1 * 1.15).log_scale().with_key_points(ticks);
+            if let Ok(mut chart) = builder.build_cartesian_2d(x_axis, y0..y1) {
                 let _ = chart
                     .configure_mesh()
                     .x_desc(x_desc)
                     .y_desc(y_desc)
+                    .max_light_lines(1)
                     .x_label_formatter(&|x: &f64| format!("{}", (x * 1e4).round() / 1e4))
                     .draw();
                 lines(&mut chart, series);
             }
-        } else if let Ok(mut chart) = ChartBuilder::on(&left)
-            .caption(title, ("sans-serif", 16))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d(x0..x1, y0..y1)
-        {
+        } else if let Ok(mut chart) = builder.build_cartesian_2d(x0..x1, y0..y1) {
             // Whole-number x values (cycles, generations, percentages) print without a
             // decimal part.
             let x_label = |x: &f64| {
@@ -148,6 +155,7 @@ fn chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series], log_x: bool
                 .configure_mesh()
                 .x_desc(x_desc)
                 .y_desc(y_desc)
+                .max_light_lines(1)
                 .x_label_formatter(&x_label)
                 .draw();
             lines(&mut chart, series);
@@ -156,6 +164,17 @@ fn chart(title: &str, x_desc: &str, y_desc: &str, series: &[Series], log_x: bool
         let _ = root.present();
     }
     svg
+}
+
+/// The legend's width: room for the longest label (13 px sans-serif, about 7.5 px a
+/// character at most for the names we draw) after the line and marker.
+fn legend_width(series: &[Series]) -> u32 {
+    let longest = series
+        .iter()
+        .map(|s| s.label.chars().count())
+        .max()
+        .unwrap_or(0);
+    (60 + (longest as f64 * 7.5).ceil() as u32).max(160)
 }
 
 /// Every series as a line with its markers, on a linear or logarithmic x axis.
@@ -233,16 +252,23 @@ fn drawn(a: &Analysis, m: &Method) -> bool {
         || m.strategy == a.study.reports.strategies.first().copied()
 }
 
-/// The dataset and budget, for titles.
-fn setting(a: &Analysis) -> String {
-    let s = &a.study;
-    let dataset = match &s.dataset {
+/// The dataset's name (a file's name, or the preset's), for titles.
+fn dataset(a: &Analysis) -> String {
+    match &a.study.dataset {
         crate::experiment::study::DatasetSpec::Path(p) => {
             p.rsplit('/').next().unwrap_or(p).to_string()
         }
         crate::experiment::study::DatasetSpec::Synthetic { preset, .. } => preset.clone(),
-    };
-    format!("{dataset}, budget {}%", s.sim.resources() * 100.0)
+    }
+}
+
+/// The dataset and the study's budget, for titles.
+fn setting(a: &Analysis) -> String {
+    format!(
+        "{}, budget {}%",
+        dataset(a),
+        a.study.sim.resources() * 100.0
+    )
 }
 
 /// One series per drawn method (baselines thin), with the points `points` gives.
@@ -288,13 +314,13 @@ pub fn all(a: &Analysis) -> Vec<(String, String)> {
             });
             plots.push((
                 format!("plots/top-{file}.svg"),
-                line_chart(
+                log_chart(
                     &format!(
                         "{}: {label} at the top of the schedule (trained at {}%)",
-                        setting(a).split(',').next().unwrap_or(""),
+                        dataset(a),
                         a.study.sim.resources() * 100.0
                     ),
-                    "pages visited per cycle (% of the test set)",
+                    "pages visited per cycle (% of the test set, log scale)",
                     label,
                     &series,
                 ),
@@ -306,7 +332,10 @@ pub fn all(a: &Analysis) -> Vec<(String, String)> {
     plots.push((
         "plots/newly-visited.svg".into(),
         line_chart(
-            "Fraction of visits to pages not visited since the warm-up",
+            &format!(
+                "{}: fraction of visits to pages not visited since the warm-up",
+                setting(a)
+            ),
             "scored test cycle",
             "newly visited",
             &series,
@@ -333,11 +362,13 @@ pub fn all(a: &Analysis) -> Vec<(String, String)> {
             format!("plots/fitness-{}.svg", g.configuration),
             line_chart(
                 &format!(
-                    "{}: training fitness per generation (mean over runs)",
+                    "{}, trained at {}%: {} fitness per generation (mean over runs)",
+                    dataset(a),
+                    a.study.sim.resources() * 100.0,
                     g.configuration
                 ),
                 "generation",
-                g.fitness.name(),
+                g.fitness.title(),
                 &series,
             ),
         ));
@@ -365,9 +396,10 @@ fn budget_plots(a: &Analysis) -> Vec<(String, String)> {
                 format!("plots/budgets-{}.svg", metric.name()),
                 log_chart(
                     &format!(
-                        "{}: {} against the budget (median of {runs} run(s), decision {})",
-                        setting(a).split(',').next().unwrap_or(""),
+                        "{}: {} against the budget (median of {}, decision {})",
+                        dataset(a),
                         metric.title(),
+                        count(runs, "run"),
                         a.study.sim.decision()
                     ),
                     "pages visited per cycle (% of the test set, log scale)",
@@ -419,7 +451,8 @@ fn arm_plots(a: &Analysis) -> Vec<(String, String)> {
             name,
             line_chart(
                 &format!(
-                    "{}: arm probabilities per test cycle (mean over rotations)",
+                    "{}: {} arm probabilities per test cycle (mean over rotations)",
+                    setting(a),
                     m.name
                 ),
                 "scored test cycle",
@@ -454,5 +487,36 @@ mod tests {
         assert!(svg.contains("GP/best") && svg.contains("NAD"));
         assert!(svg.matches("<polyline").count() >= 2, "{svg}");
         assert_eq!(svg, line_chart("t", "x", "y", &series));
+    }
+
+    /// The SVG's declared width.
+    fn width(svg: &str) -> u32 {
+        let at = svg.find("width=\"").unwrap() + 7;
+        svg[at..].split('"').next().unwrap().parse().unwrap()
+    }
+
+    #[test]
+    fn budget_axes_label_the_budgets_and_legends_fit_their_labels() {
+        let long = "GP4C_Extended-WFreshness/sum_sigma_and_more";
+        let series = [Series {
+            label: long.into(),
+            points: vec![(0.1, 0.5), (0.3, 0.6), (5.0, 0.8), (90.0, 0.99)],
+            thin: false,
+        }];
+        let svg = log_chart("t", "budget", "y", &series);
+        for tick in ["0.1", "0.3", "5", "90"] {
+            assert!(svg.lines().any(|l| l.trim() == tick), "no tick {tick}");
+        }
+        // 13 px sans-serif glyphs are narrower than 7.5 px: the label ends inside.
+        assert!(
+            width(&svg) >= PLOT_WIDTH + 44 + 7 * long.len() as u32,
+            "{}",
+            width(&svg)
+        );
+        let short = [Series {
+            label: "a".into(),
+            ..series[0].clone()
+        }];
+        assert!(width(&log_chart("t", "b", "y", &short)) < width(&svg));
     }
 }

@@ -1,6 +1,7 @@
 //! `summary.md`: the paper's tables for a study, in Markdown.
 
 use super::{Analysis, Kind, Method, COMPARED, RANKED};
+use crate::data::stats::count;
 use crate::sim::Metric;
 use crate::stats::MeanCi;
 use std::fmt::Write as _;
@@ -336,10 +337,10 @@ fn budget_sweep(out: &mut String, a: &Analysis) {
     let reference = s.reference.as_ref().map(|r| r.label());
     let _ = writeln!(
         out,
-        "\n## Budgets (SPEC §11)\n\nEvery method at every budget (evolved at {}), decision `{}`, {} run(s) (run seeds {}): the median of the run means{}{}. Bandits with an evolved arm are tested at the study's budget in one run (–).",
+        "\n## Budgets (SPEC §11)\n\nEvery method at every budget (evolved at {}), decision `{}`, {} (run seeds {}): the median of the run means{}{}. Bandits with an evolved arm are tested at the study's budget in one run (–).",
         percent(s.sim.resources()),
         s.sim.decision(),
-        seeds.len(),
+        count(seeds.len(), "run"),
         seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
         if seeds.len() > 1 { " [2.5th, 97.5th percentile]" } else { "" },
         match (&reference, seeds.len() > 1) {

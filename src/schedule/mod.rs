@@ -12,6 +12,7 @@
 //!   page changed ([`Policy::visit`]);
 //! * [`Scheduler::next_batch`] returns the `k` best-scoring pages for a cycle, best first;
 //!   [`Scheduler::next_batch_capped`] also keeps at most `m` pages of one host per batch;
+//!   [`Scheduler::next_batch_sampled`] draws the `k` pages instead (SPEC §11);
 //! * [`Scheduler::save`] / [`Scheduler::load`] keep the state across restarts ([`state`]);
 //! * [`log`] reads observation logs (`page<TAB>cycle<TAB>0|1[<TAB>host[<TAB>weight]]`).
 //!
@@ -64,6 +65,14 @@
 //!   whose host already has `m` pages in the batch is skipped and the next-ranked pages
 //!   (of other hosts) fill its place; pages without a host are never capped. If the cap
 //!   leaves too few eligible pages, the batch is shorter than `k`.
+//! * **Sampled batches** ([`Scheduler::next_batch_sampled`]) are the simulation's sampled
+//!   decision ([`crate::sim::Decision::Sample`], SPEC §11): exactly `k` pages drawn by
+//!   systematic sampling in slot order with inclusion probabilities from the scores (a
+//!   rate policy's rate ρ), the uniform drawn from (seed, cycle). The scheduler's seed is
+//!   the run seed: fed the simulation's visits, it draws the simulation's pages. Each
+//!   page's inclusion probability comes with it ([`Pick::probability`]), for estimates
+//!   that weigh a visited page by 1/π. A host cap is refused with sampling, as in the
+//!   simulation.
 //!
 //! ## Speed
 //!
@@ -86,8 +95,9 @@ pub mod log;
 mod saved;
 pub mod state;
 
+use crate::sim::{inclusion_scale, sample_u, settle, weight_of, Systematic};
 use crate::sim::{score_key, tie_key, tie_salt, PageState, PageStats, Policy, ScoreBuffers};
-use crate::sim::{Histories, HostRates, Metric, Track};
+use crate::sim::{Decision, Histories, HostRates, Metric, Track};
 use bandit::LiveBandit;
 use groups::Groups;
 use rustc_hash::FxHashMap as HashMap;
@@ -160,6 +170,12 @@ pub enum ScheduleError {
         /// The pending batch's cycle.
         pending: u32,
     },
+    /// A sampled batch under a host cap (SPEC §11 defines the draw without one).
+    #[error(
+        "a sampled batch cannot be host-capped: the draw fixes each page's inclusion \
+         probability, which a cap would change (use top-k batches with a host cap)"
+    )]
+    SampleWithCap,
     /// A bandit rewarded by a metric a crawler cannot observe.
     #[error(
         "a bandit in a live crawl can be rewarded by changerate only (a crawler cannot \
@@ -189,6 +205,10 @@ pub struct Pick<K> {
     pub score: f64,
     /// Its weight (SPEC §8).
     pub weight: f64,
+    /// Its inclusion probability π in a sampled batch (SPEC §11; 1 for a page taken for
+    /// sure), `None` in a top-k batch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probability: Option<f64>,
 }
 
 /// A crawler's pages, their statistics and the rule that ranks them.
@@ -243,6 +263,24 @@ struct Work {
     /// (tie key, slot) of the pages tied at the threshold.
     tied: Vec<(u64, u32)>,
     host_count: Vec<u32>,
+    /// A sampled batch's positive sampling weights with their numbers of pages.
+    classes: Vec<(f64, u64)>,
+    /// A sampled batch's drawn slots.
+    drawn: Vec<u32>,
+    /// How the latest batch was decided.
+    decided: Decided,
+}
+
+/// How a batch was decided (for its pages' inclusion probabilities).
+#[derive(Debug, Clone, Copy, Default)]
+enum Decided {
+    /// The top k.
+    #[default]
+    TopK,
+    /// Sampled, but at most k pages had a positive score: the top k, each for sure.
+    Certain,
+    /// Drawn with this draw's probabilities.
+    Drawn(Systematic),
 }
 
 impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
@@ -542,6 +580,18 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         self.next_batch_capped(cycle, k, None)
     }
 
+    /// Exactly `k` pages for `cycle` (all pages if fewer) drawn with inclusion
+    /// probabilities from their scores (SPEC §11, see the module docs), in rank order,
+    /// each with its score, weight and probability.
+    pub fn next_batch_sampled(
+        &mut self,
+        cycle: u32,
+        k: usize,
+    ) -> Result<Vec<Pick<K>>, ScheduleError> {
+        self.rank(cycle, k, None, Decision::Sample)?;
+        Ok(self.picks())
+    }
+
     /// The `k` best-ranked pages for `cycle`, best first, with at most `host_cap` pages of
     /// one host when given (see the module docs).
     pub fn next_batch_capped(
@@ -550,7 +600,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         k: usize,
         host_cap: Option<usize>,
     ) -> Result<Vec<K>, ScheduleError> {
-        self.rank(cycle, k, host_cap)?;
+        self.rank(cycle, k, host_cap, Decision::TopK)?;
         Ok(self
             .work
             .chosen
@@ -571,42 +621,47 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         k: usize,
         host_cap: Option<usize>,
     ) -> Result<Vec<Pick<K>>, ScheduleError> {
-        self.rank(cycle, k, host_cap)?;
-        Ok(self
-            .work
-            .chosen
+        self.rank(cycle, k, host_cap, Decision::TopK)?;
+        Ok(self.picks())
+    }
+
+    /// The batch `rank` left in `self.work.chosen`.
+    fn picks(&self) -> Vec<Pick<K>> {
+        let w = &self.work;
+        w.chosen
             .iter()
-            .map(|&(_, _, slot)| Pick {
-                // Invariant: `rank` chooses only slots that hold a page.
-                page: self.ids[slot as usize]
-                    .clone()
-                    .expect("invariant: live slot"),
-                score: self.work.group_score[self.group_of[slot as usize] as usize],
-                weight: self.weight_of[slot as usize],
+            .map(|&(_, _, slot)| {
+                let score = w.group_score[self.group_of[slot as usize] as usize];
+                Pick {
+                    // Invariant: `rank` chooses only slots that hold a page.
+                    page: self.ids[slot as usize]
+                        .clone()
+                        .expect("invariant: live slot"),
+                    score,
+                    weight: self.weight_of[slot as usize],
+                    probability: match w.decided {
+                        Decided::TopK => None,
+                        Decided::Certain => Some(1.0),
+                        Decided::Drawn(draw) => Some(draw.probability(weight_of(score))),
+                    },
+                }
             })
-            .collect())
+            .collect()
     }
 
     /// Leaves the batch's slots in rank order in `self.work.chosen`: scores the groups,
-    /// takes the best `k` pages, and under a host cap walks a prefix of the ranking that
-    /// doubles until the cap leaves `k` pages (or the ranking ends).
-    fn rank(&mut self, cycle: u32, k: usize, host_cap: Option<usize>) -> Result<(), ScheduleError> {
-        if cycle <= self.latest {
-            return Err(ScheduleError::BatchCycle {
-                cycle,
-                latest: self.latest,
-            });
-        }
-        if host_cap == Some(0) {
-            return Err(ScheduleError::ZeroHostCap);
-        }
-        Scheduler::<K>::check_policy(&self.policy)?;
-        if let Some(pending) = self.bandit.as_ref().and_then(LiveBandit::pending_cycle) {
-            if cycle < pending {
-                return Err(ScheduleError::BanditCycle { cycle, pending });
-            }
-        }
+    /// then draws the pages (`decision` sample, [`Scheduler::sample_pages`]) or takes the
+    /// best ones ([`Scheduler::take_best`]).
+    fn rank(
+        &mut self,
+        cycle: u32,
+        k: usize,
+        host_cap: Option<usize>,
+        decision: Decision,
+    ) -> Result<(), ScheduleError> {
+        self.check_batch(cycle, host_cap, decision)?;
         self.work.chosen.clear();
+        self.work.decided = Decided::TopK;
         let pages = self.index.len();
         let k = k.min(pages);
         if k == 0 {
@@ -616,8 +671,25 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             (Policy::Bandit(b), Some(live)) => Some(live.arm_for(b, self.seed, cycle, k)),
             _ => None,
         };
-        self.score_groups(cycle, k, arm);
+        self.score_groups((cycle, k, decision), arm);
         let salt = tie_salt(self.seed, cycle);
+        if decision == Decision::Sample {
+            self.work.decided = self.sample_pages(cycle, k, salt);
+        }
+        if !matches!(self.work.decided, Decided::Drawn(_)) {
+            self.take_best(k, host_cap, salt);
+        }
+        if let Some(live) = &mut self.bandit {
+            live.chose(self.work.chosen.iter().map(|&(_, _, slot)| slot));
+        }
+        Ok(())
+    }
+
+    /// The top-k decision into `chosen`: the best `k` pages, and under a host cap the
+    /// capped walk of a prefix of the ranking that doubles until the cap leaves `k` pages
+    /// (or the ranking ends).
+    fn take_best(&mut self, k: usize, host_cap: Option<usize>, salt: u64) {
+        let pages = self.index.len();
         let mut want = k;
         loop {
             self.best_pages(want, salt);
@@ -630,16 +702,84 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             }
             want = want.saturating_mul(2).min(pages);
         }
-        if let Some(live) = &mut self.bandit {
-            live.chose(self.work.chosen.iter().map(|&(_, _, slot)| slot));
+    }
+
+    /// Refuses a batch the state cannot give (see [`ScheduleError`]).
+    fn check_batch(
+        &self,
+        cycle: u32,
+        host_cap: Option<usize>,
+        decision: Decision,
+    ) -> Result<(), ScheduleError> {
+        if cycle <= self.latest {
+            return Err(ScheduleError::BatchCycle {
+                cycle,
+                latest: self.latest,
+            });
+        }
+        match (host_cap, decision) {
+            (Some(0), _) => return Err(ScheduleError::ZeroHostCap),
+            (Some(_), Decision::Sample) => return Err(ScheduleError::SampleWithCap),
+            _ => {}
+        }
+        Scheduler::<K>::check_policy(&self.policy)?;
+        if let Some(pending) = self.bandit.as_ref().and_then(LiveBandit::pending_cycle) {
+            if cycle < pending {
+                return Err(ScheduleError::BanditCycle { cycle, pending });
+            }
         }
         Ok(())
+    }
+
+    /// SPEC §11's draw of `k` pages from the scored groups into `chosen`, in rank order
+    /// (as the simulation's: systematic sampling in slot order). When at most `k` pages
+    /// score above 0 the decision is the top-k one: returns [`Decided::Certain`] and
+    /// leaves `chosen` to [`Scheduler::best_pages`].
+    fn sample_pages(&mut self, cycle: u32, k: usize, salt: u64) -> Decided {
+        let w = &mut self.work;
+        w.classes.clear();
+        for (&g, &score) in w.live.iter().zip(&w.live_scores) {
+            let s = weight_of(score);
+            if s > 0.0 {
+                w.classes.push((s, self.groups.count[g as usize] as u64));
+            }
+        }
+        if w.classes.iter().map(|c| c.1).sum::<u64>() <= k as u64 {
+            return Decided::Certain;
+        }
+        let draw = Systematic::new(
+            inclusion_scale(&mut w.classes, k),
+            sample_u(self.seed, cycle),
+        );
+        let mut walk = draw;
+        w.drawn.clear();
+        for (slot, &g) in self.group_of.iter().enumerate() {
+            if g != NONE && walk.draws(weight_of(w.group_score[g as usize])) {
+                w.drawn.push(slot as u32);
+            }
+        }
+        let (group_of, group_key) = (&self.group_of, &w.group_key);
+        let key = |slot: u32| {
+            let g = group_of[slot as usize] as usize;
+            (!group_key[g], tie_key(salt, slot))
+        };
+        let live = (0..group_of.len() as u32).filter(|&slot| group_of[slot as usize] != NONE);
+        settle(&mut w.drawn, k, live, key);
+        w.chosen.clear();
+        w.chosen.extend(w.drawn.iter().map(|&slot| {
+            (
+                group_key[group_of[slot as usize] as usize],
+                tie_key(salt, slot),
+                slot,
+            )
+        }));
+        Decided::Drawn(draw)
     }
 
     /// Scores each live group once (a rate policy first solves its rates for `k` crawls
     /// over every known page) with the policy, or a bandit's arm `arm`; fills the groups'
     /// keys and scores and `ranked`.
-    fn score_groups(&mut self, cycle: u32, k: usize, arm: Option<usize>) {
+    fn score_groups(&mut self, (cycle, k, decision): (u32, usize, Decision), arm: Option<usize>) {
         let policy = match (&self.policy, arm) {
             (Policy::Bandit(b), Some(arm)) => &b.arms()[arm],
             (policy, _) => policy,
@@ -660,7 +800,9 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             .iter()
             .zip(&w.live_pages)
             .map(|(&g, page)| (page, self.groups.count[g as usize]));
-        let context = policy.context(cycle, k, &self.host_rates, population, &mut w.buffers);
+        let context = policy
+            .context(cycle, k, &self.host_rates, population, &mut w.buffers)
+            .for_decision(decision);
         policy.score_into(&w.live_pages, &context, &mut w.live_scores, &mut w.buffers);
         w.group_key.resize(self.groups.slots(), 0);
         w.group_score.resize(self.groups.slots(), 0.0);

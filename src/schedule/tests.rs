@@ -4,8 +4,8 @@ use super::*;
 use crate::data::Dataset;
 use crate::formula::{Closure, Formula, Grammar};
 use crate::sim::{
-    Adaptive, Baseline, Period, RatePolicy, ScoreBuffers, ScoreContext, SimConfig, Simulator,
-    NO_HOST,
+    Adaptive, Baseline, Decision, Period, RatePolicy, ScoreBuffers, ScoreContext, SimConfig,
+    Simulator, NO_HOST,
 };
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -110,7 +110,15 @@ fn replay_with(
         let cycle = d as u32;
         let scored = d > config.warmup();
         let visit: Vec<u32> = if scored {
-            let batch = s.next_batch_capped(cycle, config.k(pages), cap).unwrap();
+            let batch = match config.decision() {
+                Decision::TopK => s.next_batch_capped(cycle, config.k(pages), cap).unwrap(),
+                Decision::Sample => s
+                    .next_batch_sampled(cycle, config.k(pages))
+                    .unwrap()
+                    .into_iter()
+                    .map(|pick| pick.page)
+                    .collect(),
+            };
             hook(&mut s, Step::Batch(cycle, &batch));
             batches.push(batch.clone());
             batch
@@ -195,6 +203,89 @@ fn batches_are_the_simulations_visits_with_hosts_weights_and_section8_terminals(
             }
         }
     }
+}
+
+/// SPEC §11's sampled decision: fed the simulation's visits, the scheduler draws the pages
+/// the simulation draws, for every kind of policy (rates sample by ρ) and bandits.
+#[test]
+fn sampled_batches_are_the_simulations_visits() {
+    let data = random_hosted_history(300, 16, 5);
+    let period = Period::whole(&data).unwrap();
+    let bandit = Policy::parse("kab5", &Grammar::extended()).unwrap();
+    for seed in [1, 7] {
+        for resources in [0.05, 0.2] {
+            let config = SimConfig::new(resources, 2)
+                .unwrap()
+                .with_seed(seed)
+                .with_metric(Metric::ChangeRate)
+                .with_decision(Decision::Sample)
+                .unwrap();
+            let sim = Simulator::new(config);
+            let all = extended_rules().into_iter().chain(rules());
+            for rule in all.chain([bandit.clone()]) {
+                let (_, visits) = sim.run_reference_traced(&period, &rule).unwrap();
+                let batches = replay(&period, &rule, &config);
+                assert_eq!(
+                    batches, visits,
+                    "{rule}, seed {seed}, resources {resources}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_sampled_batch_has_k_pages_with_their_probabilities_and_refuses_a_cap() {
+    let f: Formula = "X / n".parse().unwrap();
+    let mut s: Scheduler<u32> = Scheduler::new(Policy::formula(&f, Closure::Paper));
+    for p in 0..10 {
+        s.add(p).unwrap();
+        s.observe(&p, 1, false).unwrap();
+        // Pages 0..4 change in cycle 2 (X / n = 1/3), 4..6 in cycles 2 and 3 (2/3),
+        // 6..10 never (0).
+        s.observe(&p, 2, p < 6).unwrap();
+        s.observe(&p, 3, (4..6).contains(&p)).unwrap();
+    }
+    let batch = s.next_batch_sampled(4, 3).unwrap();
+    assert_eq!(batch.len(), 3);
+    // s = 2/3 for two pages and 1/3 for four: c = 3 / (4/3 + 4/3) = 9/8, so π = 3/4 and
+    // 3/8 (Σ π = 3); the batch is in rank order.
+    for pick in &batch {
+        let expected = if pick.page >= 4 { 0.75 } else { 0.375 };
+        assert!(
+            (pick.probability.unwrap() - expected).abs() < 1e-12,
+            "{pick:?}"
+        );
+    }
+    assert!(batch.windows(2).all(|w| w[0].score >= w[1].score));
+    // At most k pages score above 0: the top k, each for sure.
+    let all = s.next_batch_sampled(4, 7).unwrap();
+    assert_eq!(all.len(), 7);
+    assert!(all.iter().all(|p| p.probability == Some(1.0)));
+    assert!(s.next_batch_scored(4, 3, None).unwrap()[0]
+        .probability
+        .is_none());
+    assert_eq!(
+        s.rank(4, 3, Some(2), Decision::Sample),
+        Err(ScheduleError::SampleWithCap)
+    );
+    // A removed page leaves a hole the draw skips: s = 2/3 for page 4 and 1/3 for four
+    // pages, c = 3/2, so page 4 is certain and each of 0..4 drawn half the time.
+    s.remove(&5).unwrap();
+    let mut drawn = [0u32; 10];
+    for cycle in 4..404 {
+        let batch = s.next_batch_sampled(cycle, 3).unwrap();
+        assert_eq!(batch.len(), 3);
+        for pick in batch {
+            drawn[pick.page as usize] += 1;
+        }
+    }
+    assert_eq!((drawn[4], drawn[5]), (400, 0));
+    // 400 draws of probability 1/2: 5 standard deviations are 50.
+    assert!(
+        drawn[..4].iter().all(|&n| n.abs_diff(200) <= 50),
+        "{drawn:?}"
+    );
 }
 
 /// The batch by brute force: every page scored alone, fully sorted, walked with the cap.

@@ -619,7 +619,7 @@ impl Fast {
             let score = scores[group_of[p as usize] as usize];
             (!score_key(score), tie_key(walk.salt, p))
         };
-        settle(&mut self.visited, walk.k, walk.pages, key);
+        settle(&mut self.visited, walk.k, 0..walk.pages as u32, key);
         let mut chosen = Chosen::default();
         for &p in &self.visited {
             self.tally(p, walk, &mut chosen);

@@ -54,6 +54,7 @@ pub use policy::{
 };
 pub use rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
 pub use sample::{inclusion_probabilities, Decision};
+pub(crate) use sample::{inclusion_scale, sample_u, settle, weight_of, Systematic};
 pub use stats::{HostRates, PageStats, Track, NO_HOST};
 
 use crate::hash::mix64;

@@ -206,7 +206,7 @@ fn sample(
     let mut draw = Systematic::new(inclusion_scale(&mut classes, k), sample_u(seed, cycle));
     chosen.extend((0..scores.len() as u32).filter(|&p| draw.draws(weight_of(scores[p as usize]))));
     let salt = tie_salt(seed, cycle);
-    settle(chosen, k, scores.len(), |p| {
+    settle(chosen, k, 0..scores.len() as u32, |p| {
         (!score_key(scores[p as usize]), tie_key(salt, p))
     });
 }

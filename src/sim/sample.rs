@@ -160,31 +160,24 @@ impl Systematic {
 }
 
 /// Makes `drawn` exactly `k` pages in rank order: sorted by `key` (lower first), the
-/// worst-ranked dropped if there are too many, the best-ranked pages of `0..pages` not
-/// drawn added if there are too few (see the module docs on rounding).
+/// worst-ranked dropped if there are too many, the best-ranked of `candidates` (every
+/// page that may be visited, in any order) not drawn added if there are too few (see the
+/// module docs on rounding). `candidates` is walked only in that rare case.
 pub(crate) fn settle(
     drawn: &mut Vec<u32>,
     k: usize,
-    pages: usize,
+    candidates: impl IntoIterator<Item = u32>,
     key: impl Fn(u32) -> (u64, u64),
 ) {
     if drawn.len() < k {
-        let mut taken = vec![false; pages];
-        for &p in drawn.iter() {
-            taken[p as usize] = true;
-        }
-        while drawn.len() < k {
-            let best = (0..pages as u32)
-                .filter(|&p| !taken[p as usize])
-                .min_by_key(|&p| key(p));
-            match best {
-                Some(p) => {
-                    taken[p as usize] = true;
-                    drawn.push(p);
-                }
-                None => break,
-            }
-        }
+        let taken: std::collections::HashSet<u32> = drawn.iter().copied().collect();
+        let mut rest: Vec<u32> = candidates
+            .into_iter()
+            .filter(|p| !taken.contains(p))
+            .collect();
+        rest.sort_unstable_by_key(|&p| key(p));
+        let missing = k - drawn.len();
+        drawn.extend(rest.into_iter().take(missing));
     }
     drawn.sort_unstable_by_key(|&p| key(p));
     drawn.truncate(k);
@@ -336,11 +329,15 @@ mod tests {
     fn settle_fixes_a_rounding_miss() {
         let key = |p: u32| (p as u64, 0);
         let mut short = vec![3, 1];
-        settle(&mut short, 3, 5, key);
+        settle(&mut short, 3, 0..5, key);
         assert_eq!(short, [0, 1, 3]);
         let mut over = vec![4, 2, 0];
-        settle(&mut over, 2, 5, key);
+        settle(&mut over, 2, 0..5, key);
         assert_eq!(over, [0, 2]);
+        // Only candidates fill: a scheduler's free slots are not pages.
+        let mut holes = vec![4];
+        settle(&mut holes, 3, [1, 3, 4, 6], key);
+        assert_eq!(holes, [1, 3, 4]);
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub fn run(args: Args) -> Result<()> {
     let dataset = args.data.load(false)?;
     let config = args.sim.config()?.with_metric(args.metric.metric);
     let policies = match &args.policies {
-        Some(list) => policy_list(list)?,
+        Some(list) => policy_list("--policies", list)?,
         None => Policy::named(),
     };
     let levels = args.sim.levels()?;
@@ -185,7 +185,7 @@ fn sweep(
     bar.finish();
     let metric = config.metric();
     let against = match &args.eval.savings_against {
-        Some(list) => policy_list(list)?,
+        Some(list) => policy_list("--savings-against", list)?,
         None => Vec::new(),
     };
     let savings = savings(&periods, config, &table, &against, &seeds, metric)?;
@@ -320,7 +320,7 @@ pub fn shown_metrics(metric: Metric) -> Vec<Metric> {
 /// The position of the reference policy: `--reference`, else `lambda` when listed.
 fn reference_index(policies: &[Policy], reference: Option<&str>) -> Result<Option<usize>> {
     let name = reference.unwrap_or("lambda");
-    let wanted = policy_list(name)?;
+    let wanted = policy_list("--reference", name)?;
     let found = policies.iter().position(|p| Some(p) == wanted.first());
     match (found, reference) {
         (None, Some(r)) => anyhow::bail!("--reference {r}: not among the --policies"),

@@ -246,8 +246,9 @@ impl PolicyArgs {
 }
 
 /// The policies of a comma-separated list (commas inside parentheses, as in
-/// `adaptive(init: 7, ...)`, do not separate), each read as `--policy` reads one.
-pub fn policy_list(list: &str) -> Result<Vec<Policy>> {
+/// `adaptive(init: 7, ...)`, do not separate), each read as `--policy` reads one; errors
+/// name `flag`, the flag that gave the list.
+pub fn policy_list(flag: &str, list: &str) -> Result<Vec<Policy>> {
     let grammar = Grammar::extended();
     let (mut items, mut depth, mut start) = (Vec::new(), 0i32, 0);
     for (i, c) in list.char_indices() {
@@ -266,12 +267,11 @@ pub fn policy_list(list: &str) -> Result<Vec<Policy>> {
     for item in items {
         let item = item.trim();
         if item.is_empty() {
-            bail!("--policies `{list}`: an empty entry (two commas, or a trailing comma)");
+            bail!("{flag} `{list}`: an empty entry (two commas, or a trailing comma)");
         }
-        let policy =
-            Policy::parse(item, &grammar).with_context(|| format!("--policies: `{item}`"))?;
+        let policy = Policy::parse(item, &grammar).with_context(|| format!("{flag}: `{item}`"))?;
         if policies.contains(&policy) {
-            bail!("--policies: `{item}` is listed twice");
+            bail!("{flag}: `{item}` is listed twice");
         }
         policies.push(policy);
     }

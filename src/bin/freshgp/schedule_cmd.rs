@@ -5,7 +5,7 @@ use crate::common::PolicyArgs;
 use anyhow::{bail, Context, Result};
 use freshgp::data::stats::count;
 use freshgp::schedule::{log, Scheduler, StateLock};
-use freshgp::sim::SimConfig;
+use freshgp::sim::{Decision, SimConfig};
 use serde_json::json;
 use std::io::{BufReader, Write};
 use std::path::PathBuf;
@@ -51,6 +51,12 @@ pub struct Args {
     /// not capped).
     #[arg(long, value_name = "M")]
     host_cap: Option<usize>,
+    /// How the batch is decided (SPEC §11): `top-k` (the best-scored pages) or `sample`
+    /// (exactly k pages drawn with inclusion probabilities from the scores, the uniform
+    /// seeded by (--tie-seed, cycle); not with --host-cap). --json then gives each page's
+    /// probability.
+    #[arg(long, value_name = "top-k|sample", default_value_t = Decision::TopK)]
+    decision: Decision,
     /// The cycle to schedule (default: 1 + the latest observed cycle).
     #[arg(long, value_name = "D")]
     cycle: Option<u32>,
@@ -72,6 +78,12 @@ pub fn run(args: Args) -> Result<()> {
     if args.host_cap == Some(0) {
         // Before anything is read or written: the library refuses it too, later.
         bail!("--host-cap must be at least 1 (a cap of 0 would crawl no page of any host)");
+    }
+    if args.decision == Decision::Sample && args.host_cap.is_some() {
+        bail!(
+            "--decision sample cannot take --host-cap: the draw fixes each page's inclusion \
+             probability, which a cap would change (SPEC §11)"
+        );
     }
     let given = args.policy.policy()?;
     if let Some(policy) = &given {
@@ -104,7 +116,10 @@ pub fn run(args: Args) -> Result<()> {
         (None, Some(r)) => SimConfig::new(r, 0)?.k(scheduler.len()),
         (None, None) => bail!("give --k or --resources"),
     };
-    let batch = scheduler.next_batch_scored(cycle, k, args.host_cap)?;
+    let batch = match args.decision {
+        Decision::TopK => scheduler.next_batch_scored(cycle, k, args.host_cap)?,
+        Decision::Sample => scheduler.next_batch_sampled(cycle, k)?,
+    };
     scheduler
         .save(&args.state)
         .context("cannot save the state")?;
@@ -114,30 +129,8 @@ pub fn run(args: Args) -> Result<()> {
         scheduler.latest_cycle(),
         count(batch.len(), "page")
     );
+    report_bandit(&scheduler);
     let drawn = scheduler.drawn().zip(scheduler.policy().bandit());
-    if let Some(((d, arm, rate, found, observed, k), bandit)) =
-        scheduler.settled().zip(scheduler.policy().bandit())
-    {
-        let unreported = if observed < k {
-            format!(
-                "; {} of its pages were not reported downloaded and count as unchanged",
-                k - observed
-            )
-        } else {
-            String::new()
-        };
-        eprintln!(
-            "bandit: the batch of cycle {d} (arm {arm}, {}) earned change rate {rate:.4}: {found} of {k} pages changed{unreported}",
-            bandit.arms()[arm]
-        );
-    }
-    if let Some(((_, arm, q), bandit)) = drawn {
-        eprintln!(
-            "bandit: arm {arm} ({}) drawn with probability {:.4}",
-            bandit.arms()[arm],
-            q[arm]
-        );
-    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if args.json {
         let value = json!({
@@ -145,6 +138,7 @@ pub fn run(args: Args) -> Result<()> {
             "cycle": cycle,
             "k": k,
             "host_cap": args.host_cap,
+            "decision": args.decision.name(),
             "pages": scheduler.len(),
             "batch": batch,
         });
@@ -161,6 +155,34 @@ pub fn run(args: Args) -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// A bandit policy's news on stderr: the reward of the batch it settled, the arm drawn.
+fn report_bandit(scheduler: &Scheduler) {
+    let Some(bandit) = scheduler.policy().bandit() else {
+        return;
+    };
+    if let Some((d, arm, rate, found, observed, k)) = scheduler.settled() {
+        let unreported = if observed < k {
+            format!(
+                "; {} of its pages were not reported downloaded and count as unchanged",
+                k - observed
+            )
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "bandit: the batch of cycle {d} (arm {arm}, {}) earned change rate {rate:.4}: {found} of {k} pages changed{unreported}",
+            bandit.arms()[arm]
+        );
+    }
+    if let Some((_, arm, q)) = scheduler.drawn() {
+        eprintln!(
+            "bandit: arm {arm} ({}) drawn with probability {:.4}",
+            bandit.arms()[arm],
+            q[arm]
+        );
+    }
 }
 
 /// The saved state, checked against the policy and seed given, or a new one.

@@ -237,11 +237,11 @@ fn sweep(
     }
     writeln!(
         stdout,
-        "{}: {} pages × {} cycles; {} run(s) (seeds {}); decision {}",
+        "{}: {} pages × {} cycles; {} (seeds {}); decision {}",
         policy.label(),
         period.pages(),
         period.len(),
-        seeds.len(),
+        freshgp::data::stats::count(seeds.len(), "run"),
         seeds
             .iter()
             .map(u64::to_string)
