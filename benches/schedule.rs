@@ -111,6 +111,14 @@ fn bench(c: &mut Criterion) {
     group.bench_function("formula-15-k-5pct-host-cap-20", |b| {
         b.iter(|| s.next_batch_capped(next, k, Some(20)).unwrap())
     });
+    // SPEC §11's draw: one pass over every slot in slot order.
+    group.bench_function("formula-15-k-5pct-sampled", |b| {
+        b.iter(|| {
+            let batch = s.next_batch_sampled(next, k).unwrap();
+            assert_eq!(batch.len(), k);
+            batch
+        })
+    });
     // Not a criterion measurement: one save/load round trip in memory, for the record.
     let start = Instant::now();
     let bytes = s.to_bytes().unwrap();

@@ -35,8 +35,17 @@ pub(crate) fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_with(path, |out| out.write_all(bytes))
 }
 
-/// `.NAME.PID.tmp` beside `path` (same directory, so the rename stays on one file system).
+/// `.NAME.PID.NONCE.tmp` beside `path` (same directory, so the rename stays on one file
+/// system). The nonce (the clock's nanoseconds and a per-process count, mixed) keeps apart
+/// writers with the same process id: threads of one process, or processes on different
+/// machines of a cluster writing to one shared directory.
 fn temp_path(path: &Path) -> PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let nonce = crate::hash::mix64(nanos ^ COUNT.fetch_add(1, Ordering::Relaxed).rotate_left(40));
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -45,7 +54,7 @@ fn temp_path(path: &Path) -> PathBuf {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    dir.join(format!(".{name}.{}.tmp", std::process::id()))
+    dir.join(format!(".{name}.{}.{nonce:016x}.tmp", std::process::id()))
 }
 
 #[cfg(test)]

@@ -298,6 +298,47 @@ fn shards_merge_into_the_unsharded_report() {
     assert_same_reports(&whole, &s0);
 }
 
+/// `--shard auto` in a Slurm array (`sbatch --array=1-2`): each task runs its shard into
+/// one shared directory with `--resume`, and the last one writes the report.
+#[test]
+fn slurm_array_tasks_shard_a_study_into_one_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let study = write_study(tmp.path(), TINY);
+    let whole = tmp.path().join("whole");
+    run(&study, &whole, &[]);
+    let shared = tmp.path().join("shared");
+    for task in ["1", "2"] {
+        freshgp()
+            .env("SLURM_ARRAY_TASK_ID", task)
+            .env("SLURM_ARRAY_TASK_COUNT", "2")
+            .env("SLURM_ARRAY_TASK_MIN", "1")
+            .env("SLURM_ARRAY_TASK_MAX", "2")
+            .env("SLURM_ARRAY_TASK_STEP", "1")
+            .args(["experiment", "--shard", "auto", "--resume", "--out"])
+            .arg(&shared)
+            .arg(&study)
+            .assert()
+            .success();
+        let expected = if task == "1" { 13 } else { 25 };
+        assert_eq!(unit_files(&shared).len(), expected, "after task {task}");
+    }
+    assert_same_reports(&whole, &shared);
+    // Outside Slurm, `auto` says what it needs.
+    let out = freshgp()
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .args(["experiment", "--shard", "auto", "--out"])
+        .arg(tmp.path().join("nowhere"))
+        .arg(&study)
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("--shard auto") && stderr.contains("SLURM_ARRAY_TASK_ID is not set"),
+        "{stderr}"
+    );
+    assert!(!tmp.path().join("nowhere").exists());
+}
+
 #[test]
 fn a_different_study_is_refused() {
     let tmp = tempfile::tempdir().unwrap();

@@ -118,6 +118,27 @@ impl std::fmt::Display for DatasetRecord {
     }
 }
 
+/// Whether `dir` is absent, empty, or holds only what [`Store::create`] writes before
+/// `study.json` is in place (an empty `units/`, temporary files `.*.tmp`): what a
+/// directory looks like while another shard of the same study is creating it.
+fn being_created(dir: &Path) -> std::io::Result<bool> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(true),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let temporary = name.starts_with('.') && name.ends_with(".tmp");
+        let empty_units = name == UNITS_DIR && std::fs::read_dir(entry.path())?.next().is_none();
+        if !(temporary || empty_units) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 fn io(path: &Path, e: std::io::Error) -> StoreError {
     StoreError::Io {
         path: path.display().to_string(),
@@ -198,17 +219,15 @@ impl Store {
         Ok(store)
     }
 
-    /// The checks of [`Store::create`], without writing anything.
+    /// The checks of [`Store::create`], without writing anything. A directory another
+    /// run is creating at this moment (shards of one study started together on a shared
+    /// file system) counts as empty: see [`being_created`].
     pub fn check(dir: &Path, study: &Study, resume: bool) -> Result<Store, StoreError> {
         let store = Store {
             dir: dir.to_path_buf(),
         };
         let shown = dir.display().to_string();
-        let empty = match std::fs::read_dir(dir) {
-            Ok(mut entries) => entries.next().is_none(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
-            Err(e) => return Err(io(dir, e)),
-        };
+        let empty = being_created(dir).map_err(|e| io(dir, e))?;
         if !empty {
             let stored = match store.study() {
                 Ok(s) => s,
@@ -377,5 +396,29 @@ impl Store {
             copied += 1;
         }
         Ok(copied)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_being_created_by_another_shard_counts_as_empty() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("out");
+        assert!(being_created(&dir).unwrap(), "absent");
+        std::fs::create_dir_all(dir.join(UNITS_DIR)).unwrap();
+        std::fs::write(dir.join(".study.json.12.00ff.tmp"), "{").unwrap();
+        assert!(
+            being_created(&dir).unwrap(),
+            "empty units/ and a temporary file"
+        );
+        std::fs::write(dir.join(UNITS_DIR).join("baselines-r0.json"), "{}").unwrap();
+        assert!(!being_created(&dir).unwrap(), "a stored unit");
+        let other = tmp.path().join("other");
+        std::fs::create_dir_all(&other).unwrap();
+        std::fs::write(other.join("notes.txt"), "mine").unwrap();
+        assert!(!being_created(&other).unwrap(), "a user's file");
     }
 }

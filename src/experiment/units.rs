@@ -154,6 +154,48 @@ impl Shard {
     pub(crate) fn holds(&self, i: usize) -> bool {
         i % self.count == self.index
     }
+
+    /// The shard of a Slurm array task, from the variables Slurm sets in its environment
+    /// (`env` looks one up): shard `(SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN) /
+    /// SLURM_ARRAY_TASK_STEP` of `SLURM_ARRAY_TASK_COUNT`. Any range works
+    /// (`--array=0-7`, `--array=1-8`, `--array=0-14:2`, with or without a `%` limit); a list
+    /// of ids that is not a range (`--array=1,4,5`) is refused, since its tasks would not
+    /// cover every shard.
+    pub fn from_slurm(env: impl Fn(&str) -> Option<String>) -> Result<Shard, String> {
+        let var = |name: &str| -> Result<Option<usize>, String> {
+            match env(name) {
+                None => Ok(None),
+                Some(v) => v
+                    .trim()
+                    .parse()
+                    .map(Some)
+                    .map_err(|_| format!("{name}={v:?} is not a non-negative integer")),
+            }
+        };
+        let need = |name: &str| -> Result<usize, String> {
+            var(name)?.ok_or_else(|| {
+                format!(
+                    "{name} is not set: `--shard auto` runs inside a Slurm array job \
+                     (sbatch --array=0-N); elsewhere give --shard i/n"
+                )
+            })
+        };
+        let id = need("SLURM_ARRAY_TASK_ID")?;
+        let count = need("SLURM_ARRAY_TASK_COUNT")?;
+        let min = var("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+        let step = var("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1).max(1);
+        let max = var("SLURM_ARRAY_TASK_MAX")?.unwrap_or(min + (count.max(1) - 1) * step);
+        let is_range = count >= 1 && max >= min && (max - min) / step + 1 == count;
+        if !is_range || id < min || id > max || (id - min) % step != 0 {
+            return Err(format!(
+                "the Slurm array (SLURM_ARRAY_TASK_ID={id}, COUNT={count}, MIN={min}, \
+                 MAX={max}, STEP={step}) is not a range of task ids: use --array=0-{} \
+                 (a list of ids would leave shards unrun)",
+                count.max(1) - 1
+            ));
+        }
+        Shard::new((id - min) / step, count).ok_or_else(|| "invariant: id in range".into())
+    }
 }
 
 impl std::str::FromStr for Shard {
@@ -774,6 +816,79 @@ mod tests {
                 "b-r2-s7.json"
             ]
         );
+    }
+
+    #[test]
+    fn slurm_arrays_give_shards() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let shard = |vars| Shard::from_slurm(env(vars)).map(|s| (s.index(), s.count()));
+        // --array=0-7: task 3.
+        assert_eq!(
+            shard(&[
+                ("SLURM_ARRAY_TASK_ID", "3"),
+                ("SLURM_ARRAY_TASK_COUNT", "8"),
+                ("SLURM_ARRAY_TASK_MIN", "0"),
+                ("SLURM_ARRAY_TASK_MAX", "7"),
+                ("SLURM_ARRAY_TASK_STEP", "1"),
+            ]),
+            Ok((3, 8))
+        );
+        // --array=1-8: ids start at 1.
+        assert_eq!(
+            shard(&[
+                ("SLURM_ARRAY_TASK_ID", "1"),
+                ("SLURM_ARRAY_TASK_COUNT", "8"),
+                ("SLURM_ARRAY_TASK_MIN", "1"),
+                ("SLURM_ARRAY_TASK_MAX", "8"),
+            ]),
+            Ok((0, 8))
+        );
+        // --array=0-14:2: eight tasks 0, 2, ..., 14.
+        assert_eq!(
+            shard(&[
+                ("SLURM_ARRAY_TASK_ID", "14"),
+                ("SLURM_ARRAY_TASK_COUNT", "8"),
+                ("SLURM_ARRAY_TASK_MIN", "0"),
+                ("SLURM_ARRAY_TASK_MAX", "14"),
+                ("SLURM_ARRAY_TASK_STEP", "2"),
+            ]),
+            Ok((7, 8))
+        );
+        // Only the two required variables: ids 0..count.
+        assert_eq!(
+            shard(&[
+                ("SLURM_ARRAY_TASK_ID", "2"),
+                ("SLURM_ARRAY_TASK_COUNT", "4")
+            ]),
+            Ok((2, 4))
+        );
+        // --array=1,4,5: not a range.
+        let list = shard(&[
+            ("SLURM_ARRAY_TASK_ID", "4"),
+            ("SLURM_ARRAY_TASK_COUNT", "3"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_MAX", "5"),
+        ]);
+        assert!(list.unwrap_err().contains("not a range"));
+        let outside = shard(&[
+            ("SLURM_ARRAY_TASK_ID", "4"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ]);
+        assert!(outside.unwrap_err().contains("--array=0-3"));
+        assert!(shard(&[])
+            .unwrap_err()
+            .contains("SLURM_ARRAY_TASK_ID is not set"));
+        let garbled = shard(&[
+            ("SLURM_ARRAY_TASK_ID", "x"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+        ]);
+        assert!(garbled.unwrap_err().contains("SLURM_ARRAY_TASK_ID=\"x\""));
     }
 
     #[test]

@@ -651,7 +651,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
 
     /// Leaves the batch's slots in rank order in `self.work.chosen`: scores the groups,
     /// then draws the pages (`decision` sample, [`Scheduler::sample_pages`]) or takes the
-    /// best ones ([`Scheduler::take_best`]).
+    /// best ones.
     fn rank(
         &mut self,
         cycle: u32,
@@ -676,22 +676,11 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         if decision == Decision::Sample {
             self.work.decided = self.sample_pages(cycle, k, salt);
         }
-        if !matches!(self.work.decided, Decided::Drawn(_)) {
-            self.take_best(k, host_cap, salt);
-        }
-        if let Some(live) = &mut self.bandit {
-            live.chose(self.work.chosen.iter().map(|&(_, _, slot)| slot));
-        }
-        Ok(())
-    }
-
-    /// The top-k decision into `chosen`: the best `k` pages, and under a host cap the
-    /// capped walk of a prefix of the ranking that doubles until the cap leaves `k` pages
-    /// (or the ranking ends).
-    fn take_best(&mut self, k: usize, host_cap: Option<usize>, salt: u64) {
-        let pages = self.index.len();
         let mut want = k;
-        loop {
+        while !matches!(self.work.decided, Decided::Drawn(_)) {
+            // The top-k decision: the best `want` pages; under a host cap, the capped walk
+            // of a prefix of the ranking that doubles until the cap leaves `k` pages (or
+            // the ranking ends).
             self.best_pages(want, salt);
             let done = match host_cap {
                 None => true,
@@ -702,6 +691,10 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             }
             want = want.saturating_mul(2).min(pages);
         }
+        if let Some(live) = &mut self.bandit {
+            live.chose(self.work.chosen.iter().map(|&(_, _, slot)| slot));
+        }
+        Ok(())
     }
 
     /// Refuses a batch the state cannot give (see [`ScheduleError`]).

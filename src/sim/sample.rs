@@ -179,7 +179,8 @@ pub(crate) fn settle(
         let missing = k - drawn.len();
         drawn.extend(rest.into_iter().take(missing));
     }
-    drawn.sort_unstable_by_key(|&p| key(p));
+    // Each key once (a tie key is a hash): k log k comparisons would recompute it.
+    drawn.sort_by_cached_key(|&p| key(p));
     drawn.truncate(k);
 }
 

@@ -21,16 +21,48 @@ pub struct Args {
     #[arg(long)]
     resume: bool,
     /// Run only the units whose index modulo n is i (e.g. 0/4); merge the shards with
-    /// `freshgp report DIR --merge OTHER`.
-    #[arg(long, value_name = "i/n", default_value = "0/1")]
-    shard: Shard,
+    /// `freshgp report DIR --merge OTHER`. `auto`: the shard of this Slurm array task
+    /// (SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT; see the README).
+    #[arg(long, value_name = "i/n|auto", default_value = "0/1")]
+    shard: ShardArg,
     /// No progress on stderr.
     #[arg(long)]
     quiet: bool,
 }
 
+/// `--shard`: a shard, or `auto` for a Slurm array task's.
+#[derive(Debug, Clone, Copy)]
+enum ShardArg {
+    Given(Shard),
+    Slurm,
+}
+
+impl std::str::FromStr for ShardArg {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<ShardArg, String> {
+        match s.trim() {
+            "auto" => Ok(ShardArg::Slurm),
+            other => other.parse().map(ShardArg::Given),
+        }
+    }
+}
+
+impl ShardArg {
+    /// The shard to run (`auto` reads the Slurm array variables).
+    fn resolve(self) -> Result<Shard> {
+        match self {
+            ShardArg::Given(shard) => Ok(shard),
+            ShardArg::Slurm => Shard::from_slurm(|name| std::env::var(name).ok())
+                .map_err(anyhow::Error::msg)
+                .context("--shard auto"),
+        }
+    }
+}
+
 /// Runs `freshgp experiment`.
 pub fn run(args: Args) -> Result<()> {
+    let shard = args.shard.resolve()?;
     let study = Study::load(&args.file)?;
     let out = args
         .out
@@ -51,8 +83,8 @@ pub fn run(args: Args) -> Result<()> {
         let d = runner.dataset();
         eprintln!("{} pages × {} cycles", d.pages(), d.cycles());
     }
-    let mut progress = ProgressLines::new(args.shard, &out);
-    let ran = units::run_study(&runner, &store, args.shard, |event| {
+    let mut progress = ProgressLines::new(shard, &out);
+    let ran = units::run_study(&runner, &store, shard, |event| {
         if !quiet {
             progress.show(event)
         }
