@@ -221,7 +221,7 @@ impl Store {
 
     /// The checks of [`Store::create`], without writing anything. A directory another
     /// run is creating at this moment (shards of one study started together on a shared
-    /// file system) counts as empty: see [`being_created`].
+    /// file system) counts as empty (see `being_created`).
     pub fn check(dir: &Path, study: &Study, resume: bool) -> Result<Store, StoreError> {
         let store = Store {
             dir: dir.to_path_buf(),
