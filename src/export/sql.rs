@@ -102,6 +102,13 @@ fn exact_decimal(c: f64) -> bool {
     let fraction = (digits - 1 - exponent).max(0);
     // c = m · 2^-k with m odd: its exact decimal has exactly k digits after the point
     // (m·5^k / 10^k, and m·5^k is odd), 0 for an integer.
+    let k = (-odd_significand(c).1).max(0);
+    let integer_exact = k > 0 || c.abs() < (1u64 << 53) as f64;
+    digits <= 15 && fraction <= 22 && fraction == k && integer_exact
+}
+
+/// `|c| = m · 2^e` with `m` odd, for finite, nonzero `c`.
+fn odd_significand(c: f64) -> (u64, i64) {
     let bits = c.abs().to_bits();
     let (exp_bits, mantissa_bits) = ((bits >> 52) as i64, bits & ((1 << 52) - 1));
     let (m, e) = if exp_bits == 0 {
@@ -109,9 +116,8 @@ fn exact_decimal(c: f64) -> bool {
     } else {
         (mantissa_bits | (1 << 52), exp_bits - 1075)
     };
-    let k = (-(e + m.trailing_zeros() as i64)).max(0);
-    let integer_exact = k > 0 || c.abs() < (1u64 << 53) as f64;
-    digits <= 15 && fraction <= 22 && fraction == k && integer_exact
+    let zeros = m.trailing_zeros();
+    (m >> zeros, e + zeros as i64)
 }
 
 /// `c` as an exact product of an integer and powers of two, `(CAST(m AS DOUBLE PRECISION) / 2^62 /
@@ -119,16 +125,7 @@ fn exact_decimal(c: f64) -> bool {
 /// engine, and scaling by a power of two is exact (the intermediate values have the same
 /// significand as `c` and exponents between 0 and its own).
 fn exact_binary(c: f64) -> String {
-    let bits = c.abs().to_bits();
-    let (exp_bits, mantissa_bits) = ((bits >> 52) as i64, bits & ((1 << 52) - 1));
-    let (mut m, mut e) = if exp_bits == 0 {
-        (mantissa_bits, -1074)
-    } else {
-        (mantissa_bits | (1 << 52), exp_bits - 1075)
-    };
-    let zeros = m.trailing_zeros();
-    m >>= zeros;
-    e += zeros as i64;
+    let (m, e) = odd_significand(c);
     let sign = if c < 0.0 { "-" } else { "" };
     let mut out = format!("(CAST({sign}{m} AS DOUBLE PRECISION)");
     let op = if e < 0 { '/' } else { '*' };

@@ -10,7 +10,7 @@ use super::bandit::Chooser;
 use super::metrics::{
     discount, fresh_weight, weighted_ideal, Discounts, Outcome, Tally, WeightedTally,
 };
-use super::sample::{inclusion_scale, sample_u, settle, weight_of, Systematic};
+use super::sample::{inclusion_scale, page_classes, sample_u, settle, weight_of, Systematic};
 use super::{
     score_key, stdsort, tie_key, tie_salt, Decision, Histories, HostRates, PageState, Period,
     Policy, ScoreBuffers, SimConfig, TieBreak, Track,
@@ -193,12 +193,7 @@ fn sample(
     chosen: &mut Vec<u32>,
 ) {
     chosen.clear();
-    let mut classes: Vec<(f64, u64)> = scores
-        .iter()
-        .map(|&s| weight_of(s))
-        .filter(|&s| s > 0.0)
-        .map(|s| (s, 1))
-        .collect();
+    let mut classes = page_classes(scores);
     if classes.len() <= k {
         chosen.extend_from_slice(&order[..k]);
         return;

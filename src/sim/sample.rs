@@ -94,6 +94,17 @@ pub(crate) fn weight_of(score: f64) -> f64 {
     }
 }
 
+/// The classes of [`inclusion_scale`] when every page is its own: each positive
+/// sampling weight with a count of 1.
+pub(crate) fn page_classes(scores: &[f64]) -> Vec<(f64, u64)> {
+    scores
+        .iter()
+        .map(|&s| weight_of(s))
+        .filter(|&s| s > 0.0)
+        .map(|s| (s, 1))
+        .collect()
+}
+
 /// The scale `c` with `Σ min(1, c·s) = k` over `classes`, the positive sampling weights
 /// with their numbers of pages (sorted and merged here, so any grouping of the same
 /// pages gives the same `c` bit for bit).
@@ -219,13 +230,7 @@ pub fn inclusion_probabilities(scores: &[f64], k: usize) -> Vec<f64> {
         }
         return pi;
     }
-    let mut classes: Vec<(f64, u64)> = scores
-        .iter()
-        .map(|&s| weight_of(s))
-        .filter(|&s| s > 0.0)
-        .map(|s| (s, 1))
-        .collect();
-    let scale = inclusion_scale(&mut classes, k);
+    let scale = inclusion_scale(&mut page_classes(scores), k);
     let draw = Systematic::new(scale, 0.0);
     scores
         .iter()
@@ -241,12 +246,7 @@ mod tests {
         let pi = inclusion_probabilities(scores, k);
         let total: f64 = pi.iter().sum();
         assert!((total - k as f64).abs() < 1e-9, "Σπ = {total}");
-        let mut classes: Vec<(f64, u64)> = scores
-            .iter()
-            .map(|&s| (weight_of(s), 1))
-            .filter(|c| c.0 > 0.0)
-            .collect();
-        let mut s = Systematic::new(inclusion_scale(&mut classes, k), u);
+        let mut s = Systematic::new(inclusion_scale(&mut page_classes(scores), k), u);
         (0..scores.len() as u32)
             .filter(|&p| s.draws(weight_of(scores[p as usize])))
             .collect()
