@@ -40,7 +40,8 @@
 //! evaluates only operations that read a terminal. Every remaining operator node becomes one
 //! local variable (`v0`, `v1`, ... in postfix order), so the code never recurses or nests
 //! deeper than one call, whatever the formula's depth. SQL has no local variables: there
-//! each tree level becomes one common table expression (see [`Language::Sql`]).
+//! each tree level becomes one common table expression (see [`Language::Sql`]), and each
+//! [`Dialect`] writes the protected operators with its own functions.
 //!
 //! The export is one [`Formula::fold`] that lowers the formula to these steps, then one
 //! walk that writes them through a private `Target` trait: how a language writes a literal,
@@ -83,9 +84,12 @@
 
 mod c;
 mod java;
+mod postgres;
 mod python;
 mod rust;
 mod sql;
+
+pub use sql::Dialect;
 
 use crate::formula::ops::{BinaryKind, Kind, UnaryKind};
 use crate::formula::{Closure, Formula, Grammar, Terminal, Visit};
@@ -112,39 +116,49 @@ pub enum Language {
     /// Rust 1.66 or later (for `std::hint::black_box`, which keeps LLVM from rewriting `pow`
     /// with a constant operand), `f64` throughout, no dependencies.
     Rust,
-    /// SQLite 3.35 or later built with its math functions (`ln`, `exp`, `pow`; the default
-    /// for the `sqlite3` shell and most distributions). A `WITH` query that reads a table
-    /// or view named `pages` with one column per terminal the formula reads (by name, in
-    /// any column order; SQLite matches the names ignoring case), and returns
-    /// every column of `pages`, one helper column per operator (`<name>_v0`, ...) and the
-    /// score as column `<name>`. Each tree level is one table expression (`MATERIALIZED`
-    /// under the reference closure, whose division reads its operands several times). In
-    /// SQLite every NaN result is NULL, which the query maps to 0 exactly as the closure
-    /// does, and `9e999` is +inf. Not for PostgreSQL: it raises errors where the closure
-    /// yields ±inf (float overflow, `exp` of large values), rejects `9e999` and has no
-    /// scalar `max()` (the reference closure's `log` uses it).
-    Sql,
+    /// SQL for one [`Dialect`] (SQLite, DuckDB, PostgreSQL or Spark SQL): a `WITH` query
+    /// that reads a table or view named `pages` with one column per terminal the formula
+    /// reads (by name, in any column order; unquoted names match ignoring case), and
+    /// returns every column of `pages`, one helper column per operator (`<name>_v0`, ...)
+    /// and the score as column `<name>`. Each tree level is one table expression
+    /// (`MATERIALIZED` where an operation reads a column more than once and the dialect
+    /// has the keyword). Each dialect's protected operators are written with its own
+    /// functions, guarded where the engine departs from IEEE arithmetic: see [`Dialect`]
+    /// for what each one computes exactly and where not.
+    Sql(Dialect),
 }
 
 impl Language {
     /// Every target language.
-    pub const ALL: [Language; 5] = [
+    pub const ALL: [Language; 8] = [
         Language::Python,
         Language::C,
         Language::Java,
         Language::Rust,
-        Language::Sql,
+        Language::Sql(Dialect::Sqlite),
+        Language::Sql(Dialect::Duckdb),
+        Language::Sql(Dialect::Postgres),
+        Language::Sql(Dialect::Spark),
     ];
 
-    /// The name accepted by `--to`: `python`, `c`, `java`, `rust`, `sql`.
+    /// The language's name: `python`, `c`, `java`, `rust`, `sql` (SQLite), `sql/duckdb`,
+    /// `sql/postgres`, `sql/spark`.
     pub fn name(self) -> &'static str {
         match self {
             Language::Python => "python",
             Language::C => "c",
             Language::Java => "java",
             Language::Rust => "rust",
-            Language::Sql => "sql",
+            Language::Sql(Dialect::Sqlite) => "sql",
+            Language::Sql(Dialect::Duckdb) => "sql/duckdb",
+            Language::Sql(Dialect::Postgres) => "sql/postgres",
+            Language::Sql(Dialect::Spark) => "sql/spark",
         }
+    }
+
+    /// Whether this is SQL (whose names match ignoring case).
+    fn is_sql(self) -> bool {
+        matches!(self, Language::Sql(_))
     }
 
     /// Words that cannot be a function name in this language (a short, practical list).
@@ -154,7 +168,7 @@ impl Language {
             Language::C => C_RESERVED,
             Language::Java => JAVA_RESERVED,
             Language::Rust => RUST_RESERVED,
-            Language::Sql => SQL_RESERVED,
+            Language::Sql(_) => SQL_RESERVED,
         }
     }
 }
@@ -322,7 +336,8 @@ impl fmt::Display for Language {
 impl FromStr for Language {
     type Err = ExportError;
 
-    /// Reads a language name (case-insensitive): `python`, `c`, `java`, `rust`, `sql`.
+    /// Reads a language name (case-insensitive): `python`, `c`, `java`, `rust`, `sql`,
+    /// `sql/duckdb`, `sql/postgres`, `sql/spark`.
     fn from_str(s: &str) -> Result<Language, ExportError> {
         Language::ALL
             .into_iter()
@@ -344,8 +359,12 @@ pub enum ExportError {
         /// What is wrong with it.
         reason: String,
     },
-    /// The language name is not one of `python c java rust sql`.
-    #[error("unknown language `{0}`: expected one of python, c, java, rust, sql")]
+    /// The language name is not one of `python c java rust sql sql/duckdb sql/postgres
+    /// sql/spark`.
+    #[error(
+        "unknown language `{0}`: expected one of python, c, java, rust, sql, sql/duckdb, \
+         sql/postgres, sql/spark"
+    )]
     UnknownLanguage(String),
 }
 
@@ -378,7 +397,7 @@ pub fn export(
         Language::C => emit_function(&c::C, &lowered, name, &header),
         Language::Java => emit_function(&java::Java, &lowered, name, &header),
         Language::Rust => emit_function(&rust::Rust, &lowered, name, &header),
-        Language::Sql => sql::emit(&lowered, name, &header),
+        Language::Sql(dialect) => sql::emit(dialect, &lowered, name, &header),
     })
 }
 
@@ -403,7 +422,7 @@ fn check_name(name: &str, language: Language) -> Result<(), ExportError> {
     if name.len() > 64 {
         return bad("it is longer than 64 characters");
     }
-    let reserved = if language == Language::Sql {
+    let reserved = if language.is_sql() {
         let lower = name.to_ascii_lowercase();
         language.reserved().contains(&lower.as_str())
     } else {
@@ -416,7 +435,7 @@ fn check_name(name: &str, language: Language) -> Result<(), ExportError> {
         ));
     }
     let is_terminal = Terminal::ALL.iter().any(|t| {
-        if language == Language::Sql {
+        if language.is_sql() {
             t.name().eq_ignore_ascii_case(name)
         } else {
             t.name() == name
@@ -749,8 +768,9 @@ mod tests {
             ],
             Language::Java => &["a", "b", "x", "Math", "Double"],
             Language::Rust => &["a", "b", "x", "f64", "std"],
-            Language::Sql => &[
+            Language::Sql(_) => &[
                 "abs",
+                "atan2",
                 "as",
                 "case",
                 "cast",
@@ -759,12 +779,16 @@ mod tests {
                 "else",
                 "end",
                 "exp",
+                "false",
+                "floor",
                 "ln",
                 "max",
                 "nullif",
                 "pow",
+                "power",
                 "precision",
                 "select",
+                "sign",
                 "then",
                 "when",
             ],
@@ -813,7 +837,7 @@ mod tests {
                 );
             }
             for language in Language::ALL {
-                let sql = language == Language::Sql;
+                let sql = language.is_sql();
                 let same = |w: &&str| {
                     if sql {
                         w.eq_ignore_ascii_case(name)
@@ -912,8 +936,14 @@ mod tests {
                 "{bad:?} accepted"
             );
         }
-        assert!(export(&g, Closure::Paper, Language::Sql, "SELECT").is_err());
-        assert!(export(&g, Closure::Paper, Language::Sql, "x").is_err());
+        assert!(export(
+            &g,
+            Closure::Paper,
+            Language::Sql(Dialect::Postgres),
+            "SELECT"
+        )
+        .is_err());
+        assert!(export(&g, Closure::Paper, Language::Sql(Dialect::Sqlite), "x").is_err());
         assert!(export(&g, Closure::Paper, Language::C, "x").is_ok());
         assert!(export(&g, Closure::Paper, Language::Rust, "my_score2").is_ok());
     }

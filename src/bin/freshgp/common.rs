@@ -109,6 +109,11 @@ impl From<HorizonArg> for freshgp::data::split::Horizon {
     }
 }
 
+/// An SQL dialect's name, as `--dialect` writes it.
+pub fn parse_dialect(s: &str) -> Result<freshgp::export::Dialect, String> {
+    s.parse()
+}
+
 /// A metric's name, as flags write it.
 pub fn parse_metric(s: &str) -> Result<Metric, String> {
     s.parse()

@@ -4,7 +4,7 @@
 use anyhow::{Context, Result};
 use clap::{Subcommand, ValueEnum};
 use freshgp::eval::Program;
-use freshgp::export::{export, Language};
+use freshgp::export::{export, Dialect, Language};
 use freshgp::formula::{Formula, Grammar, Latex, Terminal};
 use std::io::Write;
 
@@ -56,6 +56,10 @@ enum Action {
         /// Name of the generated function (SQL: of the score column).
         #[arg(long, default_value = "score")]
         name: String,
+        /// With `--to sql`: the engine the query is for: sqlite (the default), duckdb,
+        /// postgres or spark.
+        #[arg(long, value_parser = crate::common::parse_dialect)]
+        dialect: Option<Dialect>,
     },
 }
 
@@ -70,19 +74,21 @@ enum Target {
     Java,
     /// Rust, no dependencies.
     Rust,
-    /// SQLite 3.35+ query over a table `pages`.
+    /// A query over a table `pages` (SQLite unless `--dialect` says otherwise).
     Sql,
 }
 
-impl From<Target> for Language {
-    fn from(target: Target) -> Language {
-        match target {
-            Target::Python => Language::Python,
-            Target::C => Language::C,
-            Target::Java => Language::Java,
-            Target::Rust => Language::Rust,
-            Target::Sql => Language::Sql,
-        }
+impl Target {
+    /// The language, with `dialect` for SQL (refused for the others).
+    fn language(self, dialect: Option<Dialect>) -> Result<Language> {
+        Ok(match (self, dialect) {
+            (Target::Sql, d) => Language::Sql(d.unwrap_or_default()),
+            (_, Some(_)) => anyhow::bail!("--dialect applies to --to sql only"),
+            (Target::Python, None) => Language::Python,
+            (Target::C, None) => Language::C,
+            (Target::Java, None) => Language::Java,
+            (Target::Rust, None) => Language::Rust,
+        })
     }
 }
 
@@ -134,10 +140,12 @@ pub fn run(args: Args) -> Result<()> {
             to,
             grammar,
             name,
+            dialect,
         } => {
+            let language = to.language(dialect)?;
             let grammar = Grammar::named_or_file(&grammar)?;
             let f = parse(&formula, &grammar)?;
-            let code = export(&f, grammar.closure(), to.into(), &name)?;
+            let code = export(&f, grammar.closure(), language, &name)?;
             write!(out, "{code}")?;
         }
     }

@@ -13,21 +13,22 @@
 //! Engines: Rust is always tested (rustc comes with cargo). The others are skipped with a
 //! loud note on stderr when missing: C needs `gcc` (Debian/Ubuntu: `apt-get install gcc`),
 //! Java needs `javac` and `java` (`apt-get install default-jdk-headless`), Python and SQL
-//! need `python3` (`apt-get install python3`; SQL uses its `sqlite3` module, which needs
-//! SQLite 3.35+ built with math functions, as in Python 3.10+ from python.org or Debian 12).
+//! need `python3` (`apt-get install python3`); the SQL dialects' engines are in [`sql`].
 //!
 //! The exports of GP4C_All formulas (only the paper's eight terminals) are pinned byte for
 //! byte: [`gp4c_all_exports_are_byte_identical`] holds one full export per target, and
 //! [`gp4c_all_exports_digest_is_pinned`] a digest of many.
 
 use freshgp::eval::Program;
-use freshgp::export::{arguments, export, Language};
+use freshgp::export::{arguments, export, Dialect, Language};
 use freshgp::formula::{BinaryOp, Closure, Formula, Grammar, Node, Op, Terminal, UnaryOp};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::{Command, Stdio};
+
+mod sql;
 
 /// Random formulas per target (the last one is [`deep_formula`]).
 const FORMULAS: usize = 200;
@@ -613,88 +614,6 @@ fn java_export_matches_evaluator() {
     }
 }
 
-/// Runs every query in Python's sqlite3 (SQLite's own math functions). `@COLUMNS@` is the
-/// table's column list, `@INSERT@` the insert statement (both from [`sql_driver`]).
-const SQL_DRIVER: &str = r#"
-import sqlite3, struct, sys
-con = sqlite3.connect(':memory:')
-try:
-    con.execute('SELECT ln(2.0), exp(1.0), pow(2.0, 0.5)').fetchall()
-except sqlite3.OperationalError:
-    print('NO-MATH-FUNCTIONS')
-    sys.exit(0)
-queries = open(sys.argv[1]).read().split('\n-- @@@\n')
-con.execute('CREATE TABLE pages (@COLUMNS@)')
-rows = {}
-for i, line in enumerate(sys.stdin):
-    p = line.split()
-    v = [struct.unpack('<d', struct.pack('<Q', int(h, 16)))[0] for h in p[1:]]
-    rows.setdefault(int(p[0]), []).append([i] + v)
-out = []
-for k, q in enumerate(queries):
-    con.execute('DELETE FROM pages')
-    con.executemany('@INSERT@', rows[k])
-    cur = con.execute(q)
-    names = [d[0] for d in cur.description]
-    i_id, i_score = names.index('id'), names.index('f%d' % k)
-    for r in sorted(cur.fetchall(), key=lambda r: r[i_id]):
-        s = r[i_score]
-        if type(s) is not float:
-            out.append('NOT-A-FLOAT %r' % (s,))
-        else:
-            out.append('%016x' % struct.unpack('<Q', struct.pack('<d', s))[0])
-print('\n'.join(out))
-"#;
-
-/// [`SQL_DRIVER`] with its table: an `id` column and one column per terminal, declared in
-/// reverse column order and in lower case, and filled by name. The queries read their
-/// columns by name, and SQLite matches unquoted names case-insensitively (`X7` reads `x7`),
-/// which works because no two terminal names differ only by case.
-fn sql_driver() -> String {
-    let names: Vec<&str> = Terminal::ALL.iter().map(|t| t.name()).collect();
-    let mut declared: Vec<String> = names.iter().rev().map(|n| n.to_lowercase()).collect();
-    declared.insert(0, "id".to_string());
-    let placeholders = vec!["?"; names.len() + 1].join(", ");
-    let insert = format!(
-        "INSERT INTO pages (id, {}) VALUES ({placeholders})",
-        names.join(", ")
-    );
-    SQL_DRIVER
-        .replace("@COLUMNS@", &declared.join(", "))
-        .replace("@INSERT@", &insert)
-}
-
-#[test]
-fn sql_export_matches_evaluator() {
-    if !have("python3", "--version", "apt-get install python3") {
-        return;
-    }
-    let cases = cases(5);
-    let dir = tempfile::tempdir().unwrap();
-    let queries: Vec<String> = cases
-        .iter()
-        .enumerate()
-        .map(|(k, case)| code(case, k, Language::Sql))
-        .collect();
-    let file = dir.path().join("queries.sql");
-    std::fs::write(&file, queries.join("\n-- @@@\n")).unwrap();
-    let driver = dir.path().join("driver.py");
-    std::fs::write(&driver, sql_driver()).unwrap();
-    let output = run(
-        Command::new("python3").arg(&driver).arg(&file),
-        &stdin_text(&cases),
-    );
-    if output.trim() == "NO-MATH-FUNCTIONS" {
-        loud(
-            "note: Python's sqlite3 lacks math functions; SKIPPING the SQL results check \
-             (get SQLite 3.35+ built with SQLITE_ENABLE_MATH_FUNCTIONS, e.g. Python 3.10+ from \
-             python.org or Debian 12's python3)",
-        );
-        return;
-    }
-    assert_exact(Language::Sql, &cases, &output);
-}
-
 /// The formula of [`PINNED`]: every terminal of GP4C_All, none of the extended ones.
 const PINNED_FORMULA: &str = "X / n * t + CG * NAD - SAD * AAD * GAD";
 
@@ -883,7 +802,7 @@ pub fn score(t: f64, n: f64, X: f64, CG: f64, NAD: f64, SAD: f64, AAD: f64, GAD:
 "#,
     ),
     (
-        Language::Sql,
+        Language::Sql(Dialect::Sqlite),
         r#"-- Generated by freshgp @VERSION@ (`freshgp formula export`).
 -- Formula: X / n * t + CG * NAD - SAD * AAD * GAD
 -- Closure: Paper (x / 0 = 0; log(x) = 0 for x <= 0; any NaN result is 0).
@@ -891,8 +810,7 @@ pub fn score(t: f64, n: f64, X: f64, CG: f64, NAD: f64, SAD: f64, AAD: f64, GAD:
 -- Constant subexpressions were folded by freshgp with its own operators.
 -- Dialect: SQLite 3.35+ built with math functions (ln, exp, pow). NaN is NULL in SQLite;
 -- COALESCE(.., 0.0) maps it to 0 as the closure does, and 9e999 is +infinity.
--- Not for PostgreSQL: it raises errors where the closure gives +-infinity (float
--- overflow, exp of large values), rejects 9e999 and has no scalar max().
+-- For DuckDB, PostgreSQL or Spark, export with --dialect.
 -- Reads the terminal columns t, n, X, CG, NAD, SAD, AAD, GAD of the table or view `pages` (rename it below);
 -- returns every column of `pages`, helper columns score_v0, score_v1, ... and
 -- the score as column `score`.
@@ -934,11 +852,7 @@ fn unversioned(code: &str) -> String {
 fn gp4c_all_exports_are_byte_identical() {
     let f: Formula = PINNED_FORMULA.parse().unwrap();
     assert_eq!(f.terminals(), gp4c_all());
-    for language in Language::ALL {
-        let (_, want) = PINNED
-            .iter()
-            .find(|(l, _)| *l == language)
-            .unwrap_or_else(|| panic!("no pinned export for {language}"));
+    for (language, want) in PINNED {
         let got = unversioned(&export(&f, Closure::Paper, language, "score").unwrap());
         assert!(
             got == *want,
@@ -954,11 +868,12 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// The digest of every target's export of 100 seeded random GP4C_All formulas under both
-/// closures: as it was before the extended terminals, except for SQL constants, which
-/// became exact products of integers and powers of two where their decimal is not the
-/// double itself (issue 17; the other targets' text is unchanged).
-const PINNED_DIGEST: u64 = 0xa952_98b8_906f_7fac;
+/// The digest of every pinned target's export of 100 seeded random GP4C_All formulas under
+/// both closures: as it was before the extended terminals, except for SQLite's, whose
+/// constants became exact products of integers and powers of two where their decimal is
+/// not the double itself, and whose header points to `--dialect` (issue 17; the other
+/// targets' text is unchanged).
+const PINNED_DIGEST: u64 = 0x40bb_2ce2_6211_97e0;
 
 #[test]
 fn gp4c_all_exports_digest_is_pinned() {
@@ -968,7 +883,7 @@ fn gp4c_all_exports_digest_is_pinned() {
     for k in 0..100 {
         let f = random_formula(&mut rng, &terminals);
         for closure in [Closure::Paper, Closure::Reference] {
-            for language in Language::ALL {
+            for (language, _) in PINNED {
                 let code = export(&f, closure, language, &format!("g{k}")).unwrap();
                 text.push_str(&unversioned(&code));
             }
@@ -993,7 +908,7 @@ fn exports_are_self_contained_and_name_the_semantics() {
                 "{code}"
             );
             assert!(code.contains("log(t) / (X - 1e300) + exp(-n)"), "{code}");
-            if language != Language::Sql {
+            if !matches!(language, Language::Sql(_)) {
                 // The helpers the function calls are defined in the output.
                 for helper in ["score_div", "score_log", "score_exp", "score_neg"] {
                     assert!(code.matches(helper).count() >= 2, "{language}: {helper}");
@@ -1001,7 +916,8 @@ fn exports_are_self_contained_and_name_the_semantics() {
             }
         }
     }
-    let sql = export(&f, Closure::Paper, Language::Sql, "score").unwrap();
+    let sqlite = Language::Sql(Dialect::Sqlite);
+    let sql = export(&f, Closure::Paper, sqlite, "score").unwrap();
     assert!(
         sql.contains("COALESCE(ln(CAST(t AS DOUBLE PRECISION)), 0.0)"),
         "{sql}"
@@ -1012,7 +928,7 @@ fn exports_are_self_contained_and_name_the_semantics() {
         "{sql}"
     );
     assert!(!sql.contains("MATERIALIZED"), "{sql}");
-    let sql = export(&f, Closure::Reference, Language::Sql, "score").unwrap();
+    let sql = export(&f, Closure::Reference, sqlite, "score").unwrap();
     assert!(sql.contains("MATERIALIZED"), "{sql}");
     let c = export(&"t".parse().unwrap(), Closure::Paper, Language::C, "s").unwrap();
     assert!(c.contains("double s(double t) {\n    return t;\n}"), "{c}");
@@ -1084,78 +1000,4 @@ fn cli_exports_and_rejects_bad_names() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("function name `9lives`"), "{err}");
-}
-
-/// Every SQL literal reads back as the double it stands for, in the SQLite at hand: 20,000
-/// doubles of random bits (every exponent, subnormals included), short decimals and the
-/// cases that older SQLite misreads as plain decimals (`1.000000000000002e-300`).
-#[test]
-fn sql_literals_read_back_exactly() {
-    if !have("python3", "--version", "apt-get install python3") {
-        return;
-    }
-    use rand::{Rng, SeedableRng};
-    let mut rng = rand_pcg::Pcg64::seed_from_u64(17);
-    let mut values = vec![
-        1.000000000000002e-300,
-        0.3099257971936,
-        7.42644e-05,
-        0.1,
-        -0.0,
-        5e-324,
-        f64::MAX,
-        f64::MIN_POSITIVE,
-        1e20,
-        -2.5,
-        123456789012345.0,
-    ];
-    while values.len() < 20_000 {
-        let x = f64::from_bits(rng.gen());
-        if x.is_finite() {
-            values.push(x);
-        }
-        // Short decimals too: up to 15 digits, exponents -25..25.
-        let short: f64 = format!(
-            "{}e{}",
-            rng.gen_range(1..10u64.pow(15)),
-            rng.gen_range(-40..10)
-        )
-        .parse()
-        .unwrap();
-        values.push(short);
-    }
-    let queries: Vec<String> = values
-        .iter()
-        .map(|&c| {
-            let f = freshgp::formula::Formula::constant(c);
-            export(&f, Closure::Paper, Language::Sql, "score").unwrap()
-        })
-        .collect();
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("literals.sql");
-    std::fs::write(&file, queries.join("\n-- @@@\n")).unwrap();
-    let driver = r#"
-import sqlite3, struct, sys
-con = sqlite3.connect(':memory:')
-con.execute('CREATE TABLE pages (id)')
-con.execute('INSERT INTO pages VALUES (1)')
-for q in open(sys.argv[1]).read().split('\n-- @@@\n'):
-    s = con.execute(q).fetchone()[-1]
-    print('%016x' % struct.unpack('<Q', struct.pack('<d', float(s)))[0])
-"#;
-    let output = run(Command::new("python3").arg("-c").arg(driver).arg(&file), "");
-    let got: Vec<&str> = output.lines().collect();
-    assert_eq!(got.len(), values.len());
-    let wrong: Vec<String> = values
-        .iter()
-        .zip(&got)
-        .filter(|(c, g)| format!("{:016x}", c.to_bits()) != **g)
-        .map(|(c, g)| format!("{c:e} read as {g}"))
-        .collect();
-    assert!(
-        wrong.is_empty(),
-        "{} misread: {:?}",
-        wrong.len(),
-        &wrong[..wrong.len().min(5)]
-    );
 }
