@@ -90,6 +90,7 @@ mod rust;
 mod sql;
 
 pub use sql::Dialect;
+pub(crate) use sql::ScoreLevels;
 
 use crate::formula::ops::{BinaryKind, Kind, UnaryKind};
 use crate::formula::{Closure, Formula, Grammar, Terminal, Visit};
@@ -399,6 +400,23 @@ pub fn export(
         Language::Rust => emit_function(&rust::Rust, &lowered, name, &header),
         Language::Sql(dialect) => sql::emit(dialect, &lowered, name, &header),
     })
+}
+
+/// The score of `formula` under `closure` over every row of relation `source`, as `dialect`
+/// table expressions with helper columns `score_v<k>` (the scheduler's batch query builds
+/// on it). `source` must have one column per terminal the formula reads.
+pub(crate) fn sql_score(
+    formula: &Formula,
+    closure: Closure,
+    dialect: Dialect,
+    source: &str,
+) -> ScoreLevels {
+    sql::score_levels(dialect, &Lowered::new(formula, closure), "score", source)
+}
+
+/// The constant `c` as a `dialect` double literal that reads back exactly.
+pub(crate) fn sql_literal(dialect: Dialect, c: f64) -> String {
+    sql::Sql(dialect).literal(c)
 }
 
 fn check_name(name: &str, language: Language) -> Result<(), ExportError> {

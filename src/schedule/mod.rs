@@ -93,6 +93,7 @@ mod groups;
 mod lock;
 pub mod log;
 mod saved;
+pub mod sql;
 pub mod state;
 
 use crate::sim::{inclusion_scale, sample_u, settle, weight_of, Systematic};

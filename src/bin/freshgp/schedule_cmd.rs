@@ -4,7 +4,8 @@
 use crate::common::PolicyArgs;
 use anyhow::{bail, Context, Result};
 use freshgp::data::stats::count;
-use freshgp::schedule::{log, Scheduler, StateLock};
+use freshgp::export::Dialect;
+use freshgp::schedule::{log, sql, Scheduler, StateLock};
 use freshgp::sim::{Decision, SimConfig};
 use serde_json::json;
 use std::io::{BufReader, Write};
@@ -18,8 +19,25 @@ pub struct Args {
     policy: PolicyArgs,
     /// Scheduler state file: read if it exists (it holds the policy: --policy may then be
     /// omitted, and if given must be the state's), created otherwise; saved on success.
-    #[arg(long, value_name = "FILE")]
-    state: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "emit_sql")]
+    state: Option<PathBuf>,
+    /// Print one SQL query that computes the batch from an observations table instead
+    /// (`visits(page, host, cycle, changed[, weight])`, see --table and --column): the
+    /// terminals as of the cycle, the score of --policy (a formula or a formula baseline),
+    /// the host cap, ties by a documented key. Nothing is read or saved.
+    #[arg(long, conflicts_with_all = ["state", "observe", "remove", "json", "wait", "decision"])]
+    emit_sql: bool,
+    /// With --emit-sql: the engine: sqlite (default), duckdb, postgres or spark.
+    #[arg(long, requires = "emit_sql", value_parser = crate::common::parse_dialect)]
+    dialect: Option<Dialect>,
+    /// With --emit-sql: the observations table (`name` or `schema.name`).
+    #[arg(long, requires = "emit_sql", default_value = "visits")]
+    table: String,
+    /// With --emit-sql: a column's name in the table, ROLE=NAME with ROLE one of page, host,
+    /// cycle, changed, weight (repeatable; naming the weight column makes `w` read it,
+    /// else w = 1).
+    #[arg(long = "column", requires = "emit_sql", value_name = "ROLE=NAME")]
+    columns: Vec<String>,
     /// Log of downloads to record first: lines `page<TAB>cycle<TAB>0|1[<TAB>host[<TAB>weight]]`
     /// (1 = the content had changed). A host column sets the page's host; a weight column
     /// (a finite number >= 0, SPEC §8; the host may then be left empty) sets its weight,
@@ -75,6 +93,14 @@ pub struct Args {
 
 /// Runs `freshgp schedule`.
 pub fn run(args: Args) -> Result<()> {
+    if args.emit_sql {
+        return emit_sql(&args);
+    }
+    // Invariant: clap requires --state unless --emit-sql is given.
+    let state_path = args
+        .state
+        .clone()
+        .expect("invariant: --state is required here");
     if args.host_cap == Some(0) {
         // Before anything is read or written: the library refuses it too, later.
         bail!("--host-cap must be at least 1 (a cap of 0 would crawl no page of any host)");
@@ -90,14 +116,14 @@ pub fn run(args: Args) -> Result<()> {
         // Before the state (and its lock) is touched.
         Scheduler::<String>::check_policy(policy).context("--policy")?;
     }
-    let state = args.state.display().to_string();
+    let state = state_path.display().to_string();
     // Held from reading the state to saving it: two runs never save over each other.
     let _lock = if args.wait {
-        StateLock::acquire(&args.state)?
+        StateLock::acquire(&state_path)?
     } else {
-        StateLock::try_acquire(&args.state)?
+        StateLock::try_acquire(&state_path)?
     };
-    let mut scheduler = open_state(&args, given)?;
+    let mut scheduler = open_state(&args, &state_path, given)?;
     if let Some(path) = &args.observe {
         observe(&mut scheduler, path, &args)?;
     }
@@ -121,7 +147,7 @@ pub fn run(args: Args) -> Result<()> {
         Decision::Sample => scheduler.next_batch_sampled(cycle, k)?,
     };
     scheduler
-        .save(&args.state)
+        .save(&state_path)
         .context("cannot save the state")?;
     eprintln!(
         "{state}: {}, latest observed cycle {}; batch for cycle {cycle}: {}",
@@ -185,11 +211,55 @@ fn report_bandit(scheduler: &Scheduler) {
     }
 }
 
-/// The saved state, checked against the policy and seed given, or a new one.
-fn open_state(args: &Args, given: Option<freshgp::sim::Policy>) -> Result<Scheduler> {
-    let state = args.state.display().to_string();
-    Ok(if args.state.exists() {
-        let s: Scheduler = Scheduler::load(&args.state).context("cannot load the state")?;
+/// Prints the batch query of `--emit-sql`.
+fn emit_sql(args: &Args) -> Result<()> {
+    let Some(policy) = args.policy.policy()? else {
+        bail!("--emit-sql needs the policy: give --policy, --formula or --baseline");
+    };
+    let mut observations = sql::Observations::in_table(&args.table).context("--table")?;
+    for column in &args.columns {
+        let (role, name) = column
+            .split_once('=')
+            .with_context(|| format!("--column `{column}`: expected ROLE=NAME, e.g. page=url"))?;
+        let role: sql::Role = role
+            .parse()
+            .with_context(|| format!("--column `{column}`"))?;
+        observations = observations
+            .with_column(role, name.trim())
+            .with_context(|| format!("--column `{column}`"))?;
+    }
+    let size = match (args.k, args.resources) {
+        (Some(k), _) => sql::BatchSize::K(k),
+        (None, Some(r)) => sql::BatchSize::Resources(r),
+        (None, None) => bail!("give --k or --resources"),
+    };
+    let host_cap = match args.host_cap {
+        Some(0) => {
+            bail!("--host-cap must be at least 1 (a cap of 0 would crawl no page of any host)")
+        }
+        cap => cap.and_then(std::num::NonZeroUsize::new),
+    };
+    let query = sql::BatchQuery::new(args.dialect.unwrap_or_default(), size)
+        .observations(observations)
+        .host_cap(host_cap)
+        .cycle(args.cycle)
+        .tie_seed(args.tie_seed.unwrap_or(0));
+    let text = sql::batch_query(&policy, &query).context("--emit-sql")?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// The saved state at `path`, checked against the policy and seed given, or a new one.
+fn open_state(
+    args: &Args,
+    path: &std::path::Path,
+    given: Option<freshgp::sim::Policy>,
+) -> Result<Scheduler> {
+    let state = path.display().to_string();
+    Ok(if path.exists() {
+        let s: Scheduler = Scheduler::load(path).context("cannot load the state")?;
         if let Some(rule) = &given {
             if rule != s.policy() {
                 bail!(

@@ -1,0 +1,574 @@
+//! The scheduler's batch as one SQL query, for crawlers whose observations live in a
+//! warehouse: [`batch_query`] writes a self-contained query that reads an observations
+//! table, computes every page's terminals as of a cycle, scores the pages with a formula
+//! policy and returns the batch, in any [`Dialect`].
+//!
+//! # The observations
+//!
+//! One table (or view), by default `visits(page, host, cycle, changed [, weight])`, names
+//! configurable ([`Observations`]): one row per download of a page at a cycle, `changed`
+//! 1 if the download found the content changed, else 0; `host` the page's host or NULL;
+//! `weight` (optional column) its importance, SPEC §8. It is what `freshgp schedule
+//! --observe` reads, as a table: a page's host and weight are those of its latest row that
+//! has one (weight 1 when none has), and a page's rows must have distinct cycles.
+//!
+//! # The query
+//!
+//! For the cycle `d` (given, or 1 + the latest cycle in the table) the query keeps the rows
+//! before `d`, and from them computes per page the SPEC §4 statistics and the terminals
+//! the formula reads, exactly as [`PageStats`](crate::sim::PageStats) does (the same
+//! expressions in the same order, so the same doubles): `t n X CG NAD SAD AAD GAD` and the
+//! SPEC §8 terminals `w tc n7 X7 HR`. `MLE` is not computed (it is an iterative estimate
+//! per page): a policy that reads it is refused, as are policies that are not formulas
+//! (the rate policies, the crawl value, adaptive intervals and bandits keep per-page
+//! memory a query over the observations does not have). The score is the formula's SQL
+//! export ([`crate::export`]), bit for bit freshgp's where the dialect's export is.
+//!
+//! The batch is the `k` best pages, best first: descending score, ties broken by the
+//! **tie key** `(i · m + o) mod P`, ascending, with `P = 2^31 − 1` (prime), `i` the
+//! page's position (1, 2, ...) in page-id order (binary collation), `m = 1 + (s + d ·
+//! 1103515245) mod (P − 1)` and `o = d · 12345 mod P`, `s` the tie seed mod `P − 1`. For a
+//! cycle it is a permutation of the pages (up to `P` of them), and a different one each
+//! cycle, so tied pages take turns — but it is not freshgp's tie order (a seeded hash of
+//! the page's slot), so the batch equals `freshgp schedule`'s apart from ties: the pages
+//! scored above the batch's lowest score are the same, and the scores are the same.
+//!
+//! With a host cap `M`, a page is kept if fewer than `M` better-ranked pages share its
+//! host (a window function numbers each host's pages in rank order); pages without a host
+//! are never capped. This is the scheduler's walk down the ranking, which skips a page
+//! whose host already has `M` pages in the batch.
+//!
+//! ```
+//! use freshgp::export::Dialect;
+//! use freshgp::schedule::sql::{batch_query, BatchQuery, BatchSize};
+//! use freshgp::sim::Policy;
+//!
+//! let policy: Policy = "NAD".parse()?;
+//! let query = batch_query(&policy, &BatchQuery::new(Dialect::Duckdb, BatchSize::K(1000)))?;
+//! assert!(query.contains("FROM visits"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::export::{sql_literal, sql_score, Dialect};
+use crate::formula::{Closure, Formula, Terminal};
+use crate::sim::Policy;
+use std::fmt::Write;
+use std::num::NonZeroUsize;
+use std::str::FromStr;
+
+/// Why no query can be written.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SqlError {
+    /// The policy is not a formula or a formula baseline.
+    #[error(
+        "policy `{0}` is not a formula: a query over the observations computes the terminals \
+         and scores them, so it takes formulas and the baselines rand, age, nad, sad, aad, gad \
+         and cg (rate policies, the crawl value, adaptive intervals and bandits keep per-page \
+         memory the observations do not hold)"
+    )]
+    NotAFormula(String),
+    /// The formula reads `MLE`.
+    #[error(
+        "the formula reads MLE, the maximum-likelihood change rate, an iterative estimate per \
+         page that the query does not compute"
+    )]
+    ReadsMle,
+    /// A table or column name that is not a plain SQL identifier.
+    #[error("{what} `{name}` is not a plain SQL identifier (letters, digits and `_`, not starting with a digit{dots})")]
+    BadName {
+        /// Which name.
+        what: String,
+        /// The name given.
+        name: String,
+        /// What else is allowed.
+        dots: &'static str,
+    },
+    /// A column role that is not page, host, cycle, changed or weight.
+    #[error("unknown column `{0}`: expected page, host, cycle, changed or weight")]
+    UnknownRole(String),
+    /// A batch fraction outside (0, 1].
+    #[error("resources {0} must be in (0, 1]")]
+    Resources(f64),
+}
+
+/// A column of the observations table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The page id.
+    Page,
+    /// The page's host (NULL for none).
+    Host,
+    /// The cycle of the download.
+    Cycle,
+    /// 1 if the download found a change, else 0.
+    Changed,
+    /// The page's weight (optional).
+    Weight,
+}
+
+impl FromStr for Role {
+    type Err = SqlError;
+
+    fn from_str(s: &str) -> Result<Role, SqlError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "page" => Ok(Role::Page),
+            "host" => Ok(Role::Host),
+            "cycle" => Ok(Role::Cycle),
+            "changed" => Ok(Role::Changed),
+            "weight" => Ok(Role::Weight),
+            _ => Err(SqlError::UnknownRole(s.to_string())),
+        }
+    }
+}
+
+/// Where the observations are: a table and its column names, each a checked identifier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Observations {
+    table: String,
+    page: String,
+    host: String,
+    cycle: String,
+    changed: String,
+    weight: Option<String>,
+}
+
+impl Default for Observations {
+    /// `visits(page, host, cycle, changed)`, without a weight column.
+    fn default() -> Observations {
+        Observations {
+            table: "visits".into(),
+            page: "page".into(),
+            host: "host".into(),
+            cycle: "cycle".into(),
+            changed: "changed".into(),
+            weight: None,
+        }
+    }
+}
+
+impl Observations {
+    /// The default columns in table `table` (`name` or `schema.name`).
+    pub fn in_table(table: &str) -> Result<Observations, SqlError> {
+        check_identifier("table", table, true)?;
+        Ok(Observations {
+            table: table.to_string(),
+            ..Observations::default()
+        })
+    }
+
+    /// The same, with column `role` named `name` (naming the weight column makes the query
+    /// read it).
+    pub fn with_column(mut self, role: Role, name: &str) -> Result<Observations, SqlError> {
+        check_identifier("column", name, false)?;
+        let name = name.to_string();
+        match role {
+            Role::Page => self.page = name,
+            Role::Host => self.host = name,
+            Role::Cycle => self.cycle = name,
+            Role::Changed => self.changed = name,
+            Role::Weight => self.weight = Some(name),
+        }
+        Ok(self)
+    }
+}
+
+/// `name` as a plain identifier (`schema.name` too if `dotted`).
+fn check_identifier(what: &str, name: &str, dotted: bool) -> Result<(), SqlError> {
+    let plain = |part: &str| {
+        part.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let ok = if dotted {
+        name.split('.').count() <= 2 && name.split('.').all(plain)
+    } else {
+        plain(name)
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(SqlError::BadName {
+            what: what.to_string(),
+            name: name.to_string(),
+            dots: if dotted { "; `schema.table` too" } else { "" },
+        })
+    }
+}
+
+/// How many pages the batch holds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BatchSize {
+    /// `k` pages.
+    K(usize),
+    /// `floor(pages · r)` pages, `r` in (0, 1] (as `freshgp schedule --resources`).
+    Resources(f64),
+}
+
+/// What the query computes: the dialect, the observations, the batch and its cycle.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchQuery {
+    dialect: Dialect,
+    observations: Observations,
+    size: BatchSize,
+    host_cap: Option<NonZeroUsize>,
+    cycle: Option<u32>,
+    tie_seed: u64,
+}
+
+impl BatchQuery {
+    /// A batch of `size` over `visits(page, host, cycle, changed)` for the cycle after the
+    /// latest, no host cap, tie seed 0.
+    pub fn new(dialect: Dialect, size: BatchSize) -> BatchQuery {
+        BatchQuery {
+            dialect,
+            observations: Observations::default(),
+            size,
+            host_cap: None,
+            cycle: None,
+            tie_seed: 0,
+        }
+    }
+
+    /// Reads `observations`.
+    pub fn observations(mut self, observations: Observations) -> BatchQuery {
+        self.observations = observations;
+        self
+    }
+
+    /// At most `cap` pages of one host.
+    pub fn host_cap(mut self, cap: Option<NonZeroUsize>) -> BatchQuery {
+        self.host_cap = cap;
+        self
+    }
+
+    /// The batch for cycle `d` (the rows before it count); `None`: 1 + the latest cycle.
+    pub fn cycle(mut self, d: Option<u32>) -> BatchQuery {
+        self.cycle = d;
+        self
+    }
+
+    /// The tie key's seed.
+    pub fn tie_seed(mut self, seed: u64) -> BatchQuery {
+        self.tie_seed = seed;
+        self
+    }
+}
+
+/// The tie key's modulus, `2^31 - 1` (prime).
+const TIE_MODULUS: u64 = 2_147_483_647;
+
+/// The query computing the batch of `policy` that `query` describes.
+///
+/// # Errors
+/// [`SqlError::NotAFormula`] for a policy that is not a formula or a formula baseline,
+/// [`SqlError::ReadsMle`] for a formula that reads `MLE`, [`SqlError::Resources`] for a
+/// fraction outside (0, 1].
+pub fn batch_query(policy: &Policy, query: &BatchQuery) -> Result<String, SqlError> {
+    let (formula, closure) = match policy {
+        Policy::Formula(f) => (f.formula().clone(), f.closure()),
+        Policy::Baseline(b) => (b.formula(), Closure::Paper),
+        other => return Err(SqlError::NotAFormula(other.to_string())),
+    };
+    let reads = formula.terminals();
+    if reads.contains(&Terminal::MLE) {
+        return Err(SqlError::ReadsMle);
+    }
+    if let BatchSize::Resources(r) = query.size {
+        if !(r > 0.0 && r <= 1.0) {
+            return Err(SqlError::Resources(r));
+        }
+    }
+    Ok(Writer {
+        q: query,
+        reads: &reads,
+    }
+    .query(policy, &formula, closure))
+}
+
+/// The query's text, one table expression at a time.
+struct Writer<'a> {
+    q: &'a BatchQuery,
+    reads: &'a [Terminal],
+}
+
+impl Writer<'_> {
+    fn double(&self) -> &'static str {
+        self.q.dialect.double()
+    }
+
+    fn reads(&self, t: Terminal) -> bool {
+        self.reads.contains(&t)
+    }
+
+    /// `CAST(x AS <double>)`.
+    fn dbl(&self, x: &str) -> String {
+        format!("CAST({x} AS {})", self.double())
+    }
+
+    /// `2^e` for an integer expression `e`, exact, 0 below the smallest subnormal (as
+    /// `exp2i`; PostgreSQL's `power` would raise there).
+    fn exp2(&self, e: &str) -> String {
+        format!(
+            "(CASE WHEN {e} < -1074 THEN {zero} ELSE power({two}, {exp}) END)",
+            zero = self.dbl("0"),
+            two = self.dbl("2"),
+            exp = self.dbl(e)
+        )
+    }
+
+    fn query(&self, policy: &Policy, formula: &Formula, closure: Closure) -> String {
+        let mut ctes = vec![self.params(), self.seen(), self.counts()];
+        if self.reads(Terminal::GAD) {
+            ctes.push(self.gad());
+        }
+        ctes.push(self.latest("fgp_hosts", "host"));
+        if self.q.observations.weight.is_some() && self.reads(Terminal::W) {
+            ctes.push(self.latest("fgp_weights", "weight"));
+        }
+        if self.reads(Terminal::HR) {
+            ctes.push(
+                "fgp_host_totals AS (\n  SELECT h.host AS host, SUM(k.x) AS hx, SUM(k.n) AS hn\n  \
+                 FROM fgp_counts k JOIN fgp_hosts h ON h.page = k.page\n  GROUP BY h.host\n)"
+                    .to_string(),
+            );
+        }
+        ctes.push(self.pages());
+        let score = sql_score(formula, closure, self.q.dialect, "fgp_pages");
+        ctes.extend(score.ctes);
+        ctes.push(self.scored(&score.score, &score.from));
+        let mut out = self.header(policy, formula);
+        let _ = writeln!(out, "WITH\n{}", ctes.join(",\n"));
+        out.push_str(&self.batch());
+        out
+    }
+
+    fn header(&self, policy: &Policy, formula: &Formula) -> String {
+        let o = &self.q.observations;
+        let weight = match &o.weight {
+            Some(w) => format!(", {w}"),
+            None => String::new(),
+        };
+        let cycle = match self.q.cycle {
+            Some(d) => format!("cycle {d}"),
+            None => "the cycle after the latest in the table".to_string(),
+        };
+        let size = match self.q.size {
+            BatchSize::K(k) => format!("{k} pages"),
+            BatchSize::Resources(r) => format!("floor(pages * {r}) pages"),
+        };
+        let cap = match self.q.host_cap {
+            Some(m) => format!(", at most {m} of one host"),
+            None => String::new(),
+        };
+        format!(
+            "-- Generated by freshgp {} (`freshgp schedule --emit-sql`), {} dialect.\n\
+             -- Policy: {policy} (score: {formula}).\n\
+             -- Reads {}({}, {}, {}, {}{weight}): one row per download, {} = 1 if it found a change.\n\
+             -- Returns the batch for {cycle}: {size}{cap}, best first, as (page, host, score);\n\
+             -- ties in page-id order scrambled per cycle (tie seed {}).\n",
+            env!("CARGO_PKG_VERSION"),
+            self.q.dialect,
+            o.table,
+            o.page,
+            o.host,
+            o.cycle,
+            o.changed,
+            o.changed,
+            self.q.tie_seed,
+        )
+    }
+
+    /// The cycle `d`.
+    fn params(&self) -> String {
+        let o = &self.q.observations;
+        let d = match self.q.cycle {
+            Some(d) => format!("CAST({d} AS BIGINT)"),
+            None => format!(
+                "(SELECT CAST(MAX({}) AS BIGINT) + 1 FROM {})",
+                o.cycle, o.table
+            ),
+        };
+        format!("fgp_params AS (\n  SELECT {d} AS d\n)")
+    }
+
+    /// The rows before `d`, under the query's own column names.
+    fn seen(&self) -> String {
+        let o = &self.q.observations;
+        let weight = match &o.weight {
+            Some(w) => format!(", {} + 0.0 AS weight", self.dbl(&format!("v.{w}"))),
+            None => String::new(),
+        };
+        format!(
+            "fgp_seen AS (\n  SELECT v.{} AS page, v.{} AS host, CAST(v.{} AS BIGINT) AS cycle, \
+             CAST(v.{} AS INTEGER) AS c{weight}\n  FROM {} v CROSS JOIN fgp_params p\n  \
+             WHERE v.{} < p.d\n)",
+            o.page, o.host, o.cycle, o.changed, o.table, o.cycle
+        )
+    }
+
+    /// Per page: `n`, `X`, last visit and change, Σ change cycles, the 7-cycle counts.
+    fn counts(&self) -> String {
+        "fgp_counts AS (\n  SELECT s.page AS page, COUNT(*) AS n, SUM(s.c) AS x, MAX(s.cycle) AS last_visit,\n    \
+         COALESCE(MAX(CASE WHEN s.c = 1 THEN s.cycle END), 0) AS last_change,\n    \
+         SUM(CASE WHEN s.c = 1 THEN s.cycle ELSE 0 END) AS change_sum,\n    \
+         SUM(CASE WHEN s.cycle >= p.d - 7 THEN 1 ELSE 0 END) AS n7,\n    \
+         SUM(CASE WHEN s.cycle >= p.d - 7 THEN s.c ELSE 0 END) AS x7\n  \
+         FROM fgp_seen s CROSS JOIN fgp_params p\n  GROUP BY s.page\n)"
+            .to_string()
+    }
+
+    /// `Σ_{h∈H} 2^(h - last change)`, GAD's numerator relative to the last change, summed
+    /// from the oldest change (as `PageStats::visit` accumulates it).
+    fn gad(&self) -> String {
+        format!(
+            "fgp_gad AS (\n  SELECT s.page AS page, SUM({}) AS anchor\n  \
+             FROM fgp_seen s JOIN fgp_counts k ON k.page = s.page\n  WHERE s.c = 1\n  \
+             GROUP BY s.page\n)",
+            self.exp2("s.cycle - k.last_change")
+        )
+    }
+
+    /// A page's latest non-NULL `column`.
+    fn latest(&self, name: &str, column: &str) -> String {
+        format!(
+            "{name} AS (\n  SELECT page, {column} FROM (\n    SELECT page, {column}, ROW_NUMBER() OVER \
+             (PARTITION BY page ORDER BY cycle DESC) AS r\n    FROM fgp_seen WHERE {column} IS NOT \
+             NULL\n  ) l WHERE r = 1\n)"
+        )
+    }
+
+    /// Every page with the terminals the formula reads, each as `PageStats::terminal`
+    /// computes it.
+    fn pages(&self) -> String {
+        let mut joins = String::from(
+            "  FROM fgp_counts k CROSS JOIN fgp_params p\n  \
+             LEFT JOIN fgp_hosts h ON h.page = k.page\n",
+        );
+        let mut columns = vec!["k.page AS page".to_string(), "h.host AS host".to_string()];
+        for &t in self.reads {
+            columns.push(format!("{} AS {}", self.terminal(t), t.name()));
+        }
+        if self.reads(Terminal::GAD) {
+            joins.push_str("  LEFT JOIN fgp_gad g ON g.page = k.page\n");
+        }
+        if self.reads(Terminal::HR) {
+            joins.push_str("  LEFT JOIN fgp_host_totals ht ON ht.host = h.host\n");
+        }
+        if self.q.observations.weight.is_some() && self.reads(Terminal::W) {
+            joins.push_str("  LEFT JOIN fgp_weights w ON w.page = k.page\n");
+        }
+        format!(
+            "fgp_pages AS (\n  SELECT {}\n{joins})",
+            columns.join(",\n    ")
+        )
+    }
+
+    /// Terminal `t` of page `k` (of `fgp_counts`) at cycle `p.d`.
+    fn terminal(&self, t: Terminal) -> String {
+        let (n, x) = (self.dbl("k.n"), self.dbl("k.x"));
+        match t {
+            Terminal::T => self.dbl("p.d - k.last_visit"),
+            Terminal::N => n,
+            Terminal::X => x,
+            // `+ 0.0` turns the -0 of -ln(1) into +0, as `PageStats::cg` does.
+            Terminal::CG => format!("(-ln(({n} - {x} + 0.5) / ({n} + 0.5)) + 0.0)"),
+            Terminal::NAD => format!(
+                "(CASE WHEN p.d <= 1 THEN {z} ELSE {x} * (1.0 / {}) END)",
+                self.dbl("p.d - 1"),
+                z = self.dbl("0")
+            ),
+            Terminal::SAD => format!(
+                "(CASE WHEN k.x > 0 AND k.last_change + 1 = p.d THEN {} ELSE {} END)",
+                self.dbl("1"),
+                self.dbl("0")
+            ),
+            // d(d - 1)/2 is exact in doubles for any realistic cycle (d < 2^26).
+            Terminal::AAD => format!(
+                "(CASE WHEN p.d <= 1 THEN {} ELSE {} / ({} * {} * 0.5) END)",
+                self.dbl("0"),
+                self.dbl("k.change_sum"),
+                self.dbl("p.d"),
+                self.dbl("p.d - 1")
+            ),
+            Terminal::GAD => format!(
+                "(CASE WHEN p.d <= 1 OR k.x = 0 THEN {} ELSE (g.anchor * {}) / (1.0 - {}) END)",
+                self.dbl("0"),
+                self.exp2("k.last_change - p.d"),
+                self.exp2("1 - p.d")
+            ),
+            Terminal::W => match &self.q.observations.weight {
+                Some(_) => format!("COALESCE(w.weight, {})", self.dbl("1")),
+                None => self.dbl("1"),
+            },
+            Terminal::TC => self.dbl("p.d - k.last_change"),
+            Terminal::N7 => self.dbl("k.n7"),
+            Terminal::X7 => self.dbl("k.x7"),
+            Terminal::HR => format!(
+                "(CASE WHEN h.host IS NULL THEN {x} / {n} ELSE {} / {} END)",
+                self.dbl("ht.hx"),
+                self.dbl("ht.hn")
+            ),
+            // Invariant: `batch_query` refuses formulas that read MLE before writing.
+            Terminal::MLE => unreachable!("invariant: MLE is refused before writing"),
+        }
+    }
+
+    /// The scores with the tie key.
+    fn scored(&self, score: &str, from: &str) -> String {
+        let seed = self.q.tie_seed % (TIE_MODULUS - 1);
+        let collate = if self.q.dialect == Dialect::Postgres {
+            " COLLATE \"C\""
+        } else {
+            ""
+        };
+        format!(
+            "fgp_scored AS (\n  SELECT s.page AS page, s.host AS host, s.score AS score,\n    \
+             (CAST(s.i AS BIGINT) * (1 + ({seed} + p.d * 1103515245) % {m1}) + (p.d * 12345) \
+             % {m}) % {m} AS tie\n  FROM (\n    SELECT page, host, {score} AS score, \
+             ROW_NUMBER() OVER (ORDER BY page{collate}) AS i\n    FROM {from}\n  ) s CROSS JOIN \
+             fgp_params p\n)",
+            m = TIE_MODULUS,
+            m1 = TIE_MODULUS - 1,
+        )
+    }
+
+    /// The final `SELECT`: the host cap, then the first `k`.
+    fn batch(&self) -> String {
+        let mut filters = Vec::new();
+        let mut windows = String::new();
+        if let Some(m) = self.q.host_cap {
+            windows.push_str(
+                ", ROW_NUMBER() OVER (PARTITION BY host ORDER BY score DESC, tie) AS host_rank",
+            );
+            filters.push(format!("(host IS NULL OR host_rank <= {m})"));
+        }
+        let limit = match self.q.size {
+            BatchSize::K(k) => format!("\nLIMIT {k}"),
+            BatchSize::Resources(r) => {
+                // The rank among the capped pages, against floor(pages · r).
+                let inner = format!("SELECT page, host, score, tie{windows} FROM fgp_scored",);
+                let kept = if filters.is_empty() {
+                    inner
+                } else {
+                    format!("SELECT * FROM ({inner}) c WHERE {}", filters.join(" AND "))
+                };
+                let count = self.dbl("COUNT(*)");
+                let r = sql_literal(self.q.dialect, r);
+                return format!(
+                    "SELECT page, host, score FROM (\n  SELECT page, host, score, tie, ROW_NUMBER() \
+                     OVER (ORDER BY score DESC, tie) AS batch_rank\n  FROM ({kept}) kept\n) b\n\
+                     WHERE batch_rank <= (SELECT FLOOR({count} * {r}) FROM fgp_counts)\n\
+                     ORDER BY score DESC, tie;\n"
+                );
+            }
+        };
+        let kept = if filters.is_empty() {
+            "fgp_scored".to_string()
+        } else {
+            format!(
+                "(SELECT page, host, score, tie{windows} FROM fgp_scored) c\nWHERE {}",
+                filters.join(" AND ")
+            )
+        };
+        format!("SELECT page, host, score FROM {kept}\nORDER BY score DESC, tie{limit};\n")
+    }
+}
