@@ -416,13 +416,14 @@ impl Writer<'_> {
             .to_string()
     }
 
-    /// `Σ_{h∈H} 2^(h - last change)`, GAD's numerator relative to the last change, summed
-    /// from the oldest change (as `PageStats::visit` accumulates it).
+    /// `Σ 2^(h - last change)` over the changes `h` of the 53 cycles up to the last:
+    /// GAD's numerator relative to the last change, as `PageStats` keeps it (an exact sum,
+    /// so the engine's summation order does not matter).
     fn gad(&self) -> String {
         format!(
             "fgp_gad AS (\n  SELECT s.page AS page, SUM({}) AS anchor\n  \
-             FROM fgp_seen s JOIN fgp_counts k ON k.page = s.page\n  WHERE s.c = 1\n  \
-             GROUP BY s.page\n)",
+             FROM fgp_seen s JOIN fgp_counts k ON k.page = s.page\n  \
+             WHERE s.c = 1 AND s.cycle >= k.last_change - 52\n  GROUP BY s.page\n)",
             self.exp2("s.cycle - k.last_change")
         )
     }

@@ -19,7 +19,12 @@
 //! powers of two are kept relative to the last change (`gad_anchor = Σ_{h∈H} 2^(h - last)`),
 //! so they never overflow, however long the period; whenever the exact sums fit in a
 //! double (periods up to 53 cycles) the result is the correctly rounded
-//! `Σ 2^(h-1) / Σ_{j<d} 2^(j-1)`, bit for bit what a direct computation gives.
+//! `Σ 2^(h-1) / Σ_{j<d} 2^(j-1)`, bit for bit what a direct computation gives. Changes
+//! more than 52 cycles before the last one are left out of the numerator (each is below
+//! 2^-52 of it, beyond a double's precision): so the numerator is always an exact sum of
+//! distinct powers of two, the same in whatever order it is added — as an SQL `SUM`
+//! computes it (`freshgp schedule --emit-sql`). Adding them in order instead would round
+//! at each step, differently from an engine's unordered sum.
 //!
 //! **Invariant:** terminal values are never NaN and never `-0.0` (the formula simplifier
 //! relies on the latter).
@@ -146,7 +151,8 @@ pub struct PageStats {
     pub last_change: u32,
     /// Σ of the cycles in which a change was found (AAD's numerator).
     pub(crate) change_cycle_sum: u64,
-    /// Σ_{h∈H} 2^(h - last_change) (GAD's numerator, scaled; 0 when H is empty).
+    /// Σ_{h∈H, h > last_change - 53} 2^(h - last_change) (GAD's numerator, scaled and
+    /// exact; 0 when H is empty).
     pub(crate) gad_anchor: f64,
     /// The SPEC §8 statistics kept (the rest stay at their defaults).
     pub(crate) track: Track,
@@ -245,7 +251,10 @@ impl PageStats {
             self.gad_anchor = if self.last_change == 0 {
                 1.0
             } else {
-                self.gad_anchor * exp2i(self.last_change as i64 - d as i64) + 1.0
+                // The older changes shifted down, those more than 52 cycles before this one
+                // dropped (they are below a double's precision): the sum stays exact.
+                let shifted = self.gad_anchor * exp2i(self.last_change as i64 - d as i64 + 52);
+                shifted.floor() * exp2i(-52) + 1.0
             };
             self.last_change = d;
         }
@@ -498,6 +507,31 @@ mod tests {
             let den: f64 = (1..d).map(|j| 2f64.powi(j as i32 - 1)).sum();
             assert_eq!(s.gad(d), num / den, "d = {d}");
         }
+    }
+
+    #[test]
+    fn gad_numerator_is_the_exact_sum_of_the_last_53_cycles_changes() {
+        // Changes 70 cycles apart and dense: added in order, the sum would round.
+        let changes: Vec<u32> = (1..=120).filter(|d| d % 3 != 1 || *d < 30).collect();
+        let mut s = PageStats::default();
+        for d in 1..=120u32 {
+            s.visit(d, changes.contains(&d), &mut Histories::default());
+        }
+        let last = *changes.last().unwrap();
+        let exact: f64 = changes
+            .iter()
+            .filter(|&&h| h + 52 >= last)
+            .map(|&h| exp2i(h as i64 - last as i64))
+            .sum();
+        assert_eq!(s.gad_anchor, exact);
+        // In any order: every partial sum is exact.
+        let reversed: f64 = changes
+            .iter()
+            .rev()
+            .filter(|&&h| h + 52 >= last)
+            .map(|&h| exp2i(h as i64 - last as i64))
+            .sum();
+        assert_eq!(reversed, exact);
     }
 
     #[test]
