@@ -542,3 +542,180 @@ fn batches_equal_the_schedulers_in_other_engines() {
     check_engine(Dialect::Postgres, &rows, &cases(&all));
     check_engine(Dialect::Spark, &rows, &cases(&exact));
 }
+
+/// As a user runs it: the same log to `freshgp schedule` and, as a table, to the query
+/// `freshgp schedule --emit-sql` prints.
+#[test]
+fn cli_emits_the_batch_query() {
+    let rows = synthetic(120, 15, 4);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.tsv");
+    let mut text = String::new();
+    for (page, cycle, changed, host, _) in &rows {
+        let host = host
+            .as_deref()
+            .map(|h| format!("\t{h}"))
+            .unwrap_or_default();
+        let _ = writeln!(text, "{page}\t{cycle}\t{}{host}", u8::from(*changed));
+    }
+    std::fs::write(&log, text).unwrap();
+    let bin = env!("CARGO_BIN_EXE_freshgp");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(bin).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let state = dir.path().join("s.state");
+    let policy = "X / n * t + 1 - exp(-GAD * t)";
+    let json = run(&[
+        "schedule",
+        "--state",
+        state.to_str().unwrap(),
+        "--policy",
+        policy,
+        "--observe",
+        log.to_str().unwrap(),
+        "--k",
+        "12",
+        "--host-cap",
+        "2",
+        "--json",
+    ]);
+    let query = run(&[
+        "schedule",
+        "--emit-sql",
+        "--policy",
+        policy,
+        "--k",
+        "12",
+        "--host-cap",
+        "2",
+        "--table",
+        "obs",
+        "--column",
+        "page=url",
+        "--column",
+        "host=site",
+        "--column",
+        "cycle=day",
+        "--column",
+        "changed=modified",
+    ]);
+    let db = database(&rows);
+    let got: Vec<u64> = sql_batch(&db, &query)
+        .iter()
+        .map(|g| g.2.to_bits())
+        .collect();
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let want: Vec<u64> = value["batch"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["score"].as_f64().unwrap().to_bits())
+        .collect();
+    assert_eq!(got, want);
+    let fails = |args: &[&str], want: &str| {
+        let out = std::process::Command::new(bin).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(want),
+            "{args:?}: {err}"
+        );
+    };
+    fails(
+        &["schedule", "--emit-sql", "--policy", "lambda", "--k", "5"],
+        "is not a formula",
+    );
+    fails(
+        &["schedule", "--emit-sql", "--k", "5"],
+        "--emit-sql needs the policy",
+    );
+    fails(
+        &[
+            "schedule",
+            "--emit-sql",
+            "--policy",
+            "t",
+            "--k",
+            "5",
+            "--column",
+            "url",
+        ],
+        "expected ROLE=NAME",
+    );
+    fails(
+        &[
+            "schedule",
+            "--emit-sql",
+            "--policy",
+            "t",
+            "--k",
+            "5",
+            "--column",
+            "size=n",
+        ],
+        "unknown column `size`",
+    );
+    fails(
+        &[
+            "schedule",
+            "--emit-sql",
+            "--policy",
+            "t",
+            "--k",
+            "5",
+            "--table",
+            "a;b",
+        ],
+        "not a plain SQL identifier",
+    );
+    // Neither run may create a state: it would go to the scratch directory all the same.
+    let scratch = dir.path().join("never.state");
+    let scratch = scratch.to_str().unwrap();
+    fails(
+        &[
+            "schedule",
+            "--emit-sql",
+            "--policy",
+            "t",
+            "--k",
+            "5",
+            "--state",
+            scratch,
+        ],
+        "cannot be used with",
+    );
+    fails(
+        &[
+            "schedule",
+            "--policy",
+            "t",
+            "--k",
+            "5",
+            "--dialect",
+            "duckdb",
+            "--state",
+            scratch,
+        ],
+        "add --emit-sql",
+    );
+    assert!(!dir.path().join("never.state").exists());
+    fails(
+        &["formula", "export", "t", "--to", "c", "--dialect", "duckdb"],
+        "--dialect applies to --to sql only",
+    );
+    let pg = run(&[
+        "formula",
+        "export",
+        "t / n",
+        "--to",
+        "sql",
+        "--dialect",
+        "postgres",
+    ]);
+    assert!(pg.contains("-- Dialect: PostgreSQL"), "{pg}");
+}

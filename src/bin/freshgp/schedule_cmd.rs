@@ -28,15 +28,15 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["state", "observe", "remove", "json", "wait", "decision"])]
     emit_sql: bool,
     /// With --emit-sql: the engine: sqlite (default), duckdb, postgres or spark.
-    #[arg(long, requires = "emit_sql", value_parser = crate::common::parse_dialect)]
+    #[arg(long, value_parser = crate::common::parse_dialect)]
     dialect: Option<Dialect>,
-    /// With --emit-sql: the observations table (`name` or `schema.name`).
-    #[arg(long, requires = "emit_sql", default_value = "visits")]
-    table: String,
+    /// With --emit-sql: the observations table (`name` or `schema.name`; default visits).
+    #[arg(long)]
+    table: Option<String>,
     /// With --emit-sql: a column's name in the table, ROLE=NAME with ROLE one of page, host,
     /// cycle, changed, weight (repeatable; naming the weight column makes `w` read it,
     /// else w = 1).
-    #[arg(long = "column", requires = "emit_sql", value_name = "ROLE=NAME")]
+    #[arg(long = "column", value_name = "ROLE=NAME")]
     columns: Vec<String>,
     /// Log of downloads to record first: lines `page<TAB>cycle<TAB>0|1[<TAB>host[<TAB>weight]]`
     /// (1 = the content had changed). A host column sets the page's host; a weight column
@@ -95,6 +95,9 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     if args.emit_sql {
         return emit_sql(&args);
+    }
+    if args.dialect.is_some() || args.table.is_some() || !args.columns.is_empty() {
+        bail!("--dialect, --table and --column describe the query of --emit-sql: add --emit-sql");
     }
     // Invariant: clap requires --state unless --emit-sql is given.
     let state_path = args
@@ -216,7 +219,8 @@ fn emit_sql(args: &Args) -> Result<()> {
     let Some(policy) = args.policy.policy()? else {
         bail!("--emit-sql needs the policy: give --policy, --formula or --baseline");
     };
-    let mut observations = sql::Observations::in_table(&args.table).context("--table")?;
+    let table = args.table.as_deref().unwrap_or("visits");
+    let mut observations = sql::Observations::in_table(table).context("--table")?;
     for column in &args.columns {
         let (role, name) = column
             .split_once('=')
