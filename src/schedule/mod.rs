@@ -14,7 +14,9 @@
 //!   [`Scheduler::next_batch_capped`] also keeps at most `m` pages of one host per batch;
 //!   [`Scheduler::next_batch_sampled`] draws the `k` pages instead (SPEC §11);
 //! * [`Scheduler::save`] / [`Scheduler::load`] keep the state across restarts ([`state`]);
-//! * [`log`] reads observation logs (`page<TAB>cycle<TAB>0|1[<TAB>host[<TAB>weight]]`).
+//! * [`log`] reads observation logs (`page<TAB>cycle<TAB>0|1[<TAB>host[<TAB>weight]]`);
+//! * [`sql`] writes the batch as one SQL query over a table of those observations, for
+//!   crawlers whose history lives in a warehouse (`freshgp schedule --emit-sql`).
 //!
 //! ```
 //! use freshgp::formula::{Closure, Formula};
