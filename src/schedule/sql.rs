@@ -41,9 +41,10 @@
 //! ```
 //! use freshgp::export::Dialect;
 //! use freshgp::schedule::sql::{batch_query, BatchQuery, BatchSize};
+//! use freshgp::formula::Grammar;
 //! use freshgp::sim::Policy;
 //!
-//! let policy: Policy = "NAD".parse()?;
+//! let policy = Policy::parse("1 - exp(-NAD * t)", &Grammar::extended())?;
 //! let query = batch_query(&policy, &BatchQuery::new(Dialect::Duckdb, BatchSize::K(1000)))?;
 //! assert!(query.contains("FROM visits"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
