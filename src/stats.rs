@@ -1,7 +1,8 @@
 //! Small statistics for reports: mean with a Student-t 95% confidence interval, and the
 //! paired t-test used to count per-cycle victories (SPEC §7); the median with its
 //! 2.5–97.5 percentile interval and the two-sided Wilcoxon signed-rank test over
-//! repeated runs (SPEC §11).
+//! repeated runs (SPEC §11); the area under the ROC curve of a change model, over subsets
+//! of the test examples (SPEC §12).
 //!
 //! No maintained crate we could find has the Wilcoxon signed-rank test with an exact
 //! distribution (statrs has the distributions, not the test), so it is here, tested
@@ -9,6 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+use std::cmp::Ordering;
 
 /// A mean and the half-width of its 95% confidence interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -240,9 +242,196 @@ fn exact_signed_rank(doubled: &[u64], w2: u64) -> f64 {
     2.0 * lower.min(upper) / patterns
 }
 
+/// Why an AUC cannot be computed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AucError {
+    /// Scores and labels of different lengths.
+    #[error("{scores} scores but {labels} labels")]
+    Lengths {
+        /// Number of scores.
+        scores: usize,
+        /// Number of labels.
+        labels: usize,
+    },
+    /// A NaN score (it has no rank).
+    #[error("score {0} is NaN")]
+    NaN(usize),
+}
+
+/// The area under the ROC curve of `scores` for `labels` (`true`: positive): the
+/// probability that a positive example outscores a negative one, tied scores counted one
+/// half (SPEC §12). Computed from mid-ranks, `(R₊ − n₊(n₊ + 1)/2) / (n₊ n₋)` with `R₊` the
+/// positives' rank sum (the Mann–Whitney U over `n₊ n₋`), in O(n log n). `None` when one
+/// class is absent (the area is undefined).
+///
+/// ```
+/// use freshgp::stats::auc;
+/// // Positives 0.35, 0.8, 0.4 against negatives 0.1, 0.4: 4.5 of 6 pairs.
+/// let scores = [0.1, 0.4, 0.35, 0.8, 0.4];
+/// let labels = [false, false, true, true, true];
+/// assert_eq!(auc(&scores, &labels)?, Some(0.75));
+/// # Ok::<(), freshgp::stats::AucError>(())
+/// ```
+///
+/// # Errors
+/// [`AucError::Lengths`] if the slices differ in length, [`AucError::NaN`] for a NaN
+/// score.
+pub fn auc(scores: &[f64], labels: &[bool]) -> Result<Option<f64>, AucError> {
+    if scores.len() != labels.len() {
+        return Err(AucError::Lengths {
+            scores: scores.len(),
+            labels: labels.len(),
+        });
+    }
+    if let Some(i) = scores.iter().position(|s| s.is_nan()) {
+        return Err(AucError::NaN(i));
+    }
+    let positives = labels.iter().filter(|&&l| l).count();
+    let negatives = labels.len() - positives;
+    if positives == 0 || negatives == 0 {
+        return Ok(None);
+    }
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    // -0.0 and 0.0 are one score: compare by value (no NaN here).
+    order.sort_unstable_by(|&a, &b| scores[a].partial_cmp(&scores[b]).unwrap_or(Ordering::Equal));
+    // Twice the positives' rank sum, ranks from 1, tied runs at their mean rank.
+    let mut doubled_rank_sum: u128 = 0;
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && scores[order[end]] == scores[order[start]] {
+            end += 1;
+        }
+        let tied_positives = order[start..end].iter().filter(|&&i| labels[i]).count() as u128;
+        // Mean rank of positions start+1 ..= end, doubled: start + 1 + end.
+        doubled_rank_sum += tied_positives * (start + 1 + end) as u128;
+        start = end;
+    }
+    let (p, n) = (positives as u128, negatives as u128);
+    // 2U = 2R₊ − n₊(n₊ + 1), exact in integers.
+    let doubled_u = doubled_rank_sum - p * (p + 1);
+    Ok(Some(doubled_u as f64 / (2 * p * n) as f64))
+}
+
+/// AUC as SPEC §12 reports it: over `subsets` equal consecutive subsets of the examples
+/// (in the order given; subset `i` holds examples `i·n/subsets .. (i+1)·n/subsets`),
+/// those with both classes only.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SubsetAuc {
+    /// Mean of the subsets' AUCs (NaN when no subset has both classes).
+    pub mean: f64,
+    /// Their standard deviation, n − 1 in the denominator (0 with fewer than two).
+    pub sd: f64,
+    /// Subsets with both classes (the others are skipped).
+    pub subsets: usize,
+}
+
+/// [`SubsetAuc`] of `scores` for `labels` over `subsets` subsets (the seed's Tables 2 and
+/// 3 use 20).
+///
+/// # Errors
+/// As [`auc`].
+pub fn subset_auc(scores: &[f64], labels: &[bool], subsets: usize) -> Result<SubsetAuc, AucError> {
+    auc(scores, labels)?;
+    let n = scores.len();
+    let parts = subsets.max(1);
+    let mut values = Vec::with_capacity(parts);
+    for i in 0..parts {
+        let (a, b) = (i * n / parts, (i + 1) * n / parts);
+        if let Some(v) = auc(&scores[a..b], &labels[a..b])? {
+            values.push(v);
+        }
+    }
+    Ok(SubsetAuc {
+        mean: if values.is_empty() {
+            f64::NAN
+        } else {
+            mean(&values)
+        },
+        sd: sample_sd(&values),
+        subsets: values.len(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The definition itself: positive-negative pairs, ties one half.
+    fn pairwise_auc(scores: &[f64], labels: &[bool]) -> Option<f64> {
+        let (mut wins, mut pairs) = (0.0, 0.0);
+        for (i, &li) in labels.iter().enumerate() {
+            for (j, &lj) in labels.iter().enumerate() {
+                if li && !lj {
+                    pairs += 1.0;
+                    wins += match scores[i].partial_cmp(&scores[j]) {
+                        Some(Ordering::Greater) => 1.0,
+                        Some(Ordering::Equal) => 0.5,
+                        _ => 0.0,
+                    };
+                }
+            }
+        }
+        (pairs > 0.0).then(|| wins / pairs)
+    }
+
+    #[test]
+    fn auc_counts_ties_one_half() {
+        // Every score tied: 0.5.
+        assert_eq!(auc(&[3.0; 4], &[true, false, true, false]), Ok(Some(0.5)));
+        // Perfect and reversed rankings.
+        assert_eq!(auc(&[1.0, 2.0], &[false, true]), Ok(Some(1.0)));
+        assert_eq!(auc(&[1.0, 2.0], &[true, false]), Ok(Some(0.0)));
+        // -0 and 0 are one score.
+        assert_eq!(auc(&[-0.0, 0.0], &[true, false]), Ok(Some(0.5)));
+        assert_eq!(auc(&[1.0, 2.0], &[true, true]), Ok(None));
+        assert_eq!(auc(&[], &[]), Ok(None));
+        assert_eq!(
+            auc(&[1.0], &[true, false]),
+            Err(AucError::Lengths {
+                scores: 1,
+                labels: 2
+            })
+        );
+        assert_eq!(auc(&[1.0, f64::NAN], &[true, false]), Err(AucError::NaN(1)));
+        // SciPy: mannwhitneyu([2, 2, 5, 7, 7], [1, 2, 7, 3]).statistic / 20 = 0.65 (13 of 20).
+        let scores = [2.0, 2.0, 5.0, 7.0, 7.0, 1.0, 2.0, 7.0, 3.0];
+        let labels = [true, true, true, true, true, false, false, false, false];
+        assert_eq!(auc(&scores, &labels), Ok(Some(0.65)));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn auc_is_the_pairwise_definition(
+            data in proptest::collection::vec((0u8..6, proptest::bool::ANY), 0..60)
+        ) {
+            let scores: Vec<f64> = data.iter().map(|d| f64::from(d.0) * 0.5).collect();
+            let labels: Vec<bool> = data.iter().map(|d| d.1).collect();
+            let got = auc(&scores, &labels).unwrap();
+            let want = pairwise_auc(&scores, &labels);
+            match (got, want) {
+                (Some(g), Some(w)) => proptest::prop_assert!((g - w).abs() < 1e-12, "{g} {w}"),
+                (g, w) => proptest::prop_assert_eq!(g, w),
+            }
+        }
+    }
+
+    #[test]
+    fn subset_auc_skips_one_class_subsets() {
+        // Four subsets of two: (1, 0) perfect, (0, 1) reversed, then two one-class ones.
+        let scores = [2.0, 1.0, 2.0, 1.0, 5.0, 6.0, 7.0, 8.0];
+        let labels = [true, false, false, true, true, true, false, false];
+        let r = subset_auc(&scores, &labels, 4).unwrap();
+        assert_eq!(r.subsets, 2);
+        assert_eq!(r.mean, 0.5);
+        assert!(
+            (r.sd - std::f64::consts::SQRT_2 / 2.0).abs() < 1e-15,
+            "{}",
+            r.sd
+        );
+        let none = subset_auc(&[1.0, 2.0], &[true, true], 20).unwrap();
+        assert!(none.mean.is_nan() && none.subsets == 0);
+    }
 
     #[test]
     fn t_quantiles() {
