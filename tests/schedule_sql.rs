@@ -494,6 +494,8 @@ fn check_engine(dialect: Dialect, rows: &[Row], cases: &[Case]) {
     let text = String::from_utf8(output.stdout).unwrap();
     let batches: Vec<&str> = text.split("@@@").collect();
     assert_eq!(batches.len(), cases.len() + 1, "{dialect}: {text}");
+    // The tie key is the same in every dialect: the pages must be SQLite's, in order.
+    let sqlite = database(rows);
     for (case, batch) in cases.iter().zip(&batches) {
         let got: Vec<(String, Option<String>, f64)> = batch
             .lines()
@@ -506,6 +508,15 @@ fn check_engine(dialect: Dialect, rows: &[Row], cases: &[Case]) {
             })
             .collect();
         case.compare(rows, &got);
+        let pages =
+            |b: &[(String, Option<String>, f64)]| b.iter().map(|g| g.0.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            pages(&got),
+            pages(&sql_batch(&sqlite, &case.query(Dialect::Sqlite))),
+            "{dialect}: {} at cycle {}: not SQLite's pages in SQLite's order",
+            case.policy,
+            case.d
+        );
     }
 }
 

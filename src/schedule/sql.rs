@@ -26,7 +26,8 @@
 //!
 //! The batch is the `k` best pages, best first: descending score, ties broken by the
 //! **tie key** `(i · m + o) mod P`, ascending, with `P = 2^31 − 1` (prime), `i` the
-//! page's position (1, 2, ...) in page-id order (binary collation), `m = 1 + (s + d ·
+//! page's position (1, 2, ...) in the byte order of its id as text (the same in every
+//! dialect, integer ids too), `m = 1 + (s + d ·
 //! 1103515245) mod (P − 1)` and `o = d · 12345 mod P`, `s` the tie seed mod `P − 1`. For a
 //! cycle it is a permutation of the pages (up to `P` of them), and a different one each
 //! cycle, so tied pages take turns — but it is not freshgp's tie order (a seeded hash of
@@ -517,16 +518,18 @@ impl Writer<'_> {
     /// The scores with the tie key.
     fn scored(&self, score: &str, from: &str) -> String {
         let seed = self.q.tie_seed % (TIE_MODULUS - 1);
-        let collate = if self.q.dialect == Dialect::Postgres {
-            " COLLATE \"C\""
-        } else {
-            ""
+        // Page ids in byte order of their text, in every dialect (an integer id too), so
+        // that every engine numbers the pages alike.
+        let text = match self.q.dialect {
+            Dialect::Spark => "CAST(page AS STRING)",
+            Dialect::Postgres => "CAST(page AS TEXT) COLLATE \"C\"",
+            Dialect::Sqlite | Dialect::Duckdb => "CAST(page AS TEXT)",
         };
         format!(
             "fgp_scored AS (\n  SELECT s.page AS page, s.host AS host, s.score AS score,\n    \
              (CAST(s.i AS BIGINT) * (1 + ({seed} + p.d * 1103515245) % {m1}) + (p.d * 12345) \
              % {m}) % {m} AS tie\n  FROM (\n    SELECT page, host, {score} AS score, \
-             ROW_NUMBER() OVER (ORDER BY page{collate}) AS i\n    FROM {from}\n  ) s CROSS JOIN \
+             ROW_NUMBER() OVER (ORDER BY {text}) AS i\n    FROM {from}\n  ) s CROSS JOIN \
              fgp_params p\n)",
             m = TIE_MODULUS,
             m1 = TIE_MODULUS - 1,
