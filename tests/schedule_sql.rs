@@ -669,7 +669,7 @@ fn cli_emits_the_batch_query() {
             "--column",
             "size=n",
         ],
-        "unknown column `size`",
+        "unknown column role `size`",
     );
     fails(
         &[
@@ -729,4 +729,63 @@ fn cli_emits_the_batch_query() {
         "postgres",
     ]);
     assert!(pg.contains("-- Dialect: PostgreSQL"), "{pg}");
+}
+
+/// Rows the query must leave out or read generously: NULL pages, cycles or `changed`,
+/// cycles below 1, a `changed` of 2 (a change), and a page column that SQLite compares
+/// ignoring case (`a` and `A` stay two pages).
+#[test]
+fn odd_rows_and_case_insensitive_columns() {
+    let rows = synthetic(80, 12, 13);
+    let db = rusqlite::Connection::open_in_memory().unwrap();
+    db.execute_batch(
+        "CREATE TABLE obs (url TEXT COLLATE NOCASE, site TEXT COLLATE NOCASE, day INTEGER, \
+         modified INTEGER, w REAL)",
+    )
+    .unwrap();
+    let mut all = rows.clone();
+    // Pages that differ by case only.
+    for (page, cycle, changed) in [("Zz", 2, true), ("zz", 3, false), ("ZZ", 5, true)] {
+        all.push((page.to_string(), cycle, changed, None, None));
+    }
+    for (page, cycle, changed, host, weight) in &all {
+        // A change written as 2.
+        let modified = if *changed && cycle % 2 == 0 {
+            2
+        } else {
+            i64::from(*changed)
+        };
+        db.execute(
+            "INSERT INTO obs VALUES (?1, ?2, ?3, ?4, ?5)",
+            rusqlite::params![page, host, cycle, modified, weight],
+        )
+        .unwrap();
+    }
+    db.execute_batch(
+        "INSERT INTO obs VALUES (NULL, 'h1', 3, 1, NULL); \
+         INSERT INTO obs VALUES ('p0001', 'h1', NULL, 1, NULL); \
+         INSERT INTO obs VALUES ('p0001', 'h1', 4, NULL, NULL); \
+         INSERT INTO obs VALUES ('p0002', 'h1', 0, 1, NULL); \
+         INSERT INTO obs VALUES ('p0003', 'h1', -4, 1, NULL);",
+    )
+    .unwrap();
+    for policy in ["X / n * t + GAD", "w * HR + n7"] {
+        for cap in [None, Some(2)] {
+            let case = Case::new(&parse(policy), 13, 20, cap);
+            case.compare(&all, &sql_batch(&db, &case.query(Dialect::Sqlite)));
+        }
+    }
+    // All pages of the `Zz` family are kept apart.
+    let q = BatchQuery::new(Dialect::Sqlite, BatchSize::K(1000))
+        .observations(observations())
+        .cycle(Some(13));
+    let batch = sql_batch(&db, &batch_query(&parse("t"), &q).unwrap());
+    let family = batch
+        .iter()
+        .filter(|b| b.0.eq_ignore_ascii_case("zz"))
+        .count();
+    assert_eq!(family, 3);
+    for internal in ["fgp_seen", "score_1", "FGP_PAGES"] {
+        assert!(Observations::in_table(internal).is_err(), "{internal}");
+    }
 }

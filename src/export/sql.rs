@@ -49,7 +49,8 @@ pub enum Dialect {
     /// for the `sqlite3` shell and most distributions). `9e999` is +inf.
     #[default]
     Sqlite,
-    /// DuckDB (tested with 2.0).
+    /// DuckDB 1.1 or later, whose float arithmetic is IEEE's by default
+    /// (`ieee_floating_point_ops`; tested with 2.0).
     Duckdb,
     /// PostgreSQL 12 or later (tested with 15).
     Postgres,
@@ -99,7 +100,8 @@ impl Dialect {
                  -- For DuckDB, PostgreSQL or Spark, export with --dialect.\n"
             }
             Dialect::Duckdb => {
-                "-- Dialect: DuckDB (IEEE arithmetic: divisions and logs test their operands;\n\
+                "-- Dialect: DuckDB 1.1+ (IEEE arithmetic, its default since 1.1: divisions and logs test\n\
+                 -- their operands;\n\
                  -- COALESCE(NULLIF(x, NaN), 0) maps NaN to 0 as the closure does).\n"
             }
             Dialect::Postgres => {

@@ -10,7 +10,11 @@
 //! 1 if the download found the content changed, else 0; `host` the page's host or NULL;
 //! `weight` (optional column) its importance, SPEC §8. It is what `freshgp schedule
 //! --observe` reads, as a table: a page's host and weight are those of its latest row that
-//! has one (weight 1 when none has), and a page's rows must have distinct cycles.
+//! has one (weight 1 when none has), and a page's rows must have distinct cycles. Rows
+//! with a NULL page, cycle or `changed`, or a cycle below 1, are left out; any nonzero
+//! `changed` counts as a change (a boolean column works too). Names are unquoted
+//! identifiers; the page and host columns must compare exactly (SQLite's `NOCASE` is
+//! overridden; a case-insensitive collation elsewhere would merge pages).
 //!
 //! # The query
 //!
@@ -31,8 +35,10 @@
 //! 1103515245) mod (P − 1)` and `o = d · 12345 mod P`, `s` the tie seed mod `P − 1`. For a
 //! cycle it is a permutation of the pages (up to `P` of them), and a different one each
 //! cycle, so tied pages take turns — but it is not freshgp's tie order (a seeded hash of
-//! the page's slot), so the batch equals `freshgp schedule`'s apart from ties: the pages
-//! scored above the batch's lowest score are the same, and the scores are the same.
+//! the page's slot), so the batch equals `freshgp schedule`'s apart from ties: the scores
+//! are the same, best first, and without a host cap so are the pages scored above the
+//! batch's lowest score (with a cap, tied pages of a capped host may trade places, and
+//! with them the pages of other hosts that fill in).
 //!
 //! With a host cap `M`, a page is kept if fewer than `M` better-ranked pages share its
 //! host (a window function numbers each host's pages in rank order); pages without a host
@@ -75,8 +81,9 @@ pub enum SqlError {
          page that the query does not compute"
     )]
     ReadsMle,
-    /// A table or column name that is not a plain SQL identifier.
-    #[error("{what} `{name}` is not a plain SQL identifier (letters, digits and `_`, not starting with a digit{dots})")]
+    /// A table or column name that is not a plain SQL identifier, or a table name the
+    /// query's own table expressions use (`fgp_...`, `score_...`).
+    #[error("{what} `{name}` is not a plain SQL identifier (letters, digits and `_`, not starting with a digit{dots}; unquoted, so as the engine folds its case)")]
     BadName {
         /// Which name.
         what: String,
@@ -86,7 +93,7 @@ pub enum SqlError {
         dots: &'static str,
     },
     /// A column role that is not page, host, cycle, changed or weight.
-    #[error("unknown column `{0}`: expected page, host, cycle, changed or weight")]
+    #[error("unknown column role `{0}`: expected page, host, cycle, changed or weight")]
     UnknownRole(String),
     /// A batch fraction outside (0, 1].
     #[error("resources {0} must be in (0, 1]")]
@@ -181,7 +188,11 @@ fn check_identifier(what: &str, name: &str, dotted: bool) -> Result<(), SqlError
             && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     };
     let ok = if dotted {
-        name.split('.').count() <= 2 && name.split('.').all(plain)
+        let lower = name.to_ascii_lowercase();
+        name.split('.').count() <= 2
+            && name.split('.').all(plain)
+            && !lower.starts_with("fgp_")
+            && !lower.starts_with("score_")
     } else {
         plain(name)
     };
@@ -191,7 +202,11 @@ fn check_identifier(what: &str, name: &str, dotted: bool) -> Result<(), SqlError
         Err(SqlError::BadName {
             what: what.to_string(),
             name: name.to_string(),
-            dots: if dotted { "; `schema.table` too" } else { "" },
+            dots: if dotted {
+                "; `schema.table` too; not starting with fgp_ or score_, the query's own names"
+            } else {
+                ""
+            },
         })
     }
 }
@@ -385,7 +400,7 @@ impl Writer<'_> {
         let d = match self.q.cycle {
             Some(d) => format!("CAST({d} AS BIGINT)"),
             None => format!(
-                "(SELECT CAST(MAX({}) AS BIGINT) + 1 FROM {})",
+                "(SELECT CAST(MAX(v.{}) AS BIGINT) + 1 FROM {} v)",
                 o.cycle, o.table
             ),
         };
@@ -399,11 +414,25 @@ impl Writer<'_> {
             Some(w) => format!(", {} + 0.0 AS weight", self.dbl(&format!("v.{w}"))),
             None => String::new(),
         };
+        // SQLite keeps a column's declared collation through the query: a `NOCASE` page
+        // column would merge `a` and `A`. Elsewhere the columns must compare exactly.
+        let exact = if self.q.dialect == Dialect::Sqlite {
+            " COLLATE BINARY"
+        } else {
+            ""
+        };
         format!(
-            "fgp_seen AS (\n  SELECT v.{} AS page, v.{} AS host, CAST(v.{} AS BIGINT) AS cycle, \
-             CAST(v.{} AS INTEGER) AS c{weight}\n  FROM {} v CROSS JOIN fgp_params p\n  \
-             WHERE v.{} < p.d\n)",
-            o.page, o.host, o.cycle, o.changed, o.table, o.cycle
+            "fgp_seen AS (\n  SELECT v.{page}{exact} AS page, v.{host}{exact} AS host, \
+             CAST(v.{cycle} AS BIGINT) AS cycle,\n    \
+             CASE WHEN CAST(v.{changed} AS INTEGER) <> 0 THEN 1 ELSE 0 END AS c{weight}\n  \
+             FROM {table} v CROSS JOIN fgp_params p\n  \
+             WHERE v.{cycle} < p.d AND v.{cycle} >= 1 AND v.{page} IS NOT NULL \
+             AND v.{changed} IS NOT NULL\n)",
+            page = o.page,
+            host = o.host,
+            cycle = o.cycle,
+            changed = o.changed,
+            table = o.table,
         )
     }
 
@@ -527,8 +556,8 @@ impl Writer<'_> {
         };
         format!(
             "fgp_scored AS (\n  SELECT s.page AS page, s.host AS host, s.score AS score,\n    \
-             (CAST(s.i AS BIGINT) * (1 + ({seed} + p.d * 1103515245) % {m1}) + (p.d * 12345) \
-             % {m}) % {m} AS tie\n  FROM (\n    SELECT page, host, {score} AS score, \
+             (CAST(s.i AS BIGINT) * (1 + ({seed} + (p.d % {m1}) * 1103515245) % {m1}) + \
+             ((p.d % {m}) * 12345) % {m}) % {m} AS tie\n  FROM (\n    SELECT page, host, {score} AS score, \
              ROW_NUMBER() OVER (ORDER BY {text}) AS i\n    FROM {from}\n  ) s CROSS JOIN \
              fgp_params p\n)",
             m = TIE_MODULUS,
@@ -542,7 +571,7 @@ impl Writer<'_> {
         let mut windows = String::new();
         if let Some(m) = self.q.host_cap {
             windows.push_str(
-                ", ROW_NUMBER() OVER (PARTITION BY host ORDER BY score DESC, tie) AS host_rank",
+                ", ROW_NUMBER() OVER (PARTITION BY host ORDER BY score DESC NULLS LAST, tie) AS host_rank",
             );
             filters.push(format!("(host IS NULL OR host_rank <= {m})"));
         }
@@ -560,9 +589,9 @@ impl Writer<'_> {
                 let r = sql_literal(self.q.dialect, r);
                 return format!(
                     "SELECT page, host, score FROM (\n  SELECT page, host, score, tie, ROW_NUMBER() \
-                     OVER (ORDER BY score DESC, tie) AS batch_rank\n  FROM ({kept}) kept\n) b\n\
+                     OVER (ORDER BY score DESC NULLS LAST, tie) AS batch_rank\n  FROM ({kept}) kept\n) b\n\
                      WHERE batch_rank <= (SELECT FLOOR({count} * {r}) FROM fgp_counts)\n\
-                     ORDER BY score DESC, tie;\n"
+                     ORDER BY score DESC NULLS LAST, tie;\n"
                 );
             }
         };
@@ -574,6 +603,8 @@ impl Writer<'_> {
                 filters.join(" AND ")
             )
         };
-        format!("SELECT page, host, score FROM {kept}\nORDER BY score DESC, tie{limit};\n")
+        format!(
+            "SELECT page, host, score FROM {kept}\nORDER BY score DESC NULLS LAST, tie{limit};\n"
+        )
     }
 }

@@ -21,7 +21,9 @@
 //! double (periods up to 53 cycles) the result is the correctly rounded
 //! `Σ 2^(h-1) / Σ_{j<d} 2^(j-1)`, bit for bit what a direct computation gives. Changes
 //! more than 52 cycles before the last one are left out of the numerator (each is below
-//! 2^-52 of it, beyond a double's precision): so the numerator is always an exact sum of
+//! 2^-52 of it; together they are under one unit in its last place, so GAD may be up to
+//! one ulp below the correctly rounded value for histories longer than 53 cycles): so the
+//! numerator is always an exact sum of
 //! distinct powers of two, the same in whatever order it is added — as an SQL `SUM`
 //! computes it (`freshgp schedule --emit-sql`). Adding them in order instead would round
 //! at each step, differently from an engine's unordered sum.
