@@ -8,6 +8,9 @@
 //! and, when `../shared` is beside the checkout, the real 57-cycle history (changes
 //! spread over more than 53 cycles, where GAD's sums round).
 
+#[path = "common/engines.rs"]
+mod engines;
+
 use freshgp::export::Dialect;
 use freshgp::formula::Grammar;
 use freshgp::schedule::sql::{batch_query, BatchQuery, BatchSize, Observations, Role, SqlError};
@@ -405,54 +408,9 @@ else:
 print('\n'.join(out))
 "#;
 
-/// The psql command reaching a server (as the current user, or as `postgres` through
-/// `runuser` when the tests run as root), or `None`.
-fn psql() -> Option<Vec<&'static str>> {
-    let candidates: [&[&str]; 2] = [&["psql"], &["runuser", "-u", "postgres", "--", "psql"]];
-    candidates.into_iter().map(<[&str]>::to_vec).find(|cmd| {
-        std::process::Command::new(cmd[0])
-            .args(&cmd[1..])
-            .args(["-X", "-A", "-t", "-c", "SELECT 1"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    })
-}
-
-/// The driver's arguments for `dialect`, or `None` (said loudly) when its engine is absent.
-fn engine(dialect: Dialect) -> Option<Vec<String>> {
-    let python = |module: &str| {
-        std::process::Command::new("python3")
-            .args(["-c", &format!("import {module}")])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    let (found, how) = match dialect {
-        Dialect::Duckdb => (python("duckdb").then(Vec::new), "pip install duckdb"),
-        Dialect::Spark => (
-            python("pyspark").then(Vec::new),
-            "pip install pyspark, with Java 17+",
-        ),
-        Dialect::Postgres => (
-            psql().map(|cmd| vec![format!("{cmd:?}")]),
-            "apt-get install postgresql && pg_ctlcluster 15 main start",
-        ),
-        Dialect::Sqlite => return Some(Vec::new()),
-    };
-    if found.is_none() {
-        // Written to the stream itself: libtest captures `eprintln!` of a passing test.
-        let note = format!(
-            "note: no {dialect} engine here; SKIPPING its batch check (get it with: {how})\n"
-        );
-        let _ = std::io::Write::write_all(&mut std::io::stderr(), note.as_bytes());
-    }
-    let mut args = vec![dialect.name().to_string()];
-    args.extend(found?);
-    Some(args)
-}
-
 /// Runs every case's query in `dialect`'s engine (one process) and compares each batch.
 fn check_engine(dialect: Dialect, rows: &[Row], cases: &[Case]) {
-    let Some(args) = engine(dialect) else {
+    let Some(args) = engines::driver_args(dialect, "batch check") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -629,94 +587,61 @@ fn cli_emits_the_batch_query() {
         .map(|p| p["score"].as_f64().unwrap().to_bits())
         .collect();
     assert_eq!(got, want);
-    let fails = |args: &[&str], want: &str| {
-        let out = std::process::Command::new(bin).args(args).output().unwrap();
+    // `line`'s words, then `more` (paths, which may hold spaces), must fail saying `want`.
+    let fails = |line: &str, more: &[&str], want: &str| {
+        let args: Vec<&str> = line
+            .split_whitespace()
+            .chain(more.iter().copied())
+            .collect();
+        let out = std::process::Command::new(bin)
+            .args(&args)
+            .output()
+            .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
             !out.status.success() && err.contains(want),
             "{args:?}: {err}"
         );
     };
+    let emit = "schedule --emit-sql --policy t --k 5";
     fails(
-        &["schedule", "--emit-sql", "--policy", "lambda", "--k", "5"],
+        "schedule --emit-sql --policy lambda --k 5",
+        &[],
         "is not a formula",
     );
     fails(
-        &["schedule", "--emit-sql", "--k", "5"],
+        "schedule --emit-sql --k 5",
+        &[],
         "--emit-sql needs the policy",
     );
+    fails(&format!("{emit} --column url"), &[], "expected ROLE=NAME");
     fails(
-        &[
-            "schedule",
-            "--emit-sql",
-            "--policy",
-            "t",
-            "--k",
-            "5",
-            "--column",
-            "url",
-        ],
-        "expected ROLE=NAME",
-    );
-    fails(
-        &[
-            "schedule",
-            "--emit-sql",
-            "--policy",
-            "t",
-            "--k",
-            "5",
-            "--column",
-            "size=n",
-        ],
+        &format!("{emit} --column size=n"),
+        &[],
         "unknown column role `size`",
     );
     fails(
-        &[
-            "schedule",
-            "--emit-sql",
-            "--policy",
-            "t",
-            "--k",
-            "5",
-            "--table",
-            "a;b",
-        ],
+        &format!("{emit} --table a;b"),
+        &[],
         "not a plain SQL identifier",
     );
     // Neither run may create a state: it would go to the scratch directory all the same.
     let scratch = dir.path().join("never.state");
     let scratch = scratch.to_str().unwrap();
     fails(
-        &[
-            "schedule",
-            "--emit-sql",
-            "--policy",
-            "t",
-            "--k",
-            "5",
-            "--state",
-            scratch,
-        ],
+        &format!("{emit} --state"),
+        &[scratch],
         "cannot be used with",
     );
     fails(
-        &[
-            "schedule",
-            "--policy",
-            "t",
-            "--k",
-            "5",
-            "--dialect",
-            "duckdb",
-            "--state",
-            scratch,
-        ],
+        "schedule --policy t --k 5 --dialect duckdb --state",
+        &[scratch],
         "add --emit-sql",
     );
     assert!(!dir.path().join("never.state").exists());
     fails(
-        &["formula", "export", "t", "--to", "c", "--dialect", "duckdb"],
+        "formula export t --to c --dialect duckdb",
+        &[],
         "--dialect applies to --to sql only",
     );
     let pg = run(&[

@@ -19,6 +19,7 @@
 //! byte: [`gp4c_all_exports_are_byte_identical`] holds one full export per target, and
 //! [`gp4c_all_exports_digest_is_pinned`] a digest of many.
 
+use common::loud;
 use freshgp::eval::Program;
 use freshgp::export::{arguments, export, Dialect, Language};
 use freshgp::formula::{BinaryOp, Closure, Formula, Grammar, Node, Op, Terminal, UnaryOp};
@@ -28,6 +29,8 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
+#[path = "../common/engines.rs"]
+mod common;
 mod sql;
 
 /// Random formulas per target (the last one is [`deep_formula`]).
@@ -314,20 +317,27 @@ fn compare(language: Language, cases: &[Case], output: &str) -> Vec<String> {
 }
 
 fn assert_exact(language: Language, cases: &[Case], output: &str) {
-    let bad = compare(language, cases, output);
+    assert_few_differ(language, cases, &compare(language, cases, output), 0);
+}
+
+/// Asserts that at most `allowed` of the results of `cases` are among `bad`, the
+/// mismatches (an engine whose libm rounds unlike glibc now and then), and names those
+/// loudly.
+fn assert_few_differ(language: Language, cases: &[Case], bad: &[String], allowed: usize) {
     assert!(
-        bad.is_empty(),
-        "{} of {} results differ:\n{}",
+        bad.len() <= allowed,
+        "{language}: {} of {} results differ (at most {allowed} allowed):\n{}",
         bad.len(),
         results(cases),
         bad.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
     );
-}
-
-/// Writes `message` to the test process's stderr itself: libtest captures the `eprintln!`
-/// of a passing test, not writes to the stream, so a skipped check shows in every run.
-fn loud(message: &str) {
-    let _ = writeln!(std::io::stderr(), "{message}");
+    if !bad.is_empty() {
+        loud(&format!(
+            "note: {} {language} results differ from freshgp (libm rounding):\n{}",
+            bad.len(),
+            bad.join("\n")
+        ));
+    }
 }
 
 /// Whether `tool arg` runs; if not, says loudly on stderr that the check is skipped and how
@@ -597,21 +607,7 @@ fn java_export_matches_evaluator() {
     // The JVM's Math.log/exp/pow and glibc may round differently in the last bit for rare
     // arguments; everything else (closure rules, special values, constants) is exact.
     let bad = compare(Language::Java, &cases, &output);
-    let allowed = results(&cases) / 200;
-    assert!(
-        bad.len() <= allowed,
-        "{} of {} results differ (at most {allowed} last-bit libm differences allowed):\n{}",
-        bad.len(),
-        results(&cases),
-        bad.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
-    );
-    if !bad.is_empty() {
-        eprintln!(
-            "note: {} Java results differ from freshgp (libm rounding):\n{}",
-            bad.len(),
-            bad.join("\n")
-        );
-    }
+    assert_few_differ(Language::Java, &cases, &bad, results(&cases) / 200);
 }
 
 /// The formula of [`PINNED`]: every terminal of GP4C_All, none of the extended ones.

@@ -15,6 +15,7 @@
 //! * Spark: `pip install pyspark` and Java 17+; a subset of the cases, in ANSI mode.
 
 use super::*;
+use common::driver_args;
 
 /// Runs each query (split at `-- @@@` lines) of argv[2] against the rows of case k on stdin
 /// in engine argv[1] (`sqlite`, `duckdb`, `postgres` with the psql command as JSON in
@@ -96,66 +97,6 @@ elif engine == 'spark':
 print('\n'.join(out))
 "#;
 
-/// How the driver reaches an engine, or `None` (after a loud note) when it cannot.
-fn engine(dialect: Dialect) -> Option<Vec<String>> {
-    if !have("python3", "--version", "apt-get install python3") {
-        return None;
-    }
-    let python_module = |module: &str, how: &str| {
-        let ok = Command::new("python3")
-            .args(["-c", &format!("import {module}")])
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            loud(&format!(
-                "note: Python module `{module}` not found; SKIPPING the {dialect} check (get it \
-                 with: {how})"
-            ));
-        }
-        ok.then(|| vec![dialect.name().to_string()])
-    };
-    match dialect {
-        Dialect::Sqlite => python_module("sqlite3", "apt-get install python3"),
-        Dialect::Duckdb => python_module("duckdb", "pip install duckdb"),
-        Dialect::Spark => python_module("pyspark", "pip install pyspark, with Java 17+"),
-        Dialect::Postgres => psql().map(|cmd| {
-            let json = format!(
-                "[{}]",
-                cmd.iter()
-                    .map(|c| format!("{c:?}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            vec!["postgres".to_string(), json]
-        }),
-    }
-}
-
-/// The command that runs `psql` against a server: as the current user, or as `postgres`
-/// through `runuser` (when the tests run as root).
-fn psql() -> Option<Vec<String>> {
-    let candidates: [&[&str]; 2] = [&["psql"], &["runuser", "-u", "postgres", "--", "psql"]];
-    for cmd in candidates {
-        let ok = Command::new(cmd[0])
-            .args(&cmd[1..])
-            .args(["-X", "-A", "-t", "-c", "SELECT 1"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if ok {
-            return Some(cmd.iter().map(|s| s.to_string()).collect());
-        }
-    }
-    loud(
-        "note: no PostgreSQL server reachable with psql; SKIPPING the postgres check (get one \
-         with: apt-get install postgresql && pg_ctlcluster 15 main start; set PGHOST, PGUSER, \
-         ... for another server)",
-    );
-    None
-}
-
 /// The driver's output for `queries` over the inputs of `cases`, or `None` when SQLite
 /// lacks its math functions (after a loud note).
 fn run_engine(args: &[String], queries: &[String], stdin: &str) -> Option<String> {
@@ -186,7 +127,7 @@ fn run_engine(args: &[String], queries: &[String], stdin: &str) -> Option<String
 
 /// Runs `cases` in `dialect`'s engine; the mismatches, or `None` if the engine is absent.
 fn mismatches(dialect: Dialect, cases: &[Case]) -> Option<Vec<String>> {
-    let args = engine(dialect)?;
+    let args = driver_args(dialect, "export check")?;
     let language = Language::Sql(dialect);
     let queries: Vec<String> = cases
         .iter()
@@ -307,13 +248,7 @@ fn edge_cases() -> Vec<Case> {
 fn assert_engine_exact(dialect: Dialect, seed: u64) {
     let cases = all_cases(seed);
     if let Some(bad) = mismatches(dialect, &cases) {
-        assert!(
-            bad.is_empty(),
-            "{} of {} results differ:\n{}",
-            bad.len(),
-            results(&cases),
-            bad.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
-        );
+        assert_few_differ(Language::Sql(dialect), &cases, &bad, 0);
     }
 }
 
@@ -347,21 +282,12 @@ fn spark_export_matches_evaluator() {
     let Some(bad) = mismatches(Dialect::Spark, &cases) else {
         return;
     };
-    let allowed = results(&cases) / 50;
-    assert!(
-        bad.len() <= allowed,
-        "{} of {} results differ (at most {allowed} allowed):\n{}",
-        bad.len(),
-        results(&cases),
-        bad.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
+    assert_few_differ(
+        Language::Sql(Dialect::Spark),
+        &cases,
+        &bad,
+        results(&cases) / 50,
     );
-    if !bad.is_empty() {
-        loud(&format!(
-            "note: {} Spark results differ from freshgp (Java's libm):\n{}",
-            bad.len(),
-            bad.join("\n")
-        ));
-    }
 }
 
 /// Every SQL literal reads back as the double it stands for, in each engine at hand:
@@ -403,7 +329,7 @@ fn sql_literals_read_back_exactly() {
         (Dialect::Duckdb, 4_000),
         (Dialect::Postgres, 4_000),
     ] {
-        let Some(args) = engine(dialect) else {
+        let Some(args) = driver_args(dialect, "literals check") else {
             continue;
         };
         let values = &values[..count];
