@@ -23,6 +23,9 @@
 //! function (it uses only [`formula`]), and [`schedule`] ranks a live crawler's pages for each
 //! cycle exactly as the simulation would (beside [`experiment`]: it uses `formula`, `eval`, `sim`).
 //!
+//! [`predict`] learns change models from the observed history and page metadata and
+//! judges them by AUC (SPEC §12; beside [`gp`]: it uses `data`, `sim` and `stats`).
+//!
 //! See `ARCHITECTURE.md` for the code map and the invariants each layer keeps.
 
 mod atomic;
@@ -33,6 +36,7 @@ pub mod export;
 pub mod formula;
 pub mod gp;
 mod hash;
+pub mod predict;
 pub mod report;
 pub mod schedule;
 pub mod sim;

@@ -3,18 +3,20 @@
 //! It stores exactly what the text holds, so text → cache → text is lossless, and loads
 //! without parsing. [`super::load`] recognises it by its first 8 bytes (its magic bytes).
 //!
-//! Layout (version 1, all integers little-endian):
+//! Layout (version 2, all integers little-endian; version 1, without attributes, still
+//! reads):
 //!
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `\x89FGPDAT\n` (non-UTF-8 first byte; the `\n` catches newline translation) |
-//! | 4 | version (`1`) |
-//! | 4 | flags: bit 0 ids, bit 1 hosts, bit 2 weights |
+//! | 4 | version (`2`) |
+//! | 4 | flags: bit 0 ids, bit 1 hosts, bit 2 weights, bit 3 attributes |
 //! | 8 + 8 | pages P, cycles D |
 //! | 8·P·W, twice | change words, then unknown words (W = ⌈D/64⌉ per page) |
 //! | ids | 8 (text length T), 8·P (end offset of each id), T bytes UTF-8 |
 //! | hosts | 8 (name count H), per name 4 (length) + bytes, then 4·P host indices |
 //! | weights | 8·P `f64` |
+//! | attributes | 8 (count A), per attribute: its key, 8 (value count V) and V values, each string as 4 (length) + bytes, then 4·P codes (`u32::MAX`: none) |
 //! | 4 | CRC-32 of every byte before it; the file ends here |
 //!
 //! Every size is checked against the file length before anything is allocated, and every
@@ -37,12 +39,13 @@ use std::io::{Read, Write};
 
 /// The first 8 bytes of every cache file.
 pub(crate) const MAGIC: [u8; 8] = *b"\x89FGPDAT\n";
-/// The format version this build writes and reads.
-pub(crate) const VERSION: u32 = 1;
+/// The format version this build writes (it reads this one and version 1).
+pub(crate) const VERSION: u32 = 2;
 
 const HAS_IDS: u32 = 1;
 const HAS_HOSTS: u32 = 2;
 const HAS_WEIGHTS: u32 = 4;
+const HAS_ATTRIBUTES: u32 = 8;
 
 /// Writes `d` as a binary cache.
 pub fn write<W: Write>(d: &Dataset, out: W) -> Result<(), DataError> {
@@ -53,7 +56,8 @@ pub fn write<W: Write>(d: &Dataset, out: W) -> Result<(), DataError> {
     let io = |e: std::io::Error| DataError::io("<output>", &e);
     let flags = (d.has_ids() as u32 * HAS_IDS)
         | (d.has_hosts() as u32 * HAS_HOSTS)
-        | (d.has_weights() as u32 * HAS_WEIGHTS);
+        | (d.has_weights() as u32 * HAS_WEIGHTS)
+        | (!d.attributes().is_empty() as u32 * HAS_ATTRIBUTES);
     w.put(&MAGIC).map_err(io)?;
     w.put(&VERSION.to_le_bytes()).map_err(io)?;
     w.put(&flags.to_le_bytes()).map_err(io)?;
@@ -69,25 +73,21 @@ pub fn write<W: Write>(d: &Dataset, out: W) -> Result<(), DataError> {
         w.put(text.as_bytes()).map_err(io)?;
     }
     if let Some(hosts) = d.host_indices() {
-        w.put(&(d.host_names().len() as u64).to_le_bytes())
-            .map_err(io)?;
-        for name in d.host_names() {
-            let len = u32::try_from(name.len()).map_err(|_| DataError::Invalid {
-                what: "host name".into(),
-                reason: "longer than 4 GiB".into(),
-            })?;
-            w.put(&len.to_le_bytes()).map_err(io)?;
-            w.put(name.as_bytes()).map_err(io)?;
-        }
-        let mut buf = Vec::with_capacity(4 * hosts.len());
-        for h in hosts {
-            buf.extend_from_slice(&h.to_le_bytes());
-        }
-        w.put(&buf).map_err(io)?;
+        w.strings(d.host_names())?;
+        w.u32s(hosts).map_err(io)?;
     }
     if let Some(weights) = d.weight_values() {
         let bits: Vec<u64> = weights.iter().map(|w| w.to_bits()).collect();
         w.words(&bits).map_err(io)?;
+    }
+    if !d.attributes().is_empty() {
+        w.put(&(d.attributes().iter().count() as u64).to_le_bytes())
+            .map_err(io)?;
+        for a in d.attributes().iter() {
+            w.string(a.name())?;
+            w.strings(a.values())?;
+            w.u32s(a.codes()).map_err(io)?;
+        }
     }
     let crc = w.crc.clone().finalize();
     w.out.write_all(&crc.to_le_bytes()).map_err(io)?;
@@ -122,6 +122,9 @@ pub fn read<R: Read>(input: &mut R, file: &str, len: u64) -> Result<Dataset, Dat
     if flags & HAS_WEIGHTS != 0 {
         d.set_weights(read_weights(&mut r, pages)?);
     }
+    if flags & HAS_ATTRIBUTES != 0 {
+        d.set_attributes(read_attributes(&mut r, pages)?);
+    }
     read_trailer(&mut r)?;
     Ok(d)
 }
@@ -134,13 +137,17 @@ fn read_header<R: Read>(r: &mut CrcReader<'_, R>) -> Result<(u32, usize, usize),
         return Err(r.bad("wrong magic bytes (not a freshgp cache)"));
     }
     let version = r.u32()?;
-    if version != VERSION {
+    if version != VERSION && version != 1 {
         return Err(r.bad(&format!(
-            "format version {version}, this build reads version {VERSION}"
+            "format version {version}, this build reads versions 1 and {VERSION}"
         )));
     }
     let flags = r.u32()?;
-    if flags & !(HAS_IDS | HAS_HOSTS | HAS_WEIGHTS) != 0 {
+    let known = match version {
+        1 => HAS_IDS | HAS_HOSTS | HAS_WEIGHTS,
+        _ => HAS_IDS | HAS_HOSTS | HAS_WEIGHTS | HAS_ATTRIBUTES,
+    };
+    if flags & !known != 0 {
         return Err(r.bad(&format!("unknown flags 0x{flags:x}")));
     }
     let pages = r.u64()?;
@@ -212,23 +219,8 @@ fn read_hosts<R: Read>(
     r: &mut CrcReader<'_, R>,
     pages: usize,
 ) -> Result<(Vec<u32>, Vec<String>), DataError> {
-    let count = r.u64()?;
-    let count = r.fits(Some(count), 4)?;
-    let mut names = Vec::with_capacity(count);
-    for _ in 0..count {
-        let len = r.u32()? as u64;
-        let len = r.fits(Some(len), 1)?;
-        let mut b = vec![0u8; len];
-        r.bytes_into(&mut b)?;
-        names.push(String::from_utf8(b).map_err(|_| r.bad("a host name is not UTF-8"))?);
-    }
-    r.fits(Some(pages as u64), 4)?;
-    let mut b = vec![0u8; 4 * pages];
-    r.bytes_into(&mut b)?;
-    let hosts: Vec<u32> = b
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let names = r.strings()?;
+    let hosts = r.u32s(pages)?;
     if hosts.iter().any(|&h| h as usize >= names.len()) {
         return Err(r.bad("a host index is out of range"));
     }
@@ -246,6 +238,22 @@ fn read_weights<R: Read>(r: &mut CrcReader<'_, R>, pages: usize) -> Result<Vec<f
         return Err(r.bad("a weight is not a finite number >= 0"));
     }
     Ok(weights)
+}
+
+/// The categorical attributes, checked as [`crate::data::Attributes`] requires.
+fn read_attributes<R: Read>(
+    r: &mut CrcReader<'_, R>,
+    pages: usize,
+) -> Result<crate::data::Attributes, DataError> {
+    let count = r.u64()?;
+    let count = r.fits(Some(count), 16)?;
+    let mut columns = Vec::with_capacity(count);
+    for _ in 0..count {
+        let name = r.string()?;
+        let values = r.strings()?;
+        columns.push((name, values, r.u32s(pages)?));
+    }
+    crate::data::Attributes::from_parts(columns, pages).map_err(|reason| r.bad(&reason))
 }
 
 /// The checksum of everything before it, and nothing after.
@@ -295,6 +303,32 @@ impl<W: Write> CrcWriter<W> {
             self.put(&buf)?;
         }
         Ok(())
+    }
+
+    fn u32s(&mut self, values: &[u32]) -> std::io::Result<()> {
+        let mut buf = Vec::with_capacity(4 * values.len());
+        for v in values {
+            buf.extend_from_slice(&v.to_le_bytes());
+        }
+        self.put(&buf)
+    }
+
+    /// One string: 4 bytes of length, then its bytes.
+    fn string(&mut self, s: &str) -> Result<(), DataError> {
+        let io = |e: std::io::Error| DataError::io("<output>", &e);
+        let len = u32::try_from(s.len()).map_err(|_| DataError::Invalid {
+            what: "a host name or attribute".into(),
+            reason: "longer than 4 GiB".into(),
+        })?;
+        self.put(&len.to_le_bytes()).map_err(io)?;
+        self.put(s.as_bytes()).map_err(io)
+    }
+
+    /// A count (8 bytes), then each string.
+    fn strings(&mut self, strings: &[String]) -> Result<(), DataError> {
+        self.put(&(strings.len() as u64).to_le_bytes())
+            .map_err(|e| DataError::io("<output>", &e))?;
+        strings.iter().try_for_each(|s| self.string(s))
     }
 }
 
@@ -349,6 +383,29 @@ impl<R: Read> CrcReader<'_, R> {
         Ok(u64::from_le_bytes(b))
     }
 
+    fn u32s(&mut self, n: usize) -> Result<Vec<u32>, DataError> {
+        self.fits(Some(n as u64), 4)?;
+        let mut b = vec![0u8; 4 * n];
+        self.bytes_into(&mut b)?;
+        Ok(b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
+    }
+
+    fn string(&mut self) -> Result<String, DataError> {
+        let len = self.u32()? as u64;
+        let len = self.fits(Some(len), 1)?;
+        let mut b = vec![0u8; len];
+        self.bytes_into(&mut b)?;
+        String::from_utf8(b).map_err(|_| self.bad("a host name or attribute is not UTF-8"))
+    }
+
+    fn strings(&mut self) -> Result<Vec<String>, DataError> {
+        let count = self.u64()?;
+        let count = self.fits(Some(count), 4)?;
+        (0..count).map(|_| self.string()).collect()
+    }
+
     fn words(&mut self, n: usize) -> Result<Vec<u64>, DataError> {
         self.fits(Some(n as u64), 8)?;
         let mut out = Vec::with_capacity(n);
@@ -375,7 +432,8 @@ mod tests {
 
     fn sample() -> Dataset {
         text::read(
-            "0?1\tp1\th1\tweight=2.5\n111\tpé\th2\tweight=1\n000\tp3\t\tweight=0\n".as_bytes(),
+            "0?1\tp1\th1\tweight=2.5\tcat=a\n111\tpé\th2\tweight=1\tcat=é\tbrand=x\n000\tp3\t\tweight=0\n"
+                .as_bytes(),
             "s",
         )
         .unwrap()
@@ -417,13 +475,32 @@ mod tests {
         longer.push(0);
         let e = read(&mut &longer[..], "c.bin", longer.len() as u64).unwrap_err();
         assert!(e.to_string().contains("unexpected bytes"), "{e}");
-        let mut v2 = b.clone();
-        v2[8] = 2;
-        let e = read(&mut &v2[..], "c.bin", v2.len() as u64).unwrap_err();
+        let mut v3 = b.clone();
+        v3[8] = 3;
+        let e = read(&mut &v3[..], "c.bin", v3.len() as u64).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "c.bin: not a usable freshgp binary cache: format version 2, this build reads version 1"
+            "c.bin: not a usable freshgp binary cache: format version 3, this build reads versions 1 and 2"
         );
+    }
+
+    /// `b` with its version set to `version` and its checksum recomputed.
+    fn as_version(mut b: Vec<u8>, version: u8) -> Vec<u8> {
+        b[8] = version;
+        let n = b.len() - 4;
+        let crc = crc32fast::hash(&b[..n]);
+        b[n..].copy_from_slice(&crc.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn version_1_files_still_read_but_hold_no_attributes() {
+        let plain = text::read("0?1\tp1\th1\tweight=2.5\n".as_bytes(), "s").unwrap();
+        let v1 = as_version(bytes(&plain), 1);
+        assert_eq!(read(&mut &v1[..], "v1", v1.len() as u64).unwrap(), plain);
+        let v1 = as_version(bytes(&sample()), 1);
+        let e = read(&mut &v1[..], "v1", v1.len() as u64).unwrap_err();
+        assert!(e.to_string().contains("unknown flags 0xf"), "{e}");
     }
 
     #[test]

@@ -22,7 +22,8 @@
 //! - [`synth`]: a realistic synthetic generator driven by RON presets;
 //! - [`split`]: the temporal cross-validation of SPEC §2;
 //! - [`stats`]: summary figures of a history, the weight distribution included;
-//! - [`weights`]: page importance weights from a `page<TAB>weight` file, set by page id.
+//! - [`weights`]: page importance weights from a `page<TAB>weight` file, set by page id;
+//! - [`attributes`]: categorical page metadata (`category=`, `country=`, ...; SPEC §12).
 //!
 //! One entry point reads any stored history: [`load`] detects the binary cache by its
 //! magic bytes, else reads text, then resolves unknown cycles by [`LoadOptions::unknown`]
@@ -38,6 +39,7 @@
 //!
 //! **Invariant:** this module knows nothing of formulas, simulation or GP.
 
+pub mod attributes;
 pub mod cache;
 pub mod log;
 pub mod split;
@@ -52,6 +54,7 @@ use std::io::{BufRead, BufReader};
 use std::ops::RangeInclusive;
 use std::path::Path;
 
+pub use attributes::{Attribute, Attributes};
 pub use unknown::{UnknownPolicy, UnknownReport};
 
 /// Why a dataset could not be built or read.
@@ -145,6 +148,7 @@ pub struct Dataset {
     hosts: Option<Vec<u32>>,
     host_names: Vec<String>,
     weights: Option<Vec<f64>>,
+    attributes: Attributes,
 }
 
 /// A dataset's [`Dataset::fingerprint`], written as 16 hexadecimal digits.
@@ -199,6 +203,7 @@ impl Dataset {
             hosts: None,
             host_names: Vec::new(),
             weights: None,
+            attributes: Attributes::default(),
         }
     }
 
@@ -289,6 +294,9 @@ impl Dataset {
         }
         if let Some(weights) = &self.weights {
             h = weights.iter().fold(fold(h, 3), |h, w| fold(h, w.to_bits()));
+        }
+        if !self.attributes.is_empty() {
+            h = self.attributes.hash_into(h, fold, text);
         }
         Fingerprint(h)
     }
@@ -473,6 +481,23 @@ impl Dataset {
         self.weights = Some(weights);
     }
 
+    /// The pages' categorical attributes (SPEC §12; empty when none has any).
+    pub fn attributes(&self) -> &Attributes {
+        &self.attributes
+    }
+
+    /// Sets the pages' attributes.
+    ///
+    /// # Panics
+    /// If an attribute holds a number of codes other than the number of pages.
+    pub(crate) fn set_attributes(&mut self, attributes: Attributes) {
+        assert!(
+            attributes.iter().all(|a| a.codes().len() == self.pages),
+            "one code per page"
+        );
+        self.attributes = attributes;
+    }
+
     /// Whether pages carry weights other than the default.
     pub(crate) fn has_weights(&self) -> bool {
         self.weights.is_some()
@@ -486,6 +511,14 @@ impl Dataset {
     /// Number of changes (`1` cycles) of page `p`.
     pub(crate) fn changes_of(&self, p: usize) -> usize {
         self.row(p).iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Number of unknown cycles of page `p`.
+    pub(crate) fn unknown_of(&self, p: usize) -> usize {
+        self.unknown_row(p)
+            .iter()
+            .map(|w| w.count_ones() as usize)
+            .sum()
     }
 
     /// The pages `pages` (indices, in the order given) as a new dataset, with their ids,
@@ -515,6 +548,7 @@ impl Dataset {
         if let Some(weights) = &self.weights {
             d.weights = Some(pages.iter().map(|&p| weights[p as usize]).collect());
         }
+        d.attributes = self.attributes.subset(pages);
         d
     }
 
@@ -535,6 +569,7 @@ impl Dataset {
         d.hosts = self.hosts.clone();
         d.host_names = self.host_names.clone();
         d.weights = self.weights.clone();
+        d.attributes = self.attributes.clone();
         for p in 0..self.pages {
             for (dst, src) in [(&mut d.bits, &self.bits), (&mut d.unknown, &self.unknown)] {
                 let row = &src[p * self.words..(p + 1) * self.words];
@@ -568,6 +603,7 @@ impl Dataset {
             hosts: None,
             host_names: Vec::new(),
             weights: None,
+            attributes: Attributes::default(),
         }
     }
 

@@ -65,6 +65,47 @@ pub struct Stats {
     pub weighted: bool,
     /// The weight distribution (`None` when unweighted: every page weighs 1).
     pub weights: Option<WeightStats>,
+    /// The categorical attributes (SPEC §12), in the order of the file.
+    pub attributes: Vec<AttributeStats>,
+}
+
+/// One categorical attribute: how many values, how many pages have it, and how far its
+/// groups' change fractions spread (a first look at whether it predicts change).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct AttributeStats {
+    /// The key.
+    pub name: String,
+    /// Distinct values among the pages.
+    pub cardinality: usize,
+    /// Pages that have the attribute.
+    pub pages: usize,
+    /// The lowest and highest change fraction (changes / known cycles) of a value's pages.
+    pub change_fraction_range: (f64, f64),
+}
+
+impl AttributeStats {
+    fn of(d: &Dataset, a: &super::Attribute) -> AttributeStats {
+        let mut changes = vec![0usize; a.values().len()];
+        let mut known = vec![0usize; a.values().len()];
+        for p in 0..d.pages() {
+            if let Some(c) = a.code(p) {
+                changes[c as usize] += d.changes_of(p);
+                known[c as usize] += d.cycles() - d.unknown_of(p);
+            }
+        }
+        let fractions = (0..changes.len())
+            .filter(|&c| known[c] > 0)
+            .map(|c| changes[c] as f64 / known[c] as f64);
+        let range = fractions.fold(None, |r: Option<(f64, f64)>, f| {
+            Some(r.map_or((f, f), |(lo, hi)| (lo.min(f), hi.max(f))))
+        });
+        AttributeStats {
+            name: a.name().to_string(),
+            cardinality: a.cardinality(),
+            pages: a.pages_with(),
+            change_fraction_range: range.unwrap_or((0.0, 0.0)),
+        }
+    }
 }
 
 /// The distribution of page weights.
@@ -261,6 +302,11 @@ impl Stats {
             p_change_after_no_change: ratio(nc, n_prev),
             weighted: weights.is_some(),
             weights,
+            attributes: d
+                .attributes()
+                .iter()
+                .map(|a| AttributeStats::of(d, a))
+                .collect(),
         }
     }
 }
@@ -311,6 +357,20 @@ impl fmt::Display for Stats {
                 f,
                 "weights            none (unweighted: every page weighs 1)"
             )?,
+        }
+        if self.attributes.is_empty() {
+            writeln!(f, "attributes         none")?;
+        }
+        for a in &self.attributes {
+            writeln!(
+                f,
+                "attribute          {}: {} values on {}; change fraction by value {:.4} .. {:.4}",
+                a.name,
+                a.cardinality,
+                count(a.pages, "page"),
+                a.change_fraction_range.0,
+                a.change_fraction_range.1
+            )?;
         }
         write!(f, "pages by changes  ")?;
         let buckets: [(usize, usize); 8] = [

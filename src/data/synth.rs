@@ -47,7 +47,13 @@
 //!    σ = `weights.sigma`, ρ = `weights.rate_correlation`. Heavy-tailed, mean about 1.
 //!    Without the section the history has no weights (every page weighs 1).
 //!
-//! Both optional sections default to none, so older preset files load unchanged.
+//! 9. **Metadata** (optional section `metadata`, SPEC §12 categorical attributes such as a
+//!    product's category or a shop's country): each attribute's values have Zipf
+//!    popularity and a rate multiplier (mean 1) that scales λ of the non-static pages
+//!    holding them; see [`metadata`] for the model. Without the section the pages carry
+//!    no attributes and the bits are as before.
+//!
+//! The optional sections default to none, so older preset files load unchanged.
 //!
 //! **Determinism:** host sizes come from one generator seeded by `seed`; each host then
 //! draws its change bits from its own PCG stream (`seed`, host index), hosts are generated
@@ -70,7 +76,10 @@
 //! assert!(a.weight(0) != a.weight(1)); // brdc12 has a weights section
 //! ```
 
+mod metadata;
+
 use super::{DataError, Dataset};
+use metadata::{AttributeParams, Metadata};
 use rand::{Rng, SeedableRng};
 use rand_distr_lite::{lognormal, standard_normal};
 use rayon::prelude::*;
@@ -113,6 +122,9 @@ pub struct SynthParams {
     /// Page importance weights (click popularity): none (unweighted) unless given.
     #[serde(default)]
     pub(crate) weights: Option<WeightParams>,
+    /// Categorical attributes (SPEC §12) that shift change rates: none unless given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) metadata: Vec<AttributeParams>,
 }
 
 /// Host sizes and activity.
@@ -411,6 +423,17 @@ impl SynthParams {
                 );
             }
         }
+        for (i, a) in self.metadata.iter().enumerate() {
+            if let Err(reason) = a.check() {
+                return bad(&format!("metadata[{i}]"), &reason);
+            }
+            if self.metadata[..i].iter().any(|b| b.name == a.name) {
+                return bad(
+                    &format!("metadata[{i}]"),
+                    &format!("`{}` given twice", a.name),
+                );
+            }
+        }
         Ok(())
     }
 }
@@ -437,16 +460,22 @@ pub fn generate(params: &SynthParams, seed: u64) -> Result<Dataset, DataError> {
     params.validate("parameters")?;
     let sizes = host_sizes(params, seed);
     let words = params.days.div_ceil(64);
-    let hosts: Vec<HostOutput> = sizes
+    let metadata = Metadata::new(&params.metadata, seed);
+    let hosts: Vec<(HostOutput, _)> = sizes
         .par_iter()
         .enumerate()
-        .map(|(h, &size)| host_rows(params, seed, h, size, words))
+        .map(|(h, &size)| {
+            let meta = metadata.host(h, size);
+            (host_rows(params, seed, h, &meta.factors, words), meta)
+        })
         .collect();
     let mut bits = Vec::with_capacity(params.pages * words);
     let mut rates = Vec::with_capacity(params.pages);
-    for host in hosts {
+    let mut metas = Vec::with_capacity(hosts.len());
+    for (host, meta) in hosts {
         bits.extend_from_slice(&host.rows);
         rates.extend_from_slice(&host.rates);
+        metas.push(meta);
     }
     let unknown = vec![0; bits.len()];
     let mut d = Dataset::from_parts(params.pages, params.days, bits, unknown);
@@ -468,6 +497,9 @@ pub fn generate(params: &SynthParams, seed: u64) -> Result<Dataset, DataError> {
     );
     if let Some(w) = &params.weights {
         d.set_weights(page_weights(w, seed, &sizes, &rates));
+    }
+    if !params.metadata.is_empty() {
+        d.set_attributes(metadata.attributes(&mut metas, params.pages));
     }
     Ok(d)
 }
@@ -504,8 +536,13 @@ struct PageTraits {
 }
 
 /// Draws a page's traits from the host's bits stream (the order of draws is fixed: it is
-/// what makes a seed's history).
-fn page_traits(params: &SynthParams, activity: f64, rng: &mut rand_pcg::Pcg64) -> PageTraits {
+/// what makes a seed's history); `factor` is its metadata rate multiplier (1 without).
+fn page_traits(
+    params: &SynthParams,
+    activity: f64,
+    factor: f64,
+    rng: &mut rand_pcg::Pcg64,
+) -> PageTraits {
     let r = &params.rates;
     let u: f64 = rng.gen();
     let mut class = None;
@@ -520,10 +557,10 @@ fn page_traits(params: &SynthParams, activity: f64, rng: &mut rand_pcg::Pcg64) -
         (true, 0.0)
     } else if let Some(c) = class {
         let q = rng.gen_range(c.min..=c.max);
-        (false, -(1.0 - q).ln())
+        (false, -(1.0 - q).ln() * factor)
     } else {
         let l = 10f64.powf(r.log10_mean + r.log10_sigma * standard_normal(rng));
-        (false, (l * activity).min(r.max_rate))
+        (false, (l * activity * factor).min(r.max_rate))
     };
     let ev = &params.host_events;
     PageTraits {
@@ -539,8 +576,16 @@ fn page_traits(params: &SynthParams, activity: f64, rng: &mut rand_pcg::Pcg64) -
     }
 }
 
-/// The rows of host `h` (`size` pages), from its own random streams.
-fn host_rows(params: &SynthParams, seed: u64, h: usize, size: usize, words: usize) -> HostOutput {
+/// The rows of host `h`, one page per entry of `factors` (each page's metadata rate
+/// multiplier), from its own random streams.
+fn host_rows(
+    params: &SynthParams,
+    seed: u64,
+    h: usize,
+    factors: &[f64],
+    words: usize,
+) -> HostOutput {
+    let size = factors.len();
     let mut rng = host_stream(seed, BITS_STREAMS, h);
     let hp = &params.hosts;
     let activity = lognormal(
@@ -559,8 +604,8 @@ fn host_rows(params: &SynthParams, seed: u64, h: usize, size: usize, words: usiz
         rows: vec![0u64; size * words],
         rates: Vec::with_capacity(size),
     };
-    for p in 0..size {
-        let page = page_traits(params, activity, &mut rng);
+    for (p, &factor) in factors.iter().enumerate() {
+        let page = page_traits(params, activity, factor, &mut rng);
         out.rates.push(page.lambda);
         if let Some(pr) = &mut promotions {
             pr.page_days(&mut promoted);
@@ -1046,6 +1091,57 @@ mod tests {
         assert_eq!(flat.raw_words(), d.raw_words());
         let mut bad = small(10, 10);
         bad.weights.as_mut().unwrap().rate_correlation = 1.5;
+        assert!(bad.validate("x").is_err());
+    }
+
+    #[test]
+    fn commerce_metadata_predicts_change_and_leaves_other_draws_alone() {
+        let mut p = SynthParams::preset("commerce").unwrap();
+        p.pages = 20_000;
+        let d = generate(&p, 3).unwrap();
+        let a = d.attributes();
+        assert_eq!(a.names(), ["category", "brand", "country"]);
+        // a shop's offers share its country; brands are missing on about a quarter
+        let country = a.get("country").unwrap();
+        for i in 1..d.pages() {
+            if d.host(i) == d.host(i - 1) {
+                assert_eq!(country.code(i), country.code(i - 1));
+            }
+        }
+        let brand = a.get("brand").unwrap();
+        let missing = 1.0 - brand.pages_with() as f64 / d.pages() as f64;
+        assert!((missing - 0.25).abs() < 0.02, "{missing}");
+        // category values with high multipliers change more: the spread of the change
+        // fraction by category is wide, and without rate_sigma it nearly vanishes
+        let spread = |d: &Dataset| {
+            let (lo, hi) = Stats::of(d).attributes[0].change_fraction_range;
+            hi / lo.max(1e-9)
+        };
+        let mut flat = p.clone();
+        for m in &mut flat.metadata {
+            m.rate_sigma = 0.0;
+        }
+        let f = generate(&flat, 3).unwrap();
+        assert!(
+            spread(&d) > 3.0 && spread(&f) < spread(&d) / 1.5,
+            "{} {}",
+            spread(&d),
+            spread(&f)
+        );
+        // with every multiplier 1 the bits are those of the preset without metadata
+        let mut none = p.clone();
+        none.metadata.clear();
+        let n = generate(&none, 3).unwrap();
+        assert_eq!(n.raw_words(), f.raw_words());
+        assert!(n.attributes().is_empty() && f.attributes().get("brand") == Some(brand));
+        let mut bad = p.clone();
+        bad.metadata[1].name = "category".into();
+        assert!(bad
+            .validate("x")
+            .unwrap_err()
+            .to_string()
+            .contains("given twice"));
+        bad.metadata[1].name = "host".into();
         assert!(bad.validate("x").is_err());
     }
 

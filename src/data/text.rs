@@ -9,8 +9,10 @@
 //!   part of the line ending, not of the data.
 //! - `page_id` and `host` may be empty. The dataset has ids (hosts) when at least one line
 //!   has a non-empty id (host); pages without one get the empty string.
-//! - Attributes: `weight=<f64>` (finite, >= 0; default 1). Any other key, a missing `=`, a
-//!   repeated key or an empty attribute field is an error.
+//! - Attributes: `weight=<f64>` (finite, >= 0; default 1); any other `key=value` is a
+//!   categorical attribute (SPEC §12, see [`super::attributes`]). A bad key (`host` is
+//!   reserved), an empty value, a missing `=`, a repeated key or an empty attribute field is
+//!   an error.
 //!
 //! ```
 //! use freshgp::data::text;
@@ -23,6 +25,7 @@
 //! assert_eq!(String::from_utf8(out).unwrap(), "01?\tpage-a\thost-1\tweight=1\n110\tpage-b\thost-1\tweight=2\n");
 //! ```
 
+use super::attributes::AttributesBuilder;
 use super::{DataError, Dataset};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -61,7 +64,7 @@ pub fn read_file(path: &std::path::Path) -> Result<Dataset, DataError> {
 }
 
 /// Writes `d` in the text format. Columns are written up to the last one the dataset has
-/// (ids, hosts, weights); missing ones are left empty. Unknown cycles are written `?`.
+/// (ids, hosts, then weights and attributes); missing ones are left empty. Unknown cycles are written `?`.
 ///
 /// Errors if an id or host name holds a TAB, CR or LF (it could not be read back), or on I/O.
 pub fn write<W: Write>(d: &Dataset, out: W) -> Result<(), DataError> {
@@ -80,7 +83,7 @@ pub fn write<W: Write>(d: &Dataset, out: W) -> Result<(), DataError> {
     for name in d.host_names() {
         check("host", 0, name)?;
     }
-    let columns = if d.has_weights() {
+    let columns = if d.has_weights() || !d.attributes().is_empty() {
         4
     } else if d.has_hosts() {
         3
@@ -105,8 +108,14 @@ pub fn write<W: Write>(d: &Dataset, out: W) -> Result<(), DataError> {
                 line.extend_from_slice(d.host_names()[h as usize].as_bytes());
             }
         }
-        if columns >= 4 {
+        if d.has_weights() {
             write!(line, "\tweight={}", d.weight(p)).map_err(io)?;
+        }
+        for a in d.attributes().iter() {
+            if let Some(value) = a.value(p) {
+                check(a.name(), p, value)?;
+                write!(line, "\t{}={value}", a.name()).map_err(io)?;
+            }
         }
         line.push(b'\n');
         out.write_all(&line).map_err(io)?;
@@ -137,6 +146,7 @@ struct Parser<'a> {
     any_host: bool,
     weights: Vec<f64>,
     any_weight: bool,
+    attributes: AttributesBuilder,
 }
 
 impl<'a> Parser<'a> {
@@ -158,6 +168,7 @@ impl<'a> Parser<'a> {
             any_host: false,
             weights: Vec::new(),
             any_weight: false,
+            attributes: AttributesBuilder::default(),
         }
     }
 
@@ -197,6 +208,7 @@ impl<'a> Parser<'a> {
         }
         self.any_weight |= weight.is_some();
         self.weights.push(weight.unwrap_or(1.0));
+        self.attributes.end_page();
         self.pages += 1;
         Ok(())
     }
@@ -234,9 +246,9 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Reads one `key=value` attribute at `column`; `weight` is the only key.
+    /// Reads one `key=value` attribute at `column`: the weight, or a categorical one.
     fn attribute(
-        &self,
+        &mut self,
         no: usize,
         column: usize,
         attr: &str,
@@ -257,14 +269,10 @@ impl<'a> Parser<'a> {
             ));
         };
         if key != "weight" {
-            return Err(self.err(
-                no,
-                column,
-                format!(
-                    "bad attribute: unknown key `{}` (known: weight)",
-                    key.escape_debug()
-                ),
-            ));
+            return self
+                .attributes
+                .set(key, value)
+                .map_err(|reason| self.err(no, column, reason));
         }
         if weight.is_some() {
             return Err(self.err(no, column, "bad attribute: weight given twice"));
@@ -363,6 +371,7 @@ impl<'a> Parser<'a> {
         if self.any_weight {
             d.set_weights(std::mem::take(&mut self.weights));
         }
+        d.set_attributes(std::mem::take(&mut self.attributes).finish());
         Ok(d)
     }
 }
@@ -431,8 +440,8 @@ mod tests {
             "f.tsv:1:15: bad attribute: weight `-1` is not a finite number >= 0"
         );
         assert_eq!(
-            err(b"01\tp\th\tcolour=red\n"),
-            "f.tsv:1:8: bad attribute: unknown key `colour` (known: weight)"
+            err(b"01\tp\th\tcolour!=red\n"),
+            "f.tsv:1:8: bad attribute key `colour!` (letters, digits, _ - . ; not starting with a digit)"
         );
         assert_eq!(
             err(b"01\tp\th\tnoequals\n"),
@@ -441,6 +450,18 @@ mod tests {
         assert_eq!(
             err(b"01\tp\th\tweight=1\tweight=2\n"),
             "f.tsv:1:17: bad attribute: weight given twice"
+        );
+        assert_eq!(
+            err(b"01\tp\th\tcategory=a\tcategory=b\n"),
+            "f.tsv:1:19: bad attribute: `category` given twice"
+        );
+        assert_eq!(
+            err(b"01\tp\th\tcategory=\n"),
+            "f.tsv:1:8: bad attribute: `category` has an empty value"
+        );
+        assert_eq!(
+            err(b"01\tp\th\thost=x\n"),
+            "f.tsv:1:8: bad attribute key `host`: reserved for the host column"
         );
         assert_eq!(
             err(b"01\n10\tp\xff\n"),
@@ -464,6 +485,35 @@ mod tests {
         write(&d, &mut out).unwrap();
         assert_eq!(String::from_utf8(out.clone()).unwrap(), src);
         assert_eq!(read(&out[..], "x").unwrap(), d);
+    }
+
+    #[test]
+    fn attributes_read_and_write_back() {
+        let src = "01\tp1\th1\tcategory=shoes\tcountry=BR\n\
+                   10\tp2\th1\tweight=2\tcountry=DE\n\
+                   11\tp3\n";
+        let d = parse(src).unwrap();
+        let names = d.attributes().names();
+        assert_eq!(names, ["category", "country"]);
+        let country = d.attributes().get("country").unwrap();
+        assert_eq!(
+            (country.value(0), country.value(1), country.value(2)),
+            (Some("BR"), Some("DE"), None)
+        );
+        let mut out = Vec::new();
+        write(&d, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out.clone()).unwrap(),
+            "01\tp1\th1\tweight=1\tcategory=shoes\tcountry=BR\n\
+             10\tp2\th1\tweight=2\tcountry=DE\n\
+             11\tp3\t\tweight=1\n"
+        );
+        assert_eq!(read(&out[..], "x").unwrap(), d);
+        let plain = parse("01\tp1\n").unwrap();
+        assert_ne!(
+            plain.fingerprint(),
+            parse("01\tp1\t\tk=v\n").unwrap().fingerprint()
+        );
     }
 
     #[test]

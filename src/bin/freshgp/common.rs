@@ -282,3 +282,11 @@ pub fn policy_list(flag: &str, list: &str) -> Result<Vec<Policy>> {
     }
     Ok(policies)
 }
+
+/// Refuses to replace an existing file unless `--force` was given.
+pub fn check_out(out: &Path, force: bool) -> Result<()> {
+    if out.exists() && !force {
+        bail!("{} exists; pass --force to overwrite it", out.display());
+    }
+    Ok(())
+}

@@ -1,6 +1,7 @@
 //! `freshgp dataset`: make, convert and describe change histories.
 
-use anyhow::{bail, Context, Result};
+use crate::common::check_out;
+use anyhow::{Context, Result};
 use clap::{Subcommand, ValueEnum};
 use freshgp::data::log::{from_log, parse_cycle, LogOptions, OnError};
 use freshgp::data::stats::count;
@@ -336,13 +337,6 @@ fn print_out(text: &str) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => Ok(other?),
     }
-}
-
-fn check_out(out: &Path, force: bool) -> Result<()> {
-    if out.exists() && !force {
-        bail!("{} exists; pass --force to overwrite it", out.display());
-    }
-    Ok(())
 }
 
 fn write(d: &Dataset, out: &Path, to: Option<To>) -> Result<()> {

@@ -13,6 +13,7 @@ mod dataset_cmd;
 mod evolve_cmd;
 mod experiment_cmd;
 mod formula_cmd;
+mod model_cmd;
 mod progress;
 mod report_cmd;
 mod schedule_cmd;
@@ -43,6 +44,8 @@ enum Command {
     Report(report_cmd::Args),
     /// Print (simplified, canonical or as LaTeX), evaluate and export formulas.
     Formula(formula_cmd::Args),
+    /// Learned change models (SPEC §12): train one, or print the AUC table.
+    Model(model_cmd::Args),
     /// Apply a crawler's download log to a saved state and print the next batch.
     Schedule(schedule_cmd::Args),
 }
@@ -67,6 +70,7 @@ fn main() {
         Command::Schedule(args) => schedule_cmd::run(args),
         Command::Experiment(args) => experiment_cmd::run(args),
         Command::Report(args) => report_cmd::run(args),
+        Command::Model(args) => model_cmd::run(args),
     };
     if let Err(err) = result {
         // The reader of our output went away: stop quietly, as Unix tools do.

@@ -1,0 +1,355 @@
+//! The AUC table of the seed's Tables 2 and 3 (SPEC §12): every frequency baseline and the
+//! combined logistic regression, on seen and unseen pages, under full and partial
+//! observability, averaged over the rotations of SPEC §2.
+//!
+//! Per rotation: models learn on the training fold's pages at the training period's
+//! cycles, select on the validation fold's pages at the same cycles, and are tested at
+//! the test period's cycles on the training fold's pages (*seen*) and the test fold's
+//! (*unseen*). A cell is the mean and standard deviation of the AUC over 20 consecutive
+//! subsets of the test examples ([`crate::stats::subset_auc`]), each averaged over the
+//! rotations.
+//!
+//! Choices where SPEC §12 is silent: partial observability defaults to the `nad` policy at
+//! resources 0.2 (a crawler that revisits a fifth of its pages a day; `--partial-policy`,
+//! `--partial-resources`), with SPEC §3's warm-up of 2 cycles and run seed 1.
+
+use super::{Examples, Feature, FeatureSet, Model, Observations, PredictError};
+use crate::data::split::Split;
+use crate::data::Dataset;
+use crate::sim::{Baseline, Policy, SimConfig};
+use crate::stats::subset_auc;
+use rayon::prelude::*;
+use std::fmt;
+
+/// How to evaluate.
+#[derive(Debug, Clone)]
+pub struct EvalOptions {
+    horizon: usize,
+    rotations: usize,
+    subsets: usize,
+    partial: Option<(Policy, SimConfig)>,
+}
+
+impl Default for EvalOptions {
+    /// K = 1, five rotations, 20 subsets, partial observability under `nad` at resources
+    /// 0.2.
+    fn default() -> EvalOptions {
+        // Invariant: 0.2 and a warm-up of 2 are valid settings.
+        let config = SimConfig::new(0.2, 2)
+            .expect("invariant: valid settings")
+            .with_seed(1);
+        EvalOptions {
+            horizon: 1,
+            rotations: 5,
+            subsets: 20,
+            partial: Some((Policy::Baseline(Baseline::Nad), config)),
+        }
+    }
+}
+
+impl EvalOptions {
+    /// The label horizon K (>= 1; checked when the table is built).
+    pub fn horizon(mut self, k: usize) -> EvalOptions {
+        self.horizon = k;
+        self
+    }
+
+    /// Evaluate the first `n` rotations (1..=5).
+    pub fn rotations(mut self, n: usize) -> EvalOptions {
+        self.rotations = n.clamp(1, 5);
+        self
+    }
+
+    /// Partial observability under `policy` with `config` (resources, warm-up, seed), or
+    /// none (full observability only).
+    pub fn partial(mut self, partial: Option<(Policy, SimConfig)>) -> EvalOptions {
+        self.partial = partial;
+        self
+    }
+}
+
+/// Mean and standard deviation of the subset AUCs, averaged over the rotations.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct AucCell {
+    /// Mean AUC (NaN when no subset had both classes).
+    pub mean: f64,
+    /// Standard deviation over the subsets (ddof 1).
+    pub sd: f64,
+}
+
+/// Seen and unseen pages.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct SeenUnseen {
+    /// The training fold's pages.
+    pub seen: AucCell,
+    /// The test fold's pages.
+    pub unseen: AucCell,
+}
+
+/// One method's row.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct AucRow {
+    /// The method: a feature's name, or `combined`.
+    pub method: String,
+    /// Under full observability.
+    pub full: SeenUnseen,
+    /// Under partial observability (`None` when not asked).
+    pub partial: Option<SeenUnseen>,
+}
+
+/// The whole table.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct AucTable {
+    /// The label horizon K.
+    pub horizon: usize,
+    /// Rotations averaged.
+    pub rotations: usize,
+    /// The partial crawl's policy, if any.
+    pub partial_policy: Option<String>,
+    /// One row per method.
+    pub rows: Vec<AucRow>,
+}
+
+impl AucTable {
+    /// The row of `method`.
+    pub fn row(&self, method: &str) -> Option<&AucRow> {
+        self.rows.iter().find(|r| r.method == method)
+    }
+}
+
+/// The methods of the table: each frequency feature alone, then all of them combined.
+fn methods(set: &FeatureSet) -> Vec<String> {
+    let mut m: Vec<String> = set.features().iter().map(Feature::to_string).collect();
+    m.push("combined".into());
+    m
+}
+
+/// The AUC table of `data` (SPEC §12).
+///
+/// # Errors
+/// K = 0, data too small to split, a training set of one class, or a partial crawl that
+/// cannot run.
+pub fn auc_table(data: &Dataset, options: &EvalOptions) -> Result<AucTable, PredictError> {
+    if options.horizon == 0 {
+        return Err(PredictError::Horizon);
+    }
+    let set = FeatureSet::frequency(data);
+    let full = Observations::full(data);
+    let partial = match &options.partial {
+        Some((policy, config)) => Some(Observations::crawl(data, policy, *config)?),
+        None => None,
+    };
+    let per_rotation: Vec<Vec<(SeenUnseen, Option<SeenUnseen>)>> = (0..options.rotations)
+        .into_par_iter()
+        .map(|r| {
+            let split = Split::new(data.pages(), data.cycles(), r)?;
+            let f = rotation(data, &full, &set, &split, options)?;
+            let p = match &partial {
+                Some(o) => Some(rotation(data, o, &set, &split, options)?),
+                None => None,
+            };
+            Ok(f.into_iter()
+                .enumerate()
+                .map(|(i, cell)| (cell, p.as_ref().map(|p| p[i])))
+                .collect())
+        })
+        .collect::<Result<_, PredictError>>()?;
+    let rows = methods(&set)
+        .into_iter()
+        .enumerate()
+        .map(|(i, method)| AucRow {
+            method,
+            full: average(per_rotation.iter().map(|r| r[i].0)),
+            partial: options
+                .partial
+                .as_ref()
+                .map(|_| average(per_rotation.iter().filter_map(|r| r[i].1))),
+        })
+        .collect();
+    Ok(AucTable {
+        horizon: options.horizon,
+        rotations: options.rotations,
+        partial_policy: options
+            .partial
+            .as_ref()
+            .map(|(p, c)| format!("{} at resources {}", p, c.resources())),
+        rows,
+    })
+}
+
+/// Every method's cells for one rotation under one observability.
+fn rotation(
+    data: &Dataset,
+    obs: &Observations,
+    set: &FeatureSet,
+    split: &Split,
+    options: &EvalOptions,
+) -> Result<Vec<SeenUnseen>, PredictError> {
+    let k = options.horizon;
+    let build =
+        |pages: &[u32], cycles| Examples::build(data, obs, set, pages, &split.train, cycles, k);
+    let train = build(&split.train, split.train_cycles.clone())?;
+    let validation = build(&split.validation, split.train_cycles.clone())?;
+    let seen = build(&split.train, split.test_cycles.clone())?;
+    let unseen = build(&split.test, split.test_cycles.clone())?;
+    let mut models: Vec<Model> = set
+        .features()
+        .iter()
+        .enumerate()
+        .map(|(j, f)| Model::single_oriented(f.clone(), j, &train))
+        .collect::<Result<_, _>>()?;
+    models.push(Model::train_logistic(set, &train, &validation)?);
+    let mut scores = Vec::new();
+    let mut cell = |m: &Model, x: &Examples| -> Result<AucCell, PredictError> {
+        score_columns(m, set, x, &mut scores);
+        let s = subset_auc(&scores, x.labels(), options.subsets)?;
+        Ok(AucCell {
+            mean: s.mean,
+            sd: s.sd,
+        })
+    };
+    models
+        .iter()
+        .map(|m| {
+            Ok(SeenUnseen {
+                seen: cell(m, &seen)?,
+                unseen: cell(m, &unseen)?,
+            })
+        })
+        .collect()
+}
+
+/// A logistic regression trained on one rotation (full observability), with its AUCs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trained {
+    /// The model.
+    pub model: Model,
+    /// AUC on the validation examples (the one the penalty was chosen by).
+    pub validation: f64,
+    /// Subset AUCs on the test period, seen and unseen pages.
+    pub test: SeenUnseen,
+    /// Training examples used.
+    pub examples: usize,
+}
+
+/// Trains the logistic regression over `set` on rotation `rotation` of `data` under full
+/// observability, label horizon `horizon` (SPEC §12 training and selection), and scores it
+/// on the rotation's test period.
+///
+/// # Errors
+/// As [`auc_table`], and a feature the data cannot give.
+pub fn train(
+    data: &Dataset,
+    set: &FeatureSet,
+    rotation: usize,
+    horizon: usize,
+) -> Result<Trained, PredictError> {
+    if horizon == 0 {
+        return Err(PredictError::Horizon);
+    }
+    let split = Split::new(data.pages(), data.cycles(), rotation)?;
+    let obs = Observations::full(data);
+    let build = |pages: &[u32], cycles| {
+        Examples::build(data, &obs, set, pages, &split.train, cycles, horizon)
+    };
+    let train = build(&split.train, split.train_cycles.clone())?;
+    let validation = build(&split.validation, split.train_cycles.clone())?;
+    let model = Model::train_logistic(set, &train, &validation)?;
+    let mut scores = Vec::new();
+    model.score_into(&validation, &mut scores);
+    let validation_auc = crate::stats::auc(&scores, validation.labels())?.unwrap_or(f64::NAN);
+    let mut cell = |x: &Examples| -> Result<AucCell, PredictError> {
+        model.score_into(x, &mut scores);
+        let s = subset_auc(&scores, x.labels(), 20)?;
+        Ok(AucCell {
+            mean: s.mean,
+            sd: s.sd,
+        })
+    };
+    let test = SeenUnseen {
+        seen: cell(&build(&split.train, split.test_cycles.clone())?)?,
+        unseen: cell(&build(&split.test, split.test_cycles.clone())?)?,
+    };
+    Ok(Trained {
+        model,
+        validation: validation_auc,
+        test,
+        examples: train.len(),
+    })
+}
+
+/// Scores examples built over `set` with a model that reads some of its columns.
+fn score_columns(m: &Model, set: &FeatureSet, x: &Examples, out: &mut Vec<f64>) {
+    let wanted = m.features();
+    let columns: Vec<usize> = wanted
+        .features()
+        .iter()
+        .map(|f| set.features().iter().position(|g| g == f).unwrap_or(0))
+        .collect();
+    let mut row = vec![0.0; columns.len()];
+    out.clear();
+    for i in 0..x.len() {
+        let full = x.row(i);
+        for (r, &c) in row.iter_mut().zip(&columns) {
+            *r = full[c];
+        }
+        out.push(m.score(&row));
+    }
+}
+
+/// The mean over rotations of each cell (rotations whose cell is NaN are left out).
+fn average(cells: impl Iterator<Item = SeenUnseen>) -> SeenUnseen {
+    let cells: Vec<SeenUnseen> = cells.collect();
+    let mean_of = |get: &dyn Fn(&SeenUnseen) -> AucCell| {
+        let usable: Vec<AucCell> = cells
+            .iter()
+            .map(get)
+            .filter(|c| c.mean.is_finite())
+            .collect();
+        let n = usable.len() as f64;
+        AucCell {
+            mean: usable.iter().map(|c| c.mean).sum::<f64>() / n,
+            sd: usable.iter().map(|c| c.sd).sum::<f64>() / n,
+        }
+    };
+    SeenUnseen {
+        seen: mean_of(&|c| c.seen),
+        unseen: mean_of(&|c| c.unseen),
+    }
+}
+
+impl fmt::Display for AucTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "AUC (mean ± sd over 20 test subsets, averaged over {} rotation{}), label horizon K = {}",
+            self.rotations,
+            if self.rotations == 1 { "" } else { "s" },
+            self.horizon
+        )?;
+        if let Some(p) = &self.partial_policy {
+            writeln!(f, "partial observability: the visits of {p}")?;
+        }
+        let cell = |c: AucCell| format!("{:.3} ± {:.3}", c.mean, c.sd);
+        writeln!(
+            f,
+            "{:<20} {:>15} {:>15} {:>15} {:>15}",
+            "method", "seen full", "unseen full", "seen partial", "unseen partial"
+        )?;
+        for r in &self.rows {
+            let (sp, up) = r
+                .partial
+                .map_or(("-".into(), "-".into()), |p| (cell(p.seen), cell(p.unseen)));
+            writeln!(
+                f,
+                "{:<20} {:>15} {:>15} {:>15} {:>15}",
+                r.method,
+                cell(r.full.seen),
+                cell(r.full.unseen),
+                sp,
+                up
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,404 @@
+//! The frequency features of SPEC §12 (the seed's Table 1) and the examples built from them.
+//!
+//! For page p and cycle d, from what was observed up to cycle d-1 ([`Observations`]):
+//!
+//! | feature | name | value |
+//! |---|---|---|
+//! | [`Feature::Frequency`] | `freq1`, `freq7`, `freq30` | detected changes / observed cycles in `d-w ..= d-1` (0 when none observed) |
+//! | [`Feature::SinceChange`] | `since_change` | `d -` the last detected change before d, or `d` when none |
+//! | [`Feature::Group`] | `group:KEY` | Σ X / Σ n over the training pages sharing p's value of attribute KEY (`host` included), observations up to d-1; 0 when Σ n = 0 or p lacks the attribute |
+//!
+//! The label of (p, d) is 1 when the page changes at some cycle `d ..= d+K-1` of the true
+//! history. Features see the history from cycle 1, whatever period the example belongs to.
+//!
+//! ```
+//! use freshgp::data::Dataset;
+//! use freshgp::predict::{Examples, Feature, FeatureSet, Observations};
+//!
+//! let d = Dataset::from_bit_strings(&["0101010", "0000001"]).unwrap();
+//! let set = FeatureSet::new(vec![Feature::Frequency(7), Feature::SinceChange]);
+//! let o = Observations::full(&d);
+//! let x = Examples::build(&d, &o, &set, &[0, 1], &[0, 1], 5..=6, 1).unwrap();
+//! assert_eq!(x.len(), 4); // (cycle, page) order: (5, 0), (5, 1), (6, 0), (6, 1)
+//! assert_eq!(x.row(0), [0.5, 1.0]); // 2 changes in 4 cycles; the last at cycle 4
+//! assert_eq!(x.labels(), [false, false, true, false]);
+//! ```
+
+use super::{Observations, PredictError};
+use crate::data::Dataset;
+use std::fmt;
+use std::ops::RangeInclusive;
+
+/// One feature of an example.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Feature {
+    /// The page's detected-change frequency over the last `w` cycles (1, 7 and 30 in the
+    /// seed; any `w >= 1` is allowed).
+    Frequency(u32),
+    /// Cycles since the last detected change (the cycle number when none).
+    SinceChange,
+    /// The change frequency of the page's group under a categorical attribute (`host` for
+    /// the host column).
+    Group(String),
+}
+
+impl fmt::Display for Feature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Feature::Frequency(w) => write!(f, "freq{w}"),
+            Feature::SinceChange => write!(f, "since_change"),
+            Feature::Group(key) => write!(f, "group:{key}"),
+        }
+    }
+}
+
+impl std::str::FromStr for Feature {
+    type Err = PredictError;
+
+    fn from_str(s: &str) -> Result<Feature, PredictError> {
+        let bad = || {
+            PredictError::Feature(format!(
+            "unknown feature `{s}` (known: freqW for a window of W >= 1 cycles, since_change, group:KEY)"
+        ))
+        };
+        if s == "since_change" {
+            return Ok(Feature::SinceChange);
+        }
+        if let Some(key) = s.strip_prefix("group:") {
+            if key == "host" || crate::data::attributes::check_key(key).is_ok() {
+                return Ok(Feature::Group(key.to_string()));
+            }
+            return Err(bad());
+        }
+        match s.strip_prefix("freq").map(str::parse::<u32>) {
+            Some(Ok(w)) if w >= 1 => Ok(Feature::Frequency(w)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl serde::Serialize for Feature {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Feature {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Feature, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// An ordered list of features (the columns of [`Examples`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct FeatureSet(Vec<Feature>);
+
+impl FeatureSet {
+    /// The features `features`, in that order.
+    pub fn new(features: Vec<Feature>) -> FeatureSet {
+        FeatureSet(features)
+    }
+
+    /// Every frequency feature of the seed for `data`: windows 1, 7 and 30, cycles since
+    /// the last change, and the group frequency of each attribute and of the host (when
+    /// the dataset has hosts).
+    pub fn frequency(data: &Dataset) -> FeatureSet {
+        let mut f = vec![
+            Feature::Frequency(1),
+            Feature::Frequency(7),
+            Feature::Frequency(30),
+            Feature::SinceChange,
+        ];
+        f.extend(
+            data.attributes()
+                .names()
+                .into_iter()
+                .map(|k| Feature::Group(k.into())),
+        );
+        if data.host(0).is_some() {
+            f.push(Feature::Group("host".into()));
+        }
+        FeatureSet(f)
+    }
+
+    /// The features.
+    pub fn features(&self) -> &[Feature] {
+        &self.0
+    }
+
+    /// Number of features.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Examples in (cycle, page) order: a row of feature values and a label each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Examples {
+    width: usize,
+    values: Vec<f64>,
+    labels: Vec<bool>,
+}
+
+/// Each page's group code under one attribute (`u32::MAX`: none).
+fn group_codes(data: &Dataset, key: &str) -> Result<(Vec<u32>, usize), PredictError> {
+    if key == "host" {
+        let codes: Vec<u32> = (0..data.pages())
+            .map(|p| match data.host(p) {
+                Some(h) if !data.host_names()[h as usize].is_empty() => h,
+                _ => u32::MAX,
+            })
+            .collect();
+        return Ok((codes, data.host_names().len()));
+    }
+    let a = data.attributes().get(key).ok_or_else(|| {
+        let known = data.attributes().names();
+        PredictError::Feature(format!(
+            "no page has the attribute `{key}` (the data has: {})",
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        ))
+    })?;
+    Ok((a.codes().to_vec(), a.values().len()))
+}
+
+/// Per group and cycle, the training pages' observed and detected counts, cumulative:
+/// `n[g][d]` = observations of group g's training pages at cycles `1..=d`.
+struct GroupRates {
+    codes: Vec<u32>,
+    n: Vec<Vec<u64>>,
+    x: Vec<Vec<u64>>,
+}
+
+impl GroupRates {
+    fn new(
+        data: &Dataset,
+        obs: &Observations,
+        key: &str,
+        train: &[u32],
+    ) -> Result<GroupRates, PredictError> {
+        let (codes, groups) = group_codes(data, key)?;
+        let cycles = obs.cycles();
+        let mut n = vec![vec![0u64; cycles + 1]; groups];
+        let mut x = vec![vec![0u64; cycles + 1]; groups];
+        for &p in train {
+            let g = codes[p as usize];
+            if g == u32::MAX {
+                continue;
+            }
+            for d in 1..=cycles {
+                if obs.observed(p as usize, d) {
+                    n[g as usize][d] += 1;
+                    x[g as usize][d] += obs.detected(p as usize, d) as u64;
+                }
+            }
+        }
+        for g in 0..groups {
+            for d in 1..=cycles {
+                n[g][d] += n[g][d - 1];
+                x[g][d] += x[g][d - 1];
+            }
+        }
+        Ok(GroupRates { codes, n, x })
+    }
+
+    /// Page p's group frequency from the observations up to cycle `d - 1`.
+    fn at(&self, p: usize, d: usize) -> f64 {
+        match self.codes[p] {
+            u32::MAX => 0.0,
+            g => {
+                let (n, x) = (self.n[g as usize][d - 1], self.x[g as usize][d - 1]);
+                if n == 0 {
+                    0.0
+                } else {
+                    x as f64 / n as f64
+                }
+            }
+        }
+    }
+}
+
+impl Examples {
+    /// The examples of pages `pages` at cycles `cycles` whose label window `d ..= d+K-1`
+    /// fits inside `cycles`, in (cycle, page) order; group frequencies count the pages
+    /// `train` only.
+    ///
+    /// # Errors
+    /// K = 0, a cycle outside the history, or a group feature of an attribute no page has.
+    pub fn build(
+        data: &Dataset,
+        obs: &Observations,
+        set: &FeatureSet,
+        pages: &[u32],
+        train: &[u32],
+        cycles: RangeInclusive<usize>,
+        k: usize,
+    ) -> Result<Examples, PredictError> {
+        if k == 0 {
+            return Err(PredictError::Horizon);
+        }
+        let (first, last) = (*cycles.start(), *cycles.end());
+        if first == 0 || last > data.cycles() {
+            return Err(PredictError::Cycles {
+                first,
+                last,
+                cycles: data.cycles(),
+            });
+        }
+        let groups = set
+            .features()
+            .iter()
+            .map(|f| match f {
+                Feature::Group(key) => GroupRates::new(data, obs, key, train).map(Some),
+                _ => Ok(None),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let width = set.len();
+        let labelled = (first..=last).filter(|&d| d + k - 1 <= last);
+        let mut out = Examples {
+            width,
+            values: Vec::with_capacity(width * pages.len() * (last + 1 - first)),
+            labels: Vec::with_capacity(pages.len() * (last + 1 - first)),
+        };
+        for d in labelled {
+            for &p in pages {
+                let p = p as usize;
+                for (f, g) in set.features().iter().zip(&groups) {
+                    out.values.push(match (f, g) {
+                        (Feature::Frequency(w), _) => {
+                            let (n, x) = obs.counts(p, d.saturating_sub(*w as usize), d - 1);
+                            if n == 0 {
+                                0.0
+                            } else {
+                                f64::from(x) / f64::from(n)
+                            }
+                        }
+                        (Feature::SinceChange, _) => {
+                            (d - obs.last_detected(p, d - 1).unwrap_or(0)) as f64
+                        }
+                        (Feature::Group(_), Some(g)) => g.at(p, d),
+                        (Feature::Group(_), None) => 0.0,
+                    });
+                }
+                out.labels.push((d..d + k).any(|j| data.changed(p, j)));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Number of examples.
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+
+    /// Number of features per example.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Example `i`'s feature values.
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.values[i * self.width..(i + 1) * self.width]
+    }
+
+    /// Every example's values, row after row.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// The labels.
+    pub fn labels(&self) -> &[bool] {
+        &self.labels
+    }
+
+    /// Column `j` of every example.
+    pub fn column(&self, j: usize) -> Vec<f64> {
+        self.values
+            .iter()
+            .skip(j)
+            .step_by(self.width)
+            .copied()
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::text;
+
+    #[test]
+    fn names_round_trip_and_bad_ones_are_refused() {
+        for name in [
+            "freq1",
+            "freq7",
+            "freq30",
+            "since_change",
+            "group:category",
+            "group:host",
+        ] {
+            assert_eq!(name.parse::<Feature>().unwrap().to_string(), name);
+        }
+        for bad in ["freq0", "freq", "freqx", "group:", "group:a b", "tc"] {
+            assert!(bad.parse::<Feature>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn hand_worked_features_and_labels() {
+        // Page 0 (cat a) changes at 2 and 5; page 1 (cat a) at 3; page 2 (cat b) never.
+        let d = text::read(
+            "010010\tp0\th0\tcat=a\n001000\tp1\th0\tcat=a\n000000\tp2\th1\tcat=b\n".as_bytes(),
+            "t",
+        )
+        .unwrap();
+        let o = Observations::full(&d);
+        let set = FeatureSet::new(vec![
+            Feature::Frequency(1),
+            Feature::Frequency(3),
+            Feature::SinceChange,
+            Feature::Group("cat".into()),
+            Feature::Group("host".into()),
+        ]);
+        // Group rates count page 0 only (the training pages).
+        let x = Examples::build(&d, &o, &set, &[0, 1, 2], &[0], 4..=6, 2).unwrap();
+        assert_eq!(x.len(), 6); // cycles 4 and 5 (window d..d+1 inside 4..=6)
+                                // (4, p0): freq1 over cycle 3 = 0; freq3 over 1..3 = 1/3; since change 4-2 = 2;
+                                // cat a over p0's cycles 1..3 = 1/3; host h0 likewise.
+        assert_eq!(x.row(0), [0.0, 1.0 / 3.0, 2.0, 1.0 / 3.0, 1.0 / 3.0]);
+        // (4, p1): changed at 3.
+        assert_eq!(x.row(1), [1.0, 1.0 / 3.0, 1.0, 1.0 / 3.0, 1.0 / 3.0]);
+        // (4, p2): never changed: since_change = d; its group has no training page.
+        assert_eq!(x.row(2), [0.0, 0.0, 4.0, 0.0, 0.0]);
+        // (5, p0): freq3 over 2..4 = 1/3; cat a over cycles 1..4 = 1/4.
+        assert_eq!(x.row(3), [0.0, 1.0 / 3.0, 3.0, 0.25, 0.25]);
+        // labels: change in d..=d+1
+        assert_eq!(x.labels(), [true, false, false, true, false, false]);
+        assert!(matches!(
+            Examples::build(&d, &o, &set, &[0], &[0], 1..=6, 0),
+            Err(PredictError::Horizon)
+        ));
+        let missing = FeatureSet::new(vec![Feature::Group("brand".into())]);
+        let e = Examples::build(&d, &o, &missing, &[0], &[0], 1..=6, 1).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "no page has the attribute `brand` (the data has: cat)"
+        );
+    }
+}

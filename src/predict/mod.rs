@@ -1,0 +1,81 @@
+//! Predictive crawling (SPEC §12): learned change models over the observed history and
+//! page metadata, judged by AUC as in the seed's Tables 2 and 3.
+//!
+//! The pieces, in the order data flows through them:
+//!
+//! - [`observe`]: what a crawler saw — every cycle (*full* observability) or the visits of
+//!   one crawl by a named policy (*partial*);
+//! - [`features`]: the frequency features (windows of 1, 7, 30 cycles, cycles since the
+//!   last change, group frequencies per attribute and host) and the labelled examples;
+//! - [`model`]: single-feature baselines and a logistic regression, saved as versioned
+//!   model files;
+//! - [`eval`]: the AUC table over the five rotations of SPEC §2, seen and unseen pages,
+//!   full and partial observability.
+//!
+//! ```
+//! use freshgp::data::synth::{generate, SynthParams};
+//! use freshgp::predict::{eval, EvalOptions};
+//!
+//! let mut p = SynthParams::preset("commerce").unwrap();
+//! p.pages = 500;
+//! p.days = 24;
+//! let d = generate(&p, 1).unwrap();
+//! let table = eval::auc_table(&d, &EvalOptions::default().rotations(1)).unwrap();
+//! let row = table.row("freq7").unwrap();
+//! assert!(row.full.seen.mean > 0.5);
+//! ```
+//!
+//! **Invariant:** this module reads data and runs the simulation for partial observability;
+//! it knows nothing of GP or of the experiment files.
+
+pub mod eval;
+pub mod features;
+pub mod model;
+pub mod observe;
+
+pub use eval::{AucCell, AucRow, AucTable, EvalOptions, SeenUnseen, Trained};
+pub use features::{Examples, Feature, FeatureSet};
+pub use model::Model;
+pub use observe::Observations;
+
+/// Why a model cannot be trained, read or evaluated.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PredictError {
+    /// A feature name or a feature the data cannot give.
+    #[error("{0}")]
+    Feature(String),
+    /// A label horizon K of 0.
+    #[error("the label horizon K must be at least 1")]
+    Horizon,
+    /// Cycles outside the history.
+    #[error("cycles {first}..={last} are outside the history's 1..={cycles}")]
+    Cycles {
+        /// First cycle asked.
+        first: usize,
+        /// Last cycle asked.
+        last: usize,
+        /// Cycles in the history.
+        cycles: usize,
+    },
+    /// Training examples of one class only.
+    #[error("the {0} training examples are all of one class: there is nothing to learn")]
+    OneClass(usize),
+    /// The optimizer failed.
+    #[error("fitting the logistic regression failed: {0}")]
+    Fit(String),
+    /// A model file that cannot be used.
+    #[error("{0}")]
+    ModelFile(String),
+    /// AUC of unusable scores.
+    #[error(transparent)]
+    Auc(#[from] crate::stats::AucError),
+    /// The data cannot be split (SPEC §2).
+    #[error(transparent)]
+    Split(#[from] crate::data::split::SplitError),
+    /// The data cannot be simulated.
+    #[error(transparent)]
+    Period(#[from] crate::sim::PeriodError),
+    /// The partial-observability crawl cannot run.
+    #[error("the partial-observability crawl: {0}")]
+    Sim(#[from] crate::sim::SimError),
+}

@@ -1,0 +1,155 @@
+//! `freshgp model ...` end to end on the `commerce` preset: metadata through the binary
+//! cache and `dataset stats`, the AUC table (text and JSON), a trained model file, and the
+//! errors a user meets (an attribute no page has, a non-positive K, overwriting).
+
+use assert_cmd::Command;
+use std::path::Path;
+
+fn freshgp() -> Command {
+    Command::cargo_bin("freshgp").unwrap()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A small commerce history with metadata, written as a binary cache.
+fn commerce(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("c.fgpd");
+    freshgp()
+        .args([
+            "dataset", "synth", "--preset", "commerce", "--pages", "1500", "--days", "36",
+        ])
+        .arg("--out")
+        .arg(&path)
+        .assert()
+        .success();
+    path
+}
+
+#[test]
+fn stats_list_the_attributes_read_back_from_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = commerce(dir.path());
+    let out = freshgp()
+        .args(["dataset", "stats"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for name in ["category", "brand", "country"] {
+        assert!(
+            text.contains(&format!("attribute          {name}: ")),
+            "{text}"
+        );
+    }
+    let out = freshgp()
+        .args(["dataset", "stats", "--json"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let attributes = json["stats"]["attributes"].as_array().unwrap();
+    assert_eq!(attributes[2]["name"], "country");
+    assert!(attributes[2]["cardinality"].as_u64().unwrap() <= 12);
+}
+
+#[test]
+fn eval_prints_and_writes_the_auc_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = commerce(dir.path());
+    let json = dir.path().join("auc.json");
+    let out = freshgp()
+        .args(["model", "eval", "--rotations", "2", "--data"])
+        .arg(&data)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("partial observability: the visits of NAD at resources 0.2"),
+        "{text}"
+    );
+    let table: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = table["rows"].as_array().unwrap();
+    let methods: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
+    assert_eq!(
+        methods,
+        [
+            "freq1",
+            "freq7",
+            "freq30",
+            "since_change",
+            "group:category",
+            "group:brand",
+            "group:country",
+            "group:host",
+            "combined"
+        ]
+    );
+    // Change history predicts change: every page-level feature and the combined model
+    // rank better than chance on seen pages, under both observabilities.
+    for r in rows.iter().filter(|r| {
+        r["method"] != "group:host" && !r["method"].as_str().unwrap().starts_with("group:")
+    }) {
+        for obs in ["full", "partial"] {
+            let auc = r[obs]["seen"]["mean"].as_f64().unwrap();
+            assert!(auc > 0.6, "{} {obs}: {auc}", r["method"]);
+        }
+    }
+    // The same table again: refused without --force (nothing overwritten).
+    let out = freshgp()
+        .args(["model", "eval", "--rotations", "1", "--data"])
+        .arg(&data)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(!out.status.success() && stderr(&out).contains("--force"));
+}
+
+#[test]
+fn train_writes_a_model_file_and_refuses_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = commerce(dir.path());
+    let model = dir.path().join("m.json");
+    let out = freshgp()
+        .args(["model", "train", "--data"])
+        .arg(&data)
+        .arg("--out")
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&model).unwrap();
+    let (m, k) = freshgp::predict::Model::from_json_with_horizon(&text, "m.json").unwrap();
+    assert_eq!(k, 1);
+    assert_eq!(m.features().len(), 8);
+    let bad = |extra: &[&str], want: &str| {
+        let out = freshgp()
+            .args(["model", "train", "--force", "--data"])
+            .arg(&data)
+            .arg("--out")
+            .arg(dir.path().join("bad.json"))
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(stderr(&out).contains(want), "{extra:?}: {}", stderr(&out));
+    };
+    bad(
+        &["--features", "freq7,group:colour"],
+        "no page has the attribute `colour` (the data has: category, brand, country)",
+    );
+    bad(&["--features", "freq0"], "unknown feature `freq0`");
+    bad(
+        &["--horizon", "0"],
+        "the label horizon K must be at least 1",
+    );
+    bad(&["--rotation", "5"], "expected 0..=4");
+    assert!(!dir.path().join("bad.json").exists());
+}
