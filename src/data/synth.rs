@@ -50,7 +50,7 @@
 //! 9. **Metadata** (optional section `metadata`, SPEC §12 categorical attributes such as a
 //!    product's category or a shop's country): each attribute's values have Zipf
 //!    popularity and a rate multiplier (mean 1) that scales λ of the non-static pages
-//!    holding them; see [`metadata`] for the model. Without the section the pages carry
+//!    holding them; see `src/data/synth/metadata.rs` for the model. Without the section the pages carry
 //!    no attributes and the bits are as before.
 //!
 //! The optional sections default to none, so older preset files load unchanged.
