@@ -151,5 +151,9 @@ fn train_writes_a_model_file_and_refuses_bad_input() {
         "the label horizon K must be at least 1",
     );
     bad(&["--rotation", "5"], "expected 0..=4");
+    bad(
+        &["--horizon", "13"],
+        "the label horizon K is longer than the training period",
+    );
     assert!(!dir.path().join("bad.json").exists());
 }

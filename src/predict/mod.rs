@@ -57,6 +57,11 @@ pub enum PredictError {
         /// Cycles in the history.
         cycles: usize,
     },
+    /// No training or validation example (the label horizon K is longer than the period).
+    #[error(
+        "no training or validation example: the label horizon K is longer than the training period"
+    )]
+    NoExamples,
     /// Training examples of one class only.
     #[error("the {0} training examples are all of one class: there is nothing to learn")]
     OneClass(usize),

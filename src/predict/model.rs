@@ -139,6 +139,9 @@ impl Model {
         validation: &Examples,
     ) -> Result<Model, PredictError> {
         let width = features.len();
+        if train.is_empty() || validation.is_empty() {
+            return Err(PredictError::NoExamples);
+        }
         if train.labels().iter().all(|&l| l) || train.labels().iter().all(|&l| !l) {
             return Err(PredictError::OneClass(train.len()));
         }
