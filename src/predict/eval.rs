@@ -278,6 +278,82 @@ pub fn train(
     })
 }
 
+/// A method of the AUC table that can be learned on a rotation: one frequency feature
+/// (the seed's baselines, oriented on the training examples) or all of them combined in
+/// the logistic regression.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Learned {
+    /// Every frequency feature of the data in a logistic regression (`combined`).
+    Combined,
+    /// One feature alone (its name).
+    Single(Feature),
+}
+
+impl std::str::FromStr for Learned {
+    type Err = PredictError;
+
+    fn from_str(s: &str) -> Result<Learned, PredictError> {
+        match s {
+            "combined" => Ok(Learned::Combined),
+            _ => s.parse().map(Learned::Single).map_err(|_| {
+                PredictError::Feature(format!(
+                    "unknown learned method `{s}` (expected combined, or a feature: freqW, since_change, group:KEY)"
+                ))
+            }),
+        }
+    }
+}
+
+impl fmt::Display for Learned {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Learned::Combined => f.write_str("combined"),
+            Learned::Single(feature) => write!(f, "{feature}"),
+        }
+    }
+}
+
+/// `method` learned on rotation `rotation` of `data` under full observability with label
+/// horizon `horizon` (SPEC §12: the training fold's pages at the training period's cycles,
+/// selection on the validation fold's).
+///
+/// # Errors
+/// As [`train`].
+pub fn learn(
+    data: &Dataset,
+    method: &Learned,
+    rotation: usize,
+    horizon: usize,
+) -> Result<Model, PredictError> {
+    match method {
+        Learned::Combined => {
+            Ok(train(data, &FeatureSet::frequency(data), rotation, horizon)?.model)
+        }
+        Learned::Single(feature) => {
+            if horizon == 0 {
+                return Err(PredictError::Horizon);
+            }
+            let split = Split::new(data.pages(), data.cycles(), rotation)?;
+            let obs = Observations::full(data);
+            let set = FeatureSet::new(vec![feature.clone()]);
+            let cycles = split.train_cycles.clone();
+            let train = Examples::build(
+                data,
+                &obs,
+                &set,
+                &split.train,
+                &split.train,
+                cycles,
+                horizon,
+            )?;
+            if train.is_empty() {
+                return Err(PredictError::NoExamples);
+            }
+            Model::single_oriented(feature.clone(), 0, &train)
+        }
+    }
+}
+
 /// Scores examples built over `set` with a model that reads some of its columns.
 fn score_columns(m: &Model, set: &FeatureSet, x: &Examples, out: &mut Vec<f64>) {
     let wanted = m.features();

@@ -175,14 +175,14 @@ fn group_codes(data: &Dataset, key: &str) -> Result<(Vec<u32>, usize), PredictEr
 
 /// Per group and cycle, the training pages' observed and detected counts, cumulative:
 /// `n[g][d]` = observations of group g's training pages at cycles `1..=d`.
-struct GroupRates {
+pub(crate) struct GroupRates {
     codes: Vec<u32>,
     n: Vec<Vec<u64>>,
     x: Vec<Vec<u64>>,
 }
 
 impl GroupRates {
-    fn new(
+    pub(crate) fn new(
         data: &Dataset,
         obs: &Observations,
         key: &str,
@@ -229,6 +229,48 @@ impl GroupRates {
     }
 }
 
+/// The group rates of every group feature of `set` (`None` for the others), counting the
+/// pages `train`.
+pub(crate) fn group_rates(
+    data: &Dataset,
+    obs: &Observations,
+    set: &FeatureSet,
+    train: &[u32],
+) -> Result<Vec<Option<GroupRates>>, PredictError> {
+    set.features()
+        .iter()
+        .map(|f| match f {
+            Feature::Group(key) => GroupRates::new(data, obs, key, train).map(Some),
+            _ => Ok(None),
+        })
+        .collect()
+}
+
+/// Feature `f` of page `p` (row `row` of `obs`) at cycle `d`, from the observations up to
+/// `d - 1`; `group` holds the group rates of a group feature.
+pub(crate) fn value(
+    f: &Feature,
+    group: Option<&GroupRates>,
+    obs: &Observations,
+    row: usize,
+    p: usize,
+    d: usize,
+) -> f64 {
+    match (f, group) {
+        (Feature::Frequency(w), _) => {
+            let (n, x) = obs.counts(row, d.saturating_sub(*w as usize), d - 1);
+            if n == 0 {
+                0.0
+            } else {
+                f64::from(x) / f64::from(n)
+            }
+        }
+        (Feature::SinceChange, _) => (d - obs.last_detected(row, d - 1).unwrap_or(0)) as f64,
+        (Feature::Group(_), Some(g)) => g.at(p, d),
+        (Feature::Group(_), None) => 0.0,
+    }
+}
+
 impl Examples {
     /// The examples of pages `pages` at cycles `cycles` whose label window `d ..= d+K-1`
     /// fits inside `cycles`, in (cycle, page) order; group frequencies count the pages
@@ -256,14 +298,7 @@ impl Examples {
                 cycles: data.cycles(),
             });
         }
-        let groups = set
-            .features()
-            .iter()
-            .map(|f| match f {
-                Feature::Group(key) => GroupRates::new(data, obs, key, train).map(Some),
-                _ => Ok(None),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let groups = group_rates(data, obs, set, train)?;
         let width = set.len();
         let labelled = (first..=last).filter(|&d| d + k - 1 <= last);
         let mut out = Examples {
@@ -275,21 +310,7 @@ impl Examples {
             for &p in pages {
                 let p = p as usize;
                 for (f, g) in set.features().iter().zip(&groups) {
-                    out.values.push(match (f, g) {
-                        (Feature::Frequency(w), _) => {
-                            let (n, x) = obs.counts(p, d.saturating_sub(*w as usize), d - 1);
-                            if n == 0 {
-                                0.0
-                            } else {
-                                f64::from(x) / f64::from(n)
-                            }
-                        }
-                        (Feature::SinceChange, _) => {
-                            (d - obs.last_detected(p, d - 1).unwrap_or(0)) as f64
-                        }
-                        (Feature::Group(_), Some(g)) => g.at(p, d),
-                        (Feature::Group(_), None) => 0.0,
-                    });
+                    out.values.push(value(f, g.as_ref(), obs, p, p, d));
                 }
                 out.labels.push((d..d + k).any(|j| data.changed(p, j)));
             }

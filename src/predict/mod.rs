@@ -10,7 +10,9 @@
 //! - [`model`]: single-feature baselines and a logistic regression, saved as versioned
 //!   model files;
 //! - [`eval`]: the AUC table over the five rotations of SPEC §2, seen and unseen pages,
-//!   full and partial observability.
+//!   full and partial observability;
+//! - [`scorer`]: models learned per rotation driving the request-driven simulation
+//!   ([`crate::sim::requests`]).
 //!
 //! ```
 //! use freshgp::data::synth::{generate, SynthParams};
@@ -32,11 +34,13 @@ pub mod eval;
 pub mod features;
 pub mod model;
 pub mod observe;
+pub mod scorer;
 
-pub use eval::{AucCell, AucRow, AucTable, EvalOptions, SeenUnseen, Trained};
+pub use eval::{AucCell, AucRow, AucTable, EvalOptions, Learned, SeenUnseen, Trained};
 pub use features::{Examples, Feature, FeatureSet};
 pub use model::Model;
 pub use observe::Observations;
+pub use scorer::ModelScorer;
 
 /// Why a model cannot be trained, read or evaluated.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

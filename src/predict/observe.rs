@@ -97,7 +97,21 @@ impl Observations {
         Ok(out)
     }
 
-    fn set(&mut self, p: usize, d: usize, changed: bool) {
+    /// Nothing observed yet of `pages` pages over `cycles` cycles.
+    pub(crate) fn empty(pages: usize, cycles: usize) -> Observations {
+        let words = cycles.div_ceil(64).max(1);
+        Observations {
+            pages,
+            cycles,
+            words,
+            observed: vec![0; pages * words],
+            detected: vec![0; pages * words],
+        }
+    }
+
+    /// Records an observation of page `p` at cycle `d` (1..=cycles) that did or did not
+    /// detect a change.
+    pub(crate) fn set(&mut self, p: usize, d: usize, changed: bool) {
         let (w, b) = (p * self.words + (d - 1) / 64, 1u64 << ((d - 1) % 64));
         self.observed[w] |= b;
         if changed {

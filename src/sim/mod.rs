@@ -37,6 +37,7 @@ mod naive;
 mod period;
 mod policy;
 mod rates;
+pub mod requests;
 mod sample;
 mod stats;
 mod stdsort;

@@ -16,6 +16,7 @@ mod formula_cmd;
 mod model_cmd;
 mod progress;
 mod report_cmd;
+mod requests_cmd;
 mod schedule_cmd;
 mod simulate_cmd;
 
@@ -46,6 +47,9 @@ enum Command {
     Formula(formula_cmd::Args),
     /// Learned change models (SPEC §12): train one, or print the AUC table.
     Model(model_cmd::Args),
+    /// Request-driven (click-triggered) crawling (SPEC §12): the crawls each policy saves
+    /// against uniform at equal freshness.
+    Requests(requests_cmd::Args),
     /// Apply a crawler's download log to a saved state and print the next batch.
     Schedule(schedule_cmd::Args),
 }
@@ -71,6 +75,7 @@ fn main() {
         Command::Experiment(args) => experiment_cmd::run(args),
         Command::Report(args) => report_cmd::run(args),
         Command::Model(args) => model_cmd::run(args),
+        Command::Requests(args) => requests_cmd::run(args),
     };
     if let Err(err) = result {
         // The reader of our output went away: stop quietly, as Unix tools do.

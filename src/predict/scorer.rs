@@ -1,0 +1,225 @@
+//! Learned models driving the request-driven simulation (SPEC §12, the seed's section 6):
+//! a [`ModelScorer`] is a [`Scorer`] whose score is the model's prediction from what the
+//! run itself has observed.
+//!
+//! A run knows only what its own visits saw (the warm-up and the crawls its requests
+//! triggered, from the first cycle of the period; nothing before it): the page-level
+//! features (windows, cycles since the last detected change) read those observations at
+//! the dataset's cycle numbers, so a page never seen reads as one never changed, as in
+//! training. Group features read the training fold's pages under full observability,
+//! cumulative to the previous cycle, as in training. Under cold start (no warm-up) the
+//! group features are all a model knows of a page until a request crawls it.
+//!
+//! One model is learned per rotation (on that rotation's training fold and period), so no
+//! rotation's test pages were ever a training page of the model scoring them.
+//!
+//! ```
+//! use freshgp::data::synth::{generate, SynthParams};
+//! use freshgp::predict::{Learned, ModelScorer};
+//! use freshgp::sim::requests::{Crawler, Pages, RequestConfig, RequestSim};
+//!
+//! let mut p = SynthParams::preset("commerce").unwrap();
+//! p.pages = 500;
+//! p.days = 24;
+//! let d = generate(&p, 1).unwrap();
+//! let config = RequestConfig::default();
+//! let sim = RequestSim::from_split(&d, &[0], Pages::Unseen, config).unwrap();
+//! let model = ModelScorer::learn(&d, &Learned::Combined, &[0], Pages::Unseen, 1).unwrap();
+//! let tally = sim.run(Crawler::Scored(&model), 1.0).unwrap();
+//! assert!(tally.crawls() > 0);
+//! ```
+
+use super::eval::{learn, Learned};
+use super::features::{group_rates, value, GroupRates};
+use super::{FeatureSet, Model, Observations, PredictError};
+use crate::data::split::Split;
+use crate::data::Dataset;
+use crate::sim::requests::{Pages, RequestConfig, RequestError, ScoredRun, Scorer};
+use crate::sim::Period;
+use rayon::prelude::*;
+
+/// A model per rotation, with what its runs need: the pages of each period and the
+/// training pages' group rates.
+pub struct ModelScorer<'a> {
+    label: String,
+    data: &'a Dataset,
+    runs: Vec<Setup>,
+}
+
+/// One rotation's model and the data of its period.
+struct Setup {
+    model: Model,
+    features: FeatureSet,
+    /// The period's pages (dataset indices, in the period's order).
+    pages: Vec<u32>,
+    /// The dataset cycle of the period's first cycle.
+    first: usize,
+    /// The group rates of each group feature.
+    groups: Vec<Option<GroupRates>>,
+}
+
+impl<'a> ModelScorer<'a> {
+    /// `method` learned on each of `rotations` (in parallel), scoring the test period of
+    /// that rotation over `pages`, with label horizon `horizon`.
+    ///
+    /// # Errors
+    /// As [`learn`].
+    pub fn learn(
+        data: &'a Dataset,
+        method: &Learned,
+        rotations: &[usize],
+        pages: Pages,
+        horizon: usize,
+    ) -> Result<ModelScorer<'a>, PredictError> {
+        let full = Observations::full(data);
+        let runs = rotations
+            .par_iter()
+            .map(|&r| {
+                let model = learn(data, method, r, horizon)?;
+                let split = Split::new(data.pages(), data.cycles(), r)?;
+                let features = model.features();
+                let groups = group_rates(data, &full, &features, &split.train)?;
+                Ok(Setup {
+                    model,
+                    features,
+                    pages: pages.of(&split).to_vec(),
+                    first: *split.test_cycles.start(),
+                    groups,
+                })
+            })
+            .collect::<Result<_, PredictError>>()?;
+        Ok(ModelScorer {
+            label: method.to_string(),
+            data,
+            runs,
+        })
+    }
+
+    /// The model of each rotation.
+    pub fn models(&self) -> impl Iterator<Item = &Model> {
+        self.runs.iter().map(|s| &s.model)
+    }
+}
+
+impl Scorer for ModelScorer<'_> {
+    fn label(&self) -> String {
+        self.label.clone()
+    }
+
+    fn start<'s>(
+        &'s self,
+        index: usize,
+        period: &'s Period,
+        _: &RequestConfig,
+    ) -> Result<Box<dyn ScoredRun + 's>, RequestError> {
+        let setup = self
+            .runs
+            .get(index)
+            .filter(|s| s.pages.len() == period.pages());
+        let Some(setup) = setup else {
+            return Err(RequestError::Scorer(format!(
+                "model `{}` was learned for {} period(s), not for period {index} of {} pages",
+                self.label,
+                self.runs.len(),
+                period.pages()
+            )));
+        };
+        Ok(Box::new(ModelRun {
+            setup,
+            obs: Observations::empty(period.pages(), self.data.cycles()),
+            row: vec![0.0; setup.features.len()],
+        }))
+    }
+}
+
+/// One run: what its visits observed, at the dataset's cycles.
+struct ModelRun<'s> {
+    setup: &'s Setup,
+    obs: Observations,
+    row: Vec<f64>,
+}
+
+impl ScoredRun for ModelRun<'_> {
+    fn visit(&mut self, p: u32, d: u32, changed: bool) {
+        let cycle = self.setup.first + d as usize - 1;
+        self.obs.set(p as usize, cycle, changed);
+    }
+
+    fn score(&mut self, d: u32, out: &mut [f64]) {
+        let s = self.setup;
+        let cycle = s.first + d as usize - 1;
+        for (local, (o, &page)) in out.iter_mut().zip(&s.pages).enumerate() {
+            for ((x, f), g) in self
+                .row
+                .iter_mut()
+                .zip(s.features.features())
+                .zip(&s.groups)
+            {
+                *x = value(f, g.as_ref(), &self.obs, local, page as usize, cycle);
+            }
+            *o = s.model.score(&self.row);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::text;
+    use crate::sim::requests::{Crawler, RequestSim, Requests};
+    use crate::sim::SimConfig;
+
+    /// Two pages observed by hand: the run's features come from its own visits, at the
+    /// dataset's cycles, and the group rate from the training pages.
+    #[test]
+    fn a_run_scores_from_its_own_visits() {
+        // 10 pages, 10 cycles: category a changes every cycle, b never.
+        let rows: String = (0..10)
+            .map(|p| {
+                let (bits, cat) = if p % 2 == 0 {
+                    ("1111111111", "a")
+                } else {
+                    ("0000000000", "b")
+                };
+                format!("{bits}\tp{p}\th{p}\tcat={cat}\n")
+            })
+            .collect();
+        let d = text::read(rows.as_bytes(), "t").unwrap();
+        let split = Split::new(10, 10, 0).unwrap();
+        let model = Model::single(super::super::Feature::Frequency(2), 1.0);
+        let features = model.features();
+        let groups = group_rates(&d, &Observations::full(&d), &features, &split.train).unwrap();
+        let scorer = ModelScorer {
+            label: "freq2".into(),
+            data: &d,
+            runs: vec![Setup {
+                model,
+                features,
+                pages: vec![0, 1],
+                first: 5,
+                groups,
+            }],
+        };
+        let period = Period::new(&d, &[0, 1], 5..=10).unwrap();
+        let config = RequestConfig::new(100, SimConfig::new(0.5, 1).unwrap()).unwrap();
+        let mut run = scorer.start(0, &period, &config).unwrap();
+        let mut out = [0.0; 2];
+        run.score(2, &mut out);
+        assert_eq!(out, [0.0, 0.0]); // nothing observed yet
+        run.visit(0, 1, true); // dataset cycle 5
+        run.visit(1, 1, false);
+        run.score(2, &mut out); // dataset cycle 6: window 4..=5 holds one visit each
+        assert_eq!(out, [1.0, 0.0]);
+        run.score(4, &mut out); // cycle 8: window 6..=7 holds none
+        assert_eq!(out, [0.0, 0.0]);
+        drop(run);
+        // A sim with one request per page and cycle runs end to end.
+        let requests = Requests::served(vec![vec![(0, 0.1), (1, 0.1)]; 5], 1);
+        let sim = RequestSim::new(vec![(period, requests)], config).unwrap();
+        let t = sim.run(Crawler::Scored(&scorer), 1.0).unwrap();
+        assert_eq!(t.requests(), 10);
+        // Every page was crawled at its first request (warm-up at dataset cycle 5, then
+        // page 0 scores 1 and page 1 scores 0: quantiles 100 and 50, draws 0.1).
+        assert_eq!(t.crawls(), 10);
+    }
+}

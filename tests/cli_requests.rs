@@ -1,0 +1,120 @@
+//! `freshgp requests` end to end: the savings table of the request-driven simulation
+//! (SPEC §12) in text and JSON, cold start, and the errors a user meets.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+fn freshgp() -> Command {
+    Command::cargo_bin("freshgp").unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A small commerce history, written as a binary cache.
+fn commerce(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("c.fgpd");
+    freshgp()
+        .args([
+            "dataset", "synth", "--preset", "commerce", "--pages", "1500", "--days", "36",
+        ])
+        .arg("--out")
+        .arg(&path)
+        .assert()
+        .success();
+    path
+}
+
+#[test]
+fn prints_and_writes_savings_against_uniform() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = commerce(dir.path());
+    let json = dir.path().join("savings.json");
+    let run = |extra: &[&str]| {
+        freshgp()
+            .args(["requests", "--policies", "NAD,Age", "--rotations", "2"])
+            .args(["--levels", "0.2,0.6", "--data"])
+            .arg(&data)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--json", json.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    assert_eq!(
+        table.lines().filter(|l| l.contains(" NAD ")).count(),
+        2,
+        "{table}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["pages"], "unseen");
+    assert!(v["requests"].as_u64().unwrap() > 1000);
+    let level = &v["levels"][1];
+    assert_eq!(level["uniform_resources"], 0.6);
+    let nad = &level["methods"][0];
+    assert_eq!(nad["method"], "NAD");
+    // At equal freshness, NAD's crawls per request are what its savings say.
+    let (r, s) = (
+        nad["resources"].as_f64().unwrap(),
+        nad["savings"].as_f64().unwrap(),
+    );
+    assert!((s - (1.0 - r / 0.6)).abs() < 1e-12);
+    let (f, goal) = (
+        nad["freshness"].as_f64().unwrap(),
+        level["freshness"].as_f64().unwrap(),
+    );
+    assert!((f - goal).abs() < 1e-3, "{f} vs {goal}");
+    // The same run again gives the same numbers; the JSON is not overwritten unasked.
+    let again = run(&["--json", json.to_str().unwrap()]);
+    assert!(!again.status.success());
+    assert!(
+        text(&again.stderr).contains("pass --force"),
+        "{}",
+        text(&again.stderr)
+    );
+    let again = run(&[]);
+    assert_eq!(
+        text(&again.stdout),
+        table.lines().take(5).collect::<Vec<_>>().join("\n") + "\n"
+    );
+    // Cold start: no warm-up.
+    let cold = run(&["--cold-start", "--pages", "seen"]);
+    assert!(cold.status.success(), "{}", text(&cold.stderr));
+}
+
+#[test]
+fn bad_settings_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = commerce(dir.path());
+    for (flags, message) in [
+        (
+            vec!["--quantiles", "0"],
+            "the number of quantiles Q must be at least 1",
+        ),
+        (vec!["--levels", "0.2,1.5"], "must be in (0, 1], got 1.5"),
+        (vec!["--policies", "kab5"], "a bandit cannot drive"),
+        (vec!["--pages", "all"], "unknown page set `all`"),
+        (vec!["--rotations", "6"], "expected 1..=5"),
+    ] {
+        let rotations = if flags[0] == "--rotations" {
+            vec![]
+        } else {
+            vec!["--rotations", "1"]
+        };
+        let out = freshgp()
+            .args(["requests", "--data"])
+            .arg(&data)
+            .args(rotations)
+            .args(&flags)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flags:?}");
+        assert!(
+            text(&out.stderr).contains(message),
+            "{flags:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}
