@@ -40,7 +40,7 @@ pub use eval::{AucCell, AucRow, AucTable, EvalOptions, Learned, SeenUnseen, Trai
 pub use features::{Examples, Feature, FeatureSet};
 pub use model::Model;
 pub use observe::Observations;
-pub use scorer::ModelScorer;
+pub use scorer::{ModelScorer, Reading};
 
 /// Why a model cannot be trained, read or evaluated.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

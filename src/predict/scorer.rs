@@ -38,12 +38,40 @@ use crate::sim::requests::{Pages, RequestConfig, RequestError, ScoredRun, Scorer
 use crate::sim::Period;
 use rayon::prelude::*;
 
+/// What a learned model's score in a run is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Reading {
+    /// The predicted probability p that the page changes at this cycle (SPEC §12).
+    #[default]
+    Change,
+    /// The probability that the page is stale now, `1 - (1 - p)^t` with t the cycles
+    /// since the run's last visit: p compounded over the cycles not seen (a choice of
+    /// ours beyond SPEC §12; the model, trained under full observability, never saw t).
+    Stale,
+}
+
+impl std::str::FromStr for Reading {
+    type Err = PredictError;
+
+    fn from_str(s: &str) -> Result<Reading, PredictError> {
+        match s {
+            "change" => Ok(Reading::Change),
+            "stale" => Ok(Reading::Stale),
+            _ => Err(PredictError::Feature(format!(
+                "unknown model reading `{s}` (expected change or stale)"
+            ))),
+        }
+    }
+}
+
 /// A model per rotation, with what its runs need: the pages of each period and the
 /// training pages' group rates.
 pub struct ModelScorer<'a> {
     label: String,
     data: &'a Dataset,
     runs: Vec<Setup>,
+    reading: Reading,
 }
 
 /// One rotation's model and the data of its period.
@@ -92,7 +120,25 @@ impl<'a> ModelScorer<'a> {
             label: method.to_string(),
             data,
             runs,
+            reading: Reading::Change,
         })
+    }
+
+    /// The same models read as `reading`.
+    ///
+    /// # Errors
+    /// [`Reading::Stale`] for a model that does not predict a probability (one feature).
+    pub fn reading(mut self, reading: Reading) -> Result<ModelScorer<'a>, PredictError> {
+        if reading == Reading::Stale {
+            if let Some(Model::Single { feature, .. }) = self.runs.first().map(|s| &s.model) {
+                return Err(PredictError::Feature(format!(
+                    "`{feature}` is one feature, not a predicted probability: only learned models (combined) can be read as stale"
+                )));
+            }
+            self.label = format!("{}·stale", self.label);
+        }
+        self.reading = reading;
+        Ok(self)
     }
 
     /// The model of each rotation.
@@ -126,7 +172,9 @@ impl Scorer for ModelScorer<'_> {
         };
         Ok(Box::new(ModelRun {
             setup,
+            reading: self.reading,
             obs: Observations::empty(period.pages(), self.data.cycles()),
+            last_visit: vec![0; period.pages()],
             row: vec![0.0; setup.features.len()],
         }))
     }
@@ -135,7 +183,10 @@ impl Scorer for ModelScorer<'_> {
 /// One run: what its visits observed, at the dataset's cycles.
 struct ModelRun<'s> {
     setup: &'s Setup,
+    reading: Reading,
     obs: Observations,
+    /// The period cycle of each page's last visit (0: none).
+    last_visit: Vec<u32>,
     row: Vec<f64>,
 }
 
@@ -143,6 +194,7 @@ impl ScoredRun for ModelRun<'_> {
     fn visit(&mut self, p: u32, d: u32, changed: bool) {
         let cycle = self.setup.first + d as usize - 1;
         self.obs.set(p as usize, cycle, changed);
+        self.last_visit[p as usize] = d;
     }
 
     fn score(&mut self, d: u32, out: &mut [f64]) {
@@ -157,17 +209,50 @@ impl ScoredRun for ModelRun<'_> {
             {
                 *x = value(f, g.as_ref(), &self.obs, local, page as usize, cycle);
             }
-            *o = s.model.score(&self.row);
+            let p = s.model.score(&self.row);
+            *o = match self.reading {
+                Reading::Change => p,
+                Reading::Stale => match d - self.last_visit[local] {
+                    0 => 0.0,
+                    t => -((-p).ln_1p() * f64::from(t)).exp_m1(),
+                },
+            };
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::Learned;
     use super::*;
     use crate::data::text;
     use crate::sim::requests::{Crawler, RequestSim, Requests};
     use crate::sim::SimConfig;
+
+    /// A learned `since_change` (oriented to rank recent changes first) crawls exactly as
+    /// the formula `0 - tc`: the run's observations and the policy's statistics agree.
+    #[test]
+    fn since_change_drives_the_crawl_as_minus_tc() {
+        let mut p = crate::data::synth::SynthParams::preset("commerce").unwrap();
+        p.pages = 600;
+        p.days = 30;
+        let d = crate::data::synth::generate(&p, 3).unwrap();
+        let config = RequestConfig::default();
+        for pages in [Pages::Unseen, Pages::Seen] {
+            let sim = RequestSim::from_split(&d, &[1], pages, config).unwrap();
+            let learned = super::super::Feature::SinceChange;
+            let m = ModelScorer::learn(&d, &Learned::Single(learned), &[1], pages, 1).unwrap();
+            assert!(matches!(m.models().next(), Some(Model::Single { sign, .. }) if *sign < 0.0));
+            let tc =
+                crate::sim::Policy::parse("0 - tc", &crate::formula::Grammar::extended()).unwrap();
+            for gamma in [0.3, 1.0, 4.0] {
+                assert_eq!(
+                    sim.run(Crawler::Scored(&m), gamma).unwrap(),
+                    sim.run(Crawler::Scored(&tc), gamma).unwrap()
+                );
+            }
+        }
+    }
 
     /// Two pages observed by hand: the run's features come from its own visits, at the
     /// dataset's cycles, and the group rate from the training pages.
@@ -199,7 +284,24 @@ mod tests {
                 first: 5,
                 groups,
             }],
+            reading: Reading::Change,
         };
+        assert!(matches!(
+            ModelScorer {
+                label: "freq2".into(),
+                data: &d,
+                runs: vec![Setup {
+                    model: Model::single(super::super::Feature::SinceChange, -1.0),
+                    features: FeatureSet::new(vec![super::super::Feature::SinceChange]),
+                    pages: vec![0, 1],
+                    first: 5,
+                    groups: vec![None],
+                }],
+                reading: Reading::Change,
+            }
+            .reading(Reading::Stale),
+            Err(PredictError::Feature(_))
+        ));
         let period = Period::new(&d, &[0, 1], 5..=10).unwrap();
         let config = RequestConfig::new(100, SimConfig::new(0.5, 1).unwrap()).unwrap();
         let mut run = scorer.start(0, &period, &config).unwrap();
@@ -212,6 +314,25 @@ mod tests {
         assert_eq!(out, [1.0, 0.0]);
         run.score(4, &mut out); // cycle 8: window 6..=7 holds none
         assert_eq!(out, [0.0, 0.0]);
+        drop(run);
+        // Read as stale: p = 1 for page 0 at cycle 2 after a visit at 1 (t = 1).
+        let stale = ModelScorer {
+            label: "x".into(),
+            data: &d,
+            runs: vec![],
+            reading: Reading::Change,
+        };
+        assert!(stale.reading(Reading::Stale).is_ok()); // no model to check
+        let mut run = ModelRun {
+            setup: &scorer.runs[0],
+            reading: Reading::Stale,
+            obs: Observations::empty(2, 10),
+            last_visit: vec![0; 2],
+            row: vec![0.0],
+        };
+        run.visit(0, 1, true);
+        run.score(2, &mut out);
+        assert_eq!(out, [1.0, 0.0]);
         drop(run);
         // A sim with one request per page and cycle runs end to end.
         let requests = Requests::served(vec![vec![(0, 0.1), (1, 0.1)]; 5], 1);

@@ -3,7 +3,7 @@
 
 use crate::common::{check_out, policy_list, DataArgs};
 use anyhow::{bail, Context, Result};
-use freshgp::predict::{Learned, ModelScorer};
+use freshgp::predict::{Learned, ModelScorer, Reading};
 use freshgp::sim::requests::{self, Level, Pages, RequestConfig, RequestSim, QUANTILES};
 use freshgp::sim::SimConfig;
 use std::io::Write as _;
@@ -26,7 +26,8 @@ pub struct Args {
     /// Learned models that decide the crawls too (comma-separated): `combined` (the
     /// logistic regression over every frequency feature) or one feature (freqW,
     /// since_change, group:KEY), each learned per rotation on its training fold (SPEC
-    /// §12). Default: none.
+    /// §12), scored by the predicted change probability p; `stale:combined` scores
+    /// 1 - (1 - p)^t instead, t the cycles since the page's last crawl. Default: none.
     #[arg(long, value_delimiter = ',')]
     learned: Vec<String>,
     /// Label horizon K of the learned models.
@@ -89,8 +90,11 @@ pub fn run(args: Args) -> Result<()> {
     let learned = args
         .learned
         .iter()
-        .map(|m| m.trim().parse::<Learned>())
-        .collect::<Result<Vec<_>, _>>()
+        .map(|m| match m.trim().strip_prefix("stale:") {
+            Some(m) => Ok((m.parse::<Learned>()?, Reading::Stale)),
+            None => Ok((m.trim().parse::<Learned>()?, Reading::Change)),
+        })
+        .collect::<Result<Vec<_>, freshgp::predict::PredictError>>()
         .context("--learned")?;
     let warmup = if args.cold_start {
         0
@@ -110,7 +114,9 @@ pub fn run(args: Args) -> Result<()> {
     }
     let models = learned
         .iter()
-        .map(|m| ModelScorer::learn(&data, m, &rotations, args.pages, args.horizon))
+        .map(|(m, reading)| {
+            ModelScorer::learn(&data, m, &rotations, args.pages, args.horizon)?.reading(*reading)
+        })
         .collect::<Result<Vec<_>, _>>()
         .context("--learned")?;
     eprintln!(
