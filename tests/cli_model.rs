@@ -88,7 +88,8 @@ fn eval_prints_and_writes_the_auc_table() {
             "group:brand",
             "group:country",
             "group:host",
-            "combined"
+            "combined",
+            "groups"
         ]
     );
     // Change history predicts change: every page-level feature and the combined model

@@ -49,9 +49,11 @@ fn prints_and_writes_savings_against_uniform() {
         "{table}"
     );
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    assert_eq!(v["pages"], "unseen");
-    assert!(v["requests"].as_u64().unwrap() > 1000);
-    let level = &v["levels"][1];
+    assert_eq!(v["rotations"], 2);
+    let set = &v["sets"][0];
+    assert_eq!(set["pages"], "unseen");
+    assert!(set["requests"].as_u64().unwrap() > 1000);
+    let level = &set["levels"][1];
     assert_eq!(level["uniform_resources"], 0.6);
     let nad = &level["methods"][0];
     assert_eq!(nad["method"], "NAD");
@@ -77,11 +79,32 @@ fn prints_and_writes_savings_against_uniform() {
     let again = run(&[]);
     assert_eq!(
         text(&again.stdout),
-        table.lines().take(5).collect::<Vec<_>>().join("\n") + "\n"
+        table.lines().take(6).collect::<Vec<_>>().join("\n") + "\n"
     );
-    // Cold start: no warm-up.
-    let cold = run(&["--cold-start", "--pages", "seen"]);
-    assert!(cold.status.success(), "{}", text(&cold.stderr));
+    // Several page sets, among them cold start (no warm-up), each its own table; a
+    // learned model drives the crawl beside the policies, and the plot is written.
+    let plot = dir.path().join("savings.svg");
+    let sets = run(&[
+        "--pages",
+        "seen,cold",
+        "--learned",
+        "groups",
+        "--plot",
+        plot.to_str().unwrap(),
+    ]);
+    assert!(sets.status.success(), "{}", text(&sets.stderr));
+    let table = text(&sets.stdout);
+    assert!(
+        table.contains("seen pages (") && table.contains("cold pages ("),
+        "{table}"
+    );
+    assert_eq!(
+        table.lines().filter(|l| l.contains(" groups ")).count(),
+        4,
+        "{table}"
+    );
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(svg.contains("groups (cold)"), "{svg}");
 }
 
 #[test]

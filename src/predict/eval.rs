@@ -95,6 +95,9 @@ pub struct AucRow {
     pub full: SeenUnseen,
     /// Under partial observability (`None` when not asked).
     pub partial: Option<SeenUnseen>,
+    /// Cold start: the unseen pages with no history of their own (models learned under
+    /// full observability; only group features know anything of such a page).
+    pub cold: AucCell,
 }
 
 /// The whole table.
@@ -117,10 +120,15 @@ impl AucTable {
     }
 }
 
-/// The methods of the table: each frequency feature alone, then all of them combined.
+/// The methods of the table: each frequency feature alone, then all of them combined,
+/// then the group features alone in a logistic regression (`groups`: metadata alone, the
+/// model for cold start).
 fn methods(set: &FeatureSet) -> Vec<String> {
     let mut m: Vec<String> = set.features().iter().map(Feature::to_string).collect();
     m.push("combined".into());
+    if !set.groups().0.is_empty() {
+        m.push("groups".into());
+    }
     m
 }
 
@@ -139,13 +147,14 @@ pub fn auc_table(data: &Dataset, options: &EvalOptions) -> Result<AucTable, Pred
         Some((policy, config)) => Some(Observations::crawl(data, policy, *config)?),
         None => None,
     };
-    let per_rotation: Vec<Vec<(SeenUnseen, Option<SeenUnseen>)>> = (0..options.rotations)
+    let per_rotation: Vec<Vec<(Cells, Option<Cells>)>> = (0..options.rotations)
         .into_par_iter()
         .map(|r| {
             let split = Split::new(data.pages(), data.cycles(), r)?;
-            let f = rotation(data, &full, &set, &split, options)?;
+            let cold = full.forgetting(&split.test);
+            let f = rotation(data, (&full, Some(&cold)), &set, &split, options)?;
             let p = match &partial {
-                Some(o) => Some(rotation(data, o, &set, &split, options)?),
+                Some(o) => Some(rotation(data, (o, None), &set, &split, options)?),
                 None => None,
             };
             Ok(f.into_iter()
@@ -159,11 +168,15 @@ pub fn auc_table(data: &Dataset, options: &EvalOptions) -> Result<AucTable, Pred
         .enumerate()
         .map(|(i, method)| AucRow {
             method,
-            full: average(per_rotation.iter().map(|r| r[i].0)),
-            partial: options
-                .partial
-                .as_ref()
-                .map(|_| average(per_rotation.iter().filter_map(|r| r[i].1))),
+            full: average(per_rotation.iter().map(|r| r[i].0.observed)),
+            partial: options.partial.as_ref().map(|_| {
+                average(
+                    per_rotation
+                        .iter()
+                        .filter_map(|r| r[i].1.map(|c| c.observed)),
+                )
+            }),
+            cold: mean_cell(per_rotation.iter().filter_map(|r| r[i].0.cold)),
         })
         .collect();
     Ok(AucTable {
@@ -177,14 +190,22 @@ pub fn auc_table(data: &Dataset, options: &EvalOptions) -> Result<AucTable, Pred
     })
 }
 
-/// Every method's cells for one rotation under one observability.
+/// One method's cells for one rotation under one observability.
+#[derive(Debug, Clone, Copy)]
+struct Cells {
+    observed: SeenUnseen,
+    cold: Option<AucCell>,
+}
+
+/// Every method's cells for one rotation under the observations `obs`, and under cold
+/// start when given the observations without the test pages' history.
 fn rotation(
     data: &Dataset,
-    obs: &Observations,
+    (obs, cold): (&Observations, Option<&Observations>),
     set: &FeatureSet,
     split: &Split,
     options: &EvalOptions,
-) -> Result<Vec<SeenUnseen>, PredictError> {
+) -> Result<Vec<Cells>, PredictError> {
     let k = options.horizon;
     let build =
         |pages: &[u32], cycles| Examples::build(data, obs, set, pages, &split.train, cycles, k);
@@ -192,6 +213,18 @@ fn rotation(
     let validation = build(&split.validation, split.train_cycles.clone())?;
     let seen = build(&split.train, split.test_cycles.clone())?;
     let unseen = build(&split.test, split.test_cycles.clone())?;
+    let cold = match cold {
+        Some(o) => Some(Examples::build(
+            data,
+            o,
+            set,
+            &split.test,
+            &split.train,
+            split.test_cycles.clone(),
+            k,
+        )?),
+        None => None,
+    };
     let mut models: Vec<Model> = set
         .features()
         .iter()
@@ -199,6 +232,11 @@ fn rotation(
         .map(|(j, f)| Model::single_oriented(f.clone(), j, &train))
         .collect::<Result<_, _>>()?;
     models.push(Model::train_logistic(set, &train, &validation)?);
+    let (groups, columns) = set.groups();
+    if !groups.is_empty() {
+        let (t, v) = (train.select(&columns), validation.select(&columns));
+        models.push(Model::train_logistic(&groups, &t, &v)?);
+    }
     let mut scores = Vec::new();
     let mut cell = |m: &Model, x: &Examples| -> Result<AucCell, PredictError> {
         score_columns(m, set, x, &mut scores);
@@ -211,9 +249,12 @@ fn rotation(
     models
         .iter()
         .map(|m| {
-            Ok(SeenUnseen {
-                seen: cell(m, &seen)?,
-                unseen: cell(m, &unseen)?,
+            Ok(Cells {
+                observed: SeenUnseen {
+                    seen: cell(m, &seen)?,
+                    unseen: cell(m, &unseen)?,
+                },
+                cold: cold.as_ref().map(|x| cell(m, x)).transpose()?,
             })
         })
         .collect()
@@ -285,6 +326,8 @@ pub fn train(
 pub enum Learned {
     /// Every frequency feature of the data in a logistic regression (`combined`).
     Combined,
+    /// The group features alone in a logistic regression (`groups`: metadata alone).
+    Groups,
     /// One feature alone (its name).
     Single(Feature),
 }
@@ -295,9 +338,10 @@ impl std::str::FromStr for Learned {
     fn from_str(s: &str) -> Result<Learned, PredictError> {
         match s {
             "combined" => Ok(Learned::Combined),
+            "groups" => Ok(Learned::Groups),
             _ => s.parse().map(Learned::Single).map_err(|_| {
                 PredictError::Feature(format!(
-                    "unknown learned method `{s}` (expected combined, or a feature: freqW, since_change, group:KEY)"
+                    "unknown learned method `{s}` (expected combined, groups, or a feature: freqW, since_change, group:KEY)"
                 ))
             }),
         }
@@ -308,6 +352,7 @@ impl fmt::Display for Learned {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Learned::Combined => f.write_str("combined"),
+            Learned::Groups => f.write_str("groups"),
             Learned::Single(feature) => write!(f, "{feature}"),
         }
     }
@@ -328,6 +373,15 @@ pub fn learn(
     match method {
         Learned::Combined => {
             Ok(train(data, &FeatureSet::frequency(data), rotation, horizon)?.model)
+        }
+        Learned::Groups => {
+            let (groups, _) = FeatureSet::frequency(data).groups();
+            if groups.is_empty() {
+                return Err(PredictError::Feature(
+                    "`groups` needs a categorical attribute or hosts; the data has neither".into(),
+                ));
+            }
+            Ok(train(data, &groups, rotation, horizon)?.model)
         }
         Learned::Single(feature) => {
             if horizon == 0 {
@@ -376,21 +430,19 @@ fn score_columns(m: &Model, set: &FeatureSet, x: &Examples, out: &mut Vec<f64>) 
 /// The mean over rotations of each cell (rotations whose cell is NaN are left out).
 fn average(cells: impl Iterator<Item = SeenUnseen>) -> SeenUnseen {
     let cells: Vec<SeenUnseen> = cells.collect();
-    let mean_of = |get: &dyn Fn(&SeenUnseen) -> AucCell| {
-        let usable: Vec<AucCell> = cells
-            .iter()
-            .map(get)
-            .filter(|c| c.mean.is_finite())
-            .collect();
-        let n = usable.len() as f64;
-        AucCell {
-            mean: usable.iter().map(|c| c.mean).sum::<f64>() / n,
-            sd: usable.iter().map(|c| c.sd).sum::<f64>() / n,
-        }
-    };
     SeenUnseen {
-        seen: mean_of(&|c| c.seen),
-        unseen: mean_of(&|c| c.unseen),
+        seen: mean_cell(cells.iter().map(|c| c.seen)),
+        unseen: mean_cell(cells.iter().map(|c| c.unseen)),
+    }
+}
+
+/// The mean of the cells' means and of their standard deviations (NaN cells left out).
+fn mean_cell(cells: impl Iterator<Item = AucCell>) -> AucCell {
+    let usable: Vec<AucCell> = cells.filter(|c| c.mean.is_finite()).collect();
+    let n = usable.len() as f64;
+    AucCell {
+        mean: usable.iter().map(|c| c.mean).sum::<f64>() / n,
+        sd: usable.iter().map(|c| c.sd).sum::<f64>() / n,
     }
 }
 
@@ -409,8 +461,8 @@ impl fmt::Display for AucTable {
         let cell = |c: AucCell| format!("{:.3} ± {:.3}", c.mean, c.sd);
         writeln!(
             f,
-            "{:<20} {:>15} {:>15} {:>15} {:>15}",
-            "method", "seen full", "unseen full", "seen partial", "unseen partial"
+            "{:<20} {:>15} {:>15} {:>15} {:>15} {:>15}",
+            "method", "seen full", "unseen full", "seen partial", "unseen partial", "cold start"
         )?;
         for r in &self.rows {
             let (sp, up) = r
@@ -418,12 +470,13 @@ impl fmt::Display for AucTable {
                 .map_or(("-".into(), "-".into()), |p| (cell(p.seen), cell(p.unseen)));
             writeln!(
                 f,
-                "{:<20} {:>15} {:>15} {:>15} {:>15}",
+                "{:<20} {:>15} {:>15} {:>15} {:>15} {:>15}",
                 r.method,
                 cell(r.full.seen),
                 cell(r.full.unseen),
                 sp,
-                up
+                up,
+                cell(r.cold)
             )?;
         }
         Ok(())

@@ -124,6 +124,19 @@ impl FeatureSet {
         FeatureSet(f)
     }
 
+    /// The group features (metadata alone: what a model knows of a page with no history),
+    /// with their columns.
+    pub fn groups(&self) -> (FeatureSet, Vec<usize>) {
+        let (columns, features): (Vec<usize>, Vec<Feature>) = self
+            .0
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| matches!(f, Feature::Group(_)))
+            .map(|(j, f)| (j, f.clone()))
+            .unzip();
+        (FeatureSet(features), columns)
+    }
+
     /// The features.
     pub fn features(&self) -> &[Feature] {
         &self.0
@@ -175,6 +188,7 @@ fn group_codes(data: &Dataset, key: &str) -> Result<(Vec<u32>, usize), PredictEr
 
 /// Per group and cycle, the training pages' observed and detected counts, cumulative:
 /// `n[g][d]` = observations of group g's training pages at cycles `1..=d`.
+#[derive(Clone)]
 pub(crate) struct GroupRates {
     codes: Vec<u32>,
     n: Vec<Vec<u64>>,
@@ -346,6 +360,20 @@ impl Examples {
     /// The labels.
     pub fn labels(&self) -> &[bool] {
         &self.labels
+    }
+
+    /// The examples with only the columns `columns`, in that order.
+    pub fn select(&self, columns: &[usize]) -> Examples {
+        let mut values = Vec::with_capacity(self.len() * columns.len());
+        for i in 0..self.len() {
+            let row = self.row(i);
+            values.extend(columns.iter().map(|&j| row[j]));
+        }
+        Examples {
+            width: columns.len(),
+            values,
+            labels: self.labels.clone(),
+        }
     }
 
     /// Column `j` of every example.

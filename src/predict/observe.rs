@@ -97,6 +97,18 @@ impl Observations {
         Ok(out)
     }
 
+    /// The same observations with nothing observed of the pages `pages` (cold start: pages
+    /// with no history).
+    pub fn forgetting(&self, pages: &[u32]) -> Observations {
+        let mut out = self.clone();
+        for &p in pages {
+            let row = p as usize * self.words..(p as usize + 1) * self.words;
+            out.observed[row.clone()].fill(0);
+            out.detected[row].fill(0);
+        }
+        out
+    }
+
     /// Nothing observed yet of `pages` pages over `cycles` cycles.
     pub(crate) fn empty(pages: usize, cycles: usize) -> Observations {
         let words = cycles.div_ceil(64).max(1);

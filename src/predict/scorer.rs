@@ -75,7 +75,9 @@ pub struct ModelScorer<'a> {
 }
 
 /// One rotation's model and the data of its period.
+#[derive(Clone)]
 struct Setup {
+    rotation: usize,
     model: Model,
     features: FeatureSet,
     /// The period's pages (dataset indices, in the period's order).
@@ -108,6 +110,7 @@ impl<'a> ModelScorer<'a> {
                 let features = model.features();
                 let groups = group_rates(data, &full, &features, &split.train)?;
                 Ok(Setup {
+                    rotation: r,
                     model,
                     features,
                     pages: pages.of(&split).to_vec(),
@@ -139,6 +142,24 @@ impl<'a> ModelScorer<'a> {
         }
         self.reading = reading;
         Ok(self)
+    }
+
+    /// The same models scoring the pages `pages` of their rotations.
+    ///
+    /// # Errors
+    /// Data too small to split.
+    pub fn for_pages(&self, pages: Pages) -> Result<ModelScorer<'a>, PredictError> {
+        let mut out = ModelScorer {
+            label: self.label.clone(),
+            data: self.data,
+            runs: self.runs.clone(),
+            reading: self.reading,
+        };
+        for s in &mut out.runs {
+            let split = Split::new(self.data.pages(), self.data.cycles(), s.rotation)?;
+            s.pages = pages.of(&split).to_vec();
+        }
+        Ok(out)
     }
 
     /// The model of each rotation.
@@ -278,6 +299,7 @@ mod tests {
             label: "freq2".into(),
             data: &d,
             runs: vec![Setup {
+                rotation: 0,
                 model,
                 features,
                 pages: vec![0, 1],
@@ -291,6 +313,7 @@ mod tests {
                 label: "freq2".into(),
                 data: &d,
                 runs: vec![Setup {
+                    rotation: 0,
                     model: Model::single(super::super::Feature::SinceChange, -1.0),
                     features: FeatureSet::new(vec![super::super::Feature::SinceChange]),
                     pages: vec![0, 1],

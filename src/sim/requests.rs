@@ -470,14 +470,25 @@ pub enum Pages {
     Unseen,
     /// The training fold's pages (seen by a model in training).
     Seen,
+    /// Cold start: the test fold's pages with no warm-up, so no page has any history.
+    Cold,
 }
 
 impl Pages {
     /// The pages of `split` this set names.
     pub fn of(self, split: &Split) -> &[u32] {
         match self {
-            Pages::Unseen => &split.test,
+            Pages::Unseen | Pages::Cold => &split.test,
             Pages::Seen => &split.train,
+        }
+    }
+
+    /// The name of the set (`unseen`, `seen`, `cold`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Pages::Unseen => "unseen",
+            Pages::Seen => "seen",
+            Pages::Cold => "cold",
         }
     }
 }
@@ -489,7 +500,10 @@ impl std::str::FromStr for Pages {
         match s {
             "unseen" => Ok(Pages::Unseen),
             "seen" => Ok(Pages::Seen),
-            _ => Err(format!("unknown page set `{s}` (expected unseen or seen)")),
+            "cold" => Ok(Pages::Cold),
+            _ => Err(format!(
+                "unknown page set `{s}` (expected unseen, seen or cold)"
+            )),
         }
     }
 }
@@ -531,7 +545,7 @@ impl RequestSim {
     }
 
     /// The test period of each rotation in `rotations` (SPEC §2) over `pages`, with Poisson
-    /// requests (SPEC §12).
+    /// requests (SPEC §12); [`Pages::Cold`] runs without warm-up, whatever `config` says.
     ///
     /// # Errors
     /// Data too small to split, a bad rotation, and as [`RequestSim::new`].
@@ -541,6 +555,13 @@ impl RequestSim {
         pages: Pages,
         config: RequestConfig,
     ) -> Result<RequestSim, RequestError> {
+        let config = match pages {
+            Pages::Cold => RequestConfig {
+                sim: SimConfig::new(config.sim.resources(), 0)?.with_seed(config.sim.seed()),
+                ..config
+            },
+            _ => config,
+        };
         let runs = rotations
             .iter()
             .map(|&r| {

@@ -4,7 +4,8 @@
 use crate::common::{check_out, policy_list, DataArgs};
 use anyhow::{bail, Context, Result};
 use freshgp::predict::{Learned, ModelScorer, Reading};
-use freshgp::sim::requests::{self, Level, Pages, RequestConfig, RequestSim, QUANTILES};
+use freshgp::report::plots::{line_chart, Series};
+use freshgp::sim::requests::{self, Level, Pages, RequestConfig, RequestSim, Scorer, QUANTILES};
 use freshgp::sim::SimConfig;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -24,7 +25,8 @@ pub struct Args {
     )]
     policies: String,
     /// Learned models that decide the crawls too (comma-separated): `combined` (the
-    /// logistic regression over every frequency feature) or one feature (freqW,
+    /// logistic regression over every frequency feature), `groups` (over the group
+    /// features alone: metadata, for cold start) or one feature (freqW,
     /// since_change, group:KEY), each learned per rotation on its training fold (SPEC
     /// §12), scored by the predicted change probability p; `stale:combined` scores
     /// 1 - (1 - p)^t instead, t the cycles since the page's last crawl. Default: none.
@@ -33,13 +35,11 @@ pub struct Args {
     /// Label horizon K of the learned models.
     #[arg(long, default_value_t = 1)]
     horizon: usize,
-    /// Which pages receive requests: unseen (the test fold, SPEC §12) or seen (the
-    /// training fold).
-    #[arg(long, default_value = "unseen")]
-    pages: Pages,
-    /// Cold start: no warm-up, every page starts with no history.
-    #[arg(long)]
-    cold_start: bool,
+    /// Which pages receive requests (comma-separated): unseen (the test fold, SPEC §12),
+    /// seen (the training fold), cold (the test fold with no warm-up: no page has any
+    /// history; cold start).
+    #[arg(long, value_delimiter = ',', default_value = "unseen")]
+    pages: Vec<Pages>,
     /// Rotations pooled (1..=5).
     #[arg(long, default_value_t = 5)]
     rotations: usize,
@@ -55,10 +55,14 @@ pub struct Args {
     /// Seed of the requests (arrivals, serving order, draws) and of the tie order.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Also write the table as JSON to this file.
+    /// Also write the tables as JSON to this file.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
-    /// Replace the JSON file if it exists.
+    /// Also draw the savings against uniform's resources, one line per method and page
+    /// set (the shape of the seed's Figure 11), as SVG to this file.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
+    /// Replace the JSON or plot file if it exists.
     #[arg(long)]
     force: bool,
 }
@@ -66,18 +70,23 @@ pub struct Args {
 /// What the JSON file holds.
 #[derive(serde::Serialize)]
 struct Output<'a> {
-    pages: Pages,
-    cold_start: bool,
     rotations: usize,
-    requests: usize,
     quantiles: u32,
-    levels: &'a [Level],
+    sets: &'a [Set],
+}
+
+/// One page set's results.
+#[derive(serde::Serialize)]
+struct Set {
+    pages: Pages,
+    requests: usize,
+    levels: Vec<Level>,
 }
 
 /// Runs `freshgp requests`.
 pub fn run(args: Args) -> Result<()> {
-    if let Some(json) = &args.json {
-        check_out(json, args.force)?;
+    for out in args.json.iter().chain(&args.plot) {
+        check_out(out, args.force)?;
     }
     if args.rotations == 0 || args.rotations > 5 {
         bail!("--rotations {}: expected 1..=5", args.rotations);
@@ -96,18 +105,12 @@ pub fn run(args: Args) -> Result<()> {
         })
         .collect::<Result<Vec<_>, freshgp::predict::PredictError>>()
         .context("--learned")?;
-    let warmup = if args.cold_start {
-        0
-    } else {
-        freshgp::sim::DEFAULT_WARMUP
-    };
-    let sim = SimConfig::new(args.resources, warmup)
+    let sim = SimConfig::new(args.resources, freshgp::sim::DEFAULT_WARMUP)
         .context("--resources")?
         .with_seed(args.seed);
     let config = RequestConfig::new(args.quantiles, sim).context("--quantiles")?;
     let data = args.data.load(false)?;
     let rotations: Vec<usize> = (0..args.rotations).collect();
-    let sim = RequestSim::from_split(&data, &rotations, args.pages, config)?;
     let start = Instant::now();
     if !learned.is_empty() {
         eprintln!("learning {} model(s) per rotation...", learned.len());
@@ -115,40 +118,91 @@ pub fn run(args: Args) -> Result<()> {
     let models = learned
         .iter()
         .map(|(m, reading)| {
-            ModelScorer::learn(&data, m, &rotations, args.pages, args.horizon)?.reading(*reading)
+            ModelScorer::learn(&data, m, &rotations, Pages::Unseen, args.horizon)?.reading(*reading)
         })
         .collect::<Result<Vec<_>, _>>()
         .context("--learned")?;
-    eprintln!(
-        "{} requests over {} rotation(s); tuning γ for {} policies at {} levels...",
-        sim.requests(),
-        args.rotations,
-        policies.len() + models.len(),
-        args.levels.len()
-    );
-    let methods: Vec<&dyn requests::Scorer> = policies
-        .iter()
-        .map(|p| p as &dyn requests::Scorer)
-        .chain(models.iter().map(|m| m as &dyn requests::Scorer))
-        .collect();
-    let levels = requests::savings(&sim, &methods, &args.levels, &|line| eprintln!("  {line}"))?;
+    let mut sets = Vec::new();
+    for &pages in &args.pages {
+        let sim = RequestSim::from_split(&data, &rotations, pages, config)?;
+        let models = models
+            .iter()
+            .map(|m| m.for_pages(pages))
+            .collect::<Result<Vec<_>, _>>()?;
+        let methods: Vec<&dyn Scorer> = policies
+            .iter()
+            .map(|p| p as &dyn Scorer)
+            .chain(models.iter().map(|m| m as &dyn Scorer))
+            .collect();
+        eprintln!(
+            "{} pages: {} requests over {} rotation(s); tuning γ for {} methods at {} levels...",
+            pages.name(),
+            sim.requests(),
+            args.rotations,
+            methods.len(),
+            args.levels.len()
+        );
+        let levels =
+            requests::savings(&sim, &methods, &args.levels, &|line| eprintln!("  {line}"))?;
+        sets.push(Set {
+            pages,
+            requests: sim.requests(),
+            levels,
+        });
+    }
     eprintln!("done in {:.1}s", start.elapsed().as_secs_f64());
     let mut out = std::io::stdout().lock();
-    print_table(&mut out, &levels)?;
+    for set in &sets {
+        writeln!(
+            out,
+            "{} pages ({} requests):",
+            set.pages.name(),
+            set.requests
+        )?;
+        print_table(&mut out, &set.levels)?;
+    }
     if let Some(json) = &args.json {
         let output = Output {
-            pages: args.pages,
-            cold_start: args.cold_start,
             rotations: args.rotations,
-            requests: sim.requests(),
             quantiles: args.quantiles,
-            levels: &levels,
+            sets: &sets,
         };
         let text = serde_json::to_string_pretty(&output)? + "\n";
         std::fs::write(json, text).with_context(|| format!("cannot write {}", json.display()))?;
         writeln!(out, "wrote {}", json.display())?;
     }
+    if let Some(plot) = &args.plot {
+        std::fs::write(plot, savings_plot(&sets, policies.len()))
+            .with_context(|| format!("cannot write {}", plot.display()))?;
+        writeln!(out, "wrote {}", plot.display())?;
+    }
     Ok(())
+}
+
+/// Savings (%) against uniform's resources (%), one line per method and page set; the
+/// policies (the first `policies` methods) thin, the learned models thick.
+fn savings_plot(sets: &[Set], policies: usize) -> String {
+    let mut series = Vec::new();
+    for set in sets {
+        let methods = set.levels.first().map_or(0, |l| l.methods.len());
+        for i in 0..methods {
+            series.push(Series {
+                label: format!("{} ({})", set.levels[0].methods[i].method, set.pages.name()),
+                points: set
+                    .levels
+                    .iter()
+                    .map(|l| (100.0 * l.uniform_resources, 100.0 * l.methods[i].savings))
+                    .collect(),
+                thin: i < policies,
+            });
+        }
+    }
+    line_chart(
+        "Request-driven crawling: crawls saved against uniform at equal freshness",
+        "uniform's resources (% of requests crawled)",
+        "crawls saved (%)",
+        &series,
+    )
 }
 
 /// One line per (level, method): uniform's R and F*, the method's γ, R, savings and the
