@@ -10,11 +10,11 @@ use super::fitness::CrawlFitness;
 use super::{ExperimentError, Set};
 use crate::data::split::{Horizon, Split};
 use crate::data::Dataset;
-use crate::formula::{Formula, Grammar};
+use crate::formula::{Closure, Formula, Grammar, Terminal};
 use crate::gp::{
     self, evaluate_all, Candidate, ConfigError, GenerationReport, GpConfig, RawGpConfig, Strategy,
 };
-use crate::sim::{CycleMetrics, Metric, Outcome, Period, Policy, SimConfig, Simulator};
+use crate::sim::{CycleMetrics, Metric, Outcome, Period, Policy, Predictor, SimConfig, Simulator};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -204,6 +204,48 @@ pub struct EvolveSettings {
     pub seeds: Vec<u64>,
     /// The cycles the test set is simulated over.
     pub horizon: Horizon,
+    /// The learned model that gives `P` (SPEC §12): needed exactly when the grammar has
+    /// `P`.
+    pub model: Option<Predictor>,
+}
+
+impl EvolveSettings {
+    /// The policy of an evolved formula: under the grammar's closure, its `P` (if it
+    /// reads it) given by the settings' model.
+    ///
+    /// # Panics
+    /// For a formula that reads `P` when the settings have no model, which
+    /// [`EvolveSettings::check_model`] refuses before any evolution.
+    pub fn policy(&self, formula: &Formula) -> Policy {
+        policy_of(formula, self.grammar.closure(), self.model.as_ref())
+    }
+
+    /// Checks that the settings have a model exactly when the grammar has `P`.
+    ///
+    /// # Errors
+    /// [`ExperimentError::Model`] naming what is missing or unused.
+    pub fn check_model(&self) -> Result<(), ExperimentError> {
+        match (self.grammar.has_terminal(Terminal::P), &self.model) {
+            (true, None) => Err(ExperimentError::Model(format!(
+                "grammar `{}` has P, a learned model's prediction: give the model (--model FILE, `model: \"FILE\"` in a study)",
+                self.grammar.name()
+            ))),
+            (false, Some(m)) => Err(ExperimentError::Model(format!(
+                "the model {} gives P, which grammar `{}` lacks (use the grammar predictive)",
+                m.path(),
+                self.grammar.name()
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The policy of `formula` under `closure`, its `P` (if it reads it) given by `model`.
+pub(crate) fn policy_of(formula: &Formula, closure: Closure, model: Option<&Predictor>) -> Policy {
+    let model = model.filter(|_| formula.terminals().contains(&Terminal::P));
+    // Invariant: `EvolveSettings::check_model` (a model when the grammar has P) runs
+    // before any formula of the grammar is simulated.
+    Policy::formula_with(formula, closure, model).expect("invariant: P has its model")
 }
 
 /// The published baselines that `grammar` can express, as formulas (from
@@ -343,12 +385,14 @@ fn fitness_for(
     period: &Period,
     settings: &EvolveSettings,
 ) -> Result<CrawlFitness, ExperimentError> {
+    settings.check_model()?;
     CrawlFitness::new(
         period.clone(),
         settings.sim,
         settings.metric,
         settings.grammar.closure(),
     )
+    .map(|f| f.with_model(settings.model.clone()))
     .map_err(|source| ExperimentError::Sim { set, source })
 }
 
@@ -517,7 +561,7 @@ pub fn run_rotation(
 /// Simulates `formula` on the test set.
 pub(crate) fn test_outcome(test: &Period, formula: &Formula, settings: &EvolveSettings) -> Outcome {
     Simulator::new(settings.sim)
-        .run(test, &Policy::formula(formula, settings.grammar.closure()))
+        .run(test, &settings.policy(formula))
         // Invariant: `RotationFitness::new` checked the settings against the test set.
         .expect("test set checked")
 }

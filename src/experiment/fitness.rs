@@ -3,7 +3,8 @@
 
 use crate::formula::{Closure, Formula};
 use crate::gp::{Evaluation, Fitness};
-use crate::sim::{Metric, Period, Policy, Prepared, SimConfig, SimError, Simulator};
+use crate::sim::Predictor;
+use crate::sim::{Metric, Period, Prepared, SimConfig, SimError, Simulator};
 
 /// Fitness of a formula: the mean of `metric` over the scored cycles of `period`.
 #[derive(Debug, Clone)]
@@ -13,6 +14,7 @@ pub struct CrawlFitness {
     metric: Metric,
     closure: Closure,
     prepared: Prepared,
+    model: Option<Predictor>,
 }
 
 impl CrawlFitness {
@@ -30,7 +32,14 @@ impl CrawlFitness {
             config,
             metric,
             closure,
+            model: None,
         })
+    }
+
+    /// The same fitness, formulas reading `P` given it by `model`.
+    pub fn with_model(mut self, model: Option<Predictor>) -> CrawlFitness {
+        self.model = model;
+        self
     }
 
     /// The simulated period.
@@ -49,7 +58,7 @@ impl Fitness for CrawlFitness {
     fn evaluate(&self, formula: &Formula, sim: &mut Simulator) -> Evaluation {
         let outcome = sim.run_prepared(
             &self.period,
-            &Policy::formula(formula, self.closure),
+            &super::evolve::policy_of(formula, self.closure, self.model.as_ref()),
             &self.prepared,
         );
         Evaluation {

@@ -94,7 +94,11 @@ pub enum ExperimentError {
     /// A rotation was asked to run with no seed.
     #[error("no seed to run: list at least one")]
     NoSeeds,
+    /// A learned model missing, unused or unreadable (`P`, SPEC §12).
+    #[error("{0}")]
+    Model(String),
     /// An evolved formula cannot join a configuration's bandit.
+    /// The evolved formula cannot join a bandit.
     #[error("cannot add the evolved formula to a bandit")]
     Bandit(#[from] crate::sim::BanditError),
 }

@@ -30,12 +30,13 @@
 //! directory. The checked [`Study`] keeps them as written: it is what an output directory
 //! stores (`study.json`) to recognise its study when a run is resumed or merged.
 
+use super::ExperimentError;
 use crate::data::split::{Horizon, Split};
 use crate::data::synth::{self, SynthParams};
 use crate::data::{self, DataError, Dataset, LoadOptions, UnknownPolicy};
 use crate::formula::{Grammar, GrammarError};
 use crate::gp::{RawGpConfig, Strategy};
-use crate::sim::{Baseline, Decision, Metric, Policy, SimConfig, TieBreak};
+use crate::sim::{Baseline, Decision, Metric, Policy, Predictor, SimConfig, TieBreak};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -140,6 +141,8 @@ struct RawConfiguration {
     fitness: Metric,
     #[serde(default)]
     bandits: Vec<Policy>,
+    #[serde(default)]
+    model: Option<String>,
     #[serde(default)]
     population: Option<usize>,
     #[serde(default)]
@@ -255,9 +258,22 @@ pub struct Configuration {
     /// formula), rewarded by the configuration's fitness unless the bandit names a metric.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bandits: Vec<Policy>,
+    /// The learned model file (`freshgp model train`) that gives `P` to the formulas of
+    /// the grammar `predictive` (as written, relative to the experiment file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 impl Configuration {
+    /// The configuration's model, its file resolved against `base`.
+    pub(crate) fn model(&self, base: &Path) -> Result<Option<Predictor>, ExperimentError> {
+        self.model
+            .as_ref()
+            .map(|path| Predictor::load(&base.join(path), path))
+            .transpose()
+            .map_err(|e| ExperimentError::Model(format!("configuration {}: {e}", self.name)))
+    }
+
     /// The configuration's grammar, a file resolved against `base`.
     pub(crate) fn grammar(&self, base: &Path) -> Result<Grammar, GrammarError> {
         match Grammar::built_in(&self.grammar) {
@@ -911,6 +927,7 @@ impl RawStudy {
                 .map(|k| self.first_seed.wrapping_add(k))
                 .collect(),
             bandits: c.bandits.clone(),
+            model: c.model.clone(),
         })
     }
 }

@@ -20,6 +20,7 @@ use crate::data::split::Split;
 use crate::data::{Dataset, Fingerprint};
 use crate::formula::Grammar;
 use crate::gp::{GenerationReport, Strategy};
+use crate::sim::Predictor;
 use crate::sim::{ArmChoice, BanditError, CycleMetrics, Period, Policy, SimConfig, Simulator};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -337,6 +338,8 @@ pub struct Runner {
     /// The dataset's record (with its fingerprint), computed once.
     record: DatasetRecord,
     grammars: Vec<Grammar>,
+    /// Each configuration's model (`P`), if any.
+    models: Vec<Option<Predictor>>,
 }
 
 impl Runner {
@@ -351,6 +354,11 @@ impl Runner {
             .map(|c| c.grammar(base))
             .collect::<Result<Vec<_>, _>>()
             .map_err(StudyError::from)?;
+        let models = study
+            .configurations
+            .iter()
+            .map(|c| c.model(base))
+            .collect::<Result<Vec<_>, _>>()?;
         let dataset = study.load_dataset(base)?;
         study.check_size_of(&dataset, file)?;
         let runner = Runner {
@@ -358,7 +366,11 @@ impl Runner {
             record: DatasetRecord::of(&dataset),
             dataset,
             grammars,
+            models,
         };
+        for index in 0..runner.study.configurations.len() {
+            runner.settings(index).check_model()?;
+        }
         for &rotation in &runner.study.rotations {
             let split = Split::new(runner.dataset.pages(), runner.dataset.cycles(), rotation)
                 .map_err(ExperimentError::from)?
@@ -447,6 +459,7 @@ impl Runner {
             sim: self.study.sim,
             seeds: c.seeds.clone(),
             horizon: self.study.test_horizon,
+            model: self.models[index].clone(),
         }
     }
 
@@ -546,7 +559,7 @@ impl Runner {
             .choices
             .iter()
             .map(|choice| {
-                let policy = Policy::formula(&choice.formula, settings.grammar.closure());
+                let policy = settings.policy(&choice.formula);
                 let runs = tops
                     .par_iter()
                     .map(|&c| {
@@ -629,7 +642,7 @@ impl Runner {
         let config = self.study.sim.with_metric(c.fitness);
         let mut jobs = Vec::new();
         for choice in run.choices.iter() {
-            let evolved = Policy::formula(&choice.formula, settings.grammar.closure());
+            let evolved = settings.policy(&choice.formula);
             for bandit in c.bandits.iter().filter_map(Policy::bandit) {
                 let with = match bandit.with_arm(evolved.clone()) {
                     // The evolved formula already is an arm (a `formula(..)` or `file(..)`).

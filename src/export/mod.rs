@@ -8,13 +8,15 @@
 //! each named as the terminal (case as in the SPEC), in freshgp's column order, the order
 //! of [`Terminal::ALL`]:
 //!
-//! `t n X CG NAD SAD AAD GAD w tc n7 X7 HR MLE`
+//! `t n X CG NAD SAD AAD GAD w tc n7 X7 HR MLE P`
 //!
 //! restricted to the terminals the formula reads. [`arguments`] returns that list. The
 //! order depends only on which terminals the formula reads, never on where they appear in
 //! it: `MLE * w + tc` gives `(w, tc, MLE)`, and so does `tc + w * MLE`. The extended
 //! terminals of SPEC §8 (`w tc n7 X7 HR MLE`) come after `GAD`, so a formula over the
-//! terminals of GP4C_All exports exactly as it did before they existed. Every export's
+//! terminals of GP4C_All exports exactly as it did before they existed. `P` (SPEC §12, a
+//! learned model's predicted change probability) comes last, for the same reason; the
+//! caller computes it with the model and passes it like any terminal. Every export's
 //! header comment repeats its arguments and the column order (for a formula that reads
 //! only terminals of GP4C_All, the order of those eight, as always).
 //!
@@ -730,13 +732,16 @@ fn header(formula: &Formula, closure: Closure, lowered: &Lowered) -> Vec<String>
 
 /// The column order the header spells out for a function of `params`: the terminals of
 /// GP4C_All (`t n X CG NAD SAD AAD GAD`) when `params` are all among them, as the header
-/// always said; else every terminal (the order of [`Terminal::ALL`]).
+/// always said; else those of GP4C_Extended when they are all among them (as before `P`);
+/// else every terminal (the order of [`Terminal::ALL`]).
 fn column_order(params: &[Terminal]) -> String {
-    let paper = Grammar::all();
-    let within_paper = params.iter().all(|&t| paper.has_terminal(t));
+    let grammar = [Grammar::all(), Grammar::extended(), Grammar::predictive()]
+        .into_iter()
+        .find(|g| params.iter().all(|&t| g.has_terminal(t)))
+        .unwrap_or_else(Grammar::predictive);
     Terminal::ALL
         .into_iter()
-        .filter(|&t| !within_paper || paper.has_terminal(t))
+        .filter(|&t| grammar.has_terminal(t))
         .map(Terminal::name)
         .collect::<Vec<_>>()
         .join(" ")
@@ -821,7 +826,7 @@ mod tests {
             include_str!("mod.rs").contains(&line),
             "the docs must say {line}"
         );
-        let f = f("MLE * w + HR / tc - X7 ^ n7 + GAD * t + X + SAD + CG + n + NAD + AAD");
+        let f = f("MLE * w + HR / tc - X7 ^ n7 + GAD * t + X + SAD + CG + n + NAD + AAD + P");
         assert_eq!(arguments(&f), Terminal::ALL);
         assert_eq!(column_order(&arguments(&f)), order.join(" "));
         assert_eq!(

@@ -88,12 +88,14 @@ const ALL: &str = include_str!("../../grammars/all.ron");
 const BASIC_REFERENCE: &str = include_str!("../../grammars/basic-reference.ron");
 const ALL_REFERENCE: &str = include_str!("../../grammars/all-reference.ron");
 const EXTENDED: &str = include_str!("../../grammars/extended.ron");
+const PREDICTIVE: &str = include_str!("../../grammars/predictive.ron");
 
 /// The grammars compiled into the crate: their names and `grammars/<name>.ron` texts.
-const BUILT_IN: [(&str, &str); 5] = [
+const BUILT_IN: [(&str, &str); 6] = [
     ("basic", BASIC),
     ("all", ALL),
     ("extended", EXTENDED),
+    ("predictive", PREDICTIVE),
     ("basic-reference", BASIC_REFERENCE),
     ("all-reference", ALL_REFERENCE),
 ];
@@ -120,7 +122,12 @@ impl Grammar {
         shipped(EXTENDED, "grammars/extended.ron")
     }
 
-    /// A built-in grammar by name (`basic`, `all`, `extended`, `basic-reference`,
+    /// Extended plus `P`, a learned model's prediction (from `grammars/predictive.ron`).
+    pub fn predictive() -> Grammar {
+        shipped(PREDICTIVE, "grammars/predictive.ron")
+    }
+
+    /// A built-in grammar by name (`basic`, `all`, `extended`, `predictive`, `basic-reference`,
     /// `all-reference`), or else a RON grammar file at that path.
     pub fn named_or_file(spec: &str) -> Result<Grammar, GrammarError> {
         match Grammar::built_in(spec) {
@@ -130,7 +137,7 @@ impl Grammar {
         }
     }
 
-    /// The built-in grammar of this name (`basic`, `all`, `extended`, `basic-reference`,
+    /// The built-in grammar of this name (`basic`, `all`, `extended`, `predictive`, `basic-reference`,
     /// `all-reference`), if it is one.
     pub fn built_in(name: &str) -> Option<Grammar> {
         BUILT_IN
@@ -374,7 +381,7 @@ mod tests {
         assert!(Grammar::built_in("no-such").is_none());
         let message = Grammar::named_or_file("no-such").unwrap_err().to_string();
         assert!(
-            message.contains("(basic, all, extended, basic-reference, all-reference)"),
+            message.contains("(basic, all, extended, predictive, basic-reference, all-reference)"),
             "{message}"
         );
     }

@@ -79,11 +79,15 @@ pub enum Terminal {
     /// The maximum-likelihood Poisson change rate per cycle from the visit intervals
     /// (Cho & Garcia-Molina, irregular access).
     MLE,
+    /// The change probability a learned model predicts for the page (SPEC §12): given by
+    /// the model a policy is built with (`P * t [model m.json]`), from the page's own
+    /// observations.
+    P,
 }
 
 impl Terminal {
     /// Number of terminals.
-    pub const COUNT: usize = 14;
+    pub const COUNT: usize = 15;
     /// Every terminal, in column order.
     pub const ALL: [Terminal; Terminal::COUNT] = [
         Terminal::T,
@@ -100,6 +104,7 @@ impl Terminal {
         Terminal::X7,
         Terminal::HR,
         Terminal::MLE,
+        Terminal::P,
     ];
 
     /// The name used in formula text (case as written in the SPEC).
@@ -119,6 +124,7 @@ impl Terminal {
             Terminal::X7 => "X7",
             Terminal::HR => "HR",
             Terminal::MLE => "MLE",
+            Terminal::P => "P",
         }
     }
 
@@ -729,9 +735,9 @@ impl<'de> Deserialize<'de> for Formula {
 impl std::str::FromStr for Formula {
     type Err = ParseError;
 
-    /// Parses with every terminal and operator allowed (the `extended` grammar).
+    /// Parses with every terminal and operator allowed (the `predictive` grammar).
     fn from_str(s: &str) -> Result<Formula, ParseError> {
-        Formula::parse(s, &Grammar::extended())
+        Formula::parse(s, &Grammar::predictive())
     }
 }
 

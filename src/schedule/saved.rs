@@ -94,12 +94,40 @@ impl SavedStats {
 }
 
 /// The SPEC §8 statistics kept, one bit each, in the file.
-const TRACKS: [(Track, u8, &str); 4] = [
+const TRACKS: [(Track, u8, &str); 5] = [
     (Track::WEIGHT, 1, "w"),
     (Track::HOST, 2, "HR"),
     (Track::WINDOW, 4, "n7/X7"),
     (Track::INTERVALS, 8, "MLE"),
+    (Track::WINDOW30, 16, "P (30 cycles)"),
 ];
+
+/// The 30-cycle masks `[visits, changes]` of a page that keeps them (saved beside the
+/// 7-cycle ones, version 5), checked against its statistics (which hold the 7-cycle
+/// masks read from the same file).
+pub(super) fn window30(s: &PageStats, saved: [u32; 2]) -> Result<PageStats, String> {
+    let [visits, changes] = saved;
+    let bad = |what: &str| {
+        Err(format!(
+            "30-cycle visit/change masks {visits:#x}/{changes:#x}: {what}"
+        ))
+    };
+    if visits >> crate::sim::MAX_WINDOW != 0 || changes & !visits != 0 {
+        return bad("a change without a visit, or a cycle beyond the window");
+    }
+    if visits & 0x7F != s.recent_visits || changes & 0x7F != s.recent_changes {
+        return bad("they disagree with the 7-cycle masks");
+    }
+    // Bit i is cycle last_visit - i, which must be a cycle (>= 1).
+    if s.last_visit <= 31 && visits >> s.last_visit.min(31) != 0 {
+        return bad("a visit before cycle 1");
+    }
+    Ok(PageStats {
+        recent_visits: visits,
+        recent_changes: changes,
+        ..*s
+    })
+}
 
 /// `track` as saved.
 pub(super) fn track_bits(track: Track) -> u8 {
@@ -112,12 +140,12 @@ pub(super) fn track_bits(track: Track) -> u8 {
 /// The track saved as `bits`, if every bit is known.
 fn track_of(bits: u8) -> Option<Track> {
     let known = TRACKS.iter().fold(0, |all, (_, bit, _)| all | bit);
-    (bits & !known == 0).then(|| {
-        TRACKS
-            .iter()
-            .filter(|(_, bit, _)| bits & bit != 0)
-            .fold(Track::NONE, |track, (t, _, _)| track.with(*t))
-    })
+    let track = TRACKS
+        .iter()
+        .filter(|(_, bit, _)| bits & bit != 0)
+        .fold(Track::NONE, |track, (t, _, _)| track.with(*t));
+    // The 30-cycle window includes the 7-cycle one: bit 16 without bit 4 is no track.
+    (bits & !known == 0 && track_bits(track) == bits).then_some(track)
 }
 
 /// The terminals `track` keeps statistics for, in words.
@@ -184,8 +212,9 @@ impl SetWriter {
             track: track_bits(stats.track),
             weight: stats.weight,
             host: stats.host,
-            recent_visits: stats.recent_visits,
-            recent_changes: stats.recent_changes,
+            // The last 7 cycles (n7, X7); a 30-cycle window is saved beside (version 5).
+            recent_visits: (stats.recent_visits & 0x7F) as u8,
+            recent_changes: (stats.recent_changes & 0x7F) as u8,
             changed_set,
             unchanged_time: stats.unchanged_time,
             mle: stats.mle,
@@ -258,8 +287,8 @@ impl SavedExtra {
             track,
             weight: self.weight + 0.0,
             host: self.host,
-            recent_visits: self.recent_visits,
-            recent_changes: self.recent_changes,
+            recent_visits: u32::from(self.recent_visits),
+            recent_changes: u32::from(self.recent_changes),
             changed_set,
             unchanged_time: self.unchanged_time,
             mle: self.mle,
@@ -434,12 +463,45 @@ mod tests {
     }
 
     #[test]
+    fn impossible_30_cycle_windows_are_refused() {
+        let mut s = PageStats::new(Track::WINDOW30, 1.0, NO_HOST);
+        let h = &mut Histories::default();
+        for (d, c) in [(2, true), (9, false), (12, true)] {
+            s.visit(d, c, h);
+        }
+        // Visits at 12, 9 and 2: bits 0, 3 and 10; changes at 12 and 2.
+        let good = [s.recent_visits, s.recent_changes];
+        assert_eq!(good, [1 | 1 << 3 | 1 << 10, 1 | 1 << 10]);
+        let saved = PageStats {
+            recent_visits: good[0] & 0x7F,
+            recent_changes: good[1] & 0x7F,
+            ..s
+        };
+        assert_eq!(window30(&saved, good).unwrap(), s);
+        for (masks, why) in [
+            ([good[0] | 1 << 30, good[1]], "beyond the window"),
+            ([good[0], good[1] | 1 << 4], "a change without a visit"),
+            (
+                [good[0] | 1 << 2, good[1]],
+                "disagree with the 7-cycle masks",
+            ),
+            ([good[0] | 1 << 12, good[1]], "a visit before cycle 1"),
+        ] {
+            let e = window30(&saved, masks).unwrap_err();
+            assert!(e.contains(why), "{e}");
+        }
+    }
+
+    #[test]
     fn tracks_round_trip_through_their_bits() {
-        for bits in 0..16u8 {
-            let track = track_of(bits).unwrap();
-            assert_eq!(track_bits(track), bits);
+        for bits in 0..32u8 {
+            match track_of(bits) {
+                Some(track) => assert_eq!(track_bits(track), bits),
+                None => assert_eq!(bits & 0b10100, 0b10000, "{bits}"),
+            }
         }
         assert_eq!(track_of(16), None);
+        assert_eq!(track_of(32), None);
         assert_eq!(track_names(EVERYTHING.track), "w, HR, n7/X7, MLE");
         assert_eq!(track_names(Track::NONE), "none");
     }

@@ -81,6 +81,12 @@ pub enum SqlError {
          page that the query does not compute"
     )]
     ReadsMle,
+    /// The formula reads `P`.
+    #[error(
+        "the formula reads P, a learned model's prediction, which the query does not compute \
+         (score the pages with `freshgp schedule` instead)"
+    )]
+    ReadsModel,
     /// A table or column name that is not a plain SQL identifier, or a table name the
     /// query's own table expressions use (`fgp_...`, `score_...`).
     #[error("{what} `{name}` is not a plain SQL identifier (letters, digits and `_`, not starting with a digit{dots}; unquoted, so as the engine folds its case)")]
@@ -277,7 +283,8 @@ const TIE_MODULUS: u64 = 2_147_483_647;
 ///
 /// # Errors
 /// [`SqlError::NotAFormula`] for a policy that is not a formula or a formula baseline,
-/// [`SqlError::ReadsMle`] for a formula that reads `MLE`, [`SqlError::Resources`] for a
+/// [`SqlError::ReadsMle`] for a formula that reads `MLE`, [`SqlError::ReadsModel`] for
+/// one that reads `P`, [`SqlError::Resources`] for a
 /// fraction outside (0, 1].
 pub fn batch_query(policy: &Policy, query: &BatchQuery) -> Result<String, SqlError> {
     let (formula, closure) = match policy {
@@ -288,6 +295,9 @@ pub fn batch_query(policy: &Policy, query: &BatchQuery) -> Result<String, SqlErr
     let reads = formula.terminals();
     if reads.contains(&Terminal::MLE) {
         return Err(SqlError::ReadsMle);
+    }
+    if reads.contains(&Terminal::P) {
+        return Err(SqlError::ReadsModel);
     }
     if let BatchSize::Resources(r) = query.size {
         if !(r > 0.0 && r <= 1.0) {
@@ -541,6 +551,8 @@ impl Writer<'_> {
             ),
             // Invariant: `batch_query` refuses formulas that read MLE before writing.
             Terminal::MLE => unreachable!("invariant: MLE is refused before writing"),
+            // Invariant: `batch_query` refuses formulas that read P before writing.
+            Terminal::P => unreachable!("invariant: P is refused before writing"),
         }
     }
 

@@ -13,12 +13,12 @@
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `\x89FGPSCH\n` |
-//! | 4 | format version, little-endian (`4`; versions `1` to `3` are read too) |
+//! | 4 | format version, little-endian (`5`; versions `1` to `4` are read too) |
 //! | 8 | payload length, little-endian |
 //! | n | payload (bincode) |
 //! | 4 | CRC-32 of every byte before it; the file ends here |
 //!
-//! The payload, version 4, is these fields in order (a list is its length, then its
+//! The payload, version 5, is these fields in order (a list is its length, then its
 //! items; "per slot" lists have one item per slot, free slots included, in slot order):
 //!
 //! | field | content | since |
@@ -31,10 +31,11 @@
 //! | `host_names` | the hosts, each once | 1 |
 //! | `free` | the free slots, the next to reuse last | 1 |
 //! | `memory` | per slot: the policy's memory of the page | 2 |
-//! | `extra` | per slot, SPEC §8: statistics kept (bits 1 `w`, 2 `HR`, 4 `n7`/`X7`, 8 `MLE`), the weight and host the statistics hold, the 7-cycle visit and change masks, the index of its change-detecting intervals in `sets`, the sum of its other intervals, its MLE rate | 3 |
+//! | `extra` | per slot, SPEC §8: statistics kept (bits 1 `w`, 2 `HR`, 4 `n7`/`X7`, 8 `MLE`, 16 the 30-cycle window of `P` with 4), the weight and host the statistics hold, the 7-cycle visit and change masks, the index of its change-detecting intervals in `sets`, the sum of its other intervals, its MLE rate | 3 |
 //! | `weights` | per slot: the page's weight (kept whatever the policy reads) | 3 |
 //! | `sets` | the distinct multisets of change-detecting visit intervals the pages use, each as its intervals in ascending order; the first is the empty one | 3 |
 //! | `bandit` | for a bandit policy (SPEC §10): the arms' log weights and the batch awaiting its reward (cycle, arm, every arm's probability, `k`, the batch's slots, changes found so far); none otherwise | 4 |
+//! | `windows` | for a policy that reads a learned model (`P`, `model:FILE`, SPEC §12): per slot, the 30-cycle visit and change masks (bit i: cycle last visit - i); empty otherwise. The policy itself holds the model file's text, so a state loads without the file | 5 |
 //!
 //! The host totals `HR` reads are not saved: they are the sums of the pages' `X` and `n`
 //! per host, recomputed on loading. Loading a version 1 or 2 file gives every page weight
@@ -67,7 +68,7 @@
 //! ```
 
 use super::bandit::LiveBandit;
-use super::saved::{intern_sets, Expected, SavedExtra, SavedSets, SavedStats, SetWriter};
+use super::saved::{intern_sets, window30, Expected, SavedExtra, SavedSets, SavedStats, SetWriter};
 use super::{Scheduler, NONE};
 use crate::sim::{PageState, PageStats, Policy, SetId, Track};
 use bincode::Options;
@@ -81,8 +82,8 @@ use std::path::Path;
 pub(crate) const MAGIC: [u8; 8] = *b"\x89FGPSCH\n";
 /// The format version this build writes (it also reads version 1, from before policies
 /// kept per-page memory, version 2, from before the SPEC §8 statistics, and version 3,
-/// from before bandits).
-pub(crate) const VERSION: u32 = 4;
+/// from before bandits, and version 4, from before learned models).
+pub(crate) const VERSION: u32 = 5;
 
 const HEADER: usize = 8 + 4 + 8;
 const TRAILER: usize = 4;
@@ -127,6 +128,7 @@ struct SavedRef<'a, K> {
     weights: &'a [f64],
     sets: SavedSets,
     bandit: Option<&'a LiveBandit>,
+    windows: Vec<[u32; 2]>,
 }
 
 /// A version 1 state: everything but the policy memory and the SPEC §8 statistics.
@@ -165,6 +167,13 @@ struct SavedV4<K> {
     bandit: Option<LiveBandit>,
 }
 
+/// A version 5 state: version 4 and the 30-cycle windows of a learned model's policy.
+#[derive(Deserialize)]
+struct SavedV5<K> {
+    v4: SavedV4<K>,
+    windows: Vec<[u32; 2]>,
+}
+
 /// What version 3 adds: per slot, the SPEC §8 statistics and the weight; the interval
 /// multisets the statistics point into.
 #[derive(Deserialize)]
@@ -184,6 +193,8 @@ struct Saved<K> {
     section8: Option<Section8>,
     /// From a version 4 file with a bandit policy.
     bandit: Option<LiveBandit>,
+    /// From a version 5 file whose policy keeps 30 cycles (`P`): per slot, the masks.
+    windows: Vec<[u32; 2]>,
 }
 
 /// The little-endian integer in `bytes` (exactly 4 of them).
@@ -219,6 +230,7 @@ fn decode<K: DeserializeOwned>(
             memory: Vec::new(),
             section8: None,
             bandit: None,
+            windows: Vec::new(),
         },
         2 => {
             let SavedV2 { base, memory } = codec.deserialize(payload)?;
@@ -228,6 +240,7 @@ fn decode<K: DeserializeOwned>(
                 memory,
                 section8: None,
                 bandit: None,
+                windows: Vec::new(),
             }
         }
         3 => {
@@ -238,9 +251,10 @@ fn decode<K: DeserializeOwned>(
                 memory: v2.memory,
                 section8: Some(section8),
                 bandit: None,
+                windows: Vec::new(),
             }
         }
-        _ => {
+        4 => {
             let SavedV4 { v3, bandit } = codec.deserialize(payload)?;
             Saved {
                 version,
@@ -248,6 +262,18 @@ fn decode<K: DeserializeOwned>(
                 memory: v3.v2.memory,
                 section8: Some(v3.section8),
                 bandit,
+                windows: Vec::new(),
+            }
+        }
+        _ => {
+            let SavedV5 { v4, windows } = codec.deserialize(payload)?;
+            Saved {
+                version,
+                base: v4.v3.v2.base,
+                memory: v4.v3.v2.memory,
+                section8: Some(v4.v3.section8),
+                bandit: v4.bandit,
+                windows,
             }
         }
     })
@@ -302,6 +328,8 @@ struct SavedPage<'a> {
     memory: f64,
     /// From a version 3 file: the SPEC §8 statistics and the weight.
     section8: Option<(&'a SavedExtra, f64)>,
+    /// From a version 5 file whose policy keeps 30 cycles.
+    window30: Option<[u32; 2]>,
     /// The version of the file (for errors).
     version: u32,
 }
@@ -316,6 +344,7 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
             Vec::with_capacity(slots),
         );
         let mut sets = SetWriter::new();
+        let mut windows = Vec::new();
         for &g in &self.group_of {
             let page = match g {
                 NONE => PageState::default(),
@@ -324,6 +353,9 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
             stats.push(page.stats.into());
             memory.push(page.memory);
             extra.push(sets.extra(&page.stats, &self.histories));
+            if self.track.has(Track::WINDOW30) {
+                windows.push([page.stats.recent_visits, page.stats.recent_changes]);
+            }
         }
         let saved = SavedRef {
             policy: &self.policy,
@@ -339,6 +371,7 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
             weights: &self.weight_of,
             sets: sets.finish(),
             bandit: self.bandit.as_ref(),
+            windows,
         };
         let size = codec()
             .serialized_size(&saved)
@@ -412,8 +445,17 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
             memory,
             section8,
             bandit,
+            windows,
         } = saved;
         let slots = base.ids.len();
+        let keeps_30 = base.policy.features().track().has(Track::WINDOW30);
+        if windows.len() != if keeps_30 { slots } else { 0 } {
+            return Err(format!(
+                "{} 30-cycle windows for {slots} page slots of policy {}",
+                windows.len(),
+                base.policy
+            ));
+        }
         let mut s = Scheduler::new(base.policy.clone()).with_seed(base.seed);
         match (base.policy.bandit(), bandit) {
             (None, None) => {}
@@ -465,6 +507,7 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
                         host,
                         memory: memory.get(slot).copied().unwrap_or(fresh),
                         section8: section8.as_ref().map(|x| (&x.extra[slot], x.weights[slot])),
+                        window30: windows.get(slot).copied(),
                         version,
                     };
                     s.load_page(slot as u32, page, stats, extra, &set_ids)?;
@@ -508,9 +551,13 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
                     host,
                 };
                 let base = saved.over(PageStats::default());
-                section8
+                let stats = section8
                     .stats(base, expected, sets, &mut self.histories)
-                    .map_err(|reason| named(&reason))?
+                    .map_err(|reason| named(&reason))?;
+                match extra.window30 {
+                    Some(masks) => window30(&stats, masks).map_err(|reason| named(&reason))?,
+                    None => stats,
+                }
             }
             None => self
                 .unsaved_section8(saved, weight, host, extra.version)
@@ -674,6 +721,7 @@ mod tests {
             weights: &[1.0],
             sets: vec![vec![]],
             bandit: None,
+            windows: Vec::new(),
         };
         assert!(reason(&forge(VERSION, &saved)).contains("more changes than visits"));
         let nutch = Policy::Adaptive(Adaptive::NUTCH);
@@ -703,6 +751,7 @@ mod tests {
                 weights: &[weight],
                 sets: vec![vec![]],
                 bandit: None,
+                windows: Vec::new(),
             };
             let why = reason(&forge(VERSION, &bad_weight));
             assert_eq!(

@@ -708,3 +708,73 @@ fn a_bandits_pending_batch_survives_removal_and_refuses_the_impossible() {
     forged.bandit.as_mut().unwrap().pending.as_mut().unwrap().k = 0;
     assert!(Scheduler::<u32>::from_bytes(&forged.to_bytes().unwrap(), "f").is_err());
 }
+
+/// Learned models (SPEC §12): `model:FILE` and formulas over `P` give the simulation's
+/// visits, and a crawler restarted from its saved state (version 5: the 30-cycle windows
+/// and the model itself) ranks as an uninterrupted one, even with the model file gone.
+#[test]
+fn learned_model_batches_are_the_simulations_visits_across_restarts() {
+    use crate::predict::{Feature, FeatureSet, Model};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.json");
+    let model = Model::Logistic {
+        features: FeatureSet::new(vec![
+            Feature::Frequency(1),
+            Feature::Frequency(30),
+            Feature::SinceChange,
+            Feature::Group("host".into()),
+        ]),
+        mean: vec![0.1, 0.2, 5.0, 0.2],
+        scale: vec![0.3, 0.3, 4.0, 0.2],
+        weights: vec![0.8, 1.7, -0.4, 0.9],
+        intercept: -0.5,
+        alpha: 1.0,
+    };
+    std::fs::write(&path, model.to_json()).unwrap();
+    let m = path.display();
+    let rules: Vec<Policy> = [
+        format!("model:{m}"),
+        format!("1 - pow(1 - P, t) [model {m}]"),
+        format!("exp3(arms: [NAD, model(\"{m}\")], gamma: 0.3)"),
+    ]
+    .iter()
+    .map(|t| Policy::parse(t, &Grammar::predictive()).unwrap())
+    .collect();
+    // 45 cycles: the 30-cycle window slides.
+    let data = random_hosted_history(150, 45, 4);
+    let period = Period::whole(&data).unwrap();
+    let reload =
+        |s: &Scheduler<u32>| Scheduler::<u32>::from_bytes(&s.to_bytes().unwrap(), "x").unwrap();
+    for cap in [None, Some(2)] {
+        let config = SimConfig::new(0.1, 2)
+            .unwrap()
+            .with_seed(5)
+            .with_host_cap(cap)
+            .unwrap();
+        for rule in &rules {
+            let (_, visits) = Simulator::new(config)
+                .run_reference_traced(&period, rule)
+                .unwrap();
+            assert_eq!(
+                replay(&period, rule, &config),
+                visits,
+                "{rule}, cap {cap:?}"
+            );
+            let (restarted, _) = replay_with(&period, rule, &config, |s, _| *s = reload(s));
+            assert_eq!(restarted, visits, "{rule} restarted");
+        }
+    }
+    // The state holds the model: it loads without the file.
+    let (_, s) = replay_with(
+        &period,
+        &rules[0],
+        &SimConfig::new(0.1, 2).unwrap(),
+        |_, _| {},
+    );
+    let bytes = s.to_bytes().unwrap();
+    drop(dir);
+    assert_eq!(
+        Scheduler::<u32>::from_bytes(&bytes, "x").unwrap().policy(),
+        &rules[0]
+    );
+}

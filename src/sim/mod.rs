@@ -36,6 +36,7 @@ mod metrics;
 mod naive;
 mod period;
 mod policy;
+mod predictor;
 mod rates;
 pub mod requests;
 mod sample;
@@ -53,10 +54,11 @@ pub use policy::{
     Adaptive, AdaptiveError, Baseline, Features, FormulaPolicy, PageState, Policy, PolicyError,
     RawAdaptive, ScoreBuffers, ScoreContext,
 };
+pub use predictor::{Predictor, MAX_INPUTS};
 pub use rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
 pub use sample::{inclusion_probabilities, Decision};
 pub(crate) use sample::{inclusion_scale, sample_u, settle, weight_of, Systematic};
-pub use stats::{HostRates, PageStats, Track, NO_HOST};
+pub use stats::{HostRates, PageStats, Track, MAX_WINDOW, NO_HOST};
 
 use crate::hash::mix64;
 use serde::{Deserialize, Serialize};
@@ -525,6 +527,8 @@ mod bandit_tests;
 mod importance_tests;
 #[cfg(test)]
 mod literature_tests;
+#[cfg(test)]
+mod model_tests;
 #[cfg(test)]
 mod sample_tests;
 #[cfg(test)]

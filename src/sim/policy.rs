@@ -59,6 +59,7 @@
 use super::bandit::{BanditError, Exp3};
 use super::history::Histories;
 use super::metrics::Metric;
+use super::predictor::Predictor;
 use super::rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
 use super::stats::{HostRates, PageStats, StatsKey, Track, NO_HOST};
 use crate::eval::{Columns, Program, Scratch};
@@ -461,6 +462,9 @@ pub enum Policy {
     Rate(RatePolicy),
     /// The crawl value `w·(1 - (1 + δt)e^{-δt}) / δ` with `δ = MLE` (SPEC §9).
     Value,
+    /// A learned change model (SPEC §12, `model:FILE`): scores the predicted change
+    /// probability, from the page's own visits (see [`Predictor`]).
+    Model(Predictor),
     /// An EXP3 bandit over policies (SPEC §10): each scored cycle one arm, drawn by the
     /// run, scores the pages (see [`Exp3`]). A bandit is never scored
     /// itself: [`Policy::context`], [`Policy::score_one`] and [`Policy::score_into`] take
@@ -474,6 +478,8 @@ pub struct FormulaPolicy {
     formula: Formula,
     closure: Closure,
     program: Program,
+    /// The model that gives `P` (Some exactly when the formula reads `P`).
+    model: Option<Predictor>,
 }
 
 impl FormulaPolicy {
@@ -485,6 +491,11 @@ impl FormulaPolicy {
     /// Its protected-operator rules.
     pub fn closure(&self) -> Closure {
         self.closure
+    }
+
+    /// The model that gives its `P`, if it reads it.
+    pub fn model(&self) -> Option<&Predictor> {
+        self.model.as_ref()
     }
 }
 
@@ -527,7 +538,7 @@ impl<'de> serde::de::Visitor<'de> for WrittenPolicy {
     }
 
     fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Policy, E> {
-        Policy::parse(text, &Grammar::extended()).map_err(E::custom)
+        Policy::parse(text, &Grammar::predictive()).map_err(E::custom)
     }
 
     fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<Policy, A::Error> {
@@ -544,14 +555,26 @@ impl<'de> serde::de::Visitor<'de> for WrittenPolicy {
             "formula" => {
                 let text: String = variant.newtype_variant()?;
                 let (text, closure) = Policy::split_closure(&text);
+                let (text, model) = Policy::split_model(text);
                 let formula =
-                    Formula::parse(text, &Grammar::extended()).map_err(A::Error::custom)?;
-                Ok(Policy::formula(&formula, closure.unwrap_or(Closure::Paper)))
+                    Formula::parse(text, &Grammar::predictive()).map_err(A::Error::custom)?;
+                let model = model
+                    .map(Policy::load_model)
+                    .transpose()
+                    .map_err(A::Error::custom)?;
+                Policy::formula_with(&formula, closure.unwrap_or(Closure::Paper), model.as_ref())
+                    .map_err(A::Error::custom)
+            }
+            "model" => {
+                let path: String = variant.newtype_variant()?;
+                Ok(Policy::Model(
+                    Policy::load_model(&path).map_err(A::Error::custom)?,
+                ))
             }
             "file" => {
                 let path: String = variant.newtype_variant()?;
                 let text = read_policy_file(&path).map_err(A::Error::custom)?;
-                Policy::parse(&text, &Grammar::extended())
+                Policy::parse(&text, &Grammar::predictive())
                     .map_err(|e| A::Error::custom(format!("{path}: {e}")))
             }
             "exp3" => {
@@ -585,13 +608,18 @@ pub(crate) fn with_policy_files_in<T>(dir: &std::path::Path, read: impl FnOnce()
     result
 }
 
+/// `path` resolved against the study file being read, if any.
+fn relative_to_study(path: &str) -> std::path::PathBuf {
+    POLICY_FILES_DIR.with(|d| match &*d.borrow() {
+        Some(dir) => dir.join(path),
+        None => std::path::PathBuf::from(path),
+    })
+}
+
 /// The policy text of a policy file: its first line that is not blank or a comment (`#`,
 /// `//`), e.g. a formula an evolution printed.
 fn read_policy_file(path: &str) -> Result<String, String> {
-    let full = POLICY_FILES_DIR.with(|d| match &*d.borrow() {
-        Some(dir) => dir.join(path),
-        None => std::path::PathBuf::from(path),
-    });
+    let full = relative_to_study(path);
     let text = std::fs::read_to_string(&full)
         .map_err(|e| format!("cannot read policy file {}: {e}", full.display()))?;
     text.lines()
@@ -685,6 +713,24 @@ pub(crate) enum PolicySpec {
         /// Its reward metric (`None`: the run's).
         reward: Option<Metric>,
     },
+    /// A learned model: its path as written and its file's text.
+    Model {
+        /// The path as written.
+        path: String,
+        /// The model file's text.
+        text: String,
+    },
+    /// A formula over `P`, with its model.
+    ModelFormula {
+        /// The formula.
+        formula: Formula,
+        /// Its protected-operator rules.
+        closure: Closure,
+        /// The model's path as written.
+        path: String,
+        /// The model file's text.
+        text: String,
+    },
 }
 
 /// A bandit's arm as written in files: [`PolicySpec`] without bandits, with the same
@@ -706,17 +752,57 @@ pub(crate) enum ArmSpec {
     Rate(RatePolicy),
     /// The crawl value.
     Value,
+    /// The place of [`PolicySpec::Bandit`]: never written (an arm is no bandit); read,
+    /// it is refused.
+    NoBandit,
+    /// A learned model.
+    Model {
+        /// The path as written.
+        path: String,
+        /// The model file's text.
+        text: String,
+    },
+    /// A formula over `P`, with its model.
+    ModelFormula {
+        /// The formula.
+        formula: Formula,
+        /// Its protected-operator rules.
+        closure: Closure,
+        /// The model's path as written.
+        path: String,
+        /// The model file's text.
+        text: String,
+    },
 }
 
-impl From<ArmSpec> for PolicySpec {
-    fn from(arm: ArmSpec) -> PolicySpec {
-        match arm {
+impl TryFrom<ArmSpec> for PolicySpec {
+    type Error = PolicyError;
+
+    fn try_from(arm: ArmSpec) -> Result<PolicySpec, PolicyError> {
+        Ok(match arm {
             ArmSpec::Formula { formula, closure } => PolicySpec::Formula { formula, closure },
             ArmSpec::Baseline(b) => PolicySpec::Baseline(b),
             ArmSpec::Adaptive(a) => PolicySpec::Adaptive(a),
             ArmSpec::Rate(r) => PolicySpec::Rate(r),
             ArmSpec::Value => PolicySpec::Value,
-        }
+            ArmSpec::NoBandit => {
+                return Err(PolicyError::Bandit(BanditError::Syntax(
+                    "a saved arm is a bandit".into(),
+                )))
+            }
+            ArmSpec::Model { path, text } => PolicySpec::Model { path, text },
+            ArmSpec::ModelFormula {
+                formula,
+                closure,
+                path,
+                text,
+            } => PolicySpec::ModelFormula {
+                formula,
+                closure,
+                path,
+                text,
+            },
+        })
     }
 }
 
@@ -729,6 +815,18 @@ impl ArmSpec {
             PolicySpec::Adaptive(a) => ArmSpec::Adaptive(a),
             PolicySpec::Rate(r) => ArmSpec::Rate(r),
             PolicySpec::Value => ArmSpec::Value,
+            PolicySpec::Model { path, text } => ArmSpec::Model { path, text },
+            PolicySpec::ModelFormula {
+                formula,
+                closure,
+                path,
+                text,
+            } => ArmSpec::ModelFormula {
+                formula,
+                closure,
+                path,
+                text,
+            },
             PolicySpec::Bandit { .. } => return None,
         })
     }
@@ -739,7 +837,9 @@ impl TryFrom<PolicySpec> for Policy {
 
     fn try_from(spec: PolicySpec) -> Result<Policy, PolicyError> {
         Ok(match spec {
-            PolicySpec::Formula { formula, closure } => Policy::formula(&formula, closure),
+            PolicySpec::Formula { formula, closure } => {
+                Policy::formula_with(&formula, closure, None)?
+            }
             PolicySpec::Baseline(b) => Policy::Baseline(b),
             PolicySpec::Adaptive(raw) => Policy::Adaptive(Adaptive::try_from(raw)?),
             PolicySpec::Rate(r) => Policy::Rate(r),
@@ -751,9 +851,21 @@ impl TryFrom<PolicySpec> for Policy {
             } => {
                 let arms = arms
                     .into_iter()
-                    .map(|arm| Policy::try_from(PolicySpec::from(arm)))
+                    .map(|arm| Policy::try_from(PolicySpec::try_from(arm)?))
                     .collect::<Result<Vec<Policy>, PolicyError>>()?;
                 Policy::Bandit(Exp3::new(arms, gamma, reward)?)
+            }
+            PolicySpec::Model { path, text } => {
+                Policy::Model(Predictor::from_text(&path, &text).map_err(PolicyError::Model)?)
+            }
+            PolicySpec::ModelFormula {
+                formula,
+                closure,
+                path,
+                text,
+            } => {
+                let model = Predictor::from_text(&path, &text).map_err(PolicyError::Model)?;
+                Policy::formula_with(&formula, closure, Some(&model))?
             }
         })
     }
@@ -762,9 +874,21 @@ impl TryFrom<PolicySpec> for Policy {
 impl From<Policy> for PolicySpec {
     fn from(policy: Policy) -> PolicySpec {
         match policy {
-            Policy::Formula(f) => PolicySpec::Formula {
-                formula: f.formula,
-                closure: f.closure,
+            Policy::Formula(f) => match f.model {
+                None => PolicySpec::Formula {
+                    formula: f.formula,
+                    closure: f.closure,
+                },
+                Some(m) => PolicySpec::ModelFormula {
+                    formula: f.formula,
+                    closure: f.closure,
+                    path: m.path().to_string(),
+                    text: m.text().to_string(),
+                },
+            },
+            Policy::Model(m) => PolicySpec::Model {
+                path: m.path().to_string(),
+                text: m.text().to_string(),
             },
             Policy::Baseline(b) => PolicySpec::Baseline(b),
             Policy::Adaptive(a) => PolicySpec::Adaptive(a.into()),
@@ -796,6 +920,10 @@ pub enum PolicyError {
     /// A bandit that cannot be (SPEC §10).
     #[error(transparent)]
     Bandit(#[from] BanditError),
+    /// A learned model that cannot be used (unreadable, not a model file, a feature the
+    /// simulation does not compute, `P` without a model).
+    #[error("{0}")]
+    Model(String),
     /// A word that is neither a policy's name nor a formula.
     #[error("unknown policy `{name}`: known policies are {}, `adaptive(init: .., min: .., max: .., inc: .., dec: ..)`, `exp3(arms: [..], gamma: .., reward: ..)`, or a formula", Policy::names())]
     UnknownName {
@@ -806,12 +934,63 @@ pub enum PolicyError {
 
 impl Policy {
     /// A formula evaluated under `closure`, compiled now.
+    ///
+    /// # Panics
+    /// If the formula reads `P`, which needs its model: use [`Policy::formula_with`].
     pub fn formula(formula: &Formula, closure: Closure) -> Policy {
+        assert!(
+            !formula.terminals().contains(&Terminal::P),
+            "a formula that reads P needs its model (Policy::formula_with)"
+        );
+        Policy::formula_compiled(formula, closure, None)
+    }
+
+    /// A formula evaluated under `closure`, its `P` given by `model`, compiled now.
+    ///
+    /// # Errors
+    /// [`PolicyError::Model`] for a formula that reads `P` without a model, or a model
+    /// given to one that does not read it.
+    pub fn formula_with(
+        formula: &Formula,
+        closure: Closure,
+        model: Option<&Predictor>,
+    ) -> Result<Policy, PolicyError> {
+        match (formula.terminals().contains(&Terminal::P), model) {
+            (true, None) => Err(PolicyError::Model(format!(
+                "`{formula}` reads P, a learned model's prediction: give the model (`{formula} [model FILE]`, --model FILE)"
+            ))),
+            (false, Some(m)) => Err(PolicyError::Model(format!(
+                "`{formula}` does not read P: the model {} would not be used",
+                m.path()
+            ))),
+            (_, model) => Ok(Policy::formula_compiled(formula, closure, model.cloned())),
+        }
+    }
+
+    fn formula_compiled(formula: &Formula, closure: Closure, model: Option<Predictor>) -> Policy {
         Policy::Formula(FormulaPolicy {
             program: Program::compile(formula, closure),
             formula: formula.clone(),
             closure,
+            model,
         })
+    }
+
+    /// The learned model at `path` (relative to a study file's directory while one is
+    /// read), as `model:PATH` and `[model PATH]` name it.
+    ///
+    /// # Errors
+    /// [`PolicyError::Model`]: an unreadable file, not a model file, or a model the
+    /// simulation cannot compute (see [`Predictor`]).
+    pub fn load_model(path: &str) -> Result<Predictor, PolicyError> {
+        let path = path.trim();
+        if path.is_empty() {
+            return Err(PolicyError::Model(
+                "`model:` needs the path of a model file (freshgp model train --out FILE)".into(),
+            ));
+        }
+        let full = relative_to_study(path);
+        Predictor::load(&full, path).map_err(PolicyError::Model)
     }
 
     /// Every named policy: the seven baselines of SPEC §4, the policies of §9, then the
@@ -864,7 +1043,11 @@ impl Policy {
     /// [`fmt::Display`] writes it), which then overrides the grammar's closure.
     pub fn parse(text: &str, grammar: &Grammar) -> Result<Policy, PolicyError> {
         let (text, closure) = Policy::split_closure(text);
+        let (text, model) = Policy::split_model(text);
         let name = text.trim();
+        if let Some(path) = name.strip_prefix("model:") {
+            return Ok(Policy::Model(Policy::load_model(path)?));
+        }
         if let Some(named) = Policy::by_name(name) {
             return Ok(named);
         }
@@ -877,14 +1060,30 @@ impl Policy {
             }
         }
         match Formula::parse(text, grammar) {
-            Ok(formula) => Ok(Policy::formula(
-                &formula,
-                closure.unwrap_or(grammar.closure()),
-            )),
+            Ok(formula) => {
+                let model = model.map(Policy::load_model).transpose()?;
+                Policy::formula_with(
+                    &formula,
+                    closure.unwrap_or(grammar.closure()),
+                    model.as_ref(),
+                )
+            }
             Err(_) if looks_like_a_name(name) => Err(PolicyError::UnknownName {
                 name: name.to_string(),
             }),
             Err(e) => Err(e.into()),
+        }
+    }
+
+    /// `text` without a trailing ` [model PATH]`, and that path.
+    fn split_model(text: &str) -> (&str, Option<&str>) {
+        let trimmed = text.trim_end();
+        match trimmed
+            .strip_suffix(']')
+            .and_then(|t| t.rsplit_once("[model "))
+        {
+            Some((formula, path)) => (formula, Some(path)),
+            None => (text, None),
         }
     }
 
@@ -920,9 +1119,20 @@ impl Policy {
                 format!("formula({text:?})")
             }
             Policy::Adaptive(_) | Policy::Bandit(_) => self.to_string(),
+            Policy::Model(m) => format!("model({:?})", m.path()),
             Policy::Baseline(_) | Policy::Rate(_) | Policy::Value => {
                 self.to_string().replace('-', "_")
             }
+        }
+    }
+
+    /// The learned model it reads (a model policy's, or the one that gives a formula's
+    /// `P`), if any.
+    pub fn learned(&self) -> Option<&Predictor> {
+        match self {
+            Policy::Model(m) => Some(m),
+            Policy::Formula(f) => f.model.as_ref(),
+            _ => None,
         }
     }
 
@@ -937,7 +1147,16 @@ impl Policy {
     /// The page features (terminals) its scores read.
     pub fn features(&self) -> Features {
         match self {
-            Policy::Formula(f) => Features::of(f.program.terminals()),
+            Policy::Formula(f) => {
+                let own = Features::of(f.program.terminals());
+                f.model
+                    .iter()
+                    .flat_map(Predictor::terminals)
+                    .fold(own, Features::with)
+            }
+            Policy::Model(m) => m
+                .terminals()
+                .fold(Features::of(&[Terminal::P]), Features::with),
             Policy::Baseline(b) => b.features(),
             Policy::Adaptive(_) => Features::of(&[Terminal::T]),
             Policy::Rate(r) => {
@@ -999,7 +1218,11 @@ impl Policy {
         match self {
             Policy::Adaptive(a) => a.init,
             Policy::Bandit(b) => b.remembering_arm().map_or(0.0, Policy::fresh_memory),
-            Policy::Formula(_) | Policy::Baseline(_) | Policy::Rate(_) | Policy::Value => 0.0,
+            Policy::Formula(_)
+            | Policy::Baseline(_)
+            | Policy::Rate(_)
+            | Policy::Value
+            | Policy::Model(_) => 0.0,
         }
     }
 
@@ -1010,9 +1233,11 @@ impl Policy {
             Policy::Bandit(b) => b
                 .remembering_arm()
                 .map_or(memory == 0.0, |arm| arm.valid_memory(memory)),
-            Policy::Formula(_) | Policy::Baseline(_) | Policy::Rate(_) | Policy::Value => {
-                memory == 0.0
-            }
+            Policy::Formula(_)
+            | Policy::Baseline(_)
+            | Policy::Rate(_)
+            | Policy::Value
+            | Policy::Model(_) => memory == 0.0,
         }
     }
 
@@ -1074,7 +1299,14 @@ impl Policy {
     pub fn score_one(&self, page: &PageState, context: &ScoreContext<'_>) -> f64 {
         let (d, hosts) = (context.cycle, context.hosts);
         match self {
-            Policy::Formula(f) => f.program.eval_one(&page.stats.terminals(d, hosts)),
+            Policy::Formula(f) => {
+                let mut values = page.stats.terminals(d, hosts);
+                if let Some(m) = &f.model {
+                    values[Terminal::P.index()] = m.predict(&page.stats, d, hosts);
+                }
+                f.program.eval_one(&values)
+            }
+            Policy::Model(m) => m.predict(&page.stats, d, hosts),
             _ => self.score_page(page, context, |t| page.stats.terminal(t, d, hosts)),
         }
     }
@@ -1091,6 +1323,7 @@ impl Policy {
         match self {
             Policy::Formula(_) => unreachable!("formulas are scored by their program"),
             Policy::Bandit(_) => unreachable!("a bandit is scored by the arm its run draws"),
+            Policy::Model(_) => value(Terminal::P),
             Policy::Baseline(b) => b.score(value),
             Policy::Adaptive(_) => value(Terminal::T) / page.memory,
             Policy::Rate(r) => {
@@ -1131,7 +1364,12 @@ impl Policy {
         for t in features.iter() {
             let column = &mut buffers.columns[t.index()];
             column.clear();
-            column.extend(pages.iter().map(|p| p.stats.terminal(t, d, hosts)));
+            match (t, self.learned()) {
+                (Terminal::P, Some(m)) => {
+                    column.extend(pages.iter().map(|p| m.predict(&p.stats, d, hosts)))
+                }
+                _ => column.extend(pages.iter().map(|p| p.stats.terminal(t, d, hosts))),
+            }
         }
         let column = |t: Terminal| &buffers.columns[t.index()][..];
         match self {
@@ -1242,11 +1480,15 @@ impl fmt::Display for Policy {
                 } else {
                     f.write_str(&text)?;
                 }
+                if let Some(m) = &p.model {
+                    write!(f, " [model {}]", m.path())?;
+                }
                 if p.closure != Closure::Paper {
                     write!(f, " [{:?} closure]", p.closure)?;
                 }
                 Ok(())
             }
+            Policy::Model(m) => write!(f, "model:{}", m.path()),
             Policy::Baseline(b) => write!(f, "{b}"),
             Policy::Adaptive(a) => write!(f, "{a}"),
             Policy::Rate(r) => f.write_str(r.name()),

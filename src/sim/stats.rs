@@ -37,6 +37,9 @@ use crate::formula::Terminal;
 /// The host id of a page without a host.
 pub const NO_HOST: u32 = u32::MAX;
 
+/// The longest window of visits a page keeps ([`Track::WINDOW30`]).
+pub const MAX_WINDOW: u32 = 30;
+
 /// Which SPEC §8 statistics a page keeps (a policy's choice, from the terminals it reads).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Track(u8);
@@ -52,6 +55,9 @@ impl Track {
     pub const WINDOW: Track = Track(4);
     /// The visit intervals and their MLE rate (`MLE`).
     pub const INTERVALS: Track = Track(8);
+    /// Visits and changes of the last 30 cycles (a learned model's frequency features,
+    /// `P`; implies [`Track::WINDOW`]'s 7).
+    pub const WINDOW30: Track = Track(16 | 4);
 
     /// Both sets.
     pub const fn with(self, other: Track) -> Track {
@@ -70,6 +76,7 @@ impl Track {
             Terminal::HR => Track::HOST,
             Terminal::N7 | Terminal::X7 => Track::WINDOW,
             Terminal::MLE => Track::INTERVALS,
+            Terminal::P => Track::WINDOW30,
             _ => Track::NONE,
         }
     }
@@ -162,10 +169,11 @@ pub struct PageStats {
     pub(crate) weight: f64,
     /// The page's host ([`NO_HOST`] unless tracked and it has one).
     pub(crate) host: u32,
-    /// Bit `i`: a visit at cycle `last_visit - i` (`i < 7`).
-    pub(crate) recent_visits: u8,
+    /// Bit `i`: a visit at cycle `last_visit - i` (`i < 7`, or `i < 30` under
+    /// [`Track::WINDOW30`]).
+    pub(crate) recent_visits: u32,
     /// Bit `i`: a visit at cycle `last_visit - i` that detected a change.
-    pub(crate) recent_changes: u8,
+    pub(crate) recent_changes: u32,
     /// The multiset of the intervals of change-detecting visits.
     pub(crate) changed_set: SetId,
     /// Σ of the intervals of the visits that detected no change.
@@ -231,10 +239,17 @@ impl PageStats {
     /// interns its visit intervals when it keeps them.
     pub fn visit(&mut self, d: u32, changed: bool, histories: &mut Histories) {
         if self.track.has(Track::WINDOW) {
+            // Only the bits a terminal reads are kept, so pages group as before.
+            let width = if self.track.has(Track::WINDOW30) {
+                MAX_WINDOW
+            } else {
+                7
+            };
             let shift = d - self.last_visit;
-            let keep = |mask: u8| if shift >= 7 { 0 } else { mask << shift };
-            self.recent_visits = (keep(self.recent_visits) | 1) & 0x7F;
-            self.recent_changes = (keep(self.recent_changes) | changed as u8) & 0x7F;
+            let keep = |mask: u32| if shift >= width { 0 } else { mask << shift };
+            let bits = (1u32 << width) - 1;
+            self.recent_visits = (keep(self.recent_visits) | 1) & bits;
+            self.recent_changes = (keep(self.recent_changes) | changed as u32) & bits;
         }
         if self.track.has(Track::INTERVALS) {
             let tau = d - self.last_visit;
@@ -330,7 +345,26 @@ impl PageStats {
         } else {
             self.recent_visits
         };
-        (mask & ((1u16 << (8 - age)) - 1) as u8).count_ones() as f64
+        (mask & ((1u32 << (8 - age)) - 1)).count_ones() as f64
+    }
+
+    /// The detected-change frequency over the last `w` cycles (`d - w ..= d - 1`,
+    /// `1 <= w <=` [`MAX_WINDOW`]): detected changes / visits, 0 without a visit (SPEC §12's
+    /// `freqW` from the crawler's own visits).
+    #[inline]
+    pub(crate) fn frequency(&self, d: u32, w: u32) -> f64 {
+        debug_assert!(self.track.has(Track::WINDOW30) && (1..=MAX_WINDOW).contains(&w));
+        let age = d.saturating_sub(self.last_visit).max(1);
+        if self.last_visit == 0 || age > w {
+            return 0.0;
+        }
+        // Bit i is cycle last_visit - i, in the window when i <= w - age.
+        let bits = (1u64 << (w - age + 1)) - 1;
+        let in_window = |mask: u32| (u64::from(mask) & bits).count_ones();
+        match in_window(self.recent_visits) {
+            0 => 0.0,
+            n => f64::from(in_window(self.recent_changes)) / f64::from(n),
+        }
     }
 
     /// One terminal's value at cycle `d`; `hosts` gives `HR`.
@@ -357,6 +391,9 @@ impl PageStats {
                 debug_assert!(self.track.has(Track::INTERVALS), "MLE read but not tracked");
                 self.mle
             }
+            // The model's prediction is the policy's to compute (`Learned::predict`), from
+            // these statistics; a page alone does not know it.
+            Terminal::P => 0.0,
         }
     }
 
@@ -397,7 +434,7 @@ impl PageStats {
 struct Extra {
     weight_bits: u64,
     host: u32,
-    recent: [u8; 2],
+    recent: [u32; 2],
     changed_set: SetId,
     unchanged_time: u64,
 }
@@ -463,7 +500,7 @@ mod tests {
         let fresh = PageStats::default();
         assert_eq!(
             fresh.terminals(3, &HostRates::default()),
-            [3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0]
+            [3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0]
         );
         let mut quiet = PageStats::default();
         quiet.visit(1, false, &mut Histories::default());
@@ -471,7 +508,7 @@ mod tests {
         let values = quiet.terminals(3, &HostRates::default());
         assert_eq!(
             values,
-            [1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0]
+            [1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0]
         );
         assert!(
             values.iter().all(|v| v.is_sign_positive()),

@@ -49,6 +49,8 @@ const EXTENDED: &[&str] = &[
     "w * exp(-tc / (1 + MLE)) - log(HR) + NAD * t",
     "(1 - exp(-MLE * t)) * w + HR * (X7 / n7) * CG - tc ^ -1",
     "MLE * w + HR / tc - X7 ^ n7 + GAD * t + X",
+    "1 - pow(1 - P, t)",
+    "P * w / (tc + MLE) + log(1 - P)",
 ];
 
 /// One test case: a formula, its closure and the terminal values to try.
@@ -105,7 +107,8 @@ fn gp4c_all() -> Vec<Terminal> {
 
 /// One page's terminal values: adversarial ones ([`random_value`]) for the terminals of
 /// GP4C_All, and for the extended terminals values in their real ranges (SPEC §8), edges
-/// included: `w >= 0`, `tc >= 1`, `0 <= X7 <= n7 <= 7`, `0 <= HR <= 1`, `MLE > 0`.
+/// included: `w >= 0`, `tc >= 1`, `0 <= X7 <= n7 <= 7`, `0 <= HR <= 1`, `MLE > 0`, and
+/// a probability `0 <= P <= 1` (SPEC §12).
 fn input(rng: &mut Pcg64) -> [f64; Terminal::COUNT] {
     let mut v: [f64; Terminal::COUNT] = std::array::from_fn(|_| random_value(rng));
     let n7 = rng.gen_range(0..=7u32);
@@ -140,6 +143,11 @@ fn input(rng: &mut Pcg64) -> [f64; Terminal::COUNT] {
                     rng.gen_range(-9.0f64..2.5).exp()
                 }
             }
+            Terminal::P => match rng.gen_range(0..4) {
+                0 => 0.0,
+                1 => 1.0,
+                _ => rng.gen_range(0.0..=1.0),
+            },
             _ => continue,
         };
     }
@@ -202,7 +210,7 @@ fn deep_formula() -> Formula {
 }
 
 fn extended_formula(text: &str) -> Formula {
-    Formula::parse(text, &Grammar::extended()).unwrap_or_else(|e| panic!("{text}: {e}"))
+    Formula::parse(text, &Grammar::predictive()).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
 /// [`FORMULAS`] random formulas over every terminal (alternating closures), then each of
@@ -397,6 +405,7 @@ fn realistic_inputs_respect_the_spec_ranges() {
         assert!(0.0 <= x7 && x7 <= n7 && n7 <= 7.0, "X7 {x7}, n7 {n7}");
         assert!((0.0..=1.0).contains(&at(&v, Terminal::HR)));
         assert!(at(&v, Terminal::MLE) > 0.0 && at(&v, Terminal::MLE).is_finite());
+        assert!((0.0..=1.0).contains(&at(&v, Terminal::P)));
     }
 }
 

@@ -207,7 +207,9 @@ pub struct PolicyArgs {
     /// revisit intervals (nutch, stormcrawler, or "adaptive(init: 30, min: 1, max: 365,
     /// inc: 0.4, dec: 0.2)"), an EXP3 bandit over policies (kab2, kab3, kab5, or
     /// "exp3(arms: [uniform, lambda, formula(\"w * t\")], gamma: 0.1, reward: wndcg)"),
-    /// or a formula of --grammar, e.g. "1 - exp(-NAD * t)".
+    /// a learned change model (model:FILE, from `freshgp model train`), or a formula of
+    /// --grammar, e.g. "1 - exp(-NAD * t)", "P * t [model m.json]" (P: the model's
+    /// predicted change probability).
     #[arg(long, conflicts_with_all = ["formula", "baseline"], allow_hyphen_values = true)]
     pub policy: Option<String>,
     /// A scoring formula (the same as --policy with a formula).
@@ -216,10 +218,11 @@ pub struct PolicyArgs {
     /// A built-in baseline: Rand, Age, NAD, SAD, AAD, GAD or CG.
     #[arg(long)]
     pub baseline: Option<String>,
-    /// Grammar whose terminals a formula may use (basic, all, extended, basic-reference,
-    /// all-reference, or a RON file); its closure evaluates the formula. The default,
-    /// extended, allows every terminal (SPEC §4 and §8) under the paper's closure.
-    #[arg(long, default_value = "extended")]
+    /// Grammar whose terminals a formula may use (basic, all, extended, predictive,
+    /// basic-reference, all-reference, or a RON file); its closure evaluates the formula.
+    /// The default, predictive, allows every terminal (SPEC §4, §8 and §12's P) under the
+    /// paper's closure.
+    #[arg(long, default_value = "predictive")]
     pub grammar: String,
 }
 
@@ -227,7 +230,15 @@ impl PolicyArgs {
     /// The policy given, if any.
     pub fn policy(&self) -> Result<Option<Policy>> {
         let formula = |text: &str, grammar: &Grammar| -> Result<Policy> {
-            Ok(Policy::formula(&parse(text, grammar)?, grammar.closure()))
+            match Policy::parse(text, grammar) {
+                Ok(policy @ Policy::Formula(_)) => Ok(policy),
+                // Read the formula again for the error that points at the byte.
+                Err(PolicyError::Formula(_)) | Ok(_) => {
+                    let f = parse(text, grammar)?;
+                    Ok(Policy::formula_with(&f, grammar.closure(), None)?)
+                }
+                Err(e) => Err(e.into()),
+            }
         };
         Ok(match (&self.policy, &self.formula, &self.baseline) {
             (Some(text), _, _) => {
@@ -254,7 +265,7 @@ impl PolicyArgs {
 /// `adaptive(init: 7, ...)`, do not separate), each read as `--policy` reads one; errors
 /// name `flag`, the flag that gave the list.
 pub fn policy_list(flag: &str, list: &str) -> Result<Vec<Policy>> {
-    let grammar = Grammar::extended();
+    let grammar = Grammar::predictive();
     let (mut items, mut depth, mut start) = (Vec::new(), 0i32, 0);
     for (i, c) in list.char_indices() {
         match c {

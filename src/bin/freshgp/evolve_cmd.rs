@@ -5,7 +5,7 @@ use anyhow::{bail, Context, Result};
 use freshgp::experiment::evolve::{self, EvolveSettings, GpOverrides, Progress, RotationRun};
 use freshgp::formula::Grammar;
 use freshgp::gp::{RawGpConfig, Strategy};
-use freshgp::sim::Metric;
+use freshgp::sim::{Metric, Policy};
 use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,9 +16,14 @@ use std::time::Instant;
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,
-    /// Grammar: basic, all, extended, basic-reference, all-reference, or a RON file.
+    /// Grammar: basic, all, extended, predictive (extended plus P, which needs --model),
+    /// basic-reference, all-reference, or a RON file.
     #[arg(long, default_value = "all")]
     grammar: String,
+    /// The learned model file (`freshgp model train`) whose prediction is the terminal P
+    /// of the grammar predictive (SPEC §12).
+    #[arg(long, value_name = "FILE")]
+    model: Option<PathBuf>,
     /// Fitness metric: changerate, ndcg, freshness, or the importance-weighted wfreshness
     /// or wndcg (SPEC §8; pages weighted by the dataset's `weight=`, 1 without).
     #[arg(long, default_value = Metric::default().name(), value_parser = parse_metric)]
@@ -116,7 +121,14 @@ fn settings(args: &Args) -> Result<EvolveSettings> {
     if args.rotation > 4 {
         bail!("--rotation {} is out of range (0..=4)", args.rotation);
     }
+    let model = args
+        .model
+        .as_ref()
+        .map(|path| Policy::load_model(&path.to_string_lossy()))
+        .transpose()
+        .context("--model")?;
     let settings = EvolveSettings {
+        model,
         horizon: args.test_horizon.into(),
         grammar,
         metric: args.fitness,
@@ -126,6 +138,7 @@ fn settings(args: &Args) -> Result<EvolveSettings> {
             .map(|k| args.first_seed + k)
             .collect(),
     };
+    settings.check_model()?;
     Ok(settings)
 }
 
@@ -188,6 +201,7 @@ fn print_json(
             strategy.name().into(),
             json!({
                 "formula": c.formula.to_string(),
+                "policy": settings.policy(&c.formula).to_string(),
                 "train": c.train,
                 "validation": c.validation,
                 "test": c.test,
@@ -254,7 +268,7 @@ fn print_text(
             c.train,
             c.validation,
             c.test,
-            c.formula
+            settings.policy(&c.formula)
         )?;
     }
     Ok(())

@@ -1,0 +1,211 @@
+//! Predictor change models in the simulation (SPEC §12, issue 21): the policy `model:FILE`
+//! and the terminal `P` of formulas (`P * t [model m.json]`).
+//!
+//! A [`Predictor`] is a model file (`freshgp model train`) bound to the statistics a
+//! crawler keeps: its prediction for a page at cycle `d` is the model's score of the
+//! page's features computed from the crawler's *own* visits, as SPEC §12's partial
+//! observability defines them:
+//!
+//! | feature | from the page's statistics |
+//! |---|---|
+//! | `freqW` (`W <= 30`) | detected changes / visits in cycles `d-W ..= d-1` (0 without one), from 30-cycle masks of visits and changes ([`Track::WINDOW30`]) |
+//! | `since_change` | `tc` |
+//! | `group:host` | `HR`: the host's detected changes over its visits in this run |
+//!
+//! Group rates of other attributes (`group:category`, ...) are not computed by the
+//! simulation: a model that reads one is refused here with the reason (it still drives
+//! `freshgp requests`, which reads them from the training fold). The run's group rate
+//! of hosts differs from training's (the training fold's pages under full observability):
+//! a choice of ours, documented, as `HR` is the simulation's host rate.
+//!
+//! **Invariant:** a [`Predictor`] reads at most [`MAX_INPUTS`] features, each one of the
+//! three kinds above, so [`Predictor::predict`] scores a page without allocating.
+
+use super::stats::{HostRates, PageStats, MAX_WINDOW};
+use super::Track;
+use crate::formula::Terminal;
+use crate::predict::{Feature, Model};
+use std::fmt;
+use std::sync::Arc;
+
+/// The most features a model may read in the simulation.
+pub const MAX_INPUTS: usize = 32;
+
+/// One feature as the simulation computes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Input {
+    Frequency(u32),
+    SinceChange,
+    HostRate,
+}
+
+/// A model file bound for the simulation: its path as written, its text (what the policy
+/// *is*: saved with the policy, compared by it) and the model.
+///
+/// Cloning shares the model (a GP run builds a policy per formula).
+#[derive(Clone)]
+pub struct Predictor(Arc<Inner>);
+
+struct Inner {
+    path: String,
+    text: String,
+    model: Model,
+    inputs: Vec<Input>,
+}
+
+impl fmt::Debug for Predictor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Predictor")
+            .field("path", &self.0.path)
+            .field("features", &self.0.model.features().features())
+            .finish()
+    }
+}
+
+impl PartialEq for Predictor {
+    fn eq(&self, other: &Predictor) -> bool {
+        self.0.path == other.0.path && self.0.text == other.0.text
+    }
+}
+
+impl Predictor {
+    /// The model file `path` whose contents are `text`.
+    ///
+    /// # Errors
+    /// Not a model file (as `Model::from_json` says), or a model that reads a feature
+    /// the simulation does not compute (see the module documentation).
+    pub fn from_text(path: &str, text: &str) -> Result<Predictor, String> {
+        let model = Model::from_json(text, path).map_err(|e| e.to_string())?;
+        let features = model.features();
+        let inputs = features
+            .features()
+            .iter()
+            .map(|f| match f {
+                Feature::Frequency(w) if (1..=MAX_WINDOW).contains(w) => Ok(Input::Frequency(*w)),
+                Feature::Frequency(w) => Err(format!(
+                    "model {path} reads freq{w}: the simulation keeps windows of at most {MAX_WINDOW} cycles"
+                )),
+                Feature::SinceChange => Ok(Input::SinceChange),
+                Feature::Group(key) if key == "host" => Ok(Input::HostRate),
+                Feature::Group(key) => Err(format!(
+                    "model {path} reads group:{key}: the simulation computes page-level features and group:host only (train with --features freq1,freq7,freq30,since_change,group:host; `freshgp requests --learned` reads every group)"
+                )),
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        if inputs.len() > MAX_INPUTS {
+            return Err(format!(
+                "model {path} reads {} features, the simulation at most {MAX_INPUTS}",
+                inputs.len()
+            ));
+        }
+        Ok(Predictor(Arc::new(Inner {
+            path: path.to_string(),
+            text: text.to_string(),
+            model,
+            inputs,
+        })))
+    }
+
+    /// Reads the model file at `path` (`shown` names it in messages and in the policy's
+    /// text).
+    ///
+    /// # Errors
+    /// An unreadable file, or as [`Predictor::from_text`].
+    pub fn load(path: &std::path::Path, shown: &str) -> Result<Predictor, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read model file {}: {e}", path.display()))?;
+        Predictor::from_text(shown, &text)
+    }
+
+    /// The path as written.
+    pub fn path(&self) -> &str {
+        &self.0.path
+    }
+
+    /// The model file's text.
+    pub fn text(&self) -> &str {
+        &self.0.text
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Model {
+        &self.0.model
+    }
+
+    /// The terminals the prediction reads besides the 30-cycle window (`tc`, `HR`).
+    pub(crate) fn terminals(&self) -> impl Iterator<Item = Terminal> + '_ {
+        self.0.inputs.iter().filter_map(|i| match i {
+            Input::Frequency(_) => None,
+            Input::SinceChange => Some(Terminal::TC),
+            Input::HostRate => Some(Terminal::HR),
+        })
+    }
+
+    /// The model's prediction for a page of statistics `stats` at cycle `d`, host rates
+    /// `hosts`.
+    #[inline]
+    pub fn predict(&self, stats: &PageStats, d: u32, hosts: &HostRates) -> f64 {
+        debug_assert!(stats.track().has(Track::WINDOW30));
+        let mut row = [0.0; MAX_INPUTS];
+        for (x, input) in row.iter_mut().zip(&self.0.inputs) {
+            *x = match *input {
+                Input::Frequency(w) => stats.frequency(d, w),
+                Input::SinceChange => stats.terminal(Terminal::TC, d, hosts),
+                Input::HostRate => hosts.rate(stats),
+            };
+        }
+        // `+ 0.0`: no -0 (terminal values never are).
+        self.0.model.score(&row[..self.0.inputs.len()]) + 0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Histories;
+
+    fn logistic(features: &str) -> String {
+        let n = features.split(',').count();
+        let list: Vec<String> = features.split(',').map(|f| format!("{f:?}")).collect();
+        format!(
+            r#"{{"format": "freshgp-model", "version": 1, "horizon": 1, "model": {{"kind": "logistic",
+            "features": [{}], "mean": {:?}, "scale": {:?}, "weights": {:?}, "intercept": -1.0, "alpha": 1.0}}}}"#,
+            list.join(", "),
+            vec![0.0; n],
+            vec![1.0; n],
+            (1..=n).map(|i| i as f64).collect::<Vec<_>>()
+        )
+    }
+
+    #[test]
+    fn the_prediction_reads_the_pages_own_visits() {
+        let m =
+            Predictor::from_text("m.json", &logistic("freq1,freq7,freq30,since_change")).unwrap();
+        let mut s = PageStats::new(Track::WINDOW30, 1.0, crate::sim::NO_HOST);
+        let h = &mut Histories::default();
+        // Visits at 1 (changed), 3, 10 (changed); scored at 12.
+        for (d, c) in [(1, true), (3, false), (10, true)] {
+            s.visit(d, c, h);
+        }
+        let hosts = HostRates::default();
+        assert_eq!(s.frequency(12, 1), 0.0); // cycle 11: no visit
+        assert_eq!(s.frequency(12, 2), 1.0); // cycles 10..=11: one visit, changed
+        assert_eq!(s.frequency(12, 7), 1.0); // 5..=11
+        assert_eq!(s.frequency(12, 30), 2.0 / 3.0); // 1..=11 (the window reaches back)
+        assert_eq!(s.frequency(40, 30), 1.0); // 10..=39: the visit at 10 only
+        assert_eq!(s.frequency(41, 30), 0.0);
+        let z: f64 = -1.0 + 2.0 + 3.0 * (2.0 / 3.0) + 4.0 * 2.0; // tc = 12 - 10
+        assert_eq!(m.predict(&s, 12, &hosts), 1.0 / (1.0 + (-z).exp()));
+    }
+
+    #[test]
+    fn what_the_simulation_cannot_compute_is_refused_with_the_reason() {
+        let e = Predictor::from_text("m.json", &logistic("freq7,group:category")).unwrap_err();
+        assert!(e.contains("reads group:category"), "{e}");
+        let e = Predictor::from_text("m.json", &logistic("freq31")).unwrap_err();
+        assert!(e.contains("at most 30 cycles"), "{e}");
+        let e = Predictor::from_text("m.json", "{").unwrap_err();
+        assert!(e.contains("m.json:1:"), "{e}");
+        assert!(Predictor::from_text("m.json", &logistic("freq7,group:host")).is_ok());
+    }
+}
