@@ -183,3 +183,29 @@ fn what_cannot_run_is_a_clear_error() {
     .to_string();
     assert!(e.contains('P'), "{e}");
 }
+
+/// A model named relative to a study file is named by its absolute path, so the study's
+/// stored copy (read from the results directory) finds it too.
+#[test]
+fn a_study_relative_model_reads_back_from_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("studies")).unwrap();
+    model_file(dir.path(), "m.json", &page_features());
+    let read = |from: &Path, text: &str| {
+        super::policy::with_policy_files_in(from, || ron::from_str::<Policy>(text))
+    };
+    let policy = read(&dir.path().join("studies"), "model(\"../m.json\")").unwrap();
+    let path = policy.learned().unwrap().path().to_string();
+    assert!(Path::new(&path).is_absolute(), "{path}");
+    let elsewhere = read(dir.path(), &format!("model({path:?})")).unwrap();
+    assert_eq!(elsewhere, policy);
+    // Outside a study, the path stays as written.
+    let m = dir.path().join("m.json");
+    assert_eq!(
+        parse(&format!("model:{}", m.display()))
+            .learned()
+            .unwrap()
+            .path(),
+        m.to_str().unwrap()
+    );
+}

@@ -977,7 +977,8 @@ impl Policy {
     }
 
     /// The learned model at `path` (relative to a study file's directory while one is
-    /// read), as `model:PATH` and `[model PATH]` name it.
+    /// read, and then named by its absolute path), as `model:PATH` and `[model PATH]`
+    /// name it.
     ///
     /// # Errors
     /// [`PolicyError::Model`]: an unreadable file, not a model file, or a model the
@@ -990,7 +991,16 @@ impl Policy {
             ));
         }
         let full = relative_to_study(path);
-        Predictor::load(&full, path).map_err(PolicyError::Model)
+        // A path relative to a study file is named by its absolute form: the study's
+        // stored copy (results/<name>/study.json) is read from another directory.
+        let in_study = POLICY_FILES_DIR.with(|d| d.borrow().is_some());
+        let shown = match std::fs::canonicalize(&full) {
+            Ok(absolute) if in_study && std::path::Path::new(path).is_relative() => {
+                absolute.to_string_lossy().into_owned()
+            }
+            _ => path.to_string(),
+        };
+        Predictor::load(&full, &shown).map_err(PolicyError::Model)
     }
 
     /// Every named policy: the seven baselines of SPEC §4, the policies of §9, then the
