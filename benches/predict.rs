@@ -1,6 +1,7 @@
 //! Learned change models (SPEC §12) on the `commerce` preset: scoring examples with a
-//! trained logistic regression and with a single feature (pages per second), building the
-//! examples (features) and training the logistic regression, over two sizes.
+//! trained logistic regression, a single feature and the network (examples per second),
+//! building the examples (features), training the logistic regression, and one epoch of
+//! the network's training, over two sizes.
 
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
@@ -8,7 +9,8 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use freshgp::data::split::Split;
 use freshgp::data::synth::{generate, SynthParams};
-use freshgp::predict::{Examples, Feature, FeatureSet, Model, Observations};
+use freshgp::predict::Observations;
+use freshgp::predict::{network, Examples, Feature, FeatureSet, Model, NetworkOptions};
 
 fn bench_predict(c: &mut Criterion) {
     let mut group = c.benchmark_group("predict");
@@ -54,8 +56,46 @@ fn bench_predict(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("train-logistic", pages), |b| {
             b.iter(|| Model::train_logistic(&set, &train, &validation).expect("train"))
         });
+        bench_network(&mut group, &d, &split, &obs, pages);
     }
     group.finish();
+}
+
+/// The network over every frequency feature and attribute code: scoring the test
+/// examples in blocks, and one epoch of training (with its validation scoring).
+fn bench_network(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    d: &freshgp::data::Dataset,
+    split: &Split,
+    obs: &Observations,
+    pages: usize,
+) {
+    let set = FeatureSet::network(d);
+    let build = |pages: &[u32], cycles| {
+        Examples::build(d, obs, &set, pages, &split.train, cycles, 1).expect("examples")
+    };
+    let train = build(&split.train, split.train_cycles.clone());
+    let validation = build(&split.validation, split.train_cycles.clone());
+    let test = build(&split.test, split.test_cycles.clone());
+    let cards = set.cardinalities(d).expect("cardinalities");
+    let one = NetworkOptions {
+        epochs: 1,
+        ..NetworkOptions::default()
+    };
+    let quiet = &mut |_, _, _| {};
+    let net = network::train(&set, &cards, &train, &validation, &one, quiet).expect("train");
+    let model = Model::Network(net);
+    let mut scores = Vec::with_capacity(test.len());
+    group.throughput(Throughput::Elements(test.len() as u64));
+    group.bench_with_input(BenchmarkId::new("score-network", pages), &test, |b, x| {
+        b.iter(|| model.score_into(x, &mut scores))
+    });
+    if pages <= 20_000 {
+        group.throughput(Throughput::Elements(train.len() as u64));
+        group.bench_function(BenchmarkId::new("train-network-epoch", pages), |b| {
+            b.iter(|| network::train(&set, &cards, &train, &validation, &one, quiet))
+        });
+    }
 }
 
 criterion_group!(benches, bench_predict);

@@ -2,8 +2,8 @@
 # The predictive-crawling study of issue 21 (SPEC §12), every step in order, on 10,000
 # offers of the commerce preset (the same history experiments/predictive.ron synthesizes):
 #   1. the dataset and the model experiments/predictive.ron uses (page-level features);
-#   2. the AUC table of the seed's Tables 2 and 3 (every baseline and model; seen and
-#      unseen pages; full, partial and cold-start observability);
+#   2. the AUC table of the seed's Tables 2 and 3 (every baseline and model, the network
+#      included; seen and unseen pages; full, partial and cold-start observability);
 #   3. the request-driven savings against uniform (the seed's Figure 11: seen, unseen,
 #      cold start), for the policies and the learned models;
 #   4. the study: GP over the extended terminals with and without P.
@@ -21,9 +21,9 @@ mkdir -p "$IN"
     --out "$IN/offers.fgpd" --force
 "$FRESHGP" model train --data "$IN/offers.fgpd" \
     --features freq1,freq7,freq30,since_change,group:host --out "$IN/page.model.json" --force
-"$FRESHGP" model eval --data "$IN/offers.fgpd" --json "$IN/auc.json" --force \
+"$FRESHGP" model eval --network --data "$IN/offers.fgpd" --json "$IN/auc.json" --force \
     | tee "$IN/auc.txt"
 "$FRESHGP" requests --data "$IN/offers.fgpd" --pages seen,unseen,cold \
-    --policies NAD,CG,lambda,value --learned combined,groups,stale:combined \
+    --policies NAD,CG,lambda,value --learned combined,groups,network,stale:combined \
     --json "$IN/savings.json" --plot "$IN/savings.svg" --force | tee "$IN/savings.txt"
 "$FRESHGP" experiment experiments/predictive.ron --resume

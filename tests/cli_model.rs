@@ -113,6 +113,22 @@ fn eval_prints_and_writes_the_auc_table() {
     assert!(!out.status.success() && stderr(&out).contains("--force"));
 }
 
+/// `model train` on `data` with `extra` flags fails with a message containing `want`, and
+/// writes nothing.
+fn refuses_training(data: &Path, dir: &Path, extra: &[&str], want: &str) {
+    let out = freshgp()
+        .args(["model", "train", "--force", "--data"])
+        .arg(data)
+        .arg("--out")
+        .arg(dir.join("bad.json"))
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains(want), "{extra:?}: {}", stderr(&out));
+    assert!(!dir.join("bad.json").exists());
+}
+
 #[test]
 fn train_writes_a_model_file_and_refuses_bad_input() {
     let dir = tempfile::tempdir().unwrap();
@@ -130,18 +146,7 @@ fn train_writes_a_model_file_and_refuses_bad_input() {
     let (m, k) = freshgp::predict::Model::from_json_with_horizon(&text, "m.json").unwrap();
     assert_eq!(k, 1);
     assert_eq!(m.features().len(), 8);
-    let bad = |extra: &[&str], want: &str| {
-        let out = freshgp()
-            .args(["model", "train", "--force", "--data"])
-            .arg(&data)
-            .arg("--out")
-            .arg(dir.path().join("bad.json"))
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(!out.status.success());
-        assert!(stderr(&out).contains(want), "{extra:?}: {}", stderr(&out));
-    };
+    let bad = |extra: &[&str], want: &str| refuses_training(&data, dir.path(), extra, want);
     bad(
         &["--features", "freq7,group:colour"],
         "no page has the attribute `colour` (the data has: category, brand, country)",
@@ -157,4 +162,129 @@ fn train_writes_a_model_file_and_refuses_bad_input() {
         "the label horizon K is longer than the training period",
     );
     assert!(!dir.path().join("bad.json").exists());
+}
+
+#[test]
+fn a_network_trains_reports_its_epochs_and_drives_the_table_and_the_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = commerce(dir.path());
+    let model = dir.path().join("n.json");
+    let out = freshgp()
+        .args([
+            "model", "train", "--kind", "network", "--epochs", "2", "--data",
+        ])
+        .arg(&data)
+        .arg("--out")
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("epoch 2/2: training cross-entropy"));
+    let text = std::fs::read_to_string(&model).unwrap();
+    let m = freshgp::predict::Model::from_json(&text, "n.json").unwrap();
+    let names: Vec<String> = m
+        .features()
+        .features()
+        .iter()
+        .map(|f| f.to_string())
+        .collect();
+    // Every frequency feature, then the code of each attribute and of the host.
+    assert_eq!(
+        names[8..],
+        ["cat:category", "cat:brand", "cat:country", "cat:host"]
+    );
+    // A logistic regression cannot read codes; an unknown kind is named.
+    let bad = |extra: &[&str], want: &str| refuses_training(&data, dir.path(), extra, want);
+    bad(
+        &["--features", "freq7,cat:brand"],
+        "a categorical code is an input of the network only",
+    );
+    bad(
+        &["--kind", "forest"],
+        "unknown model kind `forest` (known: logistic, network)",
+    );
+    bad(
+        &["--kind", "network", "--epochs", "0"],
+        "epochs and the batch size must be at least 1",
+    );
+    // The simulation keeps no attribute codes: a network over them is refused as a policy;
+    // one over the page-level features and the host rate drives a crawl.
+    let simulate = |model: &Path| {
+        freshgp()
+            .args(["simulate", "--data"])
+            .arg(&data)
+            .arg("--policy")
+            .arg(format!("model:{}", model.display()))
+            .output()
+            .unwrap()
+    };
+    let features = "freq7,since_change,cat:brand";
+    let out = freshgp()
+        .args([
+            "model", "train", "--kind", "network", "--epochs", "1", "--data",
+        ])
+        .arg(&data)
+        .args(["--features", features, "--out"])
+        .arg(dir.path().join("brand.json"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = simulate(&dir.path().join("brand.json"));
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("reads cat:brand: the simulation keeps no attribute codes"));
+    let features = "freq1,freq7,freq30,since_change,group:host";
+    let out = freshgp()
+        .args([
+            "model", "train", "--kind", "network", "--epochs", "1", "--data",
+        ])
+        .arg(&data)
+        .args(["--features", features, "--out"])
+        .arg(dir.path().join("page.json"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = simulate(&dir.path().join("page.json"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The network, learned per rotation, decides request-driven crawls.
+    let out = freshgp()
+        .args([
+            "requests",
+            "--policies",
+            "NAD",
+            "--learned",
+            "network",
+            "--data",
+        ])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let savings = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        savings.lines().any(|l| l.contains(" network ")),
+        "{savings}"
+    );
+    // The AUC table with its network row, one rotation, full observability.
+    let out = freshgp()
+        .args([
+            "model",
+            "eval",
+            "--network",
+            "--epochs",
+            "2",
+            "--rotations",
+            "1",
+        ])
+        .args(["--partial-policy", "none", "--data"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = String::from_utf8_lossy(&out.stdout);
+    let row = table.lines().find(|l| l.starts_with("network")).unwrap();
+    let aucs: Vec<f64> = row
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert!(aucs.len() >= 6 && aucs[0] > 0.6 && aucs[2] > 0.6, "{row}");
 }

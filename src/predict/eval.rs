@@ -1,6 +1,7 @@
-//! The AUC table of the seed's Tables 2 and 3 (SPEC §12): every frequency baseline and the
-//! combined logistic regression, on seen and unseen pages, under full and partial
-//! observability, averaged over the rotations of SPEC §2.
+//! The AUC table of the seed's Tables 2 and 3 (SPEC §12): every frequency baseline, the
+//! combined logistic regression and, when asked ([`EvalOptions::network`]), the network, on
+//! seen and unseen pages, under full and partial observability, averaged over the rotations
+//! of SPEC §2.
 //!
 //! Per rotation: models learn on the training fold's pages at the training period's
 //! cycles, select on the validation fold's pages at the same cycles, and are tested at
@@ -13,7 +14,8 @@
 //! resources 0.2 (a crawler that revisits a fifth of its pages a day; `--partial-policy`,
 //! `--partial-resources`), with SPEC §3's warm-up of 2 cycles and run seed 1.
 
-use super::{Examples, Feature, FeatureSet, Model, Observations, PredictError};
+use super::PredictError;
+use super::{network, Examples, Feature, FeatureSet, Model, NetworkOptions, Observations};
 use crate::data::split::Split;
 use crate::data::Dataset;
 use crate::sim::{Baseline, Policy, SimConfig};
@@ -28,11 +30,12 @@ pub struct EvalOptions {
     rotations: usize,
     subsets: usize,
     partial: Option<(Policy, SimConfig)>,
+    network: Option<NetworkOptions>,
 }
 
 impl Default for EvalOptions {
     /// K = 1, five rotations, 20 subsets, partial observability under `nad` at resources
-    /// 0.2.
+    /// 0.2, no network.
     fn default() -> EvalOptions {
         // Invariant: 0.2 and a warm-up of 2 are valid settings.
         let config = SimConfig::new(0.2, 2)
@@ -43,6 +46,7 @@ impl Default for EvalOptions {
             rotations: 5,
             subsets: 20,
             partial: Some((Policy::Baseline(Baseline::Nad), config)),
+            network: None,
         }
     }
 }
@@ -65,6 +69,45 @@ impl EvalOptions {
     pub fn partial(mut self, partial: Option<(Policy, SimConfig)>) -> EvalOptions {
         self.partial = partial;
         self
+    }
+
+    /// A `network` row (last) trained with `options` over [`FeatureSet::network`], or
+    /// none (the default: a network takes minutes where the rest takes seconds).
+    pub fn network(mut self, options: Option<NetworkOptions>) -> EvalOptions {
+        self.network = options;
+        self
+    }
+}
+
+/// The kind of model [`train`] fits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelKind {
+    /// A logistic regression ([`Model::train_logistic`]), `logistic`.
+    Logistic,
+    /// The network ([`crate::predict::network`]), `network`.
+    Network,
+}
+
+impl fmt::Display for ModelKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ModelKind::Logistic => "logistic",
+            ModelKind::Network => "network",
+        })
+    }
+}
+
+impl std::str::FromStr for ModelKind {
+    type Err = PredictError;
+
+    fn from_str(s: &str) -> Result<ModelKind, PredictError> {
+        match s {
+            "logistic" => Ok(ModelKind::Logistic),
+            "network" => Ok(ModelKind::Network),
+            _ => Err(PredictError::Feature(format!(
+                "unknown model kind `{s}` (known: logistic, network)"
+            ))),
+        }
     }
 }
 
@@ -122,12 +165,15 @@ impl AucTable {
 
 /// The methods of the table: each frequency feature alone, then all of them combined,
 /// then the group features alone in a logistic regression (`groups`: metadata alone, the
-/// model for cold start).
-fn methods(set: &FeatureSet) -> Vec<String> {
+/// model for cold start), then the network when asked.
+fn methods(set: &FeatureSet, network: bool) -> Vec<String> {
     let mut m: Vec<String> = set.features().iter().map(Feature::to_string).collect();
     m.push("combined".into());
     if !set.groups().0.is_empty() {
         m.push("groups".into());
+    }
+    if network {
+        m.push("network".into());
     }
     m
 }
@@ -138,6 +184,19 @@ fn methods(set: &FeatureSet) -> Vec<String> {
 /// K = 0, data too small to split, a training set of one class, or a partial crawl that
 /// cannot run.
 pub fn auc_table(data: &Dataset, options: &EvalOptions) -> Result<AucTable, PredictError> {
+    auc_table_with_progress(data, options, &|_| {})
+}
+
+/// As [`auc_table`], telling `progress` as each rotation's observability is done (a
+/// sentence: `rotation 2, partial observability: done`), from any thread.
+///
+/// # Errors
+/// As [`auc_table`].
+pub fn auc_table_with_progress(
+    data: &Dataset,
+    options: &EvalOptions,
+    progress: &(dyn Fn(String) + Sync),
+) -> Result<AucTable, PredictError> {
     if options.horizon == 0 {
         return Err(PredictError::Horizon);
     }
@@ -153,17 +212,23 @@ pub fn auc_table(data: &Dataset, options: &EvalOptions) -> Result<AucTable, Pred
             let split = Split::new(data.pages(), data.cycles(), r)?;
             let cold = full.forgetting(&split.test);
             let f = rotation(data, (&full, Some(&cold)), &set, &split, options)?;
+            progress(format!(
+                "rotation {r}, full observability and cold start: done"
+            ));
             let p = match &partial {
                 Some(o) => Some(rotation(data, (o, None), &set, &split, options)?),
                 None => None,
             };
+            if p.is_some() {
+                progress(format!("rotation {r}, partial observability: done"));
+            }
             Ok(f.into_iter()
                 .enumerate()
                 .map(|(i, cell)| (cell, p.as_ref().map(|p| p[i])))
                 .collect())
         })
         .collect::<Result<_, PredictError>>()?;
-    let rows = methods(&set)
+    let rows = methods(&set, options.network.is_some())
         .into_iter()
         .enumerate()
         .map(|(i, method)| AucRow {
@@ -207,22 +272,21 @@ fn rotation(
     options: &EvalOptions,
 ) -> Result<Vec<Cells>, PredictError> {
     let k = options.horizon;
-    let build =
-        |pages: &[u32], cycles| Examples::build(data, obs, set, pages, &split.train, cycles, k);
-    let train = build(&split.train, split.train_cycles.clone())?;
-    let validation = build(&split.validation, split.train_cycles.clone())?;
-    let seen = build(&split.train, split.test_cycles.clone())?;
-    let unseen = build(&split.test, split.test_cycles.clone())?;
+    // With a network, every example also carries the categorical codes, after the
+    // frequency features (FeatureSet::network begins with `set`).
+    let wide = match options.network {
+        Some(_) => FeatureSet::network(data),
+        None => set.clone(),
+    };
+    let build = |o: &Observations, pages: &[u32], cycles| {
+        Examples::build(data, o, &wide, pages, &split.train, cycles, k)
+    };
+    let train = build(obs, &split.train, split.train_cycles.clone())?;
+    let validation = build(obs, &split.validation, split.train_cycles.clone())?;
+    let seen = build(obs, &split.train, split.test_cycles.clone())?;
+    let unseen = build(obs, &split.test, split.test_cycles.clone())?;
     let cold = match cold {
-        Some(o) => Some(Examples::build(
-            data,
-            o,
-            set,
-            &split.test,
-            &split.train,
-            split.test_cycles.clone(),
-            k,
-        )?),
+        Some(o) => Some(build(o, &split.test, split.test_cycles.clone())?),
         None => None,
     };
     let mut models: Vec<Model> = set
@@ -231,15 +295,22 @@ fn rotation(
         .enumerate()
         .map(|(j, f)| Model::single_oriented(f.clone(), j, &train))
         .collect::<Result<_, _>>()?;
-    models.push(Model::train_logistic(set, &train, &validation)?);
+    let frequency: Vec<usize> = (0..set.len()).collect();
+    let (t, v) = (train.select(&frequency), validation.select(&frequency));
+    models.push(Model::train_logistic(set, &t, &v)?);
     let (groups, columns) = set.groups();
     if !groups.is_empty() {
         let (t, v) = (train.select(&columns), validation.select(&columns));
         models.push(Model::train_logistic(&groups, &t, &v)?);
     }
+    if let Some(net) = &options.network {
+        let cards = wide.cardinalities(data)?;
+        let n = network::train(&wide, &cards, &train, &validation, net, &mut |_, _, _| {})?;
+        models.push(Model::Network(n));
+    }
     let mut scores = Vec::new();
     let mut cell = |m: &Model, x: &Examples| -> Result<AucCell, PredictError> {
-        score_columns(m, set, x, &mut scores);
+        score_columns(m, &wide, x, &mut scores)?;
         let s = subset_auc(&scores, x.labels(), options.subsets)?;
         Ok(AucCell {
             mean: s.mean,
@@ -260,12 +331,12 @@ fn rotation(
         .collect()
 }
 
-/// A logistic regression trained on one rotation (full observability), with its AUCs.
+/// A model trained on one rotation (full observability), with its AUCs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trained {
     /// The model.
     pub model: Model,
-    /// AUC on the validation examples (the one the penalty was chosen by).
+    /// AUC on the validation examples (the one the model was selected by).
     pub validation: f64,
     /// Subset AUCs on the test period, seen and unseen pages.
     pub test: SeenUnseen,
@@ -273,29 +344,71 @@ pub struct Trained {
     pub examples: usize,
 }
 
-/// Trains the logistic regression over `set` on rotation `rotation` of `data` under full
-/// observability, label horizon `horizon` (SPEC §12 training and selection), and scores it
-/// on the rotation's test period.
+/// What [`train`] fits, and where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrainOptions {
+    /// The rotation (0..=4) whose training fold and period the model learns on.
+    pub rotation: usize,
+    /// The label horizon K (>= 1).
+    pub horizon: usize,
+    /// The kind of model.
+    pub kind: ModelKind,
+    /// How to train a network (unused for a logistic regression).
+    pub network: NetworkOptions,
+}
+
+impl Default for TrainOptions {
+    /// A logistic regression on rotation 0, K = 1.
+    fn default() -> TrainOptions {
+        TrainOptions {
+            rotation: 0,
+            horizon: 1,
+            kind: ModelKind::Logistic,
+            network: NetworkOptions::default(),
+        }
+    }
+}
+
+/// Trains a model of `options.kind` over `set` on rotation `options.rotation` of `data`
+/// under full observability, label horizon `options.horizon` (SPEC §12 training and
+/// selection), and scores it on the rotation's test period. A network reports each epoch
+/// to `progress` (epoch, mean training cross-entropy, validation AUC).
 ///
 /// # Errors
-/// As [`auc_table`], and a feature the data cannot give.
+/// As [`auc_table`], a feature the data cannot give, a categorical feature for a
+/// logistic regression, and bad network options.
 pub fn train(
     data: &Dataset,
     set: &FeatureSet,
-    rotation: usize,
-    horizon: usize,
+    options: &TrainOptions,
+    progress: &mut dyn FnMut(usize, f64, f64),
 ) -> Result<Trained, PredictError> {
+    let horizon = options.horizon;
     if horizon == 0 {
         return Err(PredictError::Horizon);
     }
-    let split = Split::new(data.pages(), data.cycles(), rotation)?;
+    let split = Split::new(data.pages(), data.cycles(), options.rotation)?;
     let obs = Observations::full(data);
     let build = |pages: &[u32], cycles| {
         Examples::build(data, &obs, set, pages, &split.train, cycles, horizon)
     };
     let train = build(&split.train, split.train_cycles.clone())?;
     let validation = build(&split.validation, split.train_cycles.clone())?;
-    let model = Model::train_logistic(set, &train, &validation)?;
+    let model = match options.kind {
+        ModelKind::Logistic => Model::train_logistic(set, &train, &validation)?,
+        ModelKind::Network => {
+            let cards = set.cardinalities(data)?;
+            let net = &options.network;
+            Model::Network(network::train(
+                set,
+                &cards,
+                &train,
+                &validation,
+                net,
+                progress,
+            )?)
+        }
+    };
     let mut scores = Vec::new();
     model.score_into(&validation, &mut scores);
     let validation_auc = crate::stats::auc(&scores, validation.labels())?.unwrap_or(f64::NAN);
@@ -320,14 +433,17 @@ pub fn train(
 }
 
 /// A method of the AUC table that can be learned on a rotation: one frequency feature
-/// (the seed's baselines, oriented on the training examples) or all of them combined in
-/// the logistic regression.
+/// (the seed's baselines, oriented on the training examples), all of them combined in
+/// the logistic regression, or the network.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Learned {
     /// Every frequency feature of the data in a logistic regression (`combined`).
     Combined,
     /// The group features alone in a logistic regression (`groups`: metadata alone).
     Groups,
+    /// The network over [`FeatureSet::network`] with the default [`NetworkOptions`]
+    /// (`network`).
+    Network,
     /// One feature alone (its name).
     Single(Feature),
 }
@@ -339,9 +455,10 @@ impl std::str::FromStr for Learned {
         match s {
             "combined" => Ok(Learned::Combined),
             "groups" => Ok(Learned::Groups),
+            "network" => Ok(Learned::Network),
             _ => s.parse().map(Learned::Single).map_err(|_| {
                 PredictError::Feature(format!(
-                    "unknown learned method `{s}` (expected combined, groups, or a feature: freqW, since_change, group:KEY)"
+                    "unknown learned method `{s}` (expected combined, groups, network, or a feature: freqW, since_change, group:KEY)"
                 ))
             }),
         }
@@ -353,6 +470,7 @@ impl fmt::Display for Learned {
         match self {
             Learned::Combined => f.write_str("combined"),
             Learned::Groups => f.write_str("groups"),
+            Learned::Network => f.write_str("network"),
             Learned::Single(feature) => write!(f, "{feature}"),
         }
     }
@@ -370,9 +488,20 @@ pub fn learn(
     rotation: usize,
     horizon: usize,
 ) -> Result<Model, PredictError> {
+    let options = TrainOptions {
+        rotation,
+        horizon,
+        ..TrainOptions::default()
+    };
+    let quiet = &mut |_, _, _| {};
     match method {
-        Learned::Combined => {
-            Ok(train(data, &FeatureSet::frequency(data), rotation, horizon)?.model)
+        Learned::Combined => Ok(train(data, &FeatureSet::frequency(data), &options, quiet)?.model),
+        Learned::Network => {
+            let options = TrainOptions {
+                kind: ModelKind::Network,
+                ..options
+            };
+            Ok(train(data, &FeatureSet::network(data), &options, quiet)?.model)
         }
         Learned::Groups => {
             let (groups, _) = FeatureSet::frequency(data).groups();
@@ -381,7 +510,7 @@ pub fn learn(
                     "`groups` needs a categorical attribute or hosts; the data has neither".into(),
                 ));
             }
-            Ok(train(data, &groups, rotation, horizon)?.model)
+            Ok(train(data, &groups, &options, quiet)?.model)
         }
         Learned::Single(feature) => {
             if horizon == 0 {
@@ -408,23 +537,33 @@ pub fn learn(
     }
 }
 
-/// Scores examples built over `set` with a model that reads some of its columns.
-fn score_columns(m: &Model, set: &FeatureSet, x: &Examples, out: &mut Vec<f64>) {
-    let wanted = m.features();
-    let columns: Vec<usize> = wanted
+/// Scores examples built over `set` with a model that reads some of its columns (all
+/// rows at once, so a network scores in blocks).
+///
+/// # Errors
+/// A feature of the model that `set` lacks.
+fn score_columns(
+    m: &Model,
+    set: &FeatureSet,
+    x: &Examples,
+    out: &mut Vec<f64>,
+) -> Result<(), PredictError> {
+    let columns = m
+        .features()
         .features()
         .iter()
-        .map(|f| set.features().iter().position(|g| g == f).unwrap_or(0))
-        .collect();
-    let mut row = vec![0.0; columns.len()];
-    out.clear();
-    for i in 0..x.len() {
-        let full = x.row(i);
-        for (r, &c) in row.iter_mut().zip(&columns) {
-            *r = full[c];
-        }
-        out.push(m.score(&row));
+        .map(|f| {
+            set.features().iter().position(|g| g == f).ok_or_else(|| {
+                PredictError::Feature(format!("the model reads `{f}`, which the examples lack"))
+            })
+        })
+        .collect::<Result<Vec<usize>, _>>()?;
+    if columns.iter().copied().eq(0..set.len()) {
+        m.score_into(x, out);
+    } else {
+        m.score_into(&x.select(&columns), out);
     }
+    Ok(())
 }
 
 /// The mean over rotations of each cell (rotations whose cell is NaN are left out).

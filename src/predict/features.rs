@@ -7,6 +7,7 @@
 //! | [`Feature::Frequency`] | `freq1`, `freq7`, `freq30` | detected changes / observed cycles in `d-w ..= d-1` (0 when none observed) |
 //! | [`Feature::SinceChange`] | `since_change` | `d -` the last detected change before d, or `d` when none |
 //! | [`Feature::Group`] | `group:KEY` | Σ X / Σ n over the training pages sharing p's value of attribute KEY (`host` included), observations up to d-1; 0 when Σ n = 0 or p lacks the attribute |
+//! | [`Feature::Category`] | `cat:KEY` | p's code under attribute KEY (`host` included), the attribute's cardinality when p lacks it: an index into the network's embedding of KEY, not a quantity |
 //!
 //! The label of (p, d) is 1 when the page changes at some cycle `d ..= d+K-1` of the true
 //! history. Features see the history from cycle 1, whatever period the example belongs to.
@@ -40,6 +41,18 @@ pub enum Feature {
     /// The change frequency of the page's group under a categorical attribute (`host` for
     /// the host column).
     Group(String),
+    /// The page's value of a categorical attribute (`host` for the host column) as its
+    /// code, `0 ..` the attribute's cardinality, the cardinality itself when the page lacks
+    /// it: an input of the network's embeddings only ([`crate::predict::network`]).
+    Category(String),
+}
+
+impl Feature {
+    /// Whether the feature is a categorical code ([`Feature::Category`]) rather than a
+    /// quantity.
+    pub fn is_categorical(&self) -> bool {
+        matches!(self, Feature::Category(_))
+    }
 }
 
 impl fmt::Display for Feature {
@@ -48,6 +61,7 @@ impl fmt::Display for Feature {
             Feature::Frequency(w) => write!(f, "freq{w}"),
             Feature::SinceChange => write!(f, "since_change"),
             Feature::Group(key) => write!(f, "group:{key}"),
+            Feature::Category(key) => write!(f, "cat:{key}"),
         }
     }
 }
@@ -58,17 +72,18 @@ impl std::str::FromStr for Feature {
     fn from_str(s: &str) -> Result<Feature, PredictError> {
         let bad = || {
             PredictError::Feature(format!(
-            "unknown feature `{s}` (known: freqW for a window of W >= 1 cycles, since_change, group:KEY)"
+            "unknown feature `{s}` (known: freqW for a window of W >= 1 cycles, since_change, group:KEY, cat:KEY)"
         ))
         };
         if s == "since_change" {
             return Ok(Feature::SinceChange);
         }
-        if let Some(key) = s.strip_prefix("group:") {
-            if key == "host" || crate::data::attributes::check_key(key).is_ok() {
-                return Ok(Feature::Group(key.to_string()));
-            }
-            return Err(bad());
+        let key_ok = |key: &str| key == "host" || crate::data::attributes::check_key(key).is_ok();
+        if let Some(key) = s.strip_prefix("group:").filter(|k| key_ok(k)) {
+            return Ok(Feature::Group(key.to_string()));
+        }
+        if let Some(key) = s.strip_prefix("cat:").filter(|k| key_ok(k)) {
+            return Ok(Feature::Category(key.to_string()));
         }
         match s.strip_prefix("freq").map(str::parse::<u32>) {
             Some(Ok(w)) if w >= 1 => Ok(Feature::Frequency(w)),
@@ -122,6 +137,37 @@ impl FeatureSet {
             f.push(Feature::Group("host".into()));
         }
         FeatureSet(f)
+    }
+
+    /// The network's features for `data`: [`FeatureSet::frequency`], then the code
+    /// (`cat:KEY`) of each attribute and of the host (when the dataset has hosts).
+    pub fn network(data: &Dataset) -> FeatureSet {
+        let mut f = FeatureSet::frequency(data).0;
+        f.extend(
+            data.attributes()
+                .names()
+                .into_iter()
+                .map(|k| Feature::Category(k.into())),
+        );
+        if data.host(0).is_some() {
+            f.push(Feature::Category("host".into()));
+        }
+        FeatureSet(f)
+    }
+
+    /// The number of values of each categorical feature's attribute in `data`, in
+    /// feature order (a code equal to it stands for a page without the attribute).
+    ///
+    /// # Errors
+    /// An attribute no page has.
+    pub fn cardinalities(&self, data: &Dataset) -> Result<Vec<usize>, PredictError> {
+        self.0
+            .iter()
+            .filter_map(|f| match f {
+                Feature::Category(key) => Some(group_codes(data, key).map(|(_, n)| n)),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The group features (metadata alone: what a model knows of a page with no history),
@@ -227,6 +273,24 @@ impl GroupRates {
         Ok(GroupRates { codes, n, x })
     }
 
+    /// The pages' codes under `key` alone (no counts): what [`Feature::Category`] reads.
+    fn codes(data: &Dataset, key: &str) -> Result<GroupRates, PredictError> {
+        let (codes, groups) = group_codes(data, key)?;
+        Ok(GroupRates {
+            codes,
+            n: vec![Vec::new(); groups],
+            x: Vec::new(),
+        })
+    }
+
+    /// Page p's `cat:KEY` value: its code, or the cardinality when it lacks the attribute.
+    fn code(&self, p: usize) -> f64 {
+        match self.codes[p] {
+            u32::MAX => self.n.len() as f64,
+            g => f64::from(g),
+        }
+    }
+
     /// Page p's group frequency from the observations up to cycle `d - 1`.
     fn at(&self, p: usize, d: usize) -> f64 {
         match self.codes[p] {
@@ -243,8 +307,8 @@ impl GroupRates {
     }
 }
 
-/// The group rates of every group feature of `set` (`None` for the others), counting the
-/// pages `train`.
+/// The group rates of every group feature of `set` (counting the pages `train`), the codes
+/// of every categorical feature, `None` for the others.
 pub(crate) fn group_rates(
     data: &Dataset,
     obs: &Observations,
@@ -255,6 +319,7 @@ pub(crate) fn group_rates(
         .iter()
         .map(|f| match f {
             Feature::Group(key) => GroupRates::new(data, obs, key, train).map(Some),
+            Feature::Category(key) => GroupRates::codes(data, key).map(Some),
             _ => Ok(None),
         })
         .collect()
@@ -281,7 +346,8 @@ pub(crate) fn value(
         }
         (Feature::SinceChange, _) => (d - obs.last_detected(row, d - 1).unwrap_or(0)) as f64,
         (Feature::Group(_), Some(g)) => g.at(p, d),
-        (Feature::Group(_), None) => 0.0,
+        (Feature::Category(_), Some(g)) => g.code(p),
+        (Feature::Group(_) | Feature::Category(_), None) => 0.0,
     }
 }
 
@@ -401,10 +467,22 @@ mod tests {
             "since_change",
             "group:category",
             "group:host",
+            "cat:category",
+            "cat:host",
         ] {
             assert_eq!(name.parse::<Feature>().unwrap().to_string(), name);
         }
-        for bad in ["freq0", "freq", "freqx", "group:", "group:a b", "tc"] {
+        for bad in [
+            "freq0",
+            "freq",
+            "freqx",
+            "group:",
+            "group:a b",
+            "tc",
+            "cat:",
+            "cat:a b",
+            "category",
+        ] {
             assert!(bad.parse::<Feature>().is_err(), "{bad}");
         }
     }
@@ -449,5 +527,37 @@ mod tests {
             e.to_string(),
             "no page has the attribute `brand` (the data has: cat)"
         );
+    }
+
+    #[test]
+    fn categorical_codes_map_a_missing_value_to_the_cardinality() {
+        // cat: a, b, (none), a; hosts h0, h1, h0, h2.
+        let d = text::read(
+            "0101\tp0\th0\tcat=a\n0011\tp1\th1\tcat=b\n0000\tp2\th0\n1111\tp3\th2\tcat=a\n"
+                .as_bytes(),
+            "t",
+        )
+        .unwrap();
+        let o = Observations::full(&d);
+        let set = FeatureSet::network(&d);
+        let names: Vec<String> = set.features().iter().map(Feature::to_string).collect();
+        let want = [
+            "freq1",
+            "freq7",
+            "freq30",
+            "since_change",
+            "group:cat",
+            "group:host",
+        ];
+        assert_eq!(names[..6], want);
+        assert_eq!(names[6..], ["cat:cat", "cat:host"]);
+        assert_eq!(set.cardinalities(&d).unwrap(), [2, 3]);
+        assert!(set.features()[6].is_categorical() && !set.features()[4].is_categorical());
+        let x = Examples::build(&d, &o, &set, &[0, 1, 2, 3], &[0], 2..=2, 1).unwrap();
+        let codes: Vec<[f64; 2]> = (0..4).map(|i| [x.row(i)[6], x.row(i)[7]]).collect();
+        assert_eq!(codes, [[0.0, 0.0], [1.0, 1.0], [2.0, 0.0], [0.0, 2.0]]);
+        let only = FeatureSet::new(vec![Feature::Category("brand".into())]);
+        assert!(only.cardinalities(&d).is_err());
+        assert!(Examples::build(&d, &o, &only, &[0], &[0], 2..=2, 1).is_err());
     }
 }

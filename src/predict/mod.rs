@@ -7,8 +7,10 @@
 //!   one crawl by a named policy (*partial*);
 //! - [`features`]: the frequency features (windows of 1, 7, 30 cycles, cycles since the
 //!   last change, group frequencies per attribute and host) and the labelled examples;
-//! - [`model`]: single-feature baselines and a logistic regression, saved as versioned
-//!   model files;
+//! - [`model`]: single-feature baselines, a logistic regression and the network, saved as
+//!   versioned model files;
+//! - [`network`]: the seed's network (embeddings of the categorical features, three ReLU
+//!   layers, Adagrad), trained with candle;
 //! - [`eval`]: the AUC table over the five rotations of SPEC §2, seen and unseen pages,
 //!   full and partial observability;
 //! - [`scorer`]: models learned per rotation driving the request-driven simulation
@@ -33,12 +35,15 @@
 pub mod eval;
 pub mod features;
 pub mod model;
+pub mod network;
 pub mod observe;
 pub mod scorer;
 
-pub use eval::{AucCell, AucRow, AucTable, EvalOptions, Learned, SeenUnseen, Trained};
+pub use eval::{AucCell, AucRow, AucTable, EvalOptions, Learned, ModelKind, SeenUnseen};
+pub use eval::{TrainOptions, Trained};
 pub use features::{Examples, Feature, FeatureSet};
 pub use model::Model;
+pub use network::{Network, NetworkOptions};
 pub use observe::Observations;
 pub use scorer::{ModelScorer, Reading};
 
@@ -72,6 +77,9 @@ pub enum PredictError {
     /// The optimizer failed.
     #[error("fitting the logistic regression failed: {0}")]
     Fit(String),
+    /// The network cannot be trained: bad options, or a failure inside candle.
+    #[error("training the network: {0}")]
+    Network(String),
     /// A model file that cannot be used.
     #[error("{0}")]
     ModelFile(String),

@@ -1,12 +1,17 @@
-//! Learned change models (SPEC §12): a single frequency feature (the seed's baselines) and a
-//! logistic regression over several (the seed's "frequency (combined)"), saved as
-//! versioned JSON files that carry their feature list.
+//! Learned change models (SPEC §12): a single frequency feature (the seed's baselines), a
+//! logistic regression over several (the seed's "frequency (combined)") and the seed's
+//! network ([`crate::predict::network`]), saved as versioned JSON files that carry their
+//! feature list.
 //!
 //! The logistic regression is fitted by [`linfa_logistic`] (L-BFGS on the log-loss with an
 //! L2 penalty `α/2·‖w‖²`): a maintained crate of the linfa toolkit made for exactly this,
 //! pure Rust, deterministic (no BLAS, no threads), and small. Features are standardized
 //! with the training examples' mean and standard deviation, stored in the model. The
-//! penalty α is chosen from [`ALPHAS`] by the AUC on the validation examples.
+//! penalty α is chosen from [`ALPHAS`] by the AUC on the validation examples. Neither it
+//! nor a single feature reads a categorical code (`cat:KEY`): codes are the network's.
+//!
+//! Model files are version 2 since the network came; version 1 files (single features and
+//! logistic regressions) read as before.
 //!
 //! ```
 //! use freshgp::predict::{Feature, Model};
@@ -18,16 +23,17 @@
 //! ```
 //!
 //! **Invariant:** a [`Model`] holds one weight, mean and scale per feature, all finite,
-//! scales positive; [`Model::from_json`] checks this, so a loaded model scores safely.
+//! scales positive (a network: the shapes of [`Network::check`]); [`Model::from_json`]
+//! checks this, so a loaded model scores safely.
 
-use super::{Examples, Feature, FeatureSet, PredictError};
+use super::{Examples, Feature, FeatureSet, Network, PredictError};
 use crate::stats::auc;
 use serde::{Deserialize, Serialize};
 
 /// The format name in every model file.
 pub const FORMAT: &str = "freshgp-model";
-/// The model file version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The model file version this build writes (it reads this one and version 1).
+pub const VERSION: u32 = 2;
 /// The L2 penalties tried when training a logistic regression.
 pub const ALPHAS: [f64; 3] = [10_000.0, 100.0, 1.0];
 
@@ -58,6 +64,9 @@ pub enum Model {
         /// The L2 penalty selected on validation.
         alpha: f64,
     },
+    /// The seed's network ([`crate::predict::network`]): the score is its predicted
+    /// probability.
+    Network(Network),
 }
 
 /// A model file: format, version, the label horizon K it was trained for, the model.
@@ -96,12 +105,14 @@ impl Model {
         match self {
             Model::Single { feature, .. } => FeatureSet::new(vec![feature.clone()]),
             Model::Logistic { features, .. } => features.clone(),
+            Model::Network(n) => n.features().clone(),
         }
     }
 
     /// The score of one example whose values follow [`Model::features`].
     pub fn score(&self, x: &[f64]) -> f64 {
         match self {
+            Model::Network(n) => n.score(x),
             Model::Single { sign, .. } => sign * x[0],
             Model::Logistic {
                 mean,
@@ -123,8 +134,21 @@ impl Model {
 
     /// The scores of every example (columns as [`Model::features`]), into `out`.
     pub fn score_into(&self, examples: &Examples, out: &mut Vec<f64>) {
-        out.clear();
-        out.extend((0..examples.len()).map(|i| self.score(examples.row(i))));
+        self.score_rows(examples.values(), out);
+    }
+
+    /// The scores of examples given row after row (values as [`Model::features`]; a last
+    /// partial row is ignored), into `out`: a network scores them in blocks
+    /// ([`Network::score_rows`]), much faster than one by one.
+    pub fn score_rows(&self, values: &[f64], out: &mut Vec<f64>) {
+        match self {
+            Model::Network(n) => n.score_rows(values, out),
+            _ => {
+                let width = self.features().len().max(1);
+                out.clear();
+                out.extend(values.chunks_exact(width).map(|row| self.score(row)));
+            }
+        }
     }
 
     /// Fits a logistic regression on `train` for each of [`ALPHAS`] and keeps the one
@@ -141,6 +165,11 @@ impl Model {
         let width = features.len();
         if train.is_empty() || validation.is_empty() {
             return Err(PredictError::NoExamples);
+        }
+        if let Some(f) = features.features().iter().find(|f| f.is_categorical()) {
+            return Err(PredictError::Feature(format!(
+                "{f}: a categorical code is an input of the network only (the logistic regression takes freqW, since_change and group:KEY)"
+            )));
         }
         if train.labels().iter().all(|&l| l) || train.labels().iter().all(|&l| !l) {
             return Err(PredictError::OneClass(train.len()));
@@ -210,7 +239,16 @@ impl Model {
             Model::Single { sign, .. } if *sign != 1.0 && *sign != -1.0 => {
                 bad("sign must be 1 or -1")
             }
+            Model::Single { feature, .. } if feature.is_categorical() => {
+                bad("a single feature cannot be a categorical code (cat:KEY)")
+            }
             Model::Single { .. } => Ok(()),
+            Model::Network(n) => n.check().map_err(PredictError::ModelFile),
+            Model::Logistic { features, .. }
+                if features.features().iter().any(Feature::is_categorical) =>
+            {
+                bad("a logistic regression cannot read a categorical code (cat:KEY)")
+            }
             Model::Logistic {
                 features,
                 mean,
@@ -277,15 +315,20 @@ impl Model {
             )));
         }
         match head.get("version").and_then(|v| v.as_u64()) {
-            Some(v) if v == u64::from(VERSION) => {}
+            Some(v) if (1..=u64::from(VERSION)).contains(&v) => {}
             v => {
                 return Err(PredictError::ModelFile(format!(
-                    "{origin}: model file version {}, this build reads version {VERSION}",
+                    "{origin}: model file version {}, this build reads versions 1 to {VERSION}",
                     v.map_or("missing".to_string(), |v| v.to_string())
                 )))
             }
         }
         let file: ModelFile = serde_json::from_str(text).map_err(at)?;
+        if file.version < 2 && matches!(file.model, Model::Network(_)) {
+            return Err(PredictError::ModelFile(format!(
+                "{origin}: a network in a version 1 model file (networks came with version 2)"
+            )));
+        }
         file.model
             .check()
             .map_err(|e| PredictError::ModelFile(format!("{origin}: {e}")))?;
@@ -299,7 +342,7 @@ impl Model {
 }
 
 /// Each column's mean and standard deviation (1 where it is constant).
-fn standardization(x: &Examples) -> (Vec<f64>, Vec<f64>) {
+pub(super) fn standardization(x: &Examples) -> (Vec<f64>, Vec<f64>) {
     let (n, width) = (x.len().max(1) as f64, x.width());
     let mut mean = vec![0.0; width];
     for row in x.values().chunks(width) {
@@ -384,8 +427,10 @@ mod tests {
         .to_json();
         Model::from_json(&good, "m").unwrap();
         let err = |text: &str| Model::from_json(text, "m.json").unwrap_err().to_string();
-        assert!(err(&good.replace("\"version\": 1", "\"version\": 9"))
-            .contains("version 9, this build reads version 1"));
+        assert!(err(&good.replace("\"version\": 2", "\"version\": 9"))
+            .contains("version 9, this build reads versions 1 to 2"));
+        // a version 1 file (before networks) still reads
+        Model::from_json(&good.replace("\"version\": 2", "\"version\": 1"), "m").unwrap();
         assert!(err(&good.replace(FORMAT, "other")).contains("not a freshgp model file"));
         assert!(err(&good.replace("0.2", "-0.2")).contains("scale is not positive"));
         assert!(err(&good.replace("\"freq7\"", "\"freq7\", \"freq1\""))

@@ -196,7 +196,8 @@ impl Scorer for ModelScorer<'_> {
             reading: self.reading,
             obs: Observations::empty(period.pages(), self.data.cycles()),
             last_visit: vec![0; period.pages()],
-            row: vec![0.0; setup.features.len()],
+            rows: Vec::with_capacity(period.pages() * setup.features.len()),
+            predictions: Vec::with_capacity(period.pages()),
         }))
     }
 }
@@ -208,7 +209,10 @@ struct ModelRun<'s> {
     obs: Observations,
     /// The period cycle of each page's last visit (0: none).
     last_visit: Vec<u32>,
-    row: Vec<f64>,
+    /// Every page's features, row after row, and the model's predictions: scored at once,
+    /// so a network scores in blocks.
+    rows: Vec<f64>,
+    predictions: Vec<f64>,
 }
 
 impl ScoredRun for ModelRun<'_> {
@@ -221,16 +225,15 @@ impl ScoredRun for ModelRun<'_> {
     fn score(&mut self, d: u32, out: &mut [f64]) {
         let s = self.setup;
         let cycle = s.first + d as usize - 1;
-        for (local, (o, &page)) in out.iter_mut().zip(&s.pages).enumerate() {
-            for ((x, f), g) in self
-                .row
-                .iter_mut()
-                .zip(s.features.features())
-                .zip(&s.groups)
-            {
-                *x = value(f, g.as_ref(), &self.obs, local, page as usize, cycle);
+        self.rows.clear();
+        for (local, &page) in s.pages.iter().enumerate() {
+            for (f, g) in s.features.features().iter().zip(&s.groups) {
+                let x = value(f, g.as_ref(), &self.obs, local, page as usize, cycle);
+                self.rows.push(x);
             }
-            let p = s.model.score(&self.row);
+        }
+        s.model.score_rows(&self.rows, &mut self.predictions);
+        for (local, (o, &p)) in out.iter_mut().zip(&self.predictions).enumerate() {
             *o = match self.reading {
                 Reading::Change => p,
                 Reading::Stale => match d - self.last_visit[local] {
@@ -351,7 +354,8 @@ mod tests {
             reading: Reading::Stale,
             obs: Observations::empty(2, 10),
             last_visit: vec![0; 2],
-            row: vec![0.0],
+            rows: Vec::new(),
+            predictions: Vec::new(),
         };
         run.visit(0, 1, true);
         run.score(2, &mut out);

@@ -90,6 +90,9 @@ impl Predictor {
                 Feature::Group(key) => Err(format!(
                     "model {path} reads group:{key}: the simulation computes page-level features and group:host only (train with --features freq1,freq7,freq30,since_change,group:host; `freshgp requests --learned` reads every group)"
                 )),
+                Feature::Category(key) => Err(format!(
+                    "model {path} reads cat:{key}: the simulation keeps no attribute codes (train the network with --features freq1,freq7,freq30,since_change,group:host; `freshgp requests --learned` reads every attribute)"
+                )),
             })
             .collect::<Result<Vec<_>, String>>()?;
         if inputs.len() > MAX_INPUTS {

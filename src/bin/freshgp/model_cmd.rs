@@ -1,10 +1,12 @@
-//! `freshgp model`: learned change models (SPEC §12) — train one and save it, or print
-//! the AUC table of every frequency baseline and the combined model.
+//! `freshgp model`: learned change models (SPEC §12) — train one (a logistic regression
+//! or the seed's network) and save it, or print the AUC table of every frequency baseline,
+//! the combined model and, on request, the network.
 
 use crate::common::{check_out, policy_list, DataArgs};
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
-use freshgp::predict::{eval, EvalOptions, Feature, FeatureSet};
+use freshgp::predict::TrainOptions;
+use freshgp::predict::{eval, EvalOptions, Feature, FeatureSet, ModelKind, NetworkOptions};
 use freshgp::sim::SimConfig;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -19,12 +21,14 @@ pub struct Args {
 
 #[derive(Subcommand)]
 enum Action {
-    /// Train a logistic regression over frequency features on one rotation's training
-    /// fold and period, choose its penalty on the validation fold, and save it.
+    /// Train a logistic regression over frequency features (or the seed's network, with
+    /// `--kind network`) on one rotation's training fold and period, select it on the
+    /// validation fold, and save it.
     Train(TrainArgs),
     /// Print (and write as JSON) the AUC table of the seed's Tables 2 and 3: each
-    /// frequency feature alone and all combined, seen and unseen pages, full and partial
-    /// observability, over the five rotations.
+    /// frequency feature alone, all combined, the group features alone and (with
+    /// `--network`) the seed's network; seen and unseen pages, full and partial
+    /// observability, cold start; over the five rotations.
     Eval(EvalArgs),
 }
 
@@ -44,11 +48,46 @@ struct TrainArgs {
     /// Label horizon K: an example is positive when the page changes within K cycles.
     #[arg(long, default_value_t = 1)]
     horizon: usize,
-    /// Comma-separated features (freqW, since_change, group:KEY); default every
-    /// frequency feature: freq1, freq7, freq30, since_change and group:KEY for each
-    /// attribute and the host.
+    /// The model: `logistic` (a logistic regression) or `network` (the seed's network:
+    /// embeddings, hidden layers 256, 128, 64, Adagrad, L1 and L2 of 0.001).
+    #[arg(long, default_value = "logistic")]
+    kind: String,
+    /// Comma-separated features (freqW, since_change, group:KEY, and cat:KEY for a
+    /// network); default every frequency feature: freq1, freq7, freq30, since_change and
+    /// group:KEY for each attribute and the host, and for a network also cat:KEY for each.
     #[arg(long, value_delimiter = ',')]
     features: Vec<String>,
+    #[command(flatten)]
+    network: NetworkArgs,
+}
+
+/// How to train a network (`--kind network`, `model eval --network`).
+#[derive(clap::Args)]
+struct NetworkArgs {
+    /// Network: passes over the training examples (the best by validation AUC is kept).
+    #[arg(long, default_value_t = NetworkOptions::default().epochs)]
+    epochs: usize,
+    /// Network: examples per mini-batch.
+    #[arg(long, default_value_t = NetworkOptions::default().batch_size)]
+    batch_size: usize,
+    /// Network: Adagrad's learning rate.
+    #[arg(long, default_value_t = NetworkOptions::default().learning_rate)]
+    learning_rate: f64,
+    /// Network: the seed of the initial weights and of the order of the examples.
+    #[arg(long, default_value_t = NetworkOptions::default().seed)]
+    seed: u64,
+}
+
+impl NetworkArgs {
+    fn options(&self) -> NetworkOptions {
+        NetworkOptions {
+            epochs: self.epochs,
+            batch_size: self.batch_size,
+            learning_rate: self.learning_rate,
+            seed: self.seed,
+            ..NetworkOptions::default()
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -67,6 +106,12 @@ struct EvalArgs {
     /// Resources of that crawl, in (0, 1].
     #[arg(long, default_value_t = 0.2)]
     partial_resources: f64,
+    /// Add a `network` row: the seed's network over every frequency feature and the codes
+    /// of every attribute (minutes, where the rest takes seconds).
+    #[arg(long)]
+    network: bool,
+    #[command(flatten)]
+    network_options: NetworkArgs,
     /// Also write the table as JSON to this file.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -88,8 +133,11 @@ fn train(args: TrainArgs) -> Result<()> {
     if args.rotation > 4 {
         bail!("--rotation {}: expected 0..=4", args.rotation);
     }
+    let kind: ModelKind = args.kind.parse().context("--kind")?;
     let data = args.data.load(false)?;
-    let set = if args.features.is_empty() {
+    let set = if args.features.is_empty() && kind == ModelKind::Network {
+        FeatureSet::network(&data)
+    } else if args.features.is_empty() {
         FeatureSet::frequency(&data)
     } else {
         let features = args
@@ -102,12 +150,25 @@ fn train(args: TrainArgs) -> Result<()> {
     };
     let start = Instant::now();
     eprintln!(
-        "training on rotation {} ({} features, K = {})...",
+        "training a {kind} on rotation {} ({} features, K = {})...",
         args.rotation,
         set.len(),
         args.horizon
     );
-    let t = eval::train(&data, &set, args.rotation, args.horizon)?;
+    let options = TrainOptions {
+        rotation: args.rotation,
+        horizon: args.horizon,
+        kind,
+        network: args.network.options(),
+    };
+    let epochs = options.network.epochs;
+    let mut progress = |epoch: usize, loss: f64, auc: f64| {
+        eprintln!(
+            "epoch {epoch}/{epochs}: training cross-entropy {loss:.4}, validation AUC {auc:.4} ({:.1}s)",
+            start.elapsed().as_secs_f64()
+        );
+    };
+    let t = eval::train(&data, &set, &options, &mut progress)?;
     std::fs::write(&args.out, t.model.to_json_with_horizon(args.horizon))
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     let mut out = std::io::stdout().lock();
@@ -149,7 +210,8 @@ fn evaluate(args: EvalArgs) -> Result<()> {
     let options = EvalOptions::default()
         .horizon(args.horizon)
         .rotations(args.rotations)
-        .partial(partial);
+        .partial(partial)
+        .network(args.network.then(|| args.network_options.options()));
     let start = Instant::now();
     eprintln!(
         "evaluating {} rotation(s) on {} pages × {} cycles...",
@@ -157,7 +219,9 @@ fn evaluate(args: EvalArgs) -> Result<()> {
         data.pages(),
         data.cycles()
     );
-    let table = eval::auc_table(&data, &options)?;
+    let table = eval::auc_table_with_progress(&data, &options, &|step| {
+        eprintln!("{step} ({:.1}s)", start.elapsed().as_secs_f64());
+    })?;
     eprintln!("done in {:.1}s", start.elapsed().as_secs_f64());
     let mut out = std::io::stdout().lock();
     write!(out, "{table}")?;

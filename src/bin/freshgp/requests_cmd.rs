@@ -26,7 +26,8 @@ pub struct Args {
     policies: String,
     /// Learned models that decide the crawls too (comma-separated): `combined` (the
     /// logistic regression over every frequency feature), `groups` (over the group
-    /// features alone: metadata, for cold start) or one feature (freqW,
+    /// features alone: metadata, for cold start), `network` (the seed's network over
+    /// every frequency feature and attribute code; minutes to train) or one feature (freqW,
     /// since_change, group:KEY), each learned per rotation on its training fold (SPEC
     /// §12), scored by the predicted change probability p; `stale:combined` scores
     /// 1 - (1 - p)^t instead, t the cycles since the page's last crawl. Default: none.
