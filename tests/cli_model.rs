@@ -218,32 +218,28 @@ fn a_network_trains_reports_its_epochs_and_drives_the_table_and_the_requests() {
             .output()
             .unwrap()
     };
-    let features = "freq7,since_change,cat:brand";
-    let out = freshgp()
-        .args([
-            "model", "train", "--kind", "network", "--epochs", "1", "--data",
-        ])
-        .arg(&data)
-        .args(["--features", features, "--out"])
-        .arg(dir.path().join("brand.json"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let out = simulate(&dir.path().join("brand.json"));
+    // A one-epoch network over `features`, written to `name` in the directory.
+    let train = |features: &str, name: &str| {
+        let path = dir.path().join(name);
+        let out = freshgp()
+            .args([
+                "model", "train", "--kind", "network", "--epochs", "1", "--data",
+            ])
+            .arg(&data)
+            .args(["--features", features, "--out"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        path
+    };
+    let out = simulate(&train("freq7,since_change,cat:brand", "brand.json"));
     assert!(!out.status.success());
     assert!(stderr(&out).contains("reads cat:brand: the simulation keeps no attribute codes"));
-    let features = "freq1,freq7,freq30,since_change,group:host";
-    let out = freshgp()
-        .args([
-            "model", "train", "--kind", "network", "--epochs", "1", "--data",
-        ])
-        .arg(&data)
-        .args(["--features", features, "--out"])
-        .arg(dir.path().join("page.json"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let out = simulate(&dir.path().join("page.json"));
+    let out = simulate(&train(
+        "freq1,freq7,freq30,since_change,group:host",
+        "page.json",
+    ));
     assert!(out.status.success(), "{}", stderr(&out));
     // The network, learned per rotation, decides request-driven crawls.
     let out = freshgp()

@@ -295,9 +295,14 @@ fn rotation(
         .enumerate()
         .map(|(j, f)| Model::single_oriented(f.clone(), j, &train))
         .collect::<Result<_, _>>()?;
-    let frequency: Vec<usize> = (0..set.len()).collect();
-    let (t, v) = (train.select(&frequency), validation.select(&frequency));
-    models.push(Model::train_logistic(set, &t, &v)?);
+    if wide.len() == set.len() {
+        models.push(Model::train_logistic(set, &train, &validation)?);
+    } else {
+        // Without the network's code columns (copied only when there are some).
+        let frequency: Vec<usize> = (0..set.len()).collect();
+        let (t, v) = (train.select(&frequency), validation.select(&frequency));
+        models.push(Model::train_logistic(set, &t, &v)?);
+    }
     let (groups, columns) = set.groups();
     if !groups.is_empty() {
         let (t, v) = (train.select(&columns), validation.select(&columns));
