@@ -6,7 +6,8 @@
 #      included; seen and unseen pages; full, partial and cold-start observability);
 #   3. the request-driven savings against uniform (the seed's Figure 11: seen, unseen,
 #      cold start), for the policies and the learned models;
-#   4. the study: GP over the extended terminals with and without P.
+#   4. the study: GP over the extended terminals, over them plus n30, X30 and GR (grouped
+#      by category), and over those plus P.
 # Run from anywhere: sh experiments/predictive.sh   (FRESHGP=path/to/freshgp to choose
 # the binary; by default it is built). Inputs and outputs go to results/.
 set -eu

@@ -94,7 +94,7 @@ fn value(negative_zero: bool) -> impl Strategy<Value = f64> {
 }
 
 fn rows(negative_zero: bool, max: usize) -> impl Strategy<Value = Vec<[f64; Terminal::COUNT]>> {
-    prop::collection::vec(prop::array::uniform15(value(negative_zero)), 1..max)
+    prop::collection::vec(prop::array::uniform18(value(negative_zero)), 1..max)
 }
 
 /// The nodes spelled out, so a failure is readable even if the printer is at fault.

@@ -37,6 +37,10 @@ fn hosted(dir: &Path, weighted: bool) -> Option<Dataset> {
             let weight = [1.0, 0.0, 2.5, 0.25, 10.0][i % 5];
             out.push_str(&format!("\tweight={weight}"));
         }
+        // A categorical attribute (SPEC §12) for GR; every 11th page lacks it.
+        if i % 11 != 0 {
+            out.push_str(&format!("\tkind=k{}", i % 7));
+        }
         out.push('\n');
     }
     let path = dir.join("hosted.tsv");
@@ -65,7 +69,11 @@ fn crawl(
         let host = d.host(p).map(|h| d.host_names()[h as usize].as_str());
         let host = host.filter(|h| !h.is_empty());
         s.add_weighted(id.clone(), host, d.weight(p)).unwrap();
+        for a in d.attributes().iter() {
+            s.set_attribute(id.as_str(), a.name(), a.value(p)).unwrap();
+        }
     }
+    s.group_by(d.grouping()).unwrap();
     let cap = config.host_cap().map(|m| m as usize);
     let mut stale = vec![false; ids.len()];
     let mut batches = Vec::new();
@@ -195,6 +203,41 @@ fn section8_formula_batches_are_the_simulations_visits_on_a_weighted_real_file()
     );
 }
 
+/// SPEC §12's terminals (`n30 X30 GR`), pages grouped by an attribute for `GR`: the
+/// scheduler's batches are the simulation's visits, through a restart from the saved
+/// state (attributes and grouping saved), with and without a host cap; grouped by host,
+/// `GR` visits as `HR` does.
+#[test]
+fn frequency_terminals_grouped_by_an_attribute_schedule_as_they_simulate() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(mut d) = hosted(dir.path(), true) else {
+        return;
+    };
+    let rule = Policy::parse(
+        "GR * t + X30 / (n30 + 1) - 0.01 * n7",
+        &Grammar::frequency(),
+    )
+    .unwrap();
+    let by_host = visits(&d, &rule, &SimConfig::paper());
+    let hr = Policy::parse(
+        "HR * t + X30 / (n30 + 1) - 0.01 * n7",
+        &Grammar::frequency(),
+    )
+    .unwrap();
+    assert_eq!(visits(&d, &hr, &SimConfig::paper()), by_host);
+    d.group_by(Some("kind")).unwrap();
+    let state = dir.path().join("grouped.state");
+    for cap in [None, Some(2)] {
+        let config = SimConfig::paper().with_seed(3).with_host_cap(cap).unwrap();
+        let expected = visits(&d, &rule, &config);
+        assert_eq!(crawl(&d, &rule, &config, None), expected, "cap {cap:?}");
+        let restarted = crawl(&d, &rule, &config, Some((30, &state)));
+        assert_eq!(restarted, expected, "cap {cap:?}, restarted at day 30");
+    }
+    // The grouping matters: by kind, GR visits otherwise than by host.
+    assert_ne!(visits(&d, &rule, &SimConfig::paper()), by_host);
+}
+
 /// SPEC §9: every policy of the literature schedules, in the scheduler, the pages the
 /// simulation visits — on the weighted real file with hosts, with and without a cap, and
 /// after a restart from the saved state (visit intervals for the MLE, adaptive intervals).
@@ -267,17 +310,109 @@ fn freshgp() -> Command {
     Command::cargo_bin("freshgp").expect("the freshgp binary is built")
 }
 
+/// The error `freshgp schedule` prints (exit status 2) for the log `log` on `state`.
+fn refused_log(state: &str, log: &Path) -> String {
+    let out = freshgp()
+        .args(["schedule", "--state", state, "--observe"])
+        .arg(log)
+        .args(["--k", "1"])
+        .assert()
+        .failure()
+        .code(2);
+    String::from_utf8(out.get_output().stderr.clone()).unwrap()
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
 }
 
+/// `--group KEY` on the data commands and on `schedule`: GR over an attribute, and a key no
+/// page has is an error naming it.
+#[test]
+fn cli_group_by_an_attribute() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = write(
+        dir.path(),
+        "offers.tsv",
+        "1111\ta\th\tcategory=x\n0000\tb\th\tcategory=x\n1010\tc\th\n0101\td\th\tcategory=y\n",
+    );
+    let data = data.to_str().unwrap();
+    let simulate = |group: &[&str]| {
+        let mut args = vec![
+            "simulate",
+            "--data",
+            data,
+            "--formula",
+            "GR * t",
+            "--period",
+            "all",
+            "--resources",
+            "0.5",
+            "--warmup",
+            "1",
+        ];
+        args.extend_from_slice(group);
+        freshgp().args(&args).assert()
+    };
+    let by_category = simulate(&["--group", "category"]).success();
+    let by_host = simulate(&[]).success();
+    assert_ne!(by_category.get_output().stdout, by_host.get_output().stdout);
+    let err = simulate(&["--group", "brand"]).code(2);
+    let err = String::from_utf8(err.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("group by `brand`: no page has that attribute (the data has: host, category)"),
+        "{err}"
+    );
+    // The scheduler keeps the grouping and the attributes of the log in its state.
+    let state = dir.path().join("g.state");
+    let s = state.to_str().unwrap();
+    let log = write(
+        dir.path(),
+        "day1.tsv",
+        "a\t1\t1\t\t\tcategory=x\nb\t1\t0\t\t\tcategory=x\nc\t1\t0\n",
+    );
+    freshgp()
+        .args([
+            "schedule",
+            "--formula",
+            "GR",
+            "--grammar",
+            "frequency",
+            "--group",
+            "category",
+        ])
+        .args([
+            "--state",
+            s,
+            "--observe",
+            log.to_str().unwrap(),
+            "--k",
+            "3",
+            "--json",
+        ])
+        .assert()
+        .success();
+    let back: freshgp::schedule::Scheduler = freshgp::schedule::Scheduler::load(&state).unwrap();
+    assert_eq!(back.grouping(), Some("category"));
+    assert_eq!(back.attribute("b", "category"), Some("x"));
+    let bad = write(dir.path(), "bad.tsv", "a\t2\t1\t\t\tcategory\n");
+    let err = refused_log(s, &bad);
+    assert!(
+        err.contains("bad.tsv:1: field 6 `category`: an attribute must be key=value"),
+        "{err}"
+    );
+}
+
 #[test]
 fn cli_weight_column_sets_weights_and_bad_weights_name_the_line() {
     let help = freshgp().args(["schedule", "--help"]).assert().success();
     let help = String::from_utf8(help.get_output().stdout.clone()).unwrap();
-    assert!(help.contains("[<TAB>host[<TAB>weight]]"), "{help}");
+    assert!(
+        help.contains("[<TAB>host[<TAB>weight[<TAB>key=value ...]]]"),
+        "{help}"
+    );
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("w.state");
     let s = state.to_str().unwrap();
@@ -318,20 +453,7 @@ fn cli_weight_column_sets_weights_and_bad_weights_name_the_line() {
     );
     // A bad weight names the file, the line and the field; nothing is saved.
     let bad = write(dir.path(), "bad.tsv", "b\t2\t0\n# note\nc\t2\t1\t\tlots\n");
-    let out = freshgp()
-        .args([
-            "schedule",
-            "--state",
-            s,
-            "--observe",
-            bad.to_str().unwrap(),
-            "--k",
-            "1",
-        ])
-        .assert()
-        .failure()
-        .code(2);
-    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let err = refused_log(s, &bad);
     assert!(
         err.contains("bad.tsv:3: fifth field `lots` must be a weight (a finite number >= 0)"),
         "{err}"

@@ -33,6 +33,7 @@ const POLICIES: &[&str] = &[
     "AAD * t - SAD + log(GAD + 1e-300)",
     "w * HR + tc / (n7 + 1) - X7",
     "w * (1 - exp(-CG * t)) / tc",
+    "X30 / (n30 + 0.5) * t - n7",
     "Rand",
     "Age",
     "NAD",
@@ -165,7 +166,7 @@ fn sql_batch(db: &rusqlite::Connection, query: &str) -> Vec<(String, Option<Stri
 
 /// A policy as the command line reads it (grammar `extended`).
 fn parse(text: &str) -> Policy {
-    Policy::parse(text, &Grammar::extended()).unwrap()
+    Policy::parse(text, &Grammar::frequency()).unwrap()
 }
 
 /// Checks the query's batch against the scheduler's for `policy` at cycle `d`.
@@ -304,6 +305,7 @@ fn batches_equal_the_schedulers_on_the_real_history() {
         "X / n * t + CG",
         "AAD * t - SAD",
         "HR * tc + n7 - X7",
+        "X30 / (n30 + 0.5) * t",
     ] {
         for cap in [None, Some(3)] {
             check(&db, &rows, policy, 57, 100, cap);
@@ -337,6 +339,7 @@ fn policies_the_query_cannot_compute_are_refused() {
         ("kab5", "is not a formula"),
         ("nutch", "is not a formula"),
         ("w * MLE", "reads MLE"),
+        ("GR * t", "reads GR"),
     ] {
         let err = batch_query(&parse(policy), &q).unwrap_err();
         assert!(err.to_string().contains(want), "{policy}: {err}");

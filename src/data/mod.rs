@@ -149,6 +149,9 @@ pub struct Dataset {
     host_names: Vec<String>,
     weights: Option<Vec<f64>>,
     attributes: Attributes,
+    /// The attribute pages are grouped by for `GR` (an index into `attributes`; `None`:
+    /// the host).
+    grouping: Option<usize>,
 }
 
 /// A dataset's [`Dataset::fingerprint`], written as 16 hexadecimal digits.
@@ -204,6 +207,7 @@ impl Dataset {
             host_names: Vec::new(),
             weights: None,
             attributes: Attributes::default(),
+            grouping: None,
         }
     }
 
@@ -297,6 +301,9 @@ impl Dataset {
         }
         if !self.attributes.is_empty() {
             h = self.attributes.hash_into(h, fold, text);
+        }
+        if let Some(key) = self.grouping() {
+            h = text(fold(h, 4), key);
         }
         Fingerprint(h)
     }
@@ -496,6 +503,63 @@ impl Dataset {
             "one code per page"
         );
         self.attributes = attributes;
+        self.grouping = None;
+    }
+
+    /// Groups the pages by the attribute `key` for the terminal `GR` (SPEC §12's group
+    /// rate; `None` or `"host"`: by host, the default, where `GR` is `HR`).
+    ///
+    /// # Errors
+    /// [`DataError::Invalid`] when no page has the attribute, naming those there are.
+    pub fn group_by(&mut self, key: Option<&str>) -> Result<(), DataError> {
+        self.grouping = match key {
+            None | Some("host") => None,
+            Some(key) => match self.attributes.iter().position(|a| a.name() == key) {
+                Some(i)
+                    if self
+                        .attributes
+                        .iter()
+                        .nth(i)
+                        .is_some_and(|a| a.pages_with() > 0) =>
+                {
+                    Some(i)
+                }
+                _ => {
+                    let names = self.attributes.names();
+                    return Err(DataError::Invalid {
+                        what: format!("group by `{key}`"),
+                        reason: if names.is_empty() {
+                            "no page has that attribute (the data has no attributes; group by host)"
+                                .into()
+                        } else {
+                            format!(
+                                "no page has that attribute (the data has: host, {})",
+                                names.join(", ")
+                            )
+                        },
+                    });
+                }
+            },
+        };
+        Ok(())
+    }
+
+    /// The attribute pages are grouped by for `GR`, `None` for the host.
+    pub fn grouping(&self) -> Option<&str> {
+        self.grouping
+            .and_then(|i| self.attributes.iter().nth(i))
+            .map(|a| a.name())
+    }
+
+    /// Page `p`'s group for `GR`: its code of the grouping attribute, or its host when
+    /// the data is grouped by host (`None`: the page has none).
+    pub fn group(&self, p: usize) -> Option<u32> {
+        match self.grouping.and_then(|i| self.attributes.iter().nth(i)) {
+            Some(a) => a.code(p),
+            None => self
+                .host(p)
+                .filter(|&h| !self.host_names[h as usize].is_empty()),
+        }
     }
 
     /// Whether pages carry weights other than the default.
@@ -549,6 +613,7 @@ impl Dataset {
             d.weights = Some(pages.iter().map(|&p| weights[p as usize]).collect());
         }
         d.attributes = self.attributes.subset(pages);
+        d.grouping = self.grouping;
         d
     }
 
@@ -570,6 +635,7 @@ impl Dataset {
         d.host_names = self.host_names.clone();
         d.weights = self.weights.clone();
         d.attributes = self.attributes.clone();
+        d.grouping = self.grouping;
         for p in 0..self.pages {
             for (dst, src) in [(&mut d.bits, &self.bits), (&mut d.unknown, &self.unknown)] {
                 let row = &src[p * self.words..(p + 1) * self.words];
@@ -604,6 +670,7 @@ impl Dataset {
             host_names: Vec::new(),
             weights: None,
             attributes: Attributes::default(),
+            grouping: None,
         }
     }
 

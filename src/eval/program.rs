@@ -377,6 +377,9 @@ mod tests {
                     1.0 / (x + 1.0),
                     (x + 2.0).ln(),
                     1.0 / (x + 3.0),
+                    (x % 31.0).min(30.0),
+                    (x % 11.0).min(x % 31.0),
+                    1.0 / (x + 4.0),
                 ]
             })
             .collect();
@@ -395,6 +398,7 @@ mod tests {
             "-(log(2) * 3)",
             "exp(t) * exp(n) - exp(X) * exp(t)",
             "w * MLE / (HR + tc) - n7 ^ X7",
+            "X30 / n30 + GR * P",
         ] {
             check(text, Closure::Paper, &rows);
             check(text, Closure::Reference, &rows);
@@ -416,6 +420,7 @@ mod tests {
             Closure::Paper,
             &[[
                 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0,
+                16.0, 17.0, 18.0,
             ]],
         );
     }

@@ -195,6 +195,8 @@ struct RawStudy {
     dataset: DatasetSpec,
     #[serde(default = "default_unknown")]
     unknown: String,
+    #[serde(default)]
+    group: Option<String>,
     #[serde(default = "all_rotations")]
     rotations: Vec<usize>,
     #[serde(default)]
@@ -300,6 +302,10 @@ pub struct Study {
     /// Unknown-cycle policy for file datasets (written `paper`, `paper:N`, `infer`, `zero`,
     /// `one`, `drop` or `keep`).
     pub unknown: UnknownPolicy,
+    /// The attribute pages are grouped by for the terminal `GR` (SPEC §12; `None`: the
+    /// host, where `GR` is `HR`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
     /// The rotations (test folds) run, in order.
     pub rotations: Vec<usize>,
     /// Simulation settings (resources, warm-up, tie seed and rule, host cap, and the run
@@ -341,6 +347,8 @@ struct StoredStudy {
     description: String,
     dataset: DatasetSpec,
     unknown: UnknownPolicy,
+    #[serde(default)]
+    group: Option<String>,
     rotations: Vec<usize>,
     sim: SimConfig,
     #[serde(default)]
@@ -370,6 +378,7 @@ impl TryFrom<StoredStudy> for Study {
             description: s.description,
             dataset: s.dataset,
             unknown: s.unknown,
+            group: s.group,
             rotations: s.rotations,
             sim: s.sim,
             test_horizon: s.test_horizon,
@@ -701,6 +710,13 @@ impl Study {
 
     /// Loads (or generates) the dataset, relative paths resolved against `base`.
     pub(crate) fn load_dataset(&self, base: &Path) -> Result<Dataset, StudyError> {
+        let mut dataset = self.read_dataset(base)?;
+        dataset.group_by(self.group.as_deref())?;
+        Ok(dataset)
+    }
+
+    /// Loads (or generates) the dataset as its spec says.
+    fn read_dataset(&self, base: &Path) -> Result<Dataset, StudyError> {
         match &self.dataset {
             DatasetSpec::Path(path) => {
                 let options = LoadOptions {
@@ -833,6 +849,7 @@ impl RawStudy {
             description: self.description,
             dataset: self.dataset,
             unknown,
+            group: self.group,
             rotations: self.rotations,
             sim,
             test_horizon: self.test_horizon,

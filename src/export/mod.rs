@@ -8,15 +8,17 @@
 //! each named as the terminal (case as in the SPEC), in freshgp's column order, the order
 //! of [`Terminal::ALL`]:
 //!
-//! `t n X CG NAD SAD AAD GAD w tc n7 X7 HR MLE P`
+//! `t n X CG NAD SAD AAD GAD w tc n7 X7 HR MLE n30 X30 GR P`
 //!
 //! restricted to the terminals the formula reads. [`arguments`] returns that list. The
 //! order depends only on which terminals the formula reads, never on where they appear in
 //! it: `MLE * w + tc` gives `(w, tc, MLE)`, and so does `tc + w * MLE`. The extended
 //! terminals of SPEC §8 (`w tc n7 X7 HR MLE`) come after `GAD`, so a formula over the
-//! terminals of GP4C_All exports exactly as it did before they existed. `P` (SPEC §12, a
-//! learned model's predicted change probability) comes last, for the same reason; the
-//! caller computes it with the model and passes it like any terminal. Every export's
+//! terminals of GP4C_All exports exactly as it did before they existed. SPEC §12's
+//! frequency terminals (`n30 X30 GR`; `GR` the rate of the page's group, which the caller
+//! computes over the attribute it groups by) follow, and `P` (a learned model's predicted
+//! change probability) comes last; the caller computes it with the model and passes it
+//! like any terminal. Every export's
 //! header comment repeats its arguments and the column order (for a formula that reads
 //! only terminals of GP4C_All, the order of those eight, as always).
 //!
@@ -826,7 +828,7 @@ mod tests {
             include_str!("mod.rs").contains(&line),
             "the docs must say {line}"
         );
-        let f = f("MLE * w + HR / tc - X7 ^ n7 + GAD * t + X + SAD + CG + n + NAD + AAD + P");
+        let f = f("MLE * w + HR / tc - X7 ^ n7 + GAD * t + X + SAD + CG + n + NAD + AAD + P + GR + X30 * n30");
         assert_eq!(arguments(&f), Terminal::ALL);
         assert_eq!(column_order(&arguments(&f)), order.join(" "));
         assert_eq!(

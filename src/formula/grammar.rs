@@ -88,13 +88,15 @@ const ALL: &str = include_str!("../../grammars/all.ron");
 const BASIC_REFERENCE: &str = include_str!("../../grammars/basic-reference.ron");
 const ALL_REFERENCE: &str = include_str!("../../grammars/all-reference.ron");
 const EXTENDED: &str = include_str!("../../grammars/extended.ron");
+const FREQUENCY: &str = include_str!("../../grammars/frequency.ron");
 const PREDICTIVE: &str = include_str!("../../grammars/predictive.ron");
 
 /// The grammars compiled into the crate: their names and `grammars/<name>.ron` texts.
-const BUILT_IN: [(&str, &str); 6] = [
+const BUILT_IN: [(&str, &str); 7] = [
     ("basic", BASIC),
     ("all", ALL),
     ("extended", EXTENDED),
+    ("frequency", FREQUENCY),
     ("predictive", PREDICTIVE),
     ("basic-reference", BASIC_REFERENCE),
     ("all-reference", ALL_REFERENCE),
@@ -122,12 +124,17 @@ impl Grammar {
         shipped(EXTENDED, "grammars/extended.ron")
     }
 
-    /// Extended plus `P`, a learned model's prediction (from `grammars/predictive.ron`).
+    /// GP4C_Frequency: Extended plus `n30 X30 GR` (from `grammars/frequency.ron`).
+    pub fn frequency() -> Grammar {
+        shipped(FREQUENCY, "grammars/frequency.ron")
+    }
+
+    /// Frequency plus `P`, a learned model's prediction (from `grammars/predictive.ron`).
     pub fn predictive() -> Grammar {
         shipped(PREDICTIVE, "grammars/predictive.ron")
     }
 
-    /// A built-in grammar by name (`basic`, `all`, `extended`, `predictive`, `basic-reference`,
+    /// A built-in grammar by name (`basic`, `all`, `extended`, `frequency`, `predictive`, `basic-reference`,
     /// `all-reference`), or else a RON grammar file at that path.
     pub fn named_or_file(spec: &str) -> Result<Grammar, GrammarError> {
         match Grammar::built_in(spec) {
@@ -137,7 +144,7 @@ impl Grammar {
         }
     }
 
-    /// The built-in grammar of this name (`basic`, `all`, `extended`, `predictive`, `basic-reference`,
+    /// The built-in grammar of this name (`basic`, `all`, `extended`, `frequency`, `predictive`, `basic-reference`,
     /// `all-reference`), if it is one.
     pub fn built_in(name: &str) -> Option<Grammar> {
         BUILT_IN
@@ -381,7 +388,9 @@ mod tests {
         assert!(Grammar::built_in("no-such").is_none());
         let message = Grammar::named_or_file("no-such").unwrap_err().to_string();
         assert!(
-            message.contains("(basic, all, extended, predictive, basic-reference, all-reference)"),
+            message.contains(
+                "(basic, all, extended, frequency, predictive, basic-reference, all-reference)"
+            ),
             "{message}"
         );
     }

@@ -79,6 +79,16 @@ pub enum Terminal {
     /// The maximum-likelihood Poisson change rate per cycle from the visit intervals
     /// (Cho & Garcia-Molina, irregular access).
     MLE,
+    /// Visits in the last 30 cycles (SPEC §12's month window).
+    #[serde(rename = "n30")]
+    N30,
+    /// Detected changes in the last 30 cycles.
+    X30,
+    /// The change rate of the page's group (SPEC §12's group rate as a terminal): its
+    /// group's detected changes over their visits, the group being the page's value of the
+    /// attribute the data is grouped by (`--group KEY`; the host when none is chosen, where
+    /// `GR` equals `HR`).
+    GR,
     /// The change probability a learned model predicts for the page (SPEC §12): given by
     /// the model a policy is built with (`P * t [model m.json]`), from the page's own
     /// observations.
@@ -87,7 +97,7 @@ pub enum Terminal {
 
 impl Terminal {
     /// Number of terminals.
-    pub const COUNT: usize = 15;
+    pub const COUNT: usize = 18;
     /// Every terminal, in column order.
     pub const ALL: [Terminal; Terminal::COUNT] = [
         Terminal::T,
@@ -104,6 +114,9 @@ impl Terminal {
         Terminal::X7,
         Terminal::HR,
         Terminal::MLE,
+        Terminal::N30,
+        Terminal::X30,
+        Terminal::GR,
         Terminal::P,
     ];
 
@@ -125,6 +138,9 @@ impl Terminal {
             Terminal::HR => "HR",
             Terminal::MLE => "MLE",
             Terminal::P => "P",
+            Terminal::N30 => "n30",
+            Terminal::X30 => "X30",
+            Terminal::GR => "GR",
         }
     }
 

@@ -1,16 +1,18 @@
 //! Observation logs: what a crawler downloaded, one download per line.
 //!
-//! Format, fields separated by TAB: `page<TAB>cycle<TAB>0|1[<TAB>host[<TAB>weight]]` — the
-//! crawler's page id, the cycle of the download (from 1), `1` if the content had changed
-//! since the previous download and `0` if not, optionally the page's host, and optionally
-//! its weight (SPEC §8: a finite number >= 0). The host may be left empty when a weight
-//! follows (the page's host is then not given). Blank lines and lines starting with `#`
+//! Format, fields separated by TAB:
+//! `page<TAB>cycle<TAB>0|1[<TAB>host[<TAB>weight[<TAB>key=value ...]]]` — the crawler's
+//! page id, the cycle of the download (from 1), `1` if the content had changed since the
+//! previous download and `0` if not, optionally the page's host, its weight (SPEC §8: a
+//! finite number >= 0) and its categorical attributes (SPEC §12: `category=shoes`, one
+//! per field; `key=` clears the page's value). The host and weight may be left empty when
+//! a later field follows (they are then not given). Blank lines and lines starting with `#`
 //! are ignored; a trailing `\r` is dropped.
 //!
 //! [`apply`] feeds a log to a [`Scheduler`]: unknown pages are added (with their host and
 //! weight, if given; else without host and of weight 1), a host column sets the page's
 //! host ([`Scheduler::set_host`]), a weight column its weight
-//! ([`Scheduler::set_weight`]), and every observation goes through
+//! ([`Scheduler::set_weight`]), an attribute its value ([`Scheduler::set_attribute`]), and every observation goes through
 //! [`Scheduler::observe`], in cycle order (see [`apply_with`] for the rule on duplicate and
 //! out-of-order lines, which are skipped and counted, never an error). A malformed line or
 //! a cycle that jumps too far ([`LogOptions::max_jump`]) is an error naming the file, the
@@ -53,6 +55,8 @@ pub(crate) struct Observation<'a> {
     pub(crate) host: Option<&'a str>,
     /// The page's weight, if given.
     pub(crate) weight: Option<f64>,
+    /// The page's attributes given (`None`: cleared).
+    pub(crate) attributes: Vec<(&'a str, Option<&'a str>)>,
 }
 
 /// Why a log could not be applied.
@@ -109,9 +113,10 @@ pub(crate) fn parse_line(line: &str) -> Result<Option<Observation<'_>>, String> 
         return Ok(None);
     }
     let fields: Vec<&str> = line.split('\t').collect();
-    if !(3..=5).contains(&fields.len()) {
+    if fields.len() < 3 {
         return Err(format!(
-            "{} TAB-separated fields, expected page, cycle, 0|1 and optionally host and weight",
+            "{} TAB-separated fields, expected page, cycle, 0|1 and optionally host, weight \
+             and key=value attributes",
             fields.len()
         ));
     }
@@ -134,11 +139,17 @@ pub(crate) fn parse_line(line: &str) -> Result<Option<Observation<'_>>, String> 
         other => return Err(format!("third field `{other}` must be 0 or 1")),
     };
     let host = match (fields.get(3), fields.len()) {
-        (None, _) | (Some(&""), 5) => None,
+        (None, _) => None,
+        (Some(&""), 5..) => None,
         (Some(&""), _) => return Err("empty host".into()),
         (Some(&h), _) => Some(h),
     };
-    let weight = match fields.get(4) {
+    let weight = match (fields.get(4), fields.len()) {
+        (None, _) => None,
+        (Some(&""), 6..) => None,
+        (Some(w), _) => Some(w),
+    };
+    let weight = match weight {
         None => None,
         Some(w) => match w.parse::<f64>() {
             Ok(w) if w.is_finite() && w >= 0.0 => Some(w + 0.0),
@@ -149,12 +160,26 @@ pub(crate) fn parse_line(line: &str) -> Result<Option<Observation<'_>>, String> 
             }
         },
     };
+    let attributes = fields
+        .iter()
+        .enumerate()
+        .skip(5)
+        .map(|(i, field)| {
+            let place = |why: String| format!("field {} `{field}`: {why}", i + 1);
+            let (key, value) = field
+                .split_once('=')
+                .ok_or_else(|| place("an attribute must be key=value".into()))?;
+            crate::data::attributes::check_key(key).map_err(place)?;
+            Ok((key, Some(value).filter(|v| !v.is_empty())))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     Ok(Some(Observation {
         page,
         cycle,
         changed,
         host,
         weight,
+        attributes,
     }))
 }
 
@@ -205,6 +230,17 @@ struct Line {
     changed: bool,
     host: Option<String>,
     weight: Option<f64>,
+    attributes: Vec<(String, Option<String>)>,
+}
+
+impl Line {
+    /// Sets the line's attributes on its page.
+    fn set_attributes(&self, scheduler: &mut Scheduler<String>) -> Result<(), ScheduleError> {
+        for (key, value) in &self.attributes {
+            scheduler.set_attribute(&self.page, key, value.as_deref())?;
+        }
+        Ok(())
+    }
 }
 
 /// Applies the log read from `input` (`file` names it in errors) to `scheduler` under the
@@ -255,6 +291,8 @@ pub fn apply_with<R: BufRead>(
             let weight = line.weight.unwrap_or(1.0);
             scheduler
                 .add_weighted(line.page.clone(), line.host.as_deref(), weight)
+                .map_err(refused(line.number))?;
+            line.set_attributes(scheduler)
                 .map_err(refused(line.number))?;
             summary.added += 1;
         }
@@ -310,6 +348,8 @@ pub fn apply_with<R: BufRead>(
                 .set_weight(&line.page, w)
                 .map_err(refused(line.number))?;
         }
+        line.set_attributes(scheduler)
+            .map_err(refused(line.number))?;
         summary.observations += 1;
     }
     summary.first_skipped = first_skipped.map(|(_, text)| text);
@@ -365,6 +405,11 @@ fn read_lines<R: BufRead>(input: R, file: &str) -> Result<Vec<Line>, LogError> {
                 changed: obs.changed,
                 host: obs.host.map(str::to_string),
                 weight: obs.weight,
+                attributes: obs
+                    .attributes
+                    .iter()
+                    .map(|&(k, v)| (k.to_string(), v.map(str::to_string)))
+                    .collect(),
             }),
             Ok(None) => {}
             Err(reason) => {
@@ -409,6 +454,7 @@ mod tests {
                 changed: true,
                 host: Some("h"),
                 weight: None,
+                attributes: vec![],
             }))
         );
         assert_eq!(
@@ -419,6 +465,7 @@ mod tests {
                 changed: false,
                 host: None,
                 weight: Some(0.25),
+                attributes: vec![],
             }))
         );
         let weighted = parse_line("p\t3\t0\th\t-0").unwrap().unwrap();
@@ -438,7 +485,7 @@ mod tests {
         assert!(parse_line("p\t1\t1\t").unwrap_err().contains("empty host"));
         assert!(parse_line("p\t1\t1\th\t1\textra")
             .unwrap_err()
-            .contains("6 TAB"));
+            .contains("field 6 `extra`: an attribute must be key=value"));
     }
 
     #[test]
@@ -567,5 +614,72 @@ mod weight_tests {
         apply(&mut plain, text.as_bytes(), "w.tsv").unwrap();
         assert_eq!(plain.weight("a"), Some(3.0));
         assert_eq!(plain.stats("a"), plain.stats("c"), "w and HR are not read");
+    }
+
+    #[test]
+    fn attribute_fields_set_attributes_and_group_rates_follow_them() {
+        let obs = parse_line("p\t3\t1\t\t\tcategory=shoes\tbrand=")
+            .unwrap()
+            .unwrap();
+        assert_eq!((obs.host, obs.weight), (None, None));
+        assert_eq!(
+            obs.attributes,
+            [("category", Some("shoes")), ("brand", None)]
+        );
+        for (line, why) in [
+            (
+                "p\t3\t1\th\t1\tshoes",
+                "field 6 `shoes`: an attribute must be key=value",
+            ),
+            (
+                "p\t3\t1\th\t1\thost=x",
+                "field 6 `host=x`: bad attribute key `host`",
+            ),
+            (
+                "p\t3\t1\th\t\t",
+                "field 6 ``: an attribute must be key=value",
+            ),
+        ] {
+            let err = parse_line(line).unwrap_err();
+            assert!(err.contains(why), "{line:?}: {err}");
+        }
+        // GR by category: a and b pool their visits, c (no category) stands alone; moving
+        // b to another category moves its totals.
+        let mut s: Scheduler =
+            Scheduler::new(Policy::parse("GR", &crate::formula::Grammar::frequency()).unwrap());
+        s.group_by(Some("category")).unwrap();
+        let log = "a\t1\t1\t\t\tcategory=x\nb\t1\t0\t\t\tcategory=x\nc\t1\t1\n\
+                   a\t2\t1\nb\t2\t0\nc\t2\t0\n";
+        apply(&mut s, log.as_bytes(), "crawl.log").unwrap();
+        let rate = |s: &Scheduler, page: &str| s.host_rates().group_rate(s.stats(page).unwrap());
+        assert_eq!(
+            (rate(&s, "a"), rate(&s, "b"), rate(&s, "c")),
+            (0.5, 0.5, 0.5)
+        );
+        assert_eq!(s.attribute("a", "category"), Some("x"));
+        assert_eq!(s.attributes("c"), []);
+        apply(&mut s, "b\t3\t0\t\t\tcategory=y\n".as_bytes(), "crawl.log").unwrap();
+        assert_eq!((rate(&s, "a"), rate(&s, "b")), (1.0, 0.0));
+        // Saved and loaded, the attributes, the grouping and the totals come back.
+        let back: Scheduler = Scheduler::from_bytes(&s.to_bytes().unwrap(), "<mem>").unwrap();
+        assert_eq!(back.grouping(), Some("category"));
+        assert_eq!(back.attributes("b"), [("category", "y")]);
+        assert_eq!(
+            (rate(&back, "a"), rate(&back, "b"), rate(&back, "c")),
+            (1.0, 0.0, 1.0 / 2.0)
+        );
+        // Regrouped by host (none here: every page its own), GR is each page's own rate.
+        s.group_by(None).unwrap();
+        assert_eq!((rate(&s, "a"), rate(&s, "b")), (1.0, 0.0));
+        assert!(s
+            .group_by(Some("9x"))
+            .unwrap_err()
+            .to_string()
+            .contains("bad attribute key"));
+        assert!(s
+            .set_attribute("a", "category", Some("a\tb"))
+            .unwrap_err()
+            .to_string()
+            .contains("page \"a\": attribute category"));
     }
 }

@@ -90,6 +90,7 @@
 //! **Invariant:** this layer uses `formula`, `eval` and `sim` (the terminals, scores and
 //! ranking keys are the simulation's own); nothing below it uses it.
 
+mod attributes;
 mod bandit;
 mod groups;
 mod lock;
@@ -185,6 +186,9 @@ pub enum ScheduleError {
          observe {0}, which needs the pages it did not download): write `reward: changerate`"
     )]
     Reward(&'static str),
+    /// A bad attribute key or value (SPEC §12), with the reason.
+    #[error("{0}")]
+    Attribute(String),
 }
 
 /// A score as JSON: the number when finite, else `"inf"` or `"-inf"` (JSON has no
@@ -242,8 +246,14 @@ pub struct Scheduler<K = String> {
     groups: Groups,
     /// The interned visit intervals of the pages (SPEC §8 `MLE`).
     histories: Histories,
-    /// Σ X and Σ n of each host's current pages (SPEC §8 `HR`), whatever the policy.
+    /// Σ X and Σ n of each host's current pages (SPEC §8 `HR`), whatever the policy, and
+    /// of each rate group's (`GR`).
     host_rates: HostRates,
+    /// The pages' categorical attributes (SPEC §12).
+    attributes: attributes::Attributes,
+    /// The attribute (a column of `attributes`) pages are grouped by for `GR`; `None`:
+    /// the host.
+    grouping: Option<usize>,
     /// A bandit policy's weights and pending batch (SPEC §10).
     bandit: Option<LiveBandit>,
     work: Work,
@@ -307,6 +317,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             groups: Groups::default(),
             histories: Histories::default(),
             host_rates: HostRates::default(),
+            attributes: attributes::Attributes::default(),
+            grouping: None,
             work: Work::default(),
         }
     }
@@ -449,6 +461,75 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         &self.host_rates
     }
 
+    /// The page's value of the attribute `key` (SPEC §12), if it has one.
+    pub fn attribute<Q>(&self, page: &Q, key: &str) -> Option<&str>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        let slot = *self.index.get(page)?;
+        self.attributes.value(key, slot as usize)
+    }
+
+    /// The page's attributes, `(key, value)` in the order the keys were first set.
+    pub fn attributes<Q>(&self, page: &Q) -> Vec<(&str, &str)>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        match self.index.get(page) {
+            Some(&slot) => self.attributes.of(slot as usize).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Sets (or, with `None`, clears) the page's value of the attribute `key` (SPEC §12);
+    /// when the pages are grouped by `key`, its visits and changes move to its new
+    /// group's totals (`GR`).
+    pub fn set_attribute<Q>(
+        &mut self,
+        page: &Q,
+        key: &str,
+        value: Option<&str>,
+    ) -> Result<(), ScheduleError>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + Debug + ?Sized,
+    {
+        let slot = self.slot_of(page)? as usize;
+        let bad = |why: String| ScheduleError::Attribute(format!("page {page:?}: {why}"));
+        let c = self
+            .attributes
+            .column_or_add(key, self.ids.len())
+            .map_err(bad)?;
+        let (old, new) = self.attributes.set(c, slot, value).map_err(bad)?;
+        if self.grouping == Some(c) && old != new {
+            self.move_rate_group(slot, old, new);
+        }
+        Ok(())
+    }
+
+    /// Groups the pages by the attribute `key` for `GR` (`None` or `"host"`: by host, the
+    /// default, where `GR` is `HR`); every group's totals are recomputed from its pages.
+    pub fn group_by(&mut self, key: Option<&str>) -> Result<(), ScheduleError> {
+        self.grouping = match key {
+            None | Some("host") => None,
+            Some(key) => Some(
+                self.attributes
+                    .column_or_add(key, self.ids.len())
+                    .map_err(ScheduleError::Attribute)?,
+            ),
+        };
+        self.regroup();
+        Ok(())
+    }
+
+    /// The attribute pages are grouped by for `GR`, `None` for the host.
+    pub fn grouping(&self) -> Option<&str> {
+        self.grouping
+            .map(|c| self.attributes.columns()[c].name.as_str())
+    }
+
     /// The interned visit intervals the pages' statistics point into (SPEC §8 `MLE`).
     pub fn histories(&self) -> &Histories {
         &self.histories
@@ -499,6 +580,9 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         if self.track.has(Track::HOST) {
             self.restate(slot, |state| state.stats.host = h);
         }
+        if self.grouping.is_none() {
+            self.move_rate_group(slot, old, h);
+        }
         Ok(())
     }
 
@@ -536,6 +620,9 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         let stats = self.groups.pages[g as usize].stats;
         self.host_rates
             .add_totals(self.host_of[s], -(stats.x as i64), -(stats.n as i64));
+        self.host_rates
+            .add_group_totals(self.rate_group(s), -(stats.x as i64), -(stats.n as i64));
+        self.attributes.clear_slot(s);
         self.groups.leave(g);
         if let Some(live) = &mut self.bandit {
             live.removed(slot);
@@ -569,6 +656,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             .visit(&mut state, cycle, changed, &mut self.histories);
         self.host_rates
             .add_totals(self.host_of[slot], changed as i64, 1);
+        self.host_rates
+            .add_group_totals(self.rate_group(slot), changed as i64, 1);
         self.groups.leave(g);
         self.group_of[slot] = self.groups.join(state);
         self.latest = self.latest.max(cycle);
@@ -913,6 +1002,45 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         h
     }
 
+    /// The group of the page in `slot` for `GR` (NONE: none).
+    #[inline]
+    fn rate_group(&self, slot: usize) -> u32 {
+        match self.grouping {
+            Some(c) => self.attributes.code(c, slot),
+            None => self.host_of[slot],
+        }
+    }
+
+    /// Moves the totals of the page in `slot` from rate group `old` to `new` (`GR`), and
+    /// its statistics' group when they keep it.
+    fn move_rate_group(&mut self, slot: usize, old: u32, new: u32) {
+        let stats = self.groups.pages[self.group_of[slot] as usize].stats;
+        let (x, n) = (stats.x as i64, stats.n as i64);
+        self.host_rates.add_group_totals(old, -x, -n);
+        self.host_rates.add_group_totals(new, x, n);
+        if self.track.has(Track::GROUP) {
+            self.restate(slot, |state| state.stats.group = new);
+        }
+    }
+
+    /// Recomputes every rate group's totals and the pages' groups (after the grouping
+    /// changed, or on loading).
+    fn regroup(&mut self) {
+        self.host_rates.clear_groups();
+        for slot in 0..self.ids.len() {
+            if self.ids[slot].is_none() {
+                continue;
+            }
+            let group = self.rate_group(slot);
+            let stats = self.groups.pages[self.group_of[slot] as usize].stats;
+            self.host_rates
+                .add_group_totals(group, stats.x as i64, stats.n as i64);
+            if self.track.has(Track::GROUP) && stats.group != group {
+                self.restate(slot, |state| state.stats.group = group);
+            }
+        }
+    }
+
     /// Moves the page in `slot` to the group of its state changed by `change`.
     fn restate(&mut self, slot: usize, change: impl FnOnce(&mut PageState)) {
         let g = self.group_of[slot];
@@ -938,16 +1066,21 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
                 self.group_of.push(NONE);
                 self.host_of.push(NONE);
                 self.weight_of.push(1.0);
+                self.attributes.push_slot();
                 (self.ids.len() - 1) as u32
             }
         };
         let s = slot as usize;
         self.ids[s] = Some(page.clone());
-        self.group_of[s] = self.groups.join(self.policy.fresh_page_of(weight, host));
         self.host_of[s] = host;
+        let group = self.rate_group(s);
+        self.group_of[s] = self
+            .groups
+            .join(self.policy.fresh_page_of(weight, host, group));
         self.weight_of[s] = weight;
-        // A page never visited adds nothing, but the table grows to hold its host.
+        // A page never visited adds nothing, but the tables grow to hold its host and group.
         self.host_rates.add_totals(host, 0, 0);
+        self.host_rates.add_group_totals(group, 0, 0);
         self.index.insert(page, slot);
         Ok(slot)
     }

@@ -94,12 +94,13 @@ impl SavedStats {
 }
 
 /// The SPEC §8 statistics kept, one bit each, in the file.
-const TRACKS: [(Track, u8, &str); 5] = [
+const TRACKS: [(Track, u8, &str); 6] = [
     (Track::WEIGHT, 1, "w"),
     (Track::HOST, 2, "HR"),
     (Track::WINDOW, 4, "n7/X7"),
     (Track::INTERVALS, 8, "MLE"),
-    (Track::WINDOW30, 16, "P (30 cycles)"),
+    (Track::WINDOW30, 16, "n30/X30/P (30 cycles)"),
+    (Track::GROUP, 32, "GR"),
 ];
 
 /// The 30-cycle masks `[visits, changes]` of a page that keeps them (saved beside the
@@ -432,7 +433,7 @@ mod tests {
     /// visited at `visits` (cycle, changed).
     fn visited(visits: &[(u32, bool)], histories: &mut Histories) -> PageStats {
         let policy = Policy::parse("w + tc + n7 + X7 + HR + MLE", &Grammar::extended()).unwrap();
-        let mut page = policy.fresh_page_of(2.0, 3);
+        let mut page = policy.fresh_page_of(2.0, 3, 1);
         for &(d, changed) in visits {
             policy.visit(&mut page, d, changed, histories);
         }
@@ -464,7 +465,7 @@ mod tests {
 
     #[test]
     fn impossible_30_cycle_windows_are_refused() {
-        let mut s = PageStats::new(Track::WINDOW30, 1.0, NO_HOST);
+        let mut s = PageStats::new(Track::WINDOW30, 1.0, NO_HOST, crate::sim::NO_GROUP);
         let h = &mut Histories::default();
         for (d, c) in [(2, true), (9, false), (12, true)] {
             s.visit(d, c, h);
@@ -494,14 +495,15 @@ mod tests {
 
     #[test]
     fn tracks_round_trip_through_their_bits() {
-        for bits in 0..32u8 {
+        for bits in 0..64u8 {
             match track_of(bits) {
                 Some(track) => assert_eq!(track_bits(track), bits),
                 None => assert_eq!(bits & 0b10100, 0b10000, "{bits}"),
             }
         }
         assert_eq!(track_of(16), None);
-        assert_eq!(track_of(32), None);
+        assert_eq!(track_of(32), Some(Track::GROUP));
+        assert_eq!(track_of(64), None);
         assert_eq!(track_names(EVERYTHING.track), "w, HR, n7/X7, MLE");
         assert_eq!(track_names(Track::NONE), "none");
     }

@@ -22,7 +22,9 @@
 //! before `d`, and from them computes per page the SPEC §4 statistics and the terminals
 //! the formula reads, exactly as [`PageStats`](crate::sim::PageStats) does (the same
 //! expressions in the same order, so the same doubles): `t n X CG NAD SAD AAD GAD` and the
-//! SPEC §8 terminals `w tc n7 X7 HR`. `MLE` is not computed (it is an iterative estimate
+//! SPEC §8 terminals `w tc n7 X7 HR`, and `n30 X30` (SPEC §12's month window). `GR` is
+//! not computed (the observations hold hosts, not the attribute pages are grouped by; a
+//! formula grouped by host reads the same value as `HR`), and `MLE` is not computed (it is an iterative estimate
 //! per page): a policy that reads it is refused, as are policies that are not formulas
 //! (the rate policies, the crawl value, adaptive intervals and bandits keep per-page
 //! memory a query over the observations does not have). The score is the formula's SQL
@@ -87,6 +89,11 @@ pub enum SqlError {
          (score the pages with `freshgp schedule` instead)"
     )]
     ReadsModel,
+    /// The formula reads `GR`.
+    #[error(
+        "the formula reads GR, the change rate of the page's group, which the query does not          compute: the observations hold hosts, not the attribute pages are grouped by (grouped          by host, GR equals HR: write HR)"
+    )]
+    ReadsGroup,
     /// A table or column name that is not a plain SQL identifier, or a table name the
     /// query's own table expressions use (`fgp_...`, `score_...`).
     #[error("{what} `{name}` is not a plain SQL identifier (letters, digits and `_`, not starting with a digit{dots}; unquoted, so as the engine folds its case)")]
@@ -284,7 +291,8 @@ const TIE_MODULUS: u64 = 2_147_483_647;
 /// # Errors
 /// [`SqlError::NotAFormula`] for a policy that is not a formula or a formula baseline,
 /// [`SqlError::ReadsMle`] for a formula that reads `MLE`, [`SqlError::ReadsModel`] for
-/// one that reads `P`, [`SqlError::Resources`] for a
+/// one that reads `P`, [`SqlError::ReadsGroup`] for one that reads `GR`,
+/// [`SqlError::Resources`] for a
 /// fraction outside (0, 1].
 pub fn batch_query(policy: &Policy, query: &BatchQuery) -> Result<String, SqlError> {
     let (formula, closure) = match policy {
@@ -298,6 +306,9 @@ pub fn batch_query(policy: &Policy, query: &BatchQuery) -> Result<String, SqlErr
     }
     if reads.contains(&Terminal::P) {
         return Err(SqlError::ReadsModel);
+    }
+    if reads.contains(&Terminal::GR) {
+        return Err(SqlError::ReadsGroup);
     }
     if let BatchSize::Resources(r) = query.size {
         if !(r > 0.0 && r <= 1.0) {
@@ -446,13 +457,16 @@ impl Writer<'_> {
         )
     }
 
-    /// Per page: `n`, `X`, last visit and change, Σ change cycles, the 7-cycle counts.
+    /// Per page: `n`, `X`, last visit and change, Σ change cycles, the 7- and 30-cycle
+    /// counts.
     fn counts(&self) -> String {
         "fgp_counts AS (\n  SELECT s.page AS page, COUNT(*) AS n, SUM(s.c) AS x, MAX(s.cycle) AS last_visit,\n    \
          COALESCE(MAX(CASE WHEN s.c = 1 THEN s.cycle END), 0) AS last_change,\n    \
          SUM(CASE WHEN s.c = 1 THEN s.cycle ELSE 0 END) AS change_sum,\n    \
          SUM(CASE WHEN s.cycle >= p.d - 7 THEN 1 ELSE 0 END) AS n7,\n    \
-         SUM(CASE WHEN s.cycle >= p.d - 7 THEN s.c ELSE 0 END) AS x7\n  \
+         SUM(CASE WHEN s.cycle >= p.d - 7 THEN s.c ELSE 0 END) AS x7,\n    \
+         SUM(CASE WHEN s.cycle >= p.d - 30 THEN 1 ELSE 0 END) AS n30,\n    \
+         SUM(CASE WHEN s.cycle >= p.d - 30 THEN s.c ELSE 0 END) AS x30\n  \
          FROM fgp_seen s CROSS JOIN fgp_params p\n  GROUP BY s.page\n)"
             .to_string()
     }
@@ -544,6 +558,8 @@ impl Writer<'_> {
             Terminal::TC => self.dbl("p.d - k.last_change"),
             Terminal::N7 => self.dbl("k.n7"),
             Terminal::X7 => self.dbl("k.x7"),
+            Terminal::N30 => self.dbl("k.n30"),
+            Terminal::X30 => self.dbl("k.x30"),
             Terminal::HR => format!(
                 "(CASE WHEN h.host IS NULL THEN {x} / {n} ELSE {} / {} END)",
                 self.dbl("ht.hx"),
@@ -553,6 +569,8 @@ impl Writer<'_> {
             Terminal::MLE => unreachable!("invariant: MLE is refused before writing"),
             // Invariant: `batch_query` refuses formulas that read P before writing.
             Terminal::P => unreachable!("invariant: P is refused before writing"),
+            // Invariant: `batch_query` refuses formulas that read GR before writing.
+            Terminal::GR => unreachable!("invariant: GR is refused before writing"),
         }
     }
 

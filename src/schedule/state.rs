@@ -13,12 +13,12 @@
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `\x89FGPSCH\n` |
-//! | 4 | format version, little-endian (`5`; versions `1` to `4` are read too) |
+//! | 4 | format version, little-endian (`6`; versions `1` to `5` are read too) |
 //! | 8 | payload length, little-endian |
 //! | n | payload (bincode) |
 //! | 4 | CRC-32 of every byte before it; the file ends here |
 //!
-//! The payload, version 5, is these fields in order (a list is its length, then its
+//! The payload, version 6, is these fields in order (a list is its length, then its
 //! items; "per slot" lists have one item per slot, free slots included, in slot order):
 //!
 //! | field | content | since |
@@ -31,14 +31,17 @@
 //! | `host_names` | the hosts, each once | 1 |
 //! | `free` | the free slots, the next to reuse last | 1 |
 //! | `memory` | per slot: the policy's memory of the page | 2 |
-//! | `extra` | per slot, SPEC §8: statistics kept (bits 1 `w`, 2 `HR`, 4 `n7`/`X7`, 8 `MLE`, 16 the 30-cycle window of `P` with 4), the weight and host the statistics hold, the 7-cycle visit and change masks, the index of its change-detecting intervals in `sets`, the sum of its other intervals, its MLE rate | 3 |
+//! | `extra` | per slot, SPEC §8: statistics kept (bits 1 `w`, 2 `HR`, 4 `n7`/`X7`, 8 `MLE`, 16 the 30-cycle window of `n30`/`X30`/`P` with 4, 32 `GR`), the weight and host the statistics hold, the 7-cycle visit and change masks, the index of its change-detecting intervals in `sets`, the sum of its other intervals, its MLE rate | 3 |
 //! | `weights` | per slot: the page's weight (kept whatever the policy reads) | 3 |
 //! | `sets` | the distinct multisets of change-detecting visit intervals the pages use, each as its intervals in ascending order; the first is the empty one | 3 |
 //! | `bandit` | for a bandit policy (SPEC §10): the arms' log weights and the batch awaiting its reward (cycle, arm, every arm's probability, `k`, the batch's slots, changes found so far); none otherwise | 4 |
-//! | `windows` | for a policy that reads a learned model (`P`, `model:FILE`, SPEC §12): per slot, the 30-cycle visit and change masks (bit i: cycle last visit - i); empty otherwise. The policy itself holds the model file's text, so a state loads without the file | 5 |
+//! | `windows` | for a policy that keeps 30 cycles (`n30`, `X30`, a learned model's `P`, `model:FILE`, SPEC §12): per slot, the 30-cycle visit and change masks (bit i: cycle last visit - i); empty otherwise. The policy itself holds the model file's text, so a state loads without the file | 5 |
+//! | `attributes` | the pages' categorical attributes (SPEC §12), per key: the key, its values, and per slot the code of the page's value (`u32::MAX`: none) | 6 |
+//! | `grouping` | the attribute (index in `attributes`) pages are grouped by for `GR`, or none for the host | 6 |
 //!
-//! The host totals `HR` reads are not saved: they are the sums of the pages' `X` and `n`
-//! per host, recomputed on loading. Loading a version 1 or 2 file gives every page weight
+//! The host and group totals `HR` and `GR` read are not saved: they are the sums of the
+//! pages' `X` and `n` per host and group, recomputed on loading (as is the group a page's
+//! statistics hold). Loading a version 1 or 2 file gives every page weight
 //! 1 and the SPEC §8 statistics of its known history; when the policy reads `n7`, `X7` or
 //! `MLE`, which need the visit history such files do not keep, a file with a page
 //! already visited is refused (start a new state file), one whose pages were never
@@ -67,6 +70,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use super::attributes::{Attributes, Column};
 use super::bandit::LiveBandit;
 use super::saved::{intern_sets, window30, Expected, SavedExtra, SavedSets, SavedStats, SetWriter};
 use super::{Scheduler, NONE};
@@ -82,8 +86,9 @@ use std::path::Path;
 pub(crate) const MAGIC: [u8; 8] = *b"\x89FGPSCH\n";
 /// The format version this build writes (it also reads version 1, from before policies
 /// kept per-page memory, version 2, from before the SPEC §8 statistics, and version 3,
-/// from before bandits, and version 4, from before learned models).
-pub(crate) const VERSION: u32 = 5;
+/// from before bandits, version 4, from before learned models, and version 5, from
+/// before attributes).
+pub(crate) const VERSION: u32 = 6;
 
 const HEADER: usize = 8 + 4 + 8;
 const TRAILER: usize = 4;
@@ -129,6 +134,8 @@ struct SavedRef<'a, K> {
     sets: SavedSets,
     bandit: Option<&'a LiveBandit>,
     windows: Vec<[u32; 2]>,
+    attributes: &'a [Column],
+    grouping: Option<u32>,
 }
 
 /// A version 1 state: everything but the policy memory and the SPEC §8 statistics.
@@ -174,6 +181,14 @@ struct SavedV5<K> {
     windows: Vec<[u32; 2]>,
 }
 
+/// A version 6 state: version 5 and the pages' attributes and grouping.
+#[derive(Deserialize)]
+struct SavedV6<K> {
+    v5: SavedV5<K>,
+    attributes: Vec<Column>,
+    grouping: Option<u32>,
+}
+
 /// What version 3 adds: per slot, the SPEC §8 statistics and the weight; the interval
 /// multisets the statistics point into.
 #[derive(Deserialize)]
@@ -195,6 +210,30 @@ struct Saved<K> {
     bandit: Option<LiveBandit>,
     /// From a version 5 file whose policy keeps 30 cycles (`P`): per slot, the masks.
     windows: Vec<[u32; 2]>,
+    /// From a version 6 file: the attributes and the grouping.
+    attributes: Vec<Column>,
+    grouping: Option<u32>,
+}
+
+impl<K> Saved<K> {
+    fn from_v5(
+        version: u32,
+        v5: SavedV5<K>,
+        attributes: Vec<Column>,
+        grouping: Option<u32>,
+    ) -> Saved<K> {
+        let SavedV5 { v4, windows } = v5;
+        Saved {
+            version,
+            base: v4.v3.v2.base,
+            memory: v4.v3.v2.memory,
+            section8: Some(v4.v3.section8),
+            bandit: v4.bandit,
+            windows,
+            attributes,
+            grouping,
+        }
+    }
 }
 
 /// The little-endian integer in `bytes` (exactly 4 of them).
@@ -231,6 +270,8 @@ fn decode<K: DeserializeOwned>(
             section8: None,
             bandit: None,
             windows: Vec::new(),
+            attributes: Vec::new(),
+            grouping: None,
         },
         2 => {
             let SavedV2 { base, memory } = codec.deserialize(payload)?;
@@ -241,6 +282,8 @@ fn decode<K: DeserializeOwned>(
                 section8: None,
                 bandit: None,
                 windows: Vec::new(),
+                attributes: Vec::new(),
+                grouping: None,
             }
         }
         3 => {
@@ -252,6 +295,8 @@ fn decode<K: DeserializeOwned>(
                 section8: Some(section8),
                 bandit: None,
                 windows: Vec::new(),
+                attributes: Vec::new(),
+                grouping: None,
             }
         }
         4 => {
@@ -263,18 +308,21 @@ fn decode<K: DeserializeOwned>(
                 section8: Some(v3.section8),
                 bandit,
                 windows: Vec::new(),
+                attributes: Vec::new(),
+                grouping: None,
             }
         }
+        5 => {
+            let v5: SavedV5<K> = codec.deserialize(payload)?;
+            Saved::from_v5(version, v5, Vec::new(), None)
+        }
         _ => {
-            let SavedV5 { v4, windows } = codec.deserialize(payload)?;
-            Saved {
-                version,
-                base: v4.v3.v2.base,
-                memory: v4.v3.v2.memory,
-                section8: Some(v4.v3.section8),
-                bandit: v4.bandit,
-                windows,
-            }
+            let SavedV6 {
+                v5,
+                attributes,
+                grouping,
+            } = codec.deserialize(payload)?;
+            Saved::from_v5(version, v5, attributes, grouping)
         }
     })
 }
@@ -372,6 +420,8 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
             sets: sets.finish(),
             bandit: self.bandit.as_ref(),
             windows,
+            attributes: self.attributes.columns(),
+            grouping: self.grouping.map(|c| c as u32),
         };
         let size = codec()
             .serialized_size(&saved)
@@ -446,6 +496,8 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
             section8,
             bandit,
             windows,
+            attributes,
+            grouping,
         } = saved;
         let slots = base.ids.len();
         let keeps_30 = base.policy.features().track().has(Track::WINDOW30);
@@ -515,6 +567,18 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
             }
         }
         s.free = base.free;
+        s.attributes = Attributes::from_saved(attributes, slots)?;
+        if let Some(slot) = (0..slots).find(|&f| is_free[f] && s.attributes.of(f).next().is_some())
+        {
+            return Err(format!("free slot {slot} has attributes"));
+        }
+        s.grouping = match grouping {
+            Some(c) if c as usize >= s.attributes.columns().len() => {
+                return Err(format!("grouped by attribute {c}, which is not listed"))
+            }
+            grouping => grouping.map(|c| c as usize),
+        };
+        s.regroup();
         Ok(s)
     }
 
@@ -609,7 +673,12 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
                 needs.join(" and ")
             ));
         }
-        Ok(saved.over(self.policy.fresh_page_of(weight, host).stats))
+        // The group is set once every page is loaded (`Scheduler::regroup`).
+        Ok(saved.over(
+            self.policy
+                .fresh_page_of(weight, host, crate::sim::NO_GROUP)
+                .stats,
+        ))
     }
 
     /// Saves the state to `path` atomically (a temporary file beside it, then a rename).
@@ -722,6 +791,8 @@ mod tests {
             sets: vec![vec![]],
             bandit: None,
             windows: Vec::new(),
+            attributes: &[],
+            grouping: None,
         };
         assert!(reason(&forge(VERSION, &saved)).contains("more changes than visits"));
         let nutch = Policy::Adaptive(Adaptive::NUTCH);
@@ -752,6 +823,8 @@ mod tests {
                 sets: vec![vec![]],
                 bandit: None,
                 windows: Vec::new(),
+                attributes: &[],
+                grouping: None,
             };
             let why = reason(&forge(VERSION, &bad_weight));
             assert_eq!(

@@ -187,23 +187,27 @@ impl Fast {
         if self.track.has(Track::INTERVALS) {
             self.histories = Histories::default();
         }
-        self.host_rates = HostRates::new(if self.track.has(Track::HOST) {
-            period.hosts()
-        } else {
-            0
-        });
+        self.host_rates = period.rates(self.track);
         self.host_taken.clear();
         self.host_taken.resize(period.hosts(), 0);
         self.touched_hosts.clear();
         let fresh = policy.fresh_page();
         self.reset_to(pages, fresh);
-        if self.track.has(Track::WEIGHT) || self.track.has(Track::HOST) {
-            // Pages of other weights or hosts start in groups of their own.
+        if [Track::WEIGHT, Track::HOST, Track::GROUP]
+            .iter()
+            .any(|&t| self.track.has(t))
+        {
+            // Pages of other weights, hosts or groups start in groups of their own.
             for p in 0..pages as u32 {
-                // `fresh` with this page's weight and host (what `fresh_page_of` gives,
+                // `fresh` with this page's weight, host and group (what `fresh_page_of` gives,
                 // without reading the policy's features again for every page).
                 let page = PageState {
-                    stats: PageStats::new(self.track, period.weight(p), period.host(p)),
+                    stats: PageStats::new(
+                        self.track,
+                        period.weight(p),
+                        period.host(p),
+                        period.group(p),
+                    ),
                     ..fresh
                 };
                 if page.key() != fresh.key() {
@@ -368,12 +372,14 @@ impl Fast {
     /// Visits the pages in `self.visited` at cycle `d`.
     fn visit_all(&mut self, period: &Period, policy: &Policy, d: u32) {
         let visited = std::mem::take(&mut self.visited);
-        let tracks_hosts = self.track.has(Track::HOST);
+        // Host and group totals are kept only for a policy that reads HR or GR.
+        let tracks_hosts = self.track.has(Track::HOST) || self.track.has(Track::GROUP);
         for &p in &visited {
             let old = self.group_of[p as usize] as usize;
             let changed = self.stale[p as usize];
             if tracks_hosts {
-                self.host_rates.record(period.host(p), changed);
+                self.host_rates
+                    .record(period.host(p), period.group(p), changed);
             }
             if changed {
                 self.stale[p as usize] = false;
@@ -404,7 +410,8 @@ impl Fast {
     /// Visits every page at cycle `d` (a warm-up cycle): each group splits in two,
     /// wholesale.
     fn visit_everyone(&mut self, period: &Period, policy: &Policy, d: u32) {
-        let tracks_hosts = self.track.has(Track::HOST);
+        // Host and group totals are kept only for a policy that reads HR or GR.
+        let tracks_hosts = self.track.has(Track::HOST) || self.track.has(Track::GROUP);
         let olds = std::mem::take(&mut self.scratch_groups);
         let mut olds = olds;
         olds.clear();
@@ -436,7 +443,8 @@ impl Fast {
                 let group = &mut self.groups[target as usize];
                 for &p in pages {
                     if tracks_hosts {
-                        self.host_rates.record(period.host(p), changed);
+                        self.host_rates
+                            .record(period.host(p), period.group(p), changed);
                     }
                     self.group_of[p as usize] = target;
                     self.position[p as usize] = group.members.len() as u32;

@@ -8,11 +8,19 @@ use crate::formula::Grammar;
 
 /// A dataset from `(bits, host, weight)` rows (`""`: no host; `None`: no weight attribute).
 fn dataset(rows: &[(&str, &str, Option<f64>)]) -> Dataset {
+    dataset_in(rows, &[])
+}
+
+/// As [`dataset`], page `i` of category `categories[i]` (none when absent or `None`).
+fn dataset_in(rows: &[(&str, &str, Option<f64>)], categories: &[Option<u64>]) -> Dataset {
     let mut lines = String::new();
     for (i, (bits, host, weight)) in rows.iter().enumerate() {
         lines.push_str(&format!("{bits}\tp{i}\t{host}"));
         if let Some(w) = weight {
             lines.push_str(&format!("\tweight={w}"));
+        }
+        if let Some(Some(c)) = categories.get(i) {
+            lines.push_str(&format!("\tcategory=c{c}"));
         }
         lines.push('\n');
     }
@@ -20,7 +28,7 @@ fn dataset(rows: &[(&str, &str, Option<f64>)]) -> Dataset {
 }
 
 fn policy(text: &str) -> Policy {
-    Policy::parse(text, &Grammar::extended()).unwrap()
+    Policy::parse(text, &Grammar::frequency()).unwrap()
 }
 
 /// Runs both simulators (and a prepared run) and checks they agree bit for bit.
@@ -186,7 +194,7 @@ fn extended_terminals_at_period_edges() {
         // The page's state at cycle d, rebuilt with the policy's own visit rule.
         let policy = policy(text);
         let mut histories = Histories::default();
-        let mut page = policy.fresh_page_of(1.0, NO_HOST);
+        let mut page = policy.fresh_page_of(1.0, NO_HOST, crate::sim::NO_GROUP);
         for c in 1..d as u32 {
             let changed = [2, 5, 9].contains(&c);
             policy.visit(&mut page, c, changed, &mut histories);
@@ -214,12 +222,40 @@ fn extended_terminals_at_period_edges() {
     }
 }
 
+/// `n30`, `X30`: the visits and detected changes of cycles `d - 30 ..= d - 1`.
+#[test]
+fn thirty_cycle_windows_at_their_edges() {
+    let pol = policy("n30 + 100 * X30");
+    let mut histories = Histories::default();
+    let mut page = pol.fresh_page_of(1.0, NO_HOST, crate::sim::NO_GROUP);
+    let at =
+        |page: &PageState, d: u32| pol.score_one(page, &ScoreContext::at(d, &HostRates::default()));
+    assert_eq!(at(&page, 1), 0.0);
+    for (d, changed) in [(1, true), (3, false), (10, true)] {
+        pol.visit(&mut page, d, changed, &mut histories);
+    }
+    assert_eq!(at(&page, 11), 3.0 + 200.0); // cycles 1..=10
+    assert_eq!(at(&page, 31), 3.0 + 200.0); // cycles 1..=30: the first still in
+    assert_eq!(at(&page, 32), 2.0 + 100.0); // cycles 2..=31: the change at 1 left
+    assert_eq!(at(&page, 34), 1.0 + 100.0); // cycles 4..=33
+    assert_eq!(at(&page, 40), 1.0 + 100.0); // cycles 10..=39
+    assert_eq!(at(&page, 41), 0.0); // cycles 11..=40
+                                    // n7/X7 read the same masks when the 30-cycle window is kept.
+    let both = policy("n7 + 100 * X7 + 0 * n30");
+    assert_eq!(
+        both.score_one(&page, &ScoreContext::at(12, &HostRates::default())),
+        1.0 + 100.0
+    );
+    pol.visit(&mut page, 70, false, &mut histories);
+    assert_eq!(at(&page, 71), 1.0);
+}
+
 /// `n7`, `X7` after a gap longer than the window: nothing left in it.
 #[test]
 fn windows_empty_after_a_long_gap() {
     let pol = policy("n7 + X7");
     let mut histories = Histories::default();
-    let mut page = pol.fresh_page_of(1.0, NO_HOST);
+    let mut page = pol.fresh_page_of(1.0, NO_HOST, crate::sim::NO_GROUP);
     pol.visit(&mut page, 1, true, &mut histories);
     pol.visit(&mut page, 3, true, &mut histories);
     let at = |d: u32| pol.score_one(&page, &ScoreContext::at(d, &HostRates::default()));
@@ -234,23 +270,40 @@ fn windows_empty_after_a_long_gap() {
     );
 }
 
-/// HR pools a host's pages; pages without a host stand alone.
+/// HR pools a host's pages and GR a group's; pages without either stand alone.
 #[test]
-fn host_rates_pool_a_hosts_pages() {
-    let mut hosts = HostRates::new(1);
-    let pol = policy("HR");
+fn host_and_group_rates_pool_their_pages() {
+    use crate::sim::NO_GROUP;
+    let mut rates = HostRates::new(1, 2);
+    let (hr, gr) = (policy("HR"), policy("GR"));
     let mut histories = Histories::default();
-    let mut a = pol.fresh_page_of(1.0, 0);
-    let mut alone = pol.fresh_page_of(1.0, NO_HOST);
-    assert_eq!(pol.score_one(&a, &ScoreContext::at(1, &hosts)), 0.0);
+    // Page a: host 0, group 1; the page alone has neither.
+    let (mut a, mut alone) = (
+        hr.fresh_page_of(1.0, 0, 1),
+        hr.fresh_page_of(1.0, NO_HOST, NO_GROUP),
+    );
+    let (mut ga, mut galone) = (
+        gr.fresh_page_of(1.0, 0, 1),
+        gr.fresh_page_of(1.0, NO_HOST, NO_GROUP),
+    );
+    assert_eq!(hr.score_one(&a, &ScoreContext::at(1, &rates)), 0.0);
+    assert_eq!(gr.score_one(&ga, &ScoreContext::at(1, &rates)), 0.0);
     for (d, changed) in [(1, true), (2, false), (3, false), (4, false)] {
-        pol.visit(&mut a, d, changed, &mut histories);
-        hosts.record(0, changed);
+        hr.visit(&mut a, d, changed, &mut histories);
+        gr.visit(&mut ga, d, changed, &mut histories);
+        rates.record(0, 1, changed);
     }
-    hosts.record(0, true); // another page of host 0, visited once, changed
-    pol.visit(&mut alone, 1, true, &mut histories);
-    assert_eq!(pol.score_one(&a, &ScoreContext::at(5, &hosts)), 2.0 / 5.0);
-    assert_eq!(pol.score_one(&alone, &ScoreContext::at(5, &hosts)), 1.0);
+    rates.record(0, NO_GROUP, true); // another page of host 0, in no group, changed
+    rates.record(NO_HOST, 1, false); // a page of group 1 without a host, unchanged
+    rates.record(NO_HOST, 1, false);
+    hr.visit(&mut alone, 1, true, &mut histories);
+    gr.visit(&mut galone, 1, true, &mut histories);
+    assert_eq!(hr.score_one(&a, &ScoreContext::at(5, &rates)), 2.0 / 5.0);
+    assert_eq!(hr.score_one(&alone, &ScoreContext::at(5, &rates)), 1.0);
+    assert_eq!(gr.score_one(&ga, &ScoreContext::at(5, &rates)), 1.0 / 6.0);
+    assert_eq!(gr.score_one(&galone, &ScoreContext::at(5, &rates)), 1.0);
+    // The group is kept only by a policy that reads GR (pages group as before).
+    assert_eq!((a.stats.group, ga.stats.group), (NO_GROUP, 1));
 }
 
 /// A small deterministic generator.
@@ -272,6 +325,8 @@ fn fast_equals_reference_with_weights_hosts_and_caps() {
         "MLE * t / (tc + 1)",
         "log(w + 1) * CG + HR",
         "n7",
+        "GR * t + n30 - X30",
+        "X30 / (n30 + 1) + GR * HR",
         "NAD",
         "Rand",
         "nutch",
@@ -316,7 +371,15 @@ fn fast_equals_reference_with_weights_hosts_and_caps() {
             .iter()
             .map(|(b, h, w)| (b.as_str(), h.as_str(), *w))
             .collect();
-        let d = dataset(&rows);
+        // Categories c0..c3, some pages without; every other case groups GR by them.
+        let categories: Vec<Option<u64>> = (0..pages)
+            .map(|_| Some(lcg(&mut state) % 5).filter(|&c| c < 4))
+            .collect();
+        let mut d = dataset_in(&rows, &categories);
+        let grouped = case % 2 == 0 && categories.iter().any(Option::is_some);
+        if grouped {
+            d.group_by(Some("category")).unwrap();
+        }
         let p = Period::whole(&d).unwrap();
         let resources = (5 + lcg(&mut state) % 60) as f64 / 100.0;
         let cap = [None, Some(1), Some(2), Some(5)][lcg(&mut state) as usize % 4];
@@ -331,5 +394,52 @@ fn fast_equals_reference_with_weights_hosts_and_caps() {
         for text in texts {
             both(&p, &policy(text), config);
         }
+        // Grouped by host, GR is HR.
+        if !grouped {
+            let hr = both(&p, &policy("HR * t"), config);
+            assert_eq!(both(&p, &policy("GR * t"), config), hr, "case {case}");
+        }
     }
+}
+
+/// GR grouped by an attribute pools the pages of each value; a page without it is its
+/// own group; grouping by a key no page has is an error naming it.
+#[test]
+fn group_rates_pool_an_attributes_pages() {
+    // Pages 0 and 1 in category c0 (changes every cycle / never), page 2 alone.
+    let rows = [("1111", "h", None), ("0000", "h", None), ("1000", "", None)];
+    let mut d = dataset_in(&rows, &[Some(0), Some(0), None]);
+    assert!(d
+        .group_by(Some("brand"))
+        .unwrap_err()
+        .to_string()
+        .contains("no page has that attribute (the data has: host, category)"));
+    d.group_by(Some("category")).unwrap();
+    assert_eq!(d.grouping(), Some("category"));
+    let p = Period::whole(&d).unwrap();
+    assert_eq!(
+        (p.groups(), p.group(0), p.group(2)),
+        (1, 0, crate::sim::NO_GROUP)
+    );
+    // Every page visited every cycle: at cycle 5, c0 has 4 changes in 8 visits; page 2
+    // 1 in 4.
+    let config = SimConfig::new(0.5, 2).unwrap();
+    let mut pages: Vec<PageState> = Vec::new();
+    let pol = policy("GR");
+    let mut rates = p.rates(pol.features().track());
+    let mut histories = Histories::default();
+    for page in 0..3u32 {
+        let mut s = pol.fresh_page_of(1.0, p.host(page), p.group(page));
+        for (c, bit) in rows[page as usize].0.chars().enumerate() {
+            pol.visit(&mut s, c as u32 + 1, bit == '1', &mut histories);
+            rates.record(p.host(page), p.group(page), bit == '1');
+        }
+        pages.push(s);
+    }
+    let scores: Vec<f64> = pages
+        .iter()
+        .map(|s| pol.score_one(s, &ScoreContext::at(5, &rates)))
+        .collect();
+    assert_eq!(scores, [0.5, 0.5, 0.25]);
+    both(&p, &pol, config);
 }

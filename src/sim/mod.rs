@@ -58,7 +58,7 @@ pub use predictor::{Predictor, MAX_INPUTS};
 pub use rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
 pub use sample::{inclusion_probabilities, Decision};
 pub(crate) use sample::{inclusion_scale, sample_u, settle, weight_of, Systematic};
-pub use stats::{HostRates, PageStats, Track, MAX_WINDOW, NO_HOST};
+pub use stats::{HostRates, PageStats, Track, MAX_WINDOW, NO_GROUP, NO_HOST};
 
 use crate::hash::mix64;
 use serde::{Deserialize, Serialize};

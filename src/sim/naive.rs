@@ -13,7 +13,7 @@ use super::metrics::{
 use super::sample::{inclusion_scale, page_classes, sample_u, settle, weight_of, Systematic};
 use super::{
     score_key, stdsort, tie_key, tie_salt, Decision, Histories, HostRates, PageState, Period,
-    Policy, ScoreBuffers, SimConfig, TieBreak, Track,
+    Policy, ScoreBuffers, SimConfig, TieBreak,
 };
 
 /// Runs `policy` over `period`.
@@ -32,11 +32,10 @@ pub(crate) fn run_traced(
     let pages = period.pages();
     let k = config.k(pages);
     let warmup = config.warmup();
-    let tracks_hosts = policy.features().track().has(Track::HOST);
     let mut histories = Histories::default();
-    let mut hosts = HostRates::new(period.hosts());
+    let mut hosts = period.rates(policy.features().track());
     let mut state: Vec<PageState> = (0..pages as u32)
-        .map(|p| policy.fresh_page_of(period.weight(p), period.host(p)))
+        .map(|p| policy.fresh_page_of(period.weight(p), period.host(p), period.group(p)))
         .collect();
     let mut stale = vec![false; pages];
     let mut stale_count = 0usize;
@@ -51,9 +50,7 @@ pub(crate) fn run_traced(
     let mut chooser = Chooser::new(policy, config.seed(), config.metric());
     let mut visit = |state: &mut PageState, hosts: &mut HostRates, p: u32, cycle: u32, changed| {
         policy.visit(state, cycle, changed, &mut histories);
-        if tracks_hosts {
-            hosts.record(period.host(p), changed);
-        }
+        hosts.record(period.host(p), period.group(p), changed);
     };
     for d in 1..=period.len() {
         for &p in period.changes(d) {

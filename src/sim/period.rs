@@ -7,9 +7,10 @@
 //!
 //! A period also carries its pages' weights (SPEC §8; only when the dataset has any) and
 //! hosts, renumbered densely `0..hosts()` in order of first appearance (for `HR`, the host
-//! cap and reports).
+//! cap and reports), and their groups for `GR` (the data's grouping attribute,
+//! [`Dataset::group_by`]; the hosts when it has none), renumbered the same way.
 
-use super::stats::NO_HOST;
+use super::stats::{HostRates, Track, NO_GROUP, NO_HOST};
 use crate::data::Dataset;
 use rustc_hash::FxHashMap as HashMap;
 use std::ops::RangeInclusive;
@@ -55,6 +56,9 @@ pub struct Period {
     /// Each page's host (dense local index), or [`NO_HOST`].
     hosts: Vec<u32>,
     host_count: usize,
+    /// Each page's group (dense local index), or [`NO_GROUP`]; `None`: grouped by host.
+    groups: Option<Vec<u32>>,
+    group_count: usize,
 }
 
 impl Period {
@@ -103,18 +107,19 @@ impl Period {
             Some(w) => w.iter().sum(),
             None => pages.len() as f64,
         };
-        let mut local: HashMap<u32, u32> = HashMap::default();
-        let hosts: Vec<u32> = pages
-            .iter()
-            .map(|&p| match dataset.host(p as usize) {
-                // A page with an empty host name has none (SPEC §1: fields may be empty).
-                Some(h) if !dataset.host_names()[h as usize].is_empty() => {
-                    let next = local.len() as u32;
-                    *local.entry(h).or_insert(next)
-                }
-                _ => NO_HOST,
-            })
-            .collect();
+        // A page with an empty host name has none (SPEC §1: fields may be empty).
+        let (hosts, host_count) = renumber(pages, NO_HOST, |p| {
+            dataset
+                .host(p)
+                .filter(|&h| !dataset.host_names()[h as usize].is_empty())
+        });
+        let (groups, group_count) = match dataset.grouping() {
+            None => (None, host_count),
+            Some(_) => {
+                let (groups, count) = renumber(pages, NO_GROUP, |p| dataset.group(p));
+                (Some(groups), count)
+            }
+        };
         let mut offsets = Vec::with_capacity(len + 2);
         let mut events = Vec::with_capacity(by_cycle.iter().map(Vec::len).sum());
         offsets.push(0);
@@ -130,7 +135,9 @@ impl Period {
             weights,
             total_weight,
             hosts,
-            host_count: local.len(),
+            host_count,
+            groups,
+            group_count,
         })
     }
 
@@ -183,10 +190,52 @@ impl Period {
         self.host_count
     }
 
+    /// The group of page `p` (local index) for `GR`, a dense index below
+    /// [`Period::groups`], or [`NO_GROUP`](super::NO_GROUP).
+    #[inline]
+    pub fn group(&self, p: u32) -> u32 {
+        match &self.groups {
+            Some(groups) => groups[p as usize],
+            None => self.hosts[p as usize],
+        }
+    }
+
+    /// Number of distinct groups of the pages.
+    pub fn groups(&self) -> usize {
+        self.group_count
+    }
+
+    /// Empty host and group totals for a run whose pages keep `track` (tables only for
+    /// what its terminals read: `HR`, `GR`).
+    pub fn rates(&self, track: Track) -> HostRates {
+        let size = |kept: Track, n: usize| if track.has(kept) { n } else { 0 };
+        HostRates::new(
+            size(Track::HOST, self.hosts()),
+            size(Track::GROUP, self.groups()),
+        )
+    }
+
     /// Local indices of the pages whose content changed in cycle `d` (1-based).
     pub fn changes(&self, d: usize) -> &[u32] {
         &self.events[self.offsets[d] as usize..self.offsets[d + 1] as usize]
     }
+}
+
+/// Each page's `of(page)` renumbered densely in order of first appearance (`none` where
+/// it has none), and how many there are.
+fn renumber(pages: &[u32], none: u32, of: impl Fn(usize) -> Option<u32>) -> (Vec<u32>, usize) {
+    let mut local: HashMap<u32, u32> = HashMap::default();
+    let dense = pages
+        .iter()
+        .map(|&p| match of(p as usize) {
+            Some(g) => {
+                let next = local.len() as u32;
+                *local.entry(g).or_insert(next)
+            }
+            None => none,
+        })
+        .collect();
+    (dense, local.len())
 }
 
 #[cfg(test)]

@@ -61,7 +61,7 @@ use super::history::Histories;
 use super::metrics::Metric;
 use super::predictor::Predictor;
 use super::rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
-use super::stats::{HostRates, PageStats, StatsKey, Track, NO_HOST};
+use super::stats::{HostRates, PageStats, StatsKey, Track, NO_GROUP, NO_HOST};
 use crate::eval::{Columns, Program, Scratch};
 use crate::formula::{Closure, Formula, Grammar, ParseError, Terminal};
 use serde::{Deserialize, Serialize};
@@ -1211,14 +1211,15 @@ impl Policy {
 
     /// The state of a page never visited, of weight 1 and without a host.
     pub fn fresh_page(&self) -> PageState {
-        self.fresh_page_of(1.0, NO_HOST)
+        self.fresh_page_of(1.0, NO_HOST, NO_GROUP)
     }
 
-    /// The state of a page never visited, of weight `weight` and host `host` ([`NO_HOST`]
-    /// for none), keeping the statistics this policy reads ([`Features::track`]).
-    pub fn fresh_page_of(&self, weight: f64, host: u32) -> PageState {
+    /// The state of a page never visited, of weight `weight`, host `host` ([`NO_HOST`]
+    /// for none) and group `group` ([`NO_GROUP`] for none), keeping the statistics this
+    /// policy reads ([`Features::track`]).
+    pub fn fresh_page_of(&self, weight: f64, host: u32, group: u32) -> PageState {
         PageState {
-            stats: PageStats::new(self.features().track(), weight, host),
+            stats: PageStats::new(self.features().track(), weight, host, group),
             memory: self.fresh_memory(),
         }
     }
@@ -1529,7 +1530,7 @@ mod tests {
         let everything =
             Policy::parse("w + tc + n7 + X7 + HR + MLE", &Grammar::extended()).unwrap();
         let mut histories = Histories::default();
-        let mut s = everything.fresh_page_of(2.5, 1);
+        let mut s = everything.fresh_page_of(2.5, 1, 0);
         s.memory = nutch.fresh_page().memory;
         for d in 1..=12u32 {
             let mut memory = PageState {
@@ -1546,9 +1547,9 @@ mod tests {
 
     /// Host totals for `pages()`: host 1 has 10 changes in 40 visits.
     fn hosts() -> HostRates {
-        let mut hosts = HostRates::new(2);
+        let mut hosts = HostRates::new(2, 1);
         for i in 0..40 {
-            hosts.record(1, i % 4 == 0);
+            hosts.record(1, 0, i % 4 == 0);
         }
         hosts
     }

@@ -184,7 +184,12 @@ mod tests {
     fn the_prediction_reads_the_pages_own_visits() {
         let m =
             Predictor::from_text("m.json", &logistic("freq1,freq7,freq30,since_change")).unwrap();
-        let mut s = PageStats::new(Track::WINDOW30, 1.0, crate::sim::NO_HOST);
+        let mut s = PageStats::new(
+            Track::WINDOW30,
+            1.0,
+            crate::sim::NO_HOST,
+            crate::sim::NO_GROUP,
+        );
         let h = &mut Histories::default();
         // Visits at 1 (changed), 3, 10 (changed); scored at 12.
         for (d, c) in [(1, true), (3, false), (10, true)] {

@@ -46,7 +46,6 @@
 
 use super::{
     score_key, Histories, HostRates, PageState, Period, Policy, ScoreBuffers, SimConfig, SimError,
-    Track,
 };
 use crate::data::split::Split;
 use crate::data::Dataset;
@@ -341,11 +340,10 @@ impl Scorer for Policy {
             period,
             k,
             state: (0..pages as u32)
-                .map(|p| self.fresh_page_of(period.weight(p), period.host(p)))
+                .map(|p| self.fresh_page_of(period.weight(p), period.host(p), period.group(p)))
                 .collect(),
             histories: Histories::default(),
-            hosts: HostRates::new(period.hosts()),
-            tracks_hosts: self.features().track().has(Track::HOST),
+            hosts: period.rates(self.features().track()),
             buffers: ScoreBuffers::default(),
         }))
     }
@@ -359,7 +357,6 @@ struct PolicyRun<'p> {
     state: Vec<PageState>,
     histories: Histories,
     hosts: HostRates,
-    tracks_hosts: bool,
     buffers: ScoreBuffers,
 }
 
@@ -367,9 +364,8 @@ impl ScoredRun for PolicyRun<'_> {
     fn visit(&mut self, p: u32, d: u32, changed: bool) {
         let state = &mut self.state[p as usize];
         self.policy.visit(state, d, changed, &mut self.histories);
-        if self.tracks_hosts {
-            self.hosts.record(self.period.host(p), changed);
-        }
+        self.hosts
+            .record(self.period.host(p), self.period.group(p), changed);
     }
 
     fn score(&mut self, d: u32, out: &mut [f64]) {

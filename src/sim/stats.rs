@@ -12,7 +12,9 @@
 //! bit masks), `MLE` the interned multiset of its change-detecting intervals (see
 //! [`Histories`]) and its estimate, recomputed at each visit only. `tc` needs nothing new.
 //! `HR` reads the host's totals from a [`HostRates`] table the simulation keeps (a visit
-//! updates its page and its host only).
+//! updates its page and its host only); `GR` (SPEC §12's group rate) the same totals of
+//! the page's *group*, its value of the attribute the data is grouped by (the host when
+//! none is chosen: then `GR` is `HR`, bit for bit). `n30`/`X30` read the 30-cycle masks.
 //!
 //! The Tan & Mitra rates are indexed by cycle, as in the authors' code: at cycle `d` they
 //! weigh the detected changes `H` against the `d - 1` cycles so far. `GAD`'s sums of
@@ -37,6 +39,9 @@ use crate::formula::Terminal;
 /// The host id of a page without a host.
 pub const NO_HOST: u32 = u32::MAX;
 
+/// The group of a page without one (it lacks the attribute the data is grouped by).
+pub const NO_GROUP: u32 = u32::MAX;
+
 /// The longest window of visits a page keeps ([`Track::WINDOW30`]).
 pub const MAX_WINDOW: u32 = 30;
 
@@ -55,8 +60,10 @@ impl Track {
     pub const WINDOW: Track = Track(4);
     /// The visit intervals and their MLE rate (`MLE`).
     pub const INTERVALS: Track = Track(8);
-    /// Visits and changes of the last 30 cycles (a learned model's frequency features,
-    /// `P`; implies [`Track::WINDOW`]'s 7).
+    /// The page's group (`GR`).
+    pub const GROUP: Track = Track(32);
+    /// Visits and changes of the last 30 cycles (`n30`, `X30`, a learned model's frequency
+    /// features for `P`; implies [`Track::WINDOW`]'s 7).
     pub const WINDOW30: Track = Track(16 | 4);
 
     /// Both sets.
@@ -76,43 +83,42 @@ impl Track {
             Terminal::HR => Track::HOST,
             Terminal::N7 | Terminal::X7 => Track::WINDOW,
             Terminal::MLE => Track::INTERVALS,
-            Terminal::P => Track::WINDOW30,
+            Terminal::P | Terminal::N30 | Terminal::X30 => Track::WINDOW30,
+            Terminal::GR => Track::GROUP,
             _ => Track::NONE,
         }
     }
 }
 
-/// The change totals of each host: Σ X and Σ n over its simulated pages (for `HR`).
+/// Σ X and Σ n of each group of pages (a host, or a value of an attribute).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct HostRates {
+struct Totals {
     changes: Vec<u64>,
     visits: Vec<u64>,
 }
 
-impl HostRates {
-    /// Totals of 0 for hosts `0..hosts`.
-    pub fn new(hosts: usize) -> HostRates {
-        HostRates {
-            changes: vec![0; hosts],
-            visits: vec![0; hosts],
+impl Totals {
+    fn new(groups: usize) -> Totals {
+        Totals {
+            changes: vec![0; groups],
+            visits: vec![0; groups],
         }
     }
 
-    /// Counts a visit to a page of `host` (nothing for [`NO_HOST`]).
     #[inline]
-    pub fn record(&mut self, host: u32, changed: bool) {
-        if let Some(n) = self.visits.get_mut(host as usize) {
+    fn record(&mut self, group: u32, changed: bool) {
+        if let Some(n) = self.visits.get_mut(group as usize) {
             *n += 1;
-            self.changes[host as usize] += changed as u64;
+            self.changes[group as usize] += changed as u64;
         }
     }
 
-    /// `HR` of a page: its host's Σ X / Σ n, or its own X / n without a host (a page
-    /// without a host is its own host); 0 when nothing was visited.
+    /// The group's Σ X / Σ n, or the page's own X / n when it has no group (a page
+    /// without one is its own group); 0 when nothing was visited.
     #[inline]
-    pub fn rate(&self, page: &PageStats) -> f64 {
-        let (x, n) = match self.visits.get(page.host as usize) {
-            Some(&n) => (self.changes[page.host as usize], n),
+    fn rate(&self, group: u32, page: &PageStats) -> f64 {
+        let (x, n) = match self.visits.get(group as usize) {
+            Some(&n) => (self.changes[group as usize], n),
             None => (page.x as u64, page.n as u64),
         };
         if n == 0 {
@@ -122,28 +128,89 @@ impl HostRates {
         }
     }
 
+    fn add(&mut self, group: u32, changes: i64, visits: i64) {
+        if group == NO_HOST {
+            return;
+        }
+        let g = group as usize;
+        if g >= self.visits.len() {
+            self.changes.resize(g + 1, 0);
+            self.visits.resize(g + 1, 0);
+        }
+        debug_assert!(self.changes[g].checked_add_signed(changes).is_some());
+        debug_assert!(self.visits[g].checked_add_signed(visits).is_some());
+        self.changes[g] = self.changes[g].wrapping_add_signed(changes);
+        self.visits[g] = self.visits[g].wrapping_add_signed(visits);
+    }
+
+    fn clear(&mut self) {
+        self.changes.fill(0);
+        self.visits.fill(0);
+    }
+}
+
+/// The change totals of each host (for `HR`) and of each group (for `GR`): Σ X and Σ n
+/// over their simulated pages.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostRates {
+    hosts: Totals,
+    groups: Totals,
+}
+
+impl HostRates {
+    /// Totals of 0 for hosts `0..hosts` and groups `0..groups` (0 of either: the run
+    /// keeps none, as when its policy reads neither `HR` nor `GR`).
+    pub fn new(hosts: usize, groups: usize) -> HostRates {
+        HostRates {
+            hosts: Totals::new(hosts),
+            groups: Totals::new(groups),
+        }
+    }
+
+    /// Counts a visit to a page of `host` and `group` (nothing for [`NO_HOST`] or
+    /// [`NO_GROUP`]).
+    #[inline]
+    pub fn record(&mut self, host: u32, group: u32, changed: bool) {
+        self.hosts.record(host, changed);
+        self.groups.record(group, changed);
+    }
+
+    /// `HR` of a page: its host's Σ X / Σ n, or its own X / n without a host (a page
+    /// without a host is its own host); 0 when nothing was visited.
+    #[inline]
+    pub fn rate(&self, page: &PageStats) -> f64 {
+        self.hosts.rate(page.host, page)
+    }
+
+    /// `GR` of a page: its group's Σ X / Σ n, or its own X / n without a group (as `HR`:
+    /// a page lacking the attribute is its own group — a choice of ours where SPEC §12's
+    /// model feature is 0, so that `GR` over hosts is `HR`); 0 when nothing was visited.
+    #[inline]
+    pub fn group_rate(&self, page: &PageStats) -> f64 {
+        self.groups.rate(page.group, page)
+    }
+
     /// Adds a page's totals (`changes` detected in `visits`; negative: takes them away) to
     /// those of `host`, growing the table to hold it; nothing for [`NO_HOST`]. For the
     /// scheduler, whose pages come, go and move between hosts.
     pub(crate) fn add_totals(&mut self, host: u32, changes: i64, visits: i64) {
-        if host == NO_HOST {
-            return;
-        }
-        let h = host as usize;
-        if h >= self.visits.len() {
-            self.changes.resize(h + 1, 0);
-            self.visits.resize(h + 1, 0);
-        }
-        debug_assert!(self.changes[h].checked_add_signed(changes).is_some());
-        debug_assert!(self.visits[h].checked_add_signed(visits).is_some());
-        self.changes[h] = self.changes[h].wrapping_add_signed(changes);
-        self.visits[h] = self.visits[h].wrapping_add_signed(visits);
+        self.hosts.add(host, changes, visits);
+    }
+
+    /// As [`HostRates::add_totals`], for a group.
+    pub(crate) fn add_group_totals(&mut self, group: u32, changes: i64, visits: i64) {
+        self.groups.add(group, changes, visits);
+    }
+
+    /// Forgets every group's totals (the scheduler regrouping its pages).
+    pub(crate) fn clear_groups(&mut self) {
+        self.groups = Totals::default();
     }
 
     /// Forgets every visit.
     pub fn clear(&mut self) {
-        self.changes.fill(0);
-        self.visits.fill(0);
+        self.hosts.clear();
+        self.groups.clear();
     }
 }
 
@@ -169,6 +236,8 @@ pub struct PageStats {
     pub(crate) weight: f64,
     /// The page's host ([`NO_HOST`] unless tracked and it has one).
     pub(crate) host: u32,
+    /// The page's group ([`NO_GROUP`] unless tracked and it has one).
+    pub(crate) group: u32,
     /// Bit `i`: a visit at cycle `last_visit - i` (`i < 7`, or `i < 30` under
     /// [`Track::WINDOW30`]).
     pub(crate) recent_visits: u32,
@@ -184,7 +253,7 @@ pub struct PageStats {
 
 impl Default for PageStats {
     fn default() -> PageStats {
-        PageStats::new(Track::NONE, 1.0, NO_HOST)
+        PageStats::new(Track::NONE, 1.0, NO_HOST, NO_GROUP)
     }
 }
 
@@ -201,9 +270,10 @@ pub(crate) fn exp2i(e: i64) -> f64 {
 }
 
 impl PageStats {
-    /// A page never visited, keeping the statistics `track` says, of weight `weight` and
-    /// host `host` ([`NO_HOST`] for none); the weight and host are kept only if tracked.
-    pub fn new(track: Track, weight: f64, host: u32) -> PageStats {
+    /// A page never visited, keeping the statistics `track` says, of weight `weight`,
+    /// host `host` ([`NO_HOST`] for none) and group `group` ([`NO_GROUP`] for none); each
+    /// is kept only if tracked.
+    pub fn new(track: Track, weight: f64, host: u32, group: u32) -> PageStats {
         PageStats {
             n: 0,
             x: 0,
@@ -221,6 +291,11 @@ impl PageStats {
                 host
             } else {
                 NO_HOST
+            },
+            group: if track.has(Track::GROUP) {
+                group
+            } else {
+                NO_GROUP
             },
             recent_visits: 0,
             recent_changes: 0,
@@ -332,12 +407,17 @@ impl PageStats {
         numerator / denominator
     }
 
-    /// Visits (`changes = false`) or detected changes in cycles `d - 7 ..= d - 1`.
+    /// Visits (`changes = false`) or detected changes in cycles `d - w ..= d - 1`
+    /// (`w` 7 or, under [`Track::WINDOW30`], up to 30).
     #[inline]
-    fn window(&self, d: u32, changes: bool) -> f64 {
+    fn window(&self, d: u32, changes: bool, w: u32) -> f64 {
         debug_assert!(self.track.has(Track::WINDOW), "n7/X7 read but not tracked");
+        debug_assert!(
+            w <= 7 || self.track.has(Track::WINDOW30),
+            "n30/X30 not tracked"
+        );
         let age = d.saturating_sub(self.last_visit).max(1);
-        if self.last_visit == 0 || age > 7 {
+        if self.last_visit == 0 || age > w {
             return 0.0;
         }
         let mask = if changes {
@@ -345,7 +425,8 @@ impl PageStats {
         } else {
             self.recent_visits
         };
-        (mask & ((1u32 << (8 - age)) - 1)).count_ones() as f64
+        // Bit i is cycle last_visit - i, in the window when i <= w - age.
+        (u64::from(mask) & ((1u64 << (w - age + 1)) - 1)).count_ones() as f64
     }
 
     /// The detected-change frequency over the last `w` cycles (`d - w ..= d - 1`,
@@ -384,8 +465,11 @@ impl PageStats {
                 self.weight
             }
             Terminal::TC => (d - self.last_change) as f64,
-            Terminal::N7 => self.window(d, false),
-            Terminal::X7 => self.window(d, true),
+            Terminal::N7 => self.window(d, false, 7),
+            Terminal::X7 => self.window(d, true, 7),
+            Terminal::N30 => self.window(d, false, MAX_WINDOW),
+            Terminal::X30 => self.window(d, true, MAX_WINDOW),
+            Terminal::GR => hosts.group_rate(self),
             Terminal::HR => hosts.rate(self),
             Terminal::MLE => {
                 debug_assert!(self.track.has(Track::INTERVALS), "MLE read but not tracked");
@@ -420,6 +504,7 @@ impl PageStats {
             extra: Extra {
                 weight_bits: self.weight.to_bits(),
                 host: self.host,
+                group: self.group,
                 recent: [self.recent_visits, self.recent_changes],
                 changed_set: self.changed_set,
                 unchanged_time: self.unchanged_time,
@@ -434,6 +519,7 @@ impl PageStats {
 struct Extra {
     weight_bits: u64,
     host: u32,
+    group: u32,
     recent: [u32; 2],
     changed_set: SetId,
     unchanged_time: u64,
@@ -500,7 +586,10 @@ mod tests {
         let fresh = PageStats::default();
         assert_eq!(
             fresh.terminals(3, &HostRates::default()),
-            [3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+            [
+                3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                0.0, 0.0
+            ]
         );
         let mut quiet = PageStats::default();
         quiet.visit(1, false, &mut Histories::default());
@@ -508,7 +597,10 @@ mod tests {
         let values = quiet.terminals(3, &HostRates::default());
         assert_eq!(
             values,
-            [1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+            [
+                1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                0.0, 0.0
+            ]
         );
         assert!(
             values.iter().all(|v| v.is_sign_positive()),

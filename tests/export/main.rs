@@ -51,6 +51,8 @@ const EXTENDED: &[&str] = &[
     "MLE * w + HR / tc - X7 ^ n7 + GAD * t + X",
     "1 - pow(1 - P, t)",
     "P * w / (tc + MLE) + log(1 - P)",
+    "X30 / (n30 + 1) * GR - n30 ^ X30",
+    "GR * t + log(X30) * P - HR / n30",
 ];
 
 /// One test case: a formula, its closure and the terminal values to try.

@@ -20,12 +20,21 @@ pub struct DataArgs {
     /// zero, one, drop or keep.
     #[arg(long, default_value = "paper", value_name = "POLICY")]
     pub unknown: UnknownPolicy,
+    /// The attribute whose groups the terminal GR rates (SPEC §12: a group's detected
+    /// changes over its visits), e.g. category; default: the host (GR = HR).
+    #[arg(long, value_name = "KEY")]
+    pub group: Option<String>,
 }
 
 impl DataArgs {
-    /// Loads the dataset, reporting dropped pages and imputed cycles on stderr.
+    /// Loads the dataset, reporting dropped pages and imputed cycles on stderr, and groups
+    /// its pages as `--group` says.
     pub fn load(&self, quiet: bool) -> Result<Dataset> {
-        load(&self.data, self.unknown, quiet)
+        let mut dataset = load(&self.data, self.unknown, quiet)?;
+        dataset
+            .group_by(self.group.as_deref())
+            .with_context(|| format!("--group {}", self.group.as_deref().unwrap_or("")))?;
+        Ok(dataset)
     }
 }
 
@@ -218,10 +227,10 @@ pub struct PolicyArgs {
     /// A built-in baseline: Rand, Age, NAD, SAD, AAD, GAD or CG.
     #[arg(long)]
     pub baseline: Option<String>,
-    /// Grammar whose terminals a formula may use (basic, all, extended, predictive,
-    /// basic-reference, all-reference, or a RON file); its closure evaluates the formula.
-    /// The default, predictive, allows every terminal (SPEC §4, §8 and §12's P) under the
-    /// paper's closure.
+    /// Grammar whose terminals a formula may use (basic, all, extended, frequency,
+    /// predictive, basic-reference, all-reference, or a RON file); its closure evaluates
+    /// the formula. The default, predictive, allows every terminal (SPEC §4, §8 and §12's
+    /// n30, X30, GR and P) under the paper's closure.
     #[arg(long, default_value = "predictive")]
     pub grammar: String,
 }

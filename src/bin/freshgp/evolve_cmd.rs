@@ -16,7 +16,8 @@ use std::time::Instant;
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,
-    /// Grammar: basic, all, extended, predictive (extended plus P, which needs --model),
+    /// Grammar: basic, all, extended, frequency (extended plus n30, X30, GR; GR's groups
+    /// by --group), predictive (frequency plus P, which needs --model),
     /// basic-reference, all-reference, or a RON file.
     #[arg(long, default_value = "all")]
     grammar: String,

@@ -25,7 +25,7 @@ pub struct Args {
     /// (`visits(page, host, cycle, changed[, weight])`, see --table and --column): the
     /// terminals as of the cycle, the score of --policy (a formula or a formula baseline),
     /// the host cap, ties by a documented key. Nothing is read or saved.
-    #[arg(long, conflicts_with_all = ["state", "observe", "remove", "json", "wait", "decision"])]
+    #[arg(long, conflicts_with_all = ["state", "observe", "remove", "json", "wait", "decision", "group"])]
     emit_sql: bool,
     /// With --emit-sql: the engine: sqlite (default), duckdb, postgres or spark.
     #[arg(long, value_parser = crate::common::parse_dialect)]
@@ -38,10 +38,13 @@ pub struct Args {
     /// else w = 1).
     #[arg(long = "column", value_name = "ROLE=NAME")]
     columns: Vec<String>,
-    /// Log of downloads to record first: lines `page<TAB>cycle<TAB>0|1[<TAB>host[<TAB>weight]]`
-    /// (1 = the content had changed). A host column sets the page's host; a weight column
-    /// (a finite number >= 0, SPEC §8; the host may then be left empty) sets its weight,
-    /// which the terminal `w` reads (default 1). Unknown pages are added. `-` reads stdin.
+    /// Log of downloads to record first: lines
+    /// `page<TAB>cycle<TAB>0|1[<TAB>host[<TAB>weight[<TAB>key=value ...]]]` (1 = the content
+    /// had changed). A host column sets the page's host; a weight column (a finite
+    /// number >= 0, SPEC §8; the host may then be left empty) sets its weight, which the
+    /// terminal `w` reads (default 1); `key=value` fields set its categorical attributes (SPEC §12;
+    /// `key=` clears one; host and weight may then be empty), which `GR` reads under
+    /// --group. Unknown pages are added. `-` reads stdin.
     /// Lines are applied in cycle order; of lines with the same page and cycle the last
     /// counts; a line not after its page's latest observation is skipped (both counted on
     /// stderr).
@@ -78,6 +81,11 @@ pub struct Args {
     /// The cycle to schedule (default: 1 + the latest observed cycle).
     #[arg(long, value_name = "D")]
     cycle: Option<u32>,
+    /// The attribute whose groups the terminal GR rates (SPEC §12; attributes come as
+    /// key=value fields of --observe lines), e.g. category; default: the host (GR = HR).
+    /// Kept in the state; given for an existing state, it regroups the pages.
+    #[arg(long, value_name = "KEY")]
+    group: Option<String>,
     /// Tie-break seed, fixed when the state is created (default 0).
     #[arg(long = "tie-seed")]
     tie_seed: Option<u64>,
@@ -288,6 +296,12 @@ fn open_state(
         };
         Scheduler::<String>::check_policy(&rule).context("--policy")?;
         Scheduler::new(rule).with_seed(args.tie_seed.unwrap_or(0))
+    })
+    .and_then(|mut s| {
+        if let Some(key) = &args.group {
+            s.group_by(Some(key)).context("--group")?;
+        }
+        Ok(s)
     })
 }
 
