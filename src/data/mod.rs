@@ -514,17 +514,13 @@ impl Dataset {
     pub fn group_by(&mut self, key: Option<&str>) -> Result<(), DataError> {
         self.grouping = match key {
             None | Some("host") => None,
-            Some(key) => match self.attributes.iter().position(|a| a.name() == key) {
-                Some(i)
-                    if self
-                        .attributes
-                        .iter()
-                        .nth(i)
-                        .is_some_and(|a| a.pages_with() > 0) =>
-                {
-                    Some(i)
-                }
-                _ => {
+            Some(key) => match self
+                .attributes
+                .iter()
+                .position(|a| a.name() == key && a.pages_with() > 0)
+            {
+                Some(i) => Some(i),
+                None => {
                     let names = self.attributes.names();
                     return Err(DataError::Invalid {
                         what: format!("group by `{key}`"),
@@ -546,20 +542,27 @@ impl Dataset {
 
     /// The attribute pages are grouped by for `GR`, `None` for the host.
     pub fn grouping(&self) -> Option<&str> {
-        self.grouping
-            .and_then(|i| self.attributes.iter().nth(i))
-            .map(|a| a.name())
+        self.grouping_attribute().map(|a| a.name())
+    }
+
+    fn grouping_attribute(&self) -> Option<&Attribute> {
+        self.grouping.and_then(|i| self.attributes.iter().nth(i))
     }
 
     /// Page `p`'s group for `GR`: its code of the grouping attribute, or its host when
     /// the data is grouped by host (`None`: the page has none).
     pub fn group(&self, p: usize) -> Option<u32> {
-        match self.grouping.and_then(|i| self.attributes.iter().nth(i)) {
+        match self.grouping_attribute() {
             Some(a) => a.code(p),
-            None => self
-                .host(p)
-                .filter(|&h| !self.host_names[h as usize].is_empty()),
+            None => self.named_host(p),
         }
+    }
+
+    /// Page `p`'s host, unless it has none or an empty name (SPEC §1: fields may be
+    /// empty; an empty host is no host).
+    pub(crate) fn named_host(&self, p: usize) -> Option<u32> {
+        self.host(p)
+            .filter(|&h| !self.host_names[h as usize].is_empty())
     }
 
     /// Whether pages carry weights other than the default.

@@ -193,9 +193,9 @@ impl Fast {
         self.touched_hosts.clear();
         let fresh = policy.fresh_page();
         self.reset_to(pages, fresh);
-        if [Track::WEIGHT, Track::HOST, Track::GROUP]
-            .iter()
-            .any(|&t| self.track.has(t))
+        if self
+            .track
+            .has_any(Track::WEIGHT.with(Track::HOST).with(Track::GROUP))
         {
             // Pages of other weights, hosts or groups start in groups of their own.
             for p in 0..pages as u32 {
@@ -373,7 +373,7 @@ impl Fast {
     fn visit_all(&mut self, period: &Period, policy: &Policy, d: u32) {
         let visited = std::mem::take(&mut self.visited);
         // Host and group totals are kept only for a policy that reads HR or GR.
-        let tracks_hosts = self.track.has(Track::HOST) || self.track.has(Track::GROUP);
+        let tracks_hosts = self.track.has_any(Track::HOST.with(Track::GROUP));
         for &p in &visited {
             let old = self.group_of[p as usize] as usize;
             let changed = self.stale[p as usize];
@@ -411,7 +411,7 @@ impl Fast {
     /// wholesale.
     fn visit_everyone(&mut self, period: &Period, policy: &Policy, d: u32) {
         // Host and group totals are kept only for a policy that reads HR or GR.
-        let tracks_hosts = self.track.has(Track::HOST) || self.track.has(Track::GROUP);
+        let tracks_hosts = self.track.has_any(Track::HOST.with(Track::GROUP));
         let olds = std::mem::take(&mut self.scratch_groups);
         let mut olds = olds;
         olds.clear();

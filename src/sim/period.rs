@@ -107,12 +107,7 @@ impl Period {
             Some(w) => w.iter().sum(),
             None => pages.len() as f64,
         };
-        // A page with an empty host name has none (SPEC §1: fields may be empty).
-        let (hosts, host_count) = renumber(pages, NO_HOST, |p| {
-            dataset
-                .host(p)
-                .filter(|&h| !dataset.host_names()[h as usize].is_empty())
-        });
+        let (hosts, host_count) = renumber(pages, NO_HOST, |p| dataset.named_host(p));
         let (groups, group_count) = match dataset.grouping() {
             None => (None, host_count),
             Some(_) => {

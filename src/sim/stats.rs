@@ -76,6 +76,11 @@ impl Track {
         self.0 & other.0 == other.0
     }
 
+    /// Whether some statistic of `other` is kept.
+    pub const fn has_any(self, other: Track) -> bool {
+        self.0 & other.0 != 0
+    }
+
     /// What reading `terminal` needs kept.
     pub fn of(terminal: Terminal) -> Track {
         match terminal {
