@@ -101,11 +101,16 @@ fn bench(c: &mut Criterion) {
     assert_eq!(f.len(), 15, "extended-15 node count");
     let extended = Policy::formula(&f, Closure::Paper);
     let gp4c = Policy::formula(&formulas[1].1.unwrap().parse().unwrap(), Closure::Paper);
+    // SPEC §12's terminals: the 30-cycle window and the group rate (grouped by host here).
+    let frequency: Formula = "GR * (1 - exp(-X30 * t)) + n30 / tc + X7".parse().unwrap();
+    assert_eq!(frequency.len(), 15, "frequency-15 node count");
+    let frequency = Policy::formula(&frequency, Closure::Paper);
     let capped = SimConfig::paper().with_host_cap(Some(2)).unwrap();
     group.sample_size(20);
     for (name, policy, config) in [
         ("extended-15", &extended, SimConfig::paper()),
         ("extended-15-cap2", &extended, capped),
+        ("frequency-15", &frequency, SimConfig::paper()),
         ("formula-15-cap2", &gp4c, capped),
     ] {
         let mut sim = Simulator::new(config);
