@@ -15,11 +15,16 @@ fn stderr(out: &std::process::Output) -> String {
 
 /// A small commerce history with metadata, written as a binary cache.
 fn commerce(dir: &Path) -> std::path::PathBuf {
-    let path = dir.join("c.fgpd");
+    commerce_of(dir, 1500)
+}
+
+/// A commerce history of `pages` pages over 36 days.
+fn commerce_of(dir: &Path, pages: usize) -> std::path::PathBuf {
+    let path = dir.join(format!("c{pages}.fgpd"));
     freshgp()
-        .args([
-            "dataset", "synth", "--preset", "commerce", "--pages", "1500", "--days", "36",
-        ])
+        .args(["dataset", "synth", "--preset", "commerce", "--days", "36"])
+        .arg("--pages")
+        .arg(pages.to_string())
         .arg("--out")
         .arg(&path)
         .assert()
@@ -147,6 +152,7 @@ fn train_writes_a_model_file_and_refuses_bad_input() {
     assert_eq!(k, 1);
     assert_eq!(m.features().len(), 8);
     let bad = |extra: &[&str], want: &str| refuses_training(&data, dir.path(), extra, want);
+    bad(&["--memory", "0"], "--memory 0: expected at least 1 (MiB)");
     bad(
         &["--features", "freq7,group:colour"],
         "no page has the attribute `colour` (the data has: category, brand, country)",
@@ -162,6 +168,100 @@ fn train_writes_a_model_file_and_refuses_bad_input() {
         "the label horizon K is longer than the training period",
     );
     assert!(!dir.path().join("bad.json").exists());
+}
+
+#[test]
+fn examples_over_the_memory_limit_are_streamed_to_the_same_regression() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = commerce_of(dir.path(), 8000);
+    let train = |memory: &str, out: &str| {
+        let out = dir.path().join(out);
+        let run = freshgp()
+            .args(["model", "train", "--memory", memory, "--data"])
+            .arg(&data)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{}", stderr(&run));
+        let text = std::fs::read_to_string(&out).unwrap();
+        let m = freshgp::predict::Model::from_json(&text, "m.json").unwrap();
+        match m {
+            freshgp::predict::Model::Logistic {
+                weights, intercept, ..
+            } => {
+                let w: Vec<f64> = weights.iter().chain([&intercept]).copied().collect();
+                (w, stderr(&run))
+            }
+            other => panic!("{other:?}"),
+        }
+    };
+    let (in_memory, said) = train("1024", "m.json");
+    assert!(!said.contains("streaming"), "{said}");
+    let (streamed, said) = train("1", "s.json");
+    assert!(
+        said.contains("over --memory 1; streaming them in chunks of 4032"),
+        "{said}"
+    );
+    for (a, b) in in_memory.iter().zip(&streamed) {
+        assert!((a - b).abs() < 1e-6, "{in_memory:?} against {streamed:?}");
+    }
+}
+
+#[test]
+fn a_model_over_a_category_rate_runs_where_the_data_is_grouped_by_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = commerce(dir.path());
+    let model = dir.path().join("category.json");
+    let out = freshgp()
+        .args([
+            "model",
+            "train",
+            "--features",
+            "freq7,since_change,group:category",
+            "--data",
+        ])
+        .arg(&data)
+        .arg("--out")
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let policies = format!("NAD,model:{m},P * t [model {m}]", m = model.display());
+    for command in ["baselines", "requests"] {
+        let out = freshgp()
+            .args([command, "--policies", &policies, "--data"])
+            .arg(&data)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{command}");
+        assert!(
+            stderr(&out).contains(
+                "reads group:category, but the data is grouped by host: run with --group category"
+            ),
+            "{command}: {}",
+            stderr(&out)
+        );
+        assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    }
+    let out = freshgp()
+        .args([
+            "baselines",
+            "--group",
+            "category",
+            "--policies",
+            &policies,
+            "--data",
+        ])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("model:{}", model.display())),
+        "{text}"
+    );
 }
 
 #[test]

@@ -236,6 +236,41 @@ fn frequency_terminals_grouped_by_an_attribute_schedule_as_they_simulate() {
     }
     // The grouping matters: by kind, GR visits otherwise than by host.
     assert_ne!(visits(&d, &rule, &SimConfig::paper()), by_host);
+    // A learned model over the kind's group rate schedules as it simulates, grouped by
+    // the kind; grouped by host, the simulation and the scheduler refuse it.
+    use freshgp::predict::{Feature, FeatureSet, Model};
+    let path = dir.path().join("kind.json");
+    let model = Model::Logistic {
+        features: FeatureSet::new(vec![
+            Feature::Frequency(7),
+            Feature::SinceChange,
+            Feature::Group("kind".into()),
+        ]),
+        mean: vec![0.1, 5.0, 0.2],
+        scale: vec![0.3, 4.0, 0.2],
+        weights: vec![0.8, -0.4, 0.9],
+        intercept: -0.5,
+        alpha: 1.0,
+    };
+    std::fs::write(&path, model.to_json()).unwrap();
+    let learned =
+        Policy::parse(&format!("model:{}", path.display()), &Grammar::predictive()).unwrap();
+    let config = SimConfig::paper().with_seed(3);
+    let expected = visits(&d, &learned, &config);
+    assert_eq!(crawl(&d, &learned, &config, Some((30, &state))), expected);
+    d.group_by(None).unwrap();
+    let e = Simulator::new(config)
+        .run(&Period::whole(&d).unwrap(), &learned)
+        .unwrap_err();
+    assert!(e.to_string().contains("run with --group kind"), "{e}");
+    let mut s: Scheduler = Scheduler::new(learned);
+    s.add("p".to_string()).unwrap();
+    let e = s.next_batch(3, 1).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("reads group:kind, but the data is grouped by host"),
+        "{e}"
+    );
 }
 
 /// SPEC §9: every policy of the literature schedules, in the scheduler, the pages the

@@ -121,6 +121,14 @@ pub fn run_over(
             set: Set::Test,
             source,
         })?;
+        for policy in policies {
+            policy
+                .check_grouping(p.grouping())
+                .map_err(|e| ExperimentError::Sim {
+                    set: Set::Test,
+                    source: e.into(),
+                })?;
+        }
     }
     let jobs: Vec<(usize, usize)> = (0..policies.len())
         .flat_map(|b| (0..periods.len()).map(move |r| (b, r)))
@@ -129,7 +137,8 @@ pub fn run_over(
         .par_iter()
         .map(|&(b, r)| {
             let mut sim = Simulator::new(config);
-            // Invariant: every period was checked against `config` above.
+            // Invariant: every period was checked against `config` and every policy's
+            // grouping above.
             sim.run(&periods[r], &policies[b])
                 .expect("invariant: periods checked above")
         })

@@ -392,7 +392,7 @@ fn fitness_for(
         settings.metric,
         settings.grammar.closure(),
     )
-    .map(|f| f.with_model(settings.model.clone()))
+    .and_then(|f| f.with_model(settings.model.clone()))
     .map_err(|source| ExperimentError::Sim { set, source })
 }
 

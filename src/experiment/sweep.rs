@@ -171,6 +171,14 @@ pub fn outcomes(
     seeds: &[u64],
 ) -> Result<Vec<Vec<Outcome>>, ExperimentError> {
     check(periods, config)?;
+    for p in periods {
+        policy
+            .check_grouping(p.grouping())
+            .map_err(|e| ExperimentError::Sim {
+                set: Set::Test,
+                source: e.into(),
+            })?;
+    }
     let jobs: Vec<(u64, usize)> = seeds
         .iter()
         .flat_map(|&s| (0..periods.len()).map(move |p| (s, p)))
@@ -179,8 +187,8 @@ pub fn outcomes(
         .par_iter()
         .map(|&(seed, p)| {
             let mut sim = Simulator::new(config.with_seed(seed));
-            // Invariant: every period was checked against `config` above (the seed does
-            // not enter the checks).
+            // Invariant: every period was checked against `config` and the policy's
+            // grouping above (the seed does not enter the checks).
             sim.run(&periods[p], policy)
                 .expect("invariant: periods checked above")
         })

@@ -15,7 +15,8 @@
 //! `--partial-resources`), with SPEC §3's warm-up of 2 cycles and run seed 1.
 
 use super::PredictError;
-use super::{network, Examples, Feature, FeatureSet, Model, NetworkOptions, Observations};
+use super::{network, ExampleSource, ExampleStream, Examples, Feature, FeatureSet, Model};
+use super::{NetworkOptions, Observations};
 use crate::data::split::Split;
 use crate::data::Dataset;
 use crate::sim::{Baseline, Policy, SimConfig};
@@ -360,6 +361,44 @@ pub struct TrainOptions {
     pub kind: ModelKind,
     /// How to train a network (unused for a logistic regression).
     pub network: NetworkOptions,
+    /// Bytes the training and validation examples may take in memory; beyond it they
+    /// are streamed ([`ExampleStream`]): computed chunk by chunk, each chunk at most a
+    /// quarter of this, whenever a pass needs them.
+    pub memory: usize,
+}
+
+/// The default of [`TrainOptions::memory`]: 1 GiB.
+pub const DEFAULT_MEMORY: usize = 1 << 30;
+
+/// What [`train`] tells its progress callback.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Progress {
+    /// The examples (training and validation) do not fit in [`TrainOptions::memory`]:
+    /// they are streamed in chunks of at most `rows` examples.
+    Streaming {
+        /// Training examples.
+        examples: usize,
+        /// Bytes the training and validation examples would take in memory.
+        bytes: usize,
+        /// Examples per chunk.
+        rows: usize,
+    },
+    /// A logistic regression's fit with penalty `alpha` ended.
+    Penalty {
+        /// The penalty.
+        alpha: f64,
+        /// AUC on the validation examples.
+        auc: f64,
+    },
+    /// A network's epoch ended.
+    Epoch {
+        /// The epoch (from 1).
+        epoch: usize,
+        /// Mean training cross-entropy.
+        loss: f64,
+        /// AUC on the validation examples.
+        auc: f64,
+    },
 }
 
 impl Default for TrainOptions {
@@ -370,14 +409,15 @@ impl Default for TrainOptions {
             horizon: 1,
             kind: ModelKind::Logistic,
             network: NetworkOptions::default(),
+            memory: DEFAULT_MEMORY,
         }
     }
 }
 
 /// Trains a model of `options.kind` over `set` on rotation `options.rotation` of `data`
 /// under full observability, label horizon `options.horizon` (SPEC §12 training and
-/// selection), and scores it on the rotation's test period. A network reports each epoch
-/// to `progress` (epoch, mean training cross-entropy, validation AUC).
+/// selection), and scores it on the rotation's test period. Examples beyond
+/// `options.memory` are streamed; `progress` hears that, and each penalty's or epoch's end.
 ///
 /// # Errors
 /// As [`auc_table`], a feature the data cannot give, a categorical feature for a
@@ -386,48 +426,62 @@ pub fn train(
     data: &Dataset,
     set: &FeatureSet,
     options: &TrainOptions,
-    progress: &mut dyn FnMut(usize, f64, f64),
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<Trained, PredictError> {
     let horizon = options.horizon;
-    if horizon == 0 {
-        return Err(PredictError::Horizon);
-    }
     let split = Split::new(data.pages(), data.cycles(), options.rotation)?;
     let obs = Observations::full(data);
-    let build = |pages: &[u32], cycles| {
-        Examples::build(data, &obs, set, pages, &split.train, cycles, horizon)
+    let stream = |pages: &[u32], cycles| {
+        ExampleStream::new(data, &obs, set, pages, &split.train, cycles, horizon)
     };
-    let train = build(&split.train, split.train_cycles.clone())?;
-    let validation = build(&split.validation, split.train_cycles.clone())?;
+    let train = stream(&split.train, split.train_cycles.clone())?;
+    let validation = stream(&split.validation, split.train_cycles.clone())?;
+    let row_bytes = set.len() * std::mem::size_of::<f64>() + 1;
+    let bytes = (train.len() + validation.len()).saturating_mul(row_bytes);
+    let rows = (options.memory / 4 / row_bytes).max(1);
+    let (train, validation): (Box<dyn ExampleSource>, Box<dyn ExampleSource>) =
+        if bytes <= options.memory {
+            (Box::new(train.collect()), Box::new(validation.collect()))
+        } else {
+            progress(Progress::Streaming {
+                examples: train.len(),
+                bytes,
+                rows,
+            });
+            (
+                Box::new(train.chunk_rows(rows)),
+                Box::new(validation.chunk_rows(rows)),
+            )
+        };
     let model = match options.kind {
-        ModelKind::Logistic => Model::train_logistic(set, &train, &validation)?,
-        ModelKind::Network => {
-            let cards = set.cardinalities(data)?;
-            let net = &options.network;
-            Model::Network(network::train(
-                set,
-                &cards,
-                &train,
-                &validation,
-                net,
-                progress,
-            )?)
+        ModelKind::Logistic => {
+            Model::train_logistic_with_progress(set, &*train, &*validation, &mut |alpha, auc| {
+                progress(Progress::Penalty { alpha, auc })
+            })?
         }
+        ModelKind::Network => Model::Network(network::train(
+            set,
+            &set.cardinalities(data)?,
+            &*train,
+            &*validation,
+            &options.network,
+            &mut |epoch, loss, auc| progress(Progress::Epoch { epoch, loss, auc }),
+        )?),
     };
-    let mut scores = Vec::new();
-    model.score_into(&validation, &mut scores);
-    let validation_auc = crate::stats::auc(&scores, validation.labels())?.unwrap_or(f64::NAN);
-    let mut cell = |x: &Examples| -> Result<AucCell, PredictError> {
-        model.score_into(x, &mut scores);
-        let s = subset_auc(&scores, x.labels(), 20)?;
+    let validation_auc = model.auc_of(&*validation)?.unwrap_or(f64::NAN);
+    let (mut scores, mut labels) = (Vec::new(), Vec::new());
+    let mut cell = |pages: &[u32]| -> Result<AucCell, PredictError> {
+        let x = stream(pages, split.test_cycles.clone())?.chunk_rows(rows);
+        model.score_source(&x, &mut scores, &mut labels);
+        let s = subset_auc(&scores, &labels, 20)?;
         Ok(AucCell {
             mean: s.mean,
             sd: s.sd,
         })
     };
     let test = SeenUnseen {
-        seen: cell(&build(&split.train, split.test_cycles.clone())?)?,
-        unseen: cell(&build(&split.test, split.test_cycles.clone())?)?,
+        seen: cell(&split.train)?,
+        unseen: cell(&split.test)?,
     };
     Ok(Trained {
         model,
@@ -498,7 +552,7 @@ pub fn learn(
         horizon,
         ..TrainOptions::default()
     };
-    let quiet = &mut |_, _, _| {};
+    let quiet = &mut |_| {};
     match method {
         Learned::Combined => Ok(train(data, &FeatureSet::frequency(data), &options, quiet)?.model),
         Learned::Network => {

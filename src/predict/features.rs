@@ -27,6 +27,7 @@
 
 use super::{Observations, PredictError};
 use crate::data::Dataset;
+use std::borrow::Cow;
 use std::fmt;
 use std::ops::RangeInclusive;
 
@@ -351,22 +352,111 @@ pub(crate) fn value(
     }
 }
 
-impl Examples {
+/// Examples in (cycle, page) order handed out in chunks: all at once when they are held
+/// in memory ([`Examples`], one chunk), or computed chunk by chunk when they would not fit
+/// ([`ExampleStream`]). Training and scoring walk the chunks in order, so a source of one
+/// chunk and a stream of many give the same sums in the same order.
+pub trait ExampleSource {
+    /// Number of examples.
+    fn len(&self) -> usize;
+
+    /// Whether there is none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of chunks (at least 1).
+    fn chunks(&self) -> usize;
+
+    /// Chunk `i < chunks()`: the next examples in (cycle, page) order.
+    fn chunk(&self, i: usize) -> Cow<'_, Examples>;
+
+    /// Number of positive labels (a pass over the chunks).
+    fn positives(&self) -> usize {
+        (0..self.chunks())
+            .map(|i| self.chunk(i).labels().iter().filter(|&&l| l).count())
+            .sum()
+    }
+}
+
+/// The scores `score` gives the rows of every chunk of `source` (values row after row,
+/// into its buffer), and their labels, into `scores` and `labels` (replacing what they held).
+pub fn score_chunks(
+    source: &dyn ExampleSource,
+    mut score: impl FnMut(&[f64], &mut Vec<f64>),
+    scores: &mut Vec<f64>,
+    labels: &mut Vec<bool>,
+) {
+    scores.clear();
+    labels.clear();
+    let mut block = Vec::new();
+    for i in 0..source.chunks() {
+        let chunk = source.chunk(i);
+        score(chunk.values(), &mut block);
+        scores.extend_from_slice(&block);
+        labels.extend_from_slice(chunk.labels());
+    }
+}
+
+impl ExampleSource for Examples {
+    fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    fn chunks(&self) -> usize {
+        1
+    }
+
+    fn chunk(&self, _: usize) -> Cow<'_, Examples> {
+        Cow::Borrowed(self)
+    }
+}
+
+/// The examples of [`Examples::build`], computed chunk by chunk when asked (SPEC §12
+/// training without materializing every example): each chunk holds at most `chunk_rows`
+/// examples, and costs the features of its rows each time it is asked.
+///
+/// ```
+/// use freshgp::data::Dataset;
+/// use freshgp::predict::{ExampleSource, ExampleStream, Examples, Feature, FeatureSet, Observations};
+///
+/// let d = Dataset::from_bit_strings(&["0101010", "0000001", "1111111"]).unwrap();
+/// let set = FeatureSet::new(vec![Feature::Frequency(7), Feature::SinceChange]);
+/// let o = Observations::full(&d);
+/// let s = ExampleStream::new(&d, &o, &set, &[0, 1, 2], &[0], 5..=7, 1).unwrap().chunk_rows(4);
+/// assert_eq!((s.len(), s.chunks()), (9, 3));
+/// let all = Examples::build(&d, &o, &set, &[0, 1, 2], &[0], 5..=7, 1).unwrap();
+/// assert_eq!(s.chunk(1).row(0), all.row(4));
+/// assert_eq!(s.collect(), all);
+/// ```
+pub struct ExampleStream<'a> {
+    data: &'a Dataset,
+    obs: &'a Observations,
+    set: FeatureSet,
+    pages: Vec<u32>,
+    groups: Vec<Option<GroupRates>>,
+    first: usize,
+    cycles: usize,
+    k: usize,
+    chunk_rows: usize,
+}
+
+impl<'a> ExampleStream<'a> {
     /// The examples of pages `pages` at cycles `cycles` whose label window `d ..= d+K-1`
     /// fits inside `cycles`, in (cycle, page) order; group frequencies count the pages
-    /// `train` only.
+    /// `train` only. One chunk until [`ExampleStream::chunk_rows`] says otherwise.
     ///
     /// # Errors
     /// K = 0, a cycle outside the history, or a group feature of an attribute no page has.
-    pub fn build(
-        data: &Dataset,
-        obs: &Observations,
+    pub fn new(
+        data: &'a Dataset,
+        obs: &'a Observations,
         set: &FeatureSet,
         pages: &[u32],
         train: &[u32],
         cycles: RangeInclusive<usize>,
         k: usize,
-    ) -> Result<Examples, PredictError> {
+    ) -> Result<ExampleStream<'a>, PredictError> {
         if k == 0 {
             return Err(PredictError::Horizon);
         }
@@ -379,23 +469,94 @@ impl Examples {
             });
         }
         let groups = group_rates(data, obs, set, train)?;
-        let width = set.len();
-        let labelled = (first..=last).filter(|&d| d + k - 1 <= last);
+        // The labelled cycles: d with d + K - 1 <= last.
+        let cycles = (last + 2).saturating_sub(first + k);
+        Ok(ExampleStream {
+            data,
+            obs,
+            set: set.clone(),
+            pages: pages.to_vec(),
+            groups,
+            first,
+            cycles,
+            k,
+            chunk_rows: usize::MAX,
+        })
+    }
+
+    /// The same examples in chunks of at most `rows` (at least 1).
+    pub fn chunk_rows(mut self, rows: usize) -> ExampleStream<'a> {
+        self.chunk_rows = rows.max(1);
+        self
+    }
+
+    /// Every example, in memory.
+    pub fn collect(&self) -> Examples {
+        self.rows(0, self.len())
+    }
+
+    /// Examples `from..to` (row `r` is cycle `first + r / pages`, page `pages[r % pages]`).
+    fn rows(&self, from: usize, to: usize) -> Examples {
+        let width = self.set.len();
         let mut out = Examples {
             width,
-            values: Vec::with_capacity(width * pages.len() * (last + 1 - first)),
-            labels: Vec::with_capacity(pages.len() * (last + 1 - first)),
+            values: Vec::with_capacity(width * (to - from)),
+            labels: Vec::with_capacity(to - from),
         };
-        for d in labelled {
-            for &p in pages {
-                let p = p as usize;
-                for (f, g) in set.features().iter().zip(&groups) {
-                    out.values.push(value(f, g.as_ref(), obs, p, p, d));
-                }
-                out.labels.push((d..d + k).any(|j| data.changed(p, j)));
+        for r in from..to {
+            let d = self.first + r / self.pages.len();
+            let p = self.pages[r % self.pages.len()] as usize;
+            for (f, g) in self.set.features().iter().zip(&self.groups) {
+                out.values.push(value(f, g.as_ref(), self.obs, p, p, d));
             }
+            out.labels
+                .push((d..d + self.k).any(|j| self.data.changed(p, j)));
         }
-        Ok(out)
+        out
+    }
+}
+
+impl ExampleSource for ExampleStream<'_> {
+    fn len(&self) -> usize {
+        self.pages.len() * self.cycles
+    }
+
+    fn chunks(&self) -> usize {
+        self.len().div_ceil(self.chunk_rows).max(1)
+    }
+
+    fn chunk(&self, i: usize) -> Cow<'_, Examples> {
+        let from = i.saturating_mul(self.chunk_rows).min(self.len());
+        let to = from.saturating_add(self.chunk_rows).min(self.len());
+        Cow::Owned(self.rows(from, to))
+    }
+
+    fn positives(&self) -> usize {
+        (0..self.len())
+            .filter(|&r| {
+                let d = self.first + r / self.pages.len();
+                let p = self.pages[r % self.pages.len()] as usize;
+                (d..d + self.k).any(|j| self.data.changed(p, j))
+            })
+            .count()
+    }
+}
+
+impl Examples {
+    /// Every example of [`ExampleStream::new`], in memory.
+    ///
+    /// # Errors
+    /// As [`ExampleStream::new`].
+    pub fn build(
+        data: &Dataset,
+        obs: &Observations,
+        set: &FeatureSet,
+        pages: &[u32],
+        train: &[u32],
+        cycles: RangeInclusive<usize>,
+        k: usize,
+    ) -> Result<Examples, PredictError> {
+        Ok(ExampleStream::new(data, obs, set, pages, train, cycles, k)?.collect())
     }
 
     /// Number of examples.
@@ -457,6 +618,53 @@ impl Examples {
 mod tests {
     use super::*;
     use crate::data::text;
+
+    #[test]
+    fn a_stream_in_any_chunks_is_the_examples_in_memory() {
+        let d = text::read(
+            "0110101101\tp0\th0\tcategory=a\n0000000001\tp1\th0\tcategory=b\n1111100000\tp2\th1\tcategory=a\n"
+                .as_bytes(),
+            "t",
+        )
+        .unwrap();
+        let o = Observations::full(&d);
+        let set: FeatureSet = FeatureSet::new(
+            [
+                "freq1",
+                "freq7",
+                "since_change",
+                "group:category",
+                "cat:host",
+            ]
+            .iter()
+            .map(|f| f.parse().unwrap())
+            .collect(),
+        );
+        let all = Examples::build(&d, &o, &set, &[2, 0, 1], &[0, 2], 3..=10, 2).unwrap();
+        assert_eq!(all.len(), 3 * 7); // cycles 3..=9 have their label window inside
+        for rows in [1, 2, 5, 20, 21, 22, usize::MAX] {
+            let s = ExampleStream::new(&d, &o, &set, &[2, 0, 1], &[0, 2], 3..=10, 2)
+                .unwrap()
+                .chunk_rows(rows);
+            assert_eq!(s.len(), all.len());
+            assert_eq!(s.chunks(), all.len().div_ceil(rows), "rows {rows}");
+            let mut joined = Examples {
+                width: set.len(),
+                values: vec![],
+                labels: vec![],
+            };
+            for i in 0..s.chunks() {
+                let c = s.chunk(i);
+                assert!(c.len() <= rows);
+                joined.values.extend_from_slice(c.values());
+                joined.labels.extend_from_slice(c.labels());
+            }
+            assert_eq!(joined, all, "rows {rows}");
+            assert_eq!(s.positives(), all.labels().iter().filter(|&&l| l).count());
+        }
+        // p2 changes at 1..=5: d = 3, 4, 5; p0 at 2 3 5 7 8 10: every d; p1 at 10: d = 9.
+        assert_eq!(ExampleSource::positives(&all), 3 + 7 + 1);
+    }
 
     #[test]
     fn names_round_trip_and_bad_ones_are_refused() {

@@ -40,8 +40,8 @@ pub mod observe;
 pub mod scorer;
 
 pub use eval::{AucCell, AucRow, AucTable, EvalOptions, Learned, ModelKind, SeenUnseen};
-pub use eval::{TrainOptions, Trained};
-pub use features::{Examples, Feature, FeatureSet};
+pub use eval::{Progress, TrainOptions, Trained};
+pub use features::{ExampleSource, ExampleStream, Examples, Feature, FeatureSet};
 pub use model::Model;
 pub use network::{Network, NetworkOptions};
 pub use observe::Observations;

@@ -62,7 +62,7 @@
 //! [`train`] builds it so and [`Network::check`] checks a loaded one, so scoring never
 //! indexes out of bounds.
 
-use super::{Examples, Feature, FeatureSet, PredictError};
+use super::{ExampleSource, Examples, Feature, FeatureSet, PredictError};
 use crate::stats::auc;
 use candle_core::{DType, Device, Tensor, Var};
 use candle_nn::Optimizer;
@@ -662,8 +662,8 @@ fn check_examples(
 pub fn train(
     features: &FeatureSet,
     cardinalities: &[usize],
-    train: &Examples,
-    validation: &Examples,
+    train: &dyn ExampleSource,
+    validation: &dyn ExampleSource,
     options: &NetworkOptions,
     progress: &mut dyn FnMut(usize, f64, f64),
 ) -> Result<Network, PredictError> {
@@ -671,7 +671,8 @@ pub fn train(
     if train.is_empty() || validation.is_empty() {
         return Err(PredictError::NoExamples);
     }
-    if train.labels().iter().all(|&l| l) || train.labels().iter().all(|&l| !l) {
+    let positives = train.positives();
+    if positives == 0 || positives == train.len() {
         return Err(PredictError::OneClass(train.len()));
     }
     let categorical = features.features().iter().filter(|f| f.is_categorical());
@@ -682,8 +683,11 @@ pub fn train(
             names(features)
         )));
     }
-    check_examples(features, cardinalities, train, "training")?;
-    check_examples(features, cardinalities, validation, "validation")?;
+    for (x, name) in [(train, "training"), (validation, "validation")] {
+        for i in 0..x.chunks() {
+            check_examples(features, cardinalities, &x.chunk(i), name)?;
+        }
+    }
     let (mean, scale) = super::model::standardization(train);
     let numeric: Vec<usize> = (0..features.len())
         .filter(|&j| !features.features()[j].is_categorical())
@@ -702,11 +706,13 @@ fn names(features: &FeatureSet) -> String {
     names.join(", ")
 }
 
-/// The epochs of [`train`] from the initial network `net`.
+/// The epochs of [`train`] from the initial network `net`. An epoch visits the chunks of
+/// `train` in a random order and each chunk's examples in a random order (examples held
+/// in memory: one chunk, one shuffle of them all).
 fn fit(
     mut net: Network,
-    train: &Examples,
-    validation: &Examples,
+    train: &dyn ExampleSource,
+    validation: &dyn ExampleSource,
     options: &NetworkOptions,
     rng: &mut rand_pcg::Pcg64,
     progress: &mut dyn FnMut(usize, f64, f64),
@@ -718,27 +724,35 @@ fn fit(
     };
     let mut optimizer = Adagrad::new(params.all(), config)?;
     let columns = net.columns();
-    let mut order: Vec<usize> = (0..train.len()).collect();
+    let mut chunks: Vec<usize> = (0..train.chunks()).collect();
     let mut best: Option<(f64, Network)> = None;
-    let mut scores = Vec::new();
+    let (mut scores, mut labels) = (Vec::new(), Vec::new());
     for epoch in 1..=options.epochs {
-        order.shuffle(rng);
+        if chunks.len() > 1 {
+            chunks.shuffle(rng);
+        }
         let mut loss_sum = 0.0;
-        for batch in order.chunks(options.batch_size) {
-            let (numeric, codes, labels) = batch_tensors(&net, &columns, train, batch)?;
-            let z = params.forward(numeric, &codes)?;
-            // Cross-entropy from the logit: max(z, 0) - z·y + ln(1 + e^-|z|).
-            let ce = ((z.relu()? - (&z * &labels)?)?
-                + z.abs()?.neg()?.exp()?.affine(1.0, 1.0)?.log()?)?;
-            let ce = ce.mean_all()?;
-            loss_sum += f64::from(ce.to_scalar::<f32>()?) * batch.len() as f64;
-            let loss = (ce + params.penalty(options.l1, options.l2)?)?;
-            optimizer.backward_step(&loss)?;
+        for &c in &chunks {
+            let chunk = train.chunk(c);
+            let mut order: Vec<usize> = (0..chunk.len()).collect();
+            order.shuffle(rng);
+            for batch in order.chunks(options.batch_size) {
+                let (numeric, codes, labels) = batch_tensors(&net, &columns, &chunk, batch)?;
+                let z = params.forward(numeric, &codes)?;
+                // Cross-entropy from the logit: max(z, 0) - z·y + ln(1 + e^-|z|).
+                let ce = ((z.relu()? - (&z * &labels)?)?
+                    + z.abs()?.neg()?.exp()?.affine(1.0, 1.0)?.log()?)?;
+                let ce = ce.mean_all()?;
+                loss_sum += f64::from(ce.to_scalar::<f32>()?) * batch.len() as f64;
+                let loss = (ce + params.penalty(options.l1, options.l2)?)?;
+                optimizer.backward_step(&loss)?;
+            }
         }
         params.store(&mut net)?;
         net.epoch = epoch;
-        net.score_rows(validation.values(), &mut scores);
-        let a = match auc(&scores, validation.labels()) {
+        let score = |v: &[f64], out: &mut Vec<f64>| net.score_rows(v, out);
+        super::features::score_chunks(validation, score, &mut scores, &mut labels);
+        let a = match auc(&scores, &labels) {
             Ok(a) => a.unwrap_or(0.5),
             Err(e) => return Ok(Err(e.into())),
         };
@@ -874,6 +888,38 @@ mod tests {
         let (net, warm, cold) = learn(&set);
         assert!(auc_of(&net, &warm) > 0.95, "AUC {}", auc_of(&net, &warm));
         assert!(auc_of(&net, &cold) < 0.6, "AUC {}", auc_of(&net, &cold));
+    }
+
+    #[test]
+    fn a_stream_trains_as_the_examples_in_memory_and_in_chunks_learns_the_rule() {
+        let d = planted(3);
+        let o = Observations::full(&d);
+        let set = FeatureSet::new(vec![Feature::Category("cat".into()), Feature::Frequency(7)]);
+        let cards = set.cardinalities(&d).unwrap();
+        let (train_pages, val_pages): (Vec<u32>, Vec<u32>) =
+            ((0..450).collect(), (450..675).collect());
+        let stream = |pages: &[u32]| {
+            crate::predict::ExampleStream::new(&d, &o, &set, pages, &train_pages, 5..=20, 3)
+                .unwrap()
+        };
+        let (x, v) = (stream(&train_pages), stream(&val_pages));
+        let quiet = &mut |_, _, _| {};
+        let in_memory = train(&set, &cards, &x.collect(), &v.collect(), &small(), quiet).unwrap();
+        // One chunk: the same shuffles, batches and sums.
+        assert_eq!(
+            train(&set, &cards, &x, &v, &small(), quiet).unwrap(),
+            in_memory
+        );
+        // 6,300 examples in chunks of 1,000: another order of the examples, the same rule.
+        let (x, v) = (x.chunk_rows(1000), v.chunk_rows(1000));
+        let chunked = train(&set, &cards, &x, &v, &small(), quiet).unwrap();
+        assert_ne!(chunked, in_memory);
+        let test = stream(&(675..900).collect::<Vec<u32>>()).collect();
+        assert!(
+            auc_of(&chunked, &test) > 0.95,
+            "AUC {}",
+            auc_of(&chunked, &test)
+        );
     }
 
     #[test]

@@ -189,6 +189,10 @@ pub enum ScheduleError {
     /// A bad attribute key or value (SPEC §12), with the reason.
     #[error("{0}")]
     Attribute(String),
+    /// A learned model reads the group rate of an attribute the pages are not grouped by
+    /// (`schedule --group KEY` groups them).
+    #[error(transparent)]
+    Grouping(#[from] crate::sim::GroupingError),
 }
 
 /// A score as JSON: the number when finite, else `"inf"` or `"-inf"` (JSON has no
@@ -808,6 +812,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             _ => {}
         }
         Scheduler::<K>::check_policy(&self.policy)?;
+        self.policy.check_grouping(self.grouping())?;
         if let Some(pending) = self.bandit.as_ref().and_then(LiveBandit::pending_cycle) {
             if cycle < pending {
                 return Err(ScheduleError::BanditCycle { cycle, pending });

@@ -100,6 +100,9 @@ pub enum SimError {
     /// Sampled decisions with the authors' tie order.
     #[error("sampled crawl decisions break ties by the seeded order; the reference tie rule is for top-k parity runs")]
     SampleWithReferenceTies,
+    /// A model reads the group rate of an attribute the data is not grouped by.
+    #[error(transparent)]
+    Grouping(#[from] GroupingError),
     /// k would be 0.
     #[error("{pages} pages × resources {resources} is less than one visit per cycle")]
     NoVisits {
@@ -108,6 +111,19 @@ pub enum SimError {
         /// Resources fraction.
         resources: f64,
     },
+}
+
+/// A learned model reads `group:KEY` but the run is grouped by another attribute (or by
+/// host): the simulation keeps the group totals of the data's grouping only.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("model {model} reads group:{key}, but the data is grouped by {}: run with --group {key} (a study's `group: \"{key}\"`)", grouping.as_deref().unwrap_or("host"))]
+pub struct GroupingError {
+    /// The model file, as written.
+    pub model: String,
+    /// The attribute it reads the group rate of.
+    pub key: String,
+    /// The data's grouping (`None`: host).
+    pub grouping: Option<String>,
 }
 
 /// The paper's share of pages visited per scored cycle (SPEC §3): the default everywhere.
@@ -460,8 +476,14 @@ impl Simulator {
     }
 
     /// Simulates `policy` over `period`.
+    ///
+    /// # Errors
+    /// Settings the period cannot take (a warm-up as long as it, no visit per cycle), or a
+    /// learned model that reads the group rate of an attribute the period is not grouped
+    /// by ([`Policy::check_grouping`]).
     pub fn run(&mut self, period: &Period, policy: &Policy) -> Result<Outcome, SimError> {
         self.config.check(period)?;
+        policy.check_grouping(period.grouping())?;
         Ok(match self.config.ties {
             TieBreak::Seeded => self.fast.run(period, policy, &self.config, None),
             TieBreak::Reference => naive::run(period, policy, &self.config),
@@ -470,6 +492,9 @@ impl Simulator {
 
     /// Simulates `policy` over a [`Prepared`] period: the same outcome as
     /// [`Simulator::run`], faster when many policys are simulated over one period.
+    ///
+    /// The caller checks the policy's grouping once ([`Policy::check_grouping`]): a model
+    /// that reads the rate of another grouping reads that of the period's.
     ///
     /// # Panics
     /// If `prepared` was made for other settings than the simulator's, or for a period of

@@ -107,6 +107,66 @@ fn model_policies_run_alike_in_both_simulators() {
     }
 }
 
+/// A model over `group:category` reads the run's group rate when the data is grouped by
+/// the category: increasing in it alone, it ranks as the formula `GR`, in both
+/// simulators, alone and inside a formula and a bandit.
+#[test]
+fn a_group_model_reads_the_rate_of_the_datas_grouping() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = model_file(dir.path(), "g.json", &[Feature::Group("category".into())]);
+    let both = model_file(
+        dir.path(),
+        "b.json",
+        &[
+            Feature::Frequency(7),
+            Feature::Group("category".into()),
+            Feature::Group("host".into()),
+        ],
+    );
+    let mut state = 17u64;
+    for case in 0..6u64 {
+        let mut d = history(&mut state, 40 + case as usize * 9, 25);
+        let mut lines = String::new();
+        for p in 0..d.pages() {
+            let bits: String = (1..=d.cycles())
+                .map(|c| if d.changed(p, c) { '1' } else { '0' })
+                .collect();
+            let host = d
+                .host(p)
+                .map(|h| d.host_names()[h as usize].clone())
+                .unwrap_or_default();
+            let category =
+                ["", "\tcategory=a", "\tcategory=b", "\tcategory=c"][lcg(&mut state) as usize % 4];
+            lines.push_str(&format!("{bits}\tp{p}\t{host}{category}\n"));
+        }
+        d = text::read(lines.as_bytes(), "<test>").unwrap();
+        d.group_by(Some("category")).unwrap();
+        let period = Period::whole(&d).unwrap();
+        let config = SimConfig::new(0.15, 2).unwrap().with_seed(case);
+        let mut sim = Simulator::new(config);
+        let model = sim
+            .run(&period, &parse(&format!("model:{}", m.display())))
+            .unwrap();
+        assert_eq!(
+            model.cycles,
+            sim.run(&period, &parse("GR")).unwrap().cycles,
+            "case {case}"
+        );
+        for text in [
+            format!("model:{}", both.display()),
+            format!("P * t [model {}]", both.display()),
+            format!(
+                "exp3(arms: [NAD, model(\"{}\")], gamma: 0.2)",
+                both.display()
+            ),
+        ] {
+            let policy = parse(&text);
+            let fast = sim.run(&period, &policy).unwrap();
+            assert_eq!(fast, sim.run_reference(&period, &policy).unwrap(), "{text}");
+        }
+    }
+}
+
 /// A learned `since_change` with its sign (recent changes first) is the formula `0 - tc`.
 #[test]
 fn a_single_feature_model_is_its_formula() {
@@ -168,7 +228,27 @@ fn what_cannot_run_is_a_clear_error() {
     };
     assert!(error("P * t").contains("reads P, a learned model's prediction"));
     assert!(error(&format!("t [model {}]", page.display())).contains("does not read P"));
-    assert!(error(&format!("model:{}", groups.display())).contains("reads group:category"));
+    let two = model_file(
+        dir.path(),
+        "two.json",
+        &[
+            Feature::Group("category".into()),
+            Feature::Group("brand".into()),
+        ],
+    );
+    assert!(error(&format!("model:{}", two.display())).contains("two attributes"));
+    // A model of one attribute's group rate parses, and runs on data grouped by it only.
+    let policy = parse(&format!("model:{}", groups.display()));
+    let mut state = 3u64;
+    let d = history(&mut state, 30, 12);
+    let mut sim = Simulator::new(SimConfig::new(0.2, 2).unwrap());
+    let e = sim.run(&Period::whole(&d).unwrap(), &policy).unwrap_err();
+    assert!(
+        e.to_string().ends_with(
+            "reads group:category, but the data is grouped by host: run with --group category (a study's `group: \"category\"`)"
+        ),
+        "{e}"
+    );
     assert!(error("model:/no/such/file.json").contains("cannot read model file /no/such/file.json"));
     assert!(error("model:").contains("needs the path of a model file"));
     let not_a_model = dir.path().join("x.json");

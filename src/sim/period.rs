@@ -59,6 +59,8 @@ pub struct Period {
     /// Each page's group (dense local index), or [`NO_GROUP`]; `None`: grouped by host.
     groups: Option<Vec<u32>>,
     group_count: usize,
+    /// The attribute the pages are grouped by; `None`: the host.
+    grouping: Option<String>,
 }
 
 impl Period {
@@ -133,6 +135,7 @@ impl Period {
             host_count,
             groups,
             group_count,
+            grouping: dataset.grouping().map(str::to_string),
         })
     }
 
@@ -198,6 +201,12 @@ impl Period {
     /// Number of distinct groups of the pages.
     pub fn groups(&self) -> usize {
         self.group_count
+    }
+
+    /// The attribute the pages are grouped by for `GR` (the data's
+    /// [`Dataset::grouping`](crate::data::Dataset::grouping)); `None`: the host.
+    pub fn grouping(&self) -> Option<&str> {
+        self.grouping.as_deref()
     }
 
     /// Empty host and group totals for a run whose pages keep `track` (tables only for

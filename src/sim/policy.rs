@@ -62,6 +62,7 @@ use super::metrics::Metric;
 use super::predictor::Predictor;
 use super::rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
 use super::stats::{HostRates, PageStats, StatsKey, Track, NO_GROUP, NO_HOST};
+use super::GroupingError;
 use crate::eval::{Columns, Program, Scratch};
 use crate::formula::{Closure, Formula, Grammar, ParseError, Terminal};
 use serde::{Deserialize, Serialize};
@@ -1143,6 +1144,25 @@ impl Policy {
             Policy::Model(m) => Some(m),
             Policy::Formula(f) => f.model.as_ref(),
             _ => None,
+        }
+    }
+
+    /// Whether a run grouped by `grouping` (an attribute; `None`: host) computes every
+    /// group rate the policy's learned models read (its own, or its arms').
+    ///
+    /// # Errors
+    /// A model that reads `group:KEY` of another attribute (see [`Predictor`]).
+    pub fn check_grouping(&self, grouping: Option<&str>) -> Result<(), GroupingError> {
+        if let Policy::Bandit(b) = self {
+            return b.arms().iter().try_for_each(|a| a.check_grouping(grouping));
+        }
+        match self.learned() {
+            Some(m) if m.group().is_some() && m.group() != grouping => Err(GroupingError {
+                model: m.path().to_string(),
+                key: m.group().unwrap_or_default().to_string(),
+                grouping: grouping.map(str::to_string),
+            }),
+            _ => Ok(()),
         }
     }
 

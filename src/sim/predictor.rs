@@ -11,15 +11,21 @@
 //! | `freqW` (`W <= 30`) | detected changes / visits in cycles `d-W ..= d-1` (0 without one), from 30-cycle masks of visits and changes ([`Track::WINDOW30`]) |
 //! | `since_change` | `tc` |
 //! | `group:host` | `HR`: the host's detected changes over its visits in this run |
+//! | `group:KEY` | `GR` when the data is grouped by KEY (`--group KEY`, a study's `group:`): the group's detected changes over its visits in this run |
 //!
-//! Group rates of other attributes (`group:category`, ...) are not computed by the
-//! simulation: a model that reads one is refused here with the reason (it still drives
-//! `freshgp requests`, which reads them from the training fold). The run's group rate
-//! of hosts differs from training's (the training fold's pages under full observability):
-//! a choice of ours, documented, as `HR` is the simulation's host rate.
+//! A model reads the group rate of one attribute besides the host's, and only when the
+//! run is grouped by it: the simulation keeps the totals of one grouping
+//! ([`crate::sim::Period::grouping`]), and [`crate::sim::Policy::check_grouping`] refuses
+//! a run grouped otherwise with the reason. Categorical codes (`cat:KEY`) are refused
+//! here: a model file keeps no attribute values, so codes would not mean the same in
+//! another file (the network still drives `freshgp requests`, which trains and scores on
+//! the same data). The run's group rates differ from training's (the training fold's
+//! pages under full observability): a choice of ours, documented, as `HR` and `GR` are the
+//! simulation's rates.
 //!
 //! **Invariant:** a [`Predictor`] reads at most [`MAX_INPUTS`] features, each one of the
-//! three kinds above, so [`Predictor::predict`] scores a page without allocating.
+//! four kinds above and at most one attribute's group rate, so [`Predictor::predict`]
+//! scores a page without allocating.
 
 use super::stats::{HostRates, PageStats, MAX_WINDOW};
 use super::Track;
@@ -37,6 +43,7 @@ enum Input {
     Frequency(u32),
     SinceChange,
     HostRate,
+    GroupRate,
 }
 
 /// A model file bound for the simulation: its path as written, its text (what the policy
@@ -51,6 +58,8 @@ struct Inner {
     text: String,
     model: Model,
     inputs: Vec<Input>,
+    /// The attribute whose group rate `Input::GroupRate` reads.
+    group: Option<String>,
 }
 
 impl fmt::Debug for Predictor {
@@ -87,14 +96,23 @@ impl Predictor {
                 )),
                 Feature::SinceChange => Ok(Input::SinceChange),
                 Feature::Group(key) if key == "host" => Ok(Input::HostRate),
-                Feature::Group(key) => Err(format!(
-                    "model {path} reads group:{key}: the simulation computes page-level features and group:host only (train with --features freq1,freq7,freq30,since_change,group:host; `freshgp requests --learned` reads every group)"
-                )),
+                Feature::Group(_) => Ok(Input::GroupRate),
                 Feature::Category(key) => Err(format!(
-                    "model {path} reads cat:{key}: the simulation keeps no attribute codes (train the network with --features freq1,freq7,freq30,since_change,group:host; `freshgp requests --learned` reads every attribute)"
+                    "model {path} reads cat:{key}: a model file keeps no attribute values, so codes would not mean the same in another file (train the network without cat: features, e.g. --features freq1,freq7,freq30,since_change,group:{key}; `freshgp requests --learned` trains and scores on the same data, with codes)"
                 )),
             })
             .collect::<Result<Vec<_>, String>>()?;
+        let mut keys = features.features().iter().filter_map(|f| match f {
+            Feature::Group(key) if key != "host" => Some(key.clone()),
+            _ => None,
+        });
+        let group = keys.next();
+        if let Some(other) = keys.find(|k| Some(k) != group.as_ref()) {
+            return Err(format!(
+                "model {path} reads the group rates of two attributes ({} and {other}): the simulation keeps one grouping besides the hosts",
+                group.unwrap_or_default()
+            ));
+        }
         if inputs.len() > MAX_INPUTS {
             return Err(format!(
                 "model {path} reads {} features, the simulation at most {MAX_INPUTS}",
@@ -106,6 +124,7 @@ impl Predictor {
             text: text.to_string(),
             model,
             inputs,
+            group,
         })))
     }
 
@@ -135,17 +154,24 @@ impl Predictor {
         &self.0.model
     }
 
-    /// The terminals the prediction reads besides the 30-cycle window (`tc`, `HR`).
+    /// The attribute whose group rate the model reads (`group:KEY`, KEY not `host`): the
+    /// run must be grouped by it.
+    pub fn group(&self) -> Option<&str> {
+        self.0.group.as_deref()
+    }
+
+    /// The terminals the prediction reads besides the 30-cycle window (`tc`, `HR`, `GR`).
     pub(crate) fn terminals(&self) -> impl Iterator<Item = Terminal> + '_ {
         self.0.inputs.iter().filter_map(|i| match i {
             Input::Frequency(_) => None,
             Input::SinceChange => Some(Terminal::TC),
             Input::HostRate => Some(Terminal::HR),
+            Input::GroupRate => Some(Terminal::GR),
         })
     }
 
-    /// The model's prediction for a page of statistics `stats` at cycle `d`, host rates
-    /// `hosts`.
+    /// The model's prediction for a page of statistics `stats` at cycle `d`, host and
+    /// group rates `hosts` (the run grouped by [`Predictor::group`], if it names one).
     #[inline]
     pub fn predict(&self, stats: &PageStats, d: u32, hosts: &HostRates) -> f64 {
         debug_assert!(stats.track().has(Track::WINDOW30));
@@ -155,6 +181,7 @@ impl Predictor {
                 Input::Frequency(w) => stats.frequency(d, w),
                 Input::SinceChange => stats.terminal(Terminal::TC, d, hosts),
                 Input::HostRate => hosts.rate(stats),
+                Input::GroupRate => hosts.group_rate(stats),
             };
         }
         // `+ 0.0`: no -0 (terminal values never are).
@@ -208,8 +235,13 @@ mod tests {
 
     #[test]
     fn what_the_simulation_cannot_compute_is_refused_with_the_reason() {
-        let e = Predictor::from_text("m.json", &logistic("freq7,group:category")).unwrap_err();
-        assert!(e.contains("reads group:category"), "{e}");
+        let m = Predictor::from_text("m.json", &logistic("freq7,group:category,group:host"));
+        assert_eq!(m.unwrap().group(), Some("category"));
+        let e =
+            Predictor::from_text("m.json", &logistic("group:category,group:brand")).unwrap_err();
+        assert!(e.contains("two attributes (category and brand)"), "{e}");
+        let e = Predictor::from_text("m.json", &logistic("freq7,cat:category")).unwrap_err();
+        assert!(e.contains("cannot read a categorical code"), "{e}");
         let e = Predictor::from_text("m.json", &logistic("freq31")).unwrap_err();
         assert!(e.contains("at most 30 cycles"), "{e}");
         let e = Predictor::from_text("m.json", "{").unwrap_err();

@@ -326,6 +326,8 @@ impl Scorer for Policy {
         if self.bandit().is_some() {
             return Err(RequestError::Bandit);
         }
+        self.check_grouping(period.grouping())
+            .map_err(SimError::from)?;
         let pages = period.pages();
         let k = config.sim.k(pages);
         if k == 0 && matches!(self, Policy::Rate(_)) {

@@ -5,8 +5,8 @@
 use crate::common::{check_out, policy_list, DataArgs};
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
-use freshgp::predict::TrainOptions;
 use freshgp::predict::{eval, EvalOptions, Feature, FeatureSet, ModelKind, NetworkOptions};
+use freshgp::predict::{Progress, TrainOptions};
 use freshgp::sim::SimConfig;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -57,6 +57,11 @@ struct TrainArgs {
     /// group:KEY for each attribute and the host, and for a network also cat:KEY for each.
     #[arg(long, value_delimiter = ',')]
     features: Vec<String>,
+    /// Memory (MiB) the training and validation examples may take; beyond it they are
+    /// streamed: computed chunk by chunk whenever a pass needs them (slower; the same
+    /// logistic regression up to rounding).
+    #[arg(long, value_name = "MIB", default_value_t = eval::DEFAULT_MEMORY >> 20)]
+    memory: usize,
     #[command(flatten)]
     network: NetworkArgs,
 }
@@ -155,18 +160,32 @@ fn train(args: TrainArgs) -> Result<()> {
         set.len(),
         args.horizon
     );
+    if args.memory == 0 {
+        bail!("--memory 0: expected at least 1 (MiB)");
+    }
     let options = TrainOptions {
         rotation: args.rotation,
         horizon: args.horizon,
         kind,
         network: args.network.options(),
+        memory: args.memory.saturating_mul(1 << 20),
     };
     let epochs = options.network.epochs;
-    let mut progress = |epoch: usize, loss: f64, auc: f64| {
-        eprintln!(
-            "epoch {epoch}/{epochs}: training cross-entropy {loss:.4}, validation AUC {auc:.4} ({:.1}s)",
-            start.elapsed().as_secs_f64()
-        );
+    let mut progress = |step: Progress| {
+        let secs = start.elapsed().as_secs_f64();
+        match step {
+            Progress::Streaming { examples, bytes, rows } => eprintln!(
+                "{examples} training examples: with validation {} MiB, over --memory {}; streaming them in chunks of {rows}",
+                bytes >> 20,
+                args.memory
+            ),
+            Progress::Penalty { alpha, auc } => {
+                eprintln!("penalty {alpha}: validation AUC {auc:.4} ({secs:.1}s)")
+            }
+            Progress::Epoch { epoch, loss, auc } => eprintln!(
+                "epoch {epoch}/{epochs}: training cross-entropy {loss:.4}, validation AUC {auc:.4} ({secs:.1}s)"
+            ),
+        }
     };
     let t = eval::train(&data, &set, &options, &mut progress)?;
     std::fs::write(&args.out, t.model.to_json_with_horizon(args.horizon))
