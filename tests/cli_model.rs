@@ -335,7 +335,7 @@ fn a_network_trains_reports_its_epochs_and_drives_the_table_and_the_requests() {
     };
     let out = simulate(&train("freq7,since_change,cat:brand", "brand.json"));
     assert!(!out.status.success());
-    assert!(stderr(&out).contains("reads cat:brand: the simulation keeps no attribute codes"));
+    assert!(stderr(&out).contains("reads cat:brand: a model file keeps no attribute values"));
     let out = simulate(&train(
         "freq1,freq7,freq30,since_change,group:host",
         "page.json",

@@ -177,7 +177,7 @@ impl Model {
     /// whose AUC on `validation` is highest (the first on a tie). Each fit starts from the
     /// previous one's solution (the penalties decrease). Examples held in memory (one
     /// chunk) are fitted by linfa; a stream of several chunks by the same L-BFGS on the
-    /// same loss, each evaluation a pass over the chunks ([`streamed_fit`]).
+    /// same loss, each evaluation a pass over the chunks.
     ///
     /// # Errors
     /// Training examples of one class only (nothing to learn), or a fit that fails.
