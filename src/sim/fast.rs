@@ -8,8 +8,9 @@
 //! 1. marks the pages that changed this cycle stale (only the cycle's change events);
 //! 2. scores each live group once, with the compiled formula over columns of group
 //!    statistics (G groups instead of P pages);
-//! 3. sorts the groups by score and walks them best first, gathering pages until k are
-//!    taken. Equal-score groups form one class whose pages are ordered by the seeded tie
+//! 3. sorts the groups by score (an uncapped top-k walk over many groups: only the
+//!    groups down to the k-th's score, after a linear selection) and walks them best
+//!    first, gathering pages until k are taken. Equal-score groups form one class whose pages are ordered by the seeded tie
 //!    key; only the class that straddles rank k needs a selection among its pages
 //!    (`select_nth_unstable`, linear; or, when the period's [`TieOrder`] is at hand and
 //!    the class is large, a walk along the cycle's tie order that stops after the first
@@ -17,7 +18,8 @@
 //!    its stale pages (counted against its sorted stale keys, without sorting the rest);
 //! 4. visits the chosen pages, moving each to the group of its new statistics.
 //!
-//! The cost per cycle is O(changes + G log G + k log k + size of the straddling class),
+//! The cost per cycle is O(changes + G log G + k log k + size of the straddling class)
+//! (G + k log k for the uncapped top-k walk over more than 4k groups),
 //! at most O(P) and usually far less; nothing is allocated per cycle once the buffers
 //! have grown. Over a [`Prepared`](super::Prepared) period a run skips the warm-up: it
 //! starts from a copy of the state the warm-up leaves ([`Warm`]), the same for every
@@ -153,7 +155,13 @@ pub(crate) struct Fast {
     groups: Vec<Group>,
     free: Vec<u32>,
     live: Vec<u32>,
+    /// The group of each state, while pages of equal state are merged (`merge`).
     index: HashMap<StateKey, u32>,
+    /// Whether pages of equal state share a group. A run whose pages start mostly in
+    /// groups of their own (a policy that reads continuous weights) keeps one group per
+    /// page instead: merging would find no partner and cost a hash lookup per visit.
+    /// Scores are the same either way (equal scores form one class whatever the groups).
+    merge: bool,
     // Per-cycle buffers.
     group_pages: Vec<PageState>,
     scores: Vec<f64>,
@@ -216,6 +224,10 @@ impl Fast {
                     self.join(p, g);
                 }
             }
+            if self.live.len() * 2 > pages {
+                self.merge = false;
+                self.index.clear();
+            }
         }
     }
 
@@ -232,6 +244,7 @@ impl Fast {
         self.free.clear();
         self.live.clear();
         self.index.clear();
+        self.merge = true;
         if self.groups.is_empty() {
             self.groups.push(Group::default());
         }
@@ -281,6 +294,7 @@ impl Fast {
             .extend((used as u32..self.groups.len() as u32).rev());
         self.free.extend_from_slice(&warm.free);
         self.live.clone_from(&warm.live);
+        self.merge = warm.merge;
         // Not `clone_from`: that would shrink the map to the warm-up's size, and the run
         // would grow it again.
         self.index.clear();
@@ -316,8 +330,10 @@ impl Fast {
     /// The group holding pages in state `page`, created if need be.
     fn group_for(&mut self, page: PageState) -> u32 {
         let key = page.key();
-        if let Some(&g) = self.index.get(&key) {
-            return g;
+        if self.merge {
+            if let Some(&g) = self.index.get(&key) {
+                return g;
+            }
         }
         let g = match self.free.pop() {
             Some(g) => g,
@@ -334,7 +350,9 @@ impl Fast {
         group.live_at = self.live.len() as u32;
         debug_assert!(group.members.is_empty());
         self.live.push(g);
-        self.index.insert(key, g);
+        if self.merge {
+            self.index.insert(key, g);
+        }
         g
     }
 
@@ -351,8 +369,9 @@ impl Fast {
         if group.members.is_empty() {
             let live_at = group.live_at as usize;
             group.live_at = NONE;
-            let key = group.page.key();
-            self.index.remove(&key);
+            if self.merge {
+                self.index.remove(&group.page.key());
+            }
             self.live.swap_remove(live_at);
             if let Some(&other) = self.live.get(live_at) {
                 self.groups[other as usize].live_at = live_at as u32;
@@ -425,7 +444,9 @@ impl Fast {
             group.stale = 0;
             let live_at = group.live_at as usize;
             group.live_at = NONE;
-            self.index.remove(&page.key());
+            if self.merge {
+                self.index.remove(&page.key());
+            }
             self.live.swap_remove(live_at);
             if let Some(&other) = self.live.get(live_at) {
                 self.groups[other as usize].live_at = live_at as u32;
@@ -498,7 +519,8 @@ impl Fast {
         for d in first..=period.len() {
             stale_count += self.mark_changes(period, d);
             let cycle = d as u32;
-            self.score_and_rank(chooser.scorer(cycle), (cycle, k), config.decision());
+            let capped = config.host_cap().is_some();
+            self.score_and_rank(chooser.scorer(cycle), (cycle, k, capped), config.decision());
             let walk = Walk {
                 cycle,
                 k,
@@ -561,8 +583,14 @@ impl Fast {
     }
 
     /// Step 2: scores each live group once (a rate policy first solves its rates over
-    /// the groups, each counted with its pages) and sorts the groups best first.
-    fn score_and_rank(&mut self, policy: &Policy, (cycle, k): (u32, usize), decision: Decision) {
+    /// the groups, each counted with its pages) and sorts the groups best first (for an
+    /// uncapped top-k walk over many groups, only the prefix it reads: [`Fast::rank_prefix`]).
+    fn score_and_rank(
+        &mut self,
+        policy: &Policy,
+        (cycle, k, capped): (u32, usize, bool),
+        decision: Decision,
+    ) {
         self.group_pages.clear();
         let groups = &self.groups;
         self.group_pages
@@ -589,7 +617,30 @@ impl Fast {
                 .zip(&self.live)
                 .map(|(&s, &g)| Ranked::new(score_key(s), g)),
         );
-        self.ranked.sort_unstable();
+        if decision == Decision::TopK && !capped && k > 0 && self.ranked.len() > 4 * k {
+            self.rank_prefix(k);
+        } else {
+            self.ranked.sort_unstable();
+        }
+    }
+
+    /// Leaves in `ranked` only the prefix of the ranking an uncapped top-k walk reads,
+    /// sorted: every group ranked above the k-th, and the whole class (score) of the k-th.
+    /// A live group holds a page at least, so the walk takes k pages inside it. O(G + k
+    /// log k) instead of sorting all G groups.
+    fn rank_prefix(&mut self, k: usize) {
+        let ranked = &mut self.ranked;
+        let boundary = ranked.select_nth_unstable(k - 1).1.key();
+        // Groups after the k-th with its score belong to its class: bring them next.
+        let mut end = k;
+        for i in k..ranked.len() {
+            if ranked[i].key() == boundary {
+                ranked.swap(i, end);
+                end += 1;
+            }
+        }
+        ranked.truncate(end);
+        ranked.sort_unstable();
     }
 
     /// Step 3 of a sampled decision (SPEC §11, see `sample.rs`): the inclusion
