@@ -1,7 +1,7 @@
 //! Fixed policies over the test sets of the five rotations: the seven published baselines
 //! (SPEC §4), the literature's policies (SPEC §9), or any formula.
 
-use super::{ExperimentError, Set};
+use super::ExperimentError;
 use crate::data::split::{Horizon, Split};
 use crate::data::Dataset;
 use crate::sim::{ArmChoice, CycleMetrics, Metric, Period, Policy, SimConfig, Simulator};
@@ -116,20 +116,8 @@ pub fn run_over(
     horizon: Horizon,
 ) -> Result<Vec<BaselineResult>, ExperimentError> {
     let periods = test_periods_over(dataset, horizon)?;
-    for p in &periods {
-        config.check(p).map_err(|source| ExperimentError::Sim {
-            set: Set::Test,
-            source,
-        })?;
-        for policy in policies {
-            policy
-                .check_grouping(p.grouping())
-                .map_err(|e| ExperimentError::Sim {
-                    set: Set::Test,
-                    source: e.into(),
-                })?;
-        }
-    }
+    super::sweep::check(&periods, config)?;
+    super::sweep::check_groupings(&periods, policies)?;
     let jobs: Vec<(usize, usize)> = (0..policies.len())
         .flat_map(|b| (0..periods.len()).map(move |r| (b, r)))
         .collect();

@@ -4,7 +4,7 @@
 use crate::formula::{Closure, Formula};
 use crate::gp::{Evaluation, Fitness};
 use crate::sim::Predictor;
-use crate::sim::{Metric, Period, Policy, Prepared, SimConfig, SimError, Simulator};
+use crate::sim::{Metric, Period, Prepared, SimConfig, SimError, Simulator};
 
 /// Fitness of a formula: the mean of `metric` over the scored cycles of `period`.
 #[derive(Debug, Clone)]
@@ -42,7 +42,7 @@ impl CrawlFitness {
     /// A model that reads the group rate of an attribute the period is not grouped by.
     pub fn with_model(mut self, model: Option<Predictor>) -> Result<CrawlFitness, SimError> {
         if let Some(m) = &model {
-            Policy::Model(m.clone()).check_grouping(self.period.grouping())?;
+            m.check_grouping(self.period.grouping())?;
         }
         self.model = model;
         Ok(self)

@@ -162,6 +162,22 @@ pub fn check(periods: &[Period], config: SimConfig) -> Result<(), ExperimentErro
     Ok(())
 }
 
+/// Checks that every period's grouping gives each of `policies` the group rates its
+/// learned models read ([`Policy::check_grouping`]).
+pub fn check_groupings(periods: &[Period], policies: &[Policy]) -> Result<(), ExperimentError> {
+    for p in periods {
+        for policy in policies {
+            policy
+                .check_grouping(p.grouping())
+                .map_err(|e| ExperimentError::Sim {
+                    set: Set::Test,
+                    source: e.into(),
+                })?;
+        }
+    }
+    Ok(())
+}
+
 /// Simulates `policy` over every period once per run seed; the outcomes, run by run
 /// (each run's periods in order).
 pub fn outcomes(
@@ -171,14 +187,7 @@ pub fn outcomes(
     seeds: &[u64],
 ) -> Result<Vec<Vec<Outcome>>, ExperimentError> {
     check(periods, config)?;
-    for p in periods {
-        policy
-            .check_grouping(p.grouping())
-            .map_err(|e| ExperimentError::Sim {
-                set: Set::Test,
-                source: e.into(),
-            })?;
-    }
+    check_groupings(periods, std::slice::from_ref(policy))?;
     let jobs: Vec<(u64, usize)> = seeds
         .iter()
         .flat_map(|&s| (0..periods.len()).map(move |p| (s, p)))

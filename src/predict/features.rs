@@ -504,15 +504,25 @@ impl<'a> ExampleStream<'a> {
             labels: Vec::with_capacity(to - from),
         };
         for r in from..to {
-            let d = self.first + r / self.pages.len();
-            let p = self.pages[r % self.pages.len()] as usize;
+            let (d, p) = self.at(r);
             for (f, g) in self.set.features().iter().zip(&self.groups) {
                 out.values.push(value(f, g.as_ref(), self.obs, p, p, d));
             }
-            out.labels
-                .push((d..d + self.k).any(|j| self.data.changed(p, j)));
+            out.labels.push(self.label(r));
         }
         out
+    }
+
+    /// Example `r`'s (cycle, page).
+    fn at(&self, r: usize) -> (usize, usize) {
+        let n = self.pages.len();
+        (self.first + r / n, self.pages[r % n] as usize)
+    }
+
+    /// Example `r`'s label: its page changes within K cycles from its cycle.
+    fn label(&self, r: usize) -> bool {
+        let (d, p) = self.at(r);
+        (d..d + self.k).any(|j| self.data.changed(p, j))
     }
 }
 
@@ -532,13 +542,7 @@ impl ExampleSource for ExampleStream<'_> {
     }
 
     fn positives(&self) -> usize {
-        (0..self.len())
-            .filter(|&r| {
-                let d = self.first + r / self.pages.len();
-                let p = self.pages[r % self.pages.len()] as usize;
-                (d..d + self.k).any(|j| self.data.changed(p, j))
-            })
-            .count()
+        (0..self.len()).filter(|&r| self.label(r)).count()
     }
 }
 

@@ -449,12 +449,15 @@ fn linfa_fit(
 /// The L2-penalized log-loss of linfa's logistic regression over a stream of examples:
 /// `-Σ ln σ(y·z) + α/2·‖w‖²` with `y = ±1` (changed or not), `z = b + Σ w_j·x̃_j` over
 /// the standardized values `x̃`; the intercept is not penalized. Each evaluation is one
-/// pass over the chunks, in order.
+/// pass over the chunks, in order, giving the loss and its gradient together: the solver
+/// asks for both at each point, and the gradient of the point last costed is kept.
 struct StreamedLoss<'a> {
     x: &'a dyn ExampleSource,
     mean: &'a [f64],
     scale: &'a [f64],
     alpha: f64,
+    /// The last point costed, and the gradient there.
+    last: std::cell::RefCell<Option<(Vec<f64>, Vec<f64>)>>,
 }
 
 impl StreamedLoss<'_> {
@@ -504,7 +507,11 @@ impl argmin::core::CostFunction for StreamedLoss<'_> {
     type Output = f64;
 
     fn cost(&self, w: &Self::Param) -> Result<f64, argmin::core::Error> {
-        Ok(self.pass(&w.to_vec(), None))
+        let w = w.to_vec();
+        let mut g = vec![0.0; w.len()];
+        let loss = self.pass(&w, Some(&mut g));
+        *self.last.borrow_mut() = Some((w, g));
+        Ok(loss)
     }
 }
 
@@ -513,8 +520,12 @@ impl argmin::core::Gradient for StreamedLoss<'_> {
     type Gradient = ndarray::Array1<f64>;
 
     fn gradient(&self, w: &Self::Param) -> Result<Self::Gradient, argmin::core::Error> {
+        let w = w.to_vec();
+        if let Some((_, g)) = self.last.borrow().as_ref().filter(|(at, _)| *at == w) {
+            return Ok(ndarray::Array1::from_vec(g.clone()));
+        }
         let mut g = vec![0.0; w.len()];
-        self.pass(&w.to_vec(), Some(&mut g));
+        self.pass(&w, Some(&mut g));
         Ok(ndarray::Array1::from_vec(g))
     }
 }
@@ -539,6 +550,7 @@ fn streamed_fit(
         mean,
         scale,
         alpha,
+        last: std::cell::RefCell::new(None),
     };
     let start = ndarray::Array1::from_vec(start.unwrap_or_else(|| vec![0.0; width + 1]));
     let solver = LBFGS::new(MoreThuenteLineSearch::new(), 10)

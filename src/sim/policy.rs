@@ -1156,14 +1156,8 @@ impl Policy {
         if let Policy::Bandit(b) = self {
             return b.arms().iter().try_for_each(|a| a.check_grouping(grouping));
         }
-        match self.learned() {
-            Some(m) if m.group().is_some() && m.group() != grouping => Err(GroupingError {
-                model: m.path().to_string(),
-                key: m.group().unwrap_or_default().to_string(),
-                grouping: grouping.map(str::to_string),
-            }),
-            _ => Ok(()),
-        }
+        self.learned()
+            .map_or(Ok(()), |m| m.check_grouping(grouping))
     }
 
     /// The bandit, if it is one.

@@ -28,7 +28,7 @@
 //! scores a page without allocating.
 
 use super::stats::{HostRates, PageStats, MAX_WINDOW};
-use super::Track;
+use super::{GroupingError, Track};
 use crate::formula::Terminal;
 use crate::predict::{Feature, Model};
 use std::fmt;
@@ -158,6 +158,22 @@ impl Predictor {
     /// run must be grouped by it.
     pub fn group(&self) -> Option<&str> {
         self.0.group.as_deref()
+    }
+
+    /// Whether a run grouped by `grouping` (an attribute; `None`: host) computes the
+    /// group rate the model reads.
+    ///
+    /// # Errors
+    /// The model reads `group:KEY` of another attribute.
+    pub fn check_grouping(&self, grouping: Option<&str>) -> Result<(), GroupingError> {
+        match self.group() {
+            Some(key) if Some(key) != grouping => Err(GroupingError {
+                model: self.path().to_string(),
+                key: key.to_string(),
+                grouping: grouping.map(str::to_string),
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// The terminals the prediction reads besides the 30-cycle window (`tc`, `HR`, `GR`).
