@@ -10,6 +10,9 @@
 //! page-cycles per CPU-second), and the GP4C 15-node formula and the extended one under a
 //! host cap of 2 pages per host and cycle.
 //!
+//! `prepared-brdc12/...`: the GP4C formula and the SPEC §8 ones as a GP run simulates them,
+//! over a [`Prepared`] period (the warm-up and tie orders done once for all runs).
+//!
 //! SPEC §9 (`policies-brdc12/<name>`, same weighted brdc12 history): every policy of the
 //! literature (issue 14: a rate policy costs O(P) per cycle plus its λ solve), and the
 //! SPEC §10 bandit presets `kab2`, `kab3`, `kab5` (a bandit scores with the one arm it
@@ -22,7 +25,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use freshgp::data::synth::{generate, SynthParams};
 use freshgp::data::Dataset;
 use freshgp::formula::{Closure, Formula};
-use freshgp::sim::{Baseline, Period, Policy, SimConfig, Simulator};
+use freshgp::sim::{Baseline, Period, Policy, Prepared, SimConfig, Simulator};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -116,6 +119,18 @@ fn bench(c: &mut Criterion) {
         let mut sim = Simulator::new(config);
         group.bench_with_input(BenchmarkId::new("spec8-brdc12", name), policy, |b, s| {
             b.iter(|| sim.run(&brdc12, s).unwrap())
+        });
+    }
+    // As a GP run simulates: over a prepared period (tie orders and warm-up done once).
+    let prepared = Prepared::new(&brdc12, SimConfig::paper()).unwrap();
+    for (name, policy) in [
+        ("formula-15", &gp4c),
+        ("extended-15", &extended),
+        ("frequency-15", &frequency),
+    ] {
+        let mut sim = Simulator::new(SimConfig::paper());
+        group.bench_with_input(BenchmarkId::new("prepared-brdc12", name), policy, |b, s| {
+            b.iter(|| sim.run_prepared(&brdc12, s, &prepared))
         });
     }
     group.sample_size(10);

@@ -115,6 +115,7 @@ fn bandits_simulate_alike_in_both_simulators() {
                 fast,
                 "{text}"
             );
+            assert_eq!(sim.run_flat(&period, &bandit), fast, "per page: {text}");
         }
     }
 }

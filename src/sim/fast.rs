@@ -24,11 +24,16 @@
 //! have grown. Over a [`Prepared`](super::Prepared) period a run skips the warm-up: it
 //! starts from a copy of the state the warm-up leaves ([`Warm`]), the same for every
 //! policy without memory. The result is bit for bit the reference simulator's (tested).
+//!
+//! A run whose pages would hardly share a group (a top-k decision by a policy that reads
+//! continuous weights) goes to the per-page simulator instead ([`Flat`]).
 
 use super::bandit::Chooser;
+use super::flat::Flat;
 use super::metrics::{fresh_weight, weighted_ideal, Discounts, Outcome, Tally, WeightedTally};
 use super::policy::{PageState, StateKey};
 use super::sample::{inclusion_scale, sample_u, settle, weight_of, Systematic};
+use super::CycleMetrics;
 use super::SimConfig;
 use super::{score_key, tie_key, tie_salt, Baseline, Decision, Period, Policy, ScoreBuffers};
 use super::{Histories, HostRates, PageStats, TieOrder, Track, NO_HOST};
@@ -40,19 +45,20 @@ const NONE: u32 = u32::MAX;
 /// A live group in ranking order: sorted ascending, higher scores come first and equal
 /// scores by group index. One `u128` sorts faster than a `(key, group)` pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Ranked(u128);
+pub(super) struct Ranked(u128);
 
 impl Ranked {
-    fn new(score_key: u64, group: u32) -> Ranked {
+    pub(super) fn new(score_key: u64, group: u32) -> Ranked {
         Ranked(((!score_key as u128) << 32) | group as u128)
     }
 
     /// The group's score key (equal for equal scores).
-    fn key(self) -> u64 {
+    pub(super) fn key(self) -> u64 {
         !((self.0 >> 32) as u64)
     }
 
-    fn group(self) -> u32 {
+    /// The group (the page, in the per-page simulator).
+    pub(super) fn group(self) -> u32 {
         self.0 as u32
     }
 }
@@ -82,10 +88,10 @@ struct Class {
 
 /// What a cycle's walk chose, so far.
 #[derive(Default)]
-struct Chosen {
-    taken: usize,
-    found: usize,
-    newly: usize,
+pub(super) struct Chosen {
+    pub(super) taken: usize,
+    pub(super) found: usize,
+    pub(super) newly: usize,
     dcg: f64,
     /// Σ w·g(rank) over the stale pages chosen (SPEC §8), with weights.
     dcg_w: f64,
@@ -94,11 +100,63 @@ struct Chosen {
 impl Chosen {
     /// Counts a stale page at `rank`.
     #[inline]
-    fn stale_at(&mut self, rank: usize, weight: f64, discounts: &Discounts) {
+    pub(super) fn stale_at(&mut self, rank: usize, weight: f64, discounts: &Discounts) {
         self.found += 1;
         self.dcg += discounts.of(rank);
         self.dcg_w += weight * discounts.of(rank);
     }
+}
+
+/// The ideal weighted DCG of a cycle (SPEC §8): over the weights of the pages stale
+/// before the visits (`stale`, `weights`; gathered into `buffer`), the best `m`.
+pub(super) fn stale_ideal(
+    (stale, weights): (&[bool], &[f64]),
+    m: usize,
+    discounts: &Discounts,
+    buffer: &mut Vec<f64>,
+) -> f64 {
+    buffer.clear();
+    buffer.extend(
+        stale
+            .iter()
+            .zip(weights)
+            .filter(|(&s, _)| s)
+            .map(|(_, &w)| w),
+    );
+    weighted_ideal(buffer, m, discounts)
+}
+
+/// Cycle `d`'s metrics from what its `chosen` pages found, the stale counts before and
+/// after the visits, and (with weights) the ideal weighted DCG from [`stale_ideal`].
+pub(super) fn cycle_tally(
+    (d, k, period): (usize, usize, &Period),
+    (stale_before, stale_after): (usize, usize),
+    chosen: &Chosen,
+    ideal_w: Option<f64>,
+    (stale, discounts): (&[bool], &Discounts),
+) -> CycleMetrics {
+    let weighted = period
+        .weights()
+        .zip(ideal_w)
+        .map(|(weights, ideal)| WeightedTally {
+            dcg: chosen.dcg_w,
+            ideal_dcg: ideal,
+            fresh: fresh_weight(stale, weights),
+            total: period.total_weight(),
+        });
+    Tally {
+        cycle: d,
+        pages: period.pages(),
+        visited: chosen.taken,
+        stale_before,
+        stale_after,
+        found: chosen.found,
+        newly: chosen.newly,
+        dcg: chosen.dcg,
+        ideal_dcg: discounts.ideal(stale_before.min(k)),
+        weighted,
+    }
+    .metrics(k)
 }
 
 /// A group of pages in equal state. The fields read per page in the walks (the straddle
@@ -185,6 +243,8 @@ pub(crate) struct Fast {
     // weights with their numbers of pages, for a sampled decision.
     group_score: Vec<f64>,
     classes: Vec<(f64, u64)>,
+    /// The per-page simulator, for runs whose pages share no state ([`Flat::suits`]).
+    flat: Flat,
 }
 
 impl Fast {
@@ -490,6 +550,9 @@ impl Fast {
         config: &SimConfig,
         prepared: Option<(&TieOrder, &Warm)>,
     ) -> Outcome {
+        if Flat::suits(period, policy, config) {
+            return self.flat.run(period, policy, config);
+        }
         let pages = period.pages();
         let k = config.k(pages);
         self.discounts.up_to(k);
@@ -532,18 +595,12 @@ impl Fast {
                 cap: config.host_cap(),
             };
             let stale_before = stale_count;
-            // The ideal weighted DCG reads the weights of the pages stale before the visits.
             let ideal_w = period.weights().map(|weights| {
-                self.stale_weights.clear();
-                for (&s, &w) in self.stale.iter().zip(weights) {
-                    if s {
-                        self.stale_weights.push(w);
-                    }
-                }
-                weighted_ideal(
-                    &mut self.stale_weights,
+                stale_ideal(
+                    (&self.stale, weights),
                     stale_before.min(k),
                     &self.discounts,
+                    &mut self.stale_weights,
                 )
             });
             let chosen = match config.decision() {
@@ -554,28 +611,13 @@ impl Fast {
             };
             self.visit_all(period, policy, cycle);
             stale_count -= chosen.found;
-            let weighted = period
-                .weights()
-                .zip(ideal_w)
-                .map(|(weights, ideal)| WeightedTally {
-                    dcg: chosen.dcg_w,
-                    ideal_dcg: ideal,
-                    fresh: fresh_weight(&self.stale, weights),
-                    total: period.total_weight(),
-                });
-            let metrics = Tally {
-                cycle: d,
-                pages,
-                visited: chosen.taken,
-                stale_before,
-                stale_after: stale_count,
-                found: chosen.found,
-                newly: chosen.newly,
-                dcg: chosen.dcg,
-                ideal_dcg: self.discounts.ideal(stale_before.min(k)),
-                weighted,
-            }
-            .metrics(k);
+            let metrics = cycle_tally(
+                (d, k, period),
+                (stale_before, stale_count),
+                &chosen,
+                ideal_w,
+                (&self.stale, &self.discounts),
+            );
             outcome.choices.extend(chooser.reward(&metrics));
             outcome.cycles.push(metrics);
         }

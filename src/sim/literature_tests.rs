@@ -86,6 +86,7 @@ fn literature_policies_simulate_alike_in_both_simulators() {
                     fast,
                     "{policy}"
                 );
+                assert_eq!(sim.run_flat(&period, &policy), fast, "per page: {policy}");
             }
         }
     }

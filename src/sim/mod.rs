@@ -31,6 +31,7 @@
 
 mod bandit;
 mod fast;
+mod flat;
 mod history;
 mod metrics;
 mod naive;
@@ -543,6 +544,16 @@ impl Simulator {
             visits.push(pages.to_vec())
         });
         Ok((outcome, visits))
+    }
+}
+
+#[cfg(test)]
+impl Simulator {
+    /// Simulates a top-k run with the per-page simulator, whether or not
+    /// [`Simulator::run`] would hand it there (the tests check it on every case).
+    pub(crate) fn run_flat(&self, period: &Period, policy: &Policy) -> Outcome {
+        assert_eq!(self.config.decision(), Decision::TopK);
+        flat::Flat::default().run(period, policy, &self.config)
     }
 }
 

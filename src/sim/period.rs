@@ -53,6 +53,8 @@ pub struct Period {
     weights: Option<Vec<f64>>,
     /// Σ of the weights, in page order.
     total_weight: f64,
+    /// Number of distinct weights (1 without weights).
+    distinct_weights: usize,
     /// Each page's host (dense local index), or [`NO_HOST`].
     hosts: Vec<u32>,
     host_count: usize,
@@ -109,6 +111,7 @@ impl Period {
             Some(w) => w.iter().sum(),
             None => pages.len() as f64,
         };
+        let distinct_weights = weights.as_deref().map_or(1, distinct);
         let (hosts, host_count) = renumber(pages, NO_HOST, |p| dataset.named_host(p));
         let (groups, group_count) = match dataset.grouping() {
             None => (None, host_count),
@@ -131,6 +134,7 @@ impl Period {
             events,
             weights,
             total_weight,
+            distinct_weights,
             hosts,
             host_count,
             groups,
@@ -169,6 +173,12 @@ impl Period {
     #[inline]
     pub fn weight(&self, p: u32) -> f64 {
         self.weights.as_ref().map_or(1.0, |w| w[p as usize])
+    }
+
+    /// Number of distinct page weights (1 without weights): whether pages can share a
+    /// state when a policy reads their weights.
+    pub(crate) fn distinct_weights(&self) -> usize {
+        self.distinct_weights
     }
 
     /// Σ of the weights of all pages (summed in page order).
@@ -240,6 +250,14 @@ fn renumber(pages: &[u32], none: u32, of: impl Fn(usize) -> Option<u32>) -> (Vec
         })
         .collect();
     (dense, local.len())
+}
+
+/// Number of distinct values among `weights` (compared bit for bit).
+fn distinct(weights: &[f64]) -> usize {
+    let mut bits: Vec<u64> = weights.iter().map(|w| w.to_bits()).collect();
+    bits.sort_unstable();
+    bits.dedup();
+    bits.len()
 }
 
 #[cfg(test)]

@@ -1387,13 +1387,18 @@ impl Policy {
         let features = self.features();
         let (d, hosts) = (context.cycle, context.hosts);
         for t in features.iter() {
-            let column = &mut buffers.columns[t.index()];
-            column.clear();
-            match (t, self.learned()) {
-                (Terminal::P, Some(m)) => {
-                    column.extend(pages.iter().map(|p| m.predict(&p.stats, d, hosts)))
+            buffers.columns[t.index()].clear();
+        }
+        // A chunk of page states at a time, so that the columns read it from the cache.
+        for chunk in pages.chunks(COLUMN_CHUNK) {
+            for t in features.iter() {
+                let column = &mut buffers.columns[t.index()];
+                match (t, self.learned()) {
+                    (Terminal::P, Some(m)) => {
+                        column.extend(chunk.iter().map(|p| m.predict(&p.stats, d, hosts)))
+                    }
+                    _ => extend_column(column, t, chunk, d, hosts),
                 }
-                _ => column.extend(pages.iter().map(|p| p.stats.terminal(t, d, hosts))),
             }
         }
         let column = |t: Terminal| &buffers.columns[t.index()][..];
@@ -1411,6 +1416,31 @@ impl Policy {
             }
         }
     }
+}
+
+/// Page states per chunk of [`Policy::score_into`]'s columns (about 48 KiB of states).
+const COLUMN_CHUNK: usize = 512;
+
+/// Appends terminal `t` of each of `pages` at cycle `d` to `column`: one loop per
+/// terminal, in which [`PageStats::terminal`](super::PageStats::terminal) (always
+/// inlined) reads its constant terminal without a match.
+fn extend_column(
+    column: &mut Vec<f64>,
+    t: Terminal,
+    pages: &[PageState],
+    d: u32,
+    hosts: &HostRates,
+) {
+    macro_rules! per_terminal {
+        ($($name:ident)*) => {
+            match t {
+                $(Terminal::$name => column.extend(
+                    pages.iter().map(|p| p.stats.terminal(Terminal::$name, d, hosts)),
+                ),)*
+            }
+        };
+    }
+    per_terminal!(T N X CG NAD SAD AAD GAD W TC N7 X7 HR MLE N30 X30 GR P);
 }
 
 /// What a rate policy reads of a page, from its terminal values: `μ = w` and `Δ = MLE`

@@ -454,7 +454,9 @@ impl PageStats {
     }
 
     /// One terminal's value at cycle `d`; `hosts` gives `HR`.
-    #[inline]
+    // Always inlined: a column loop calls it with a constant terminal, and the match
+    // then folds away (`policy::extend_column`).
+    #[inline(always)]
     pub fn terminal(&self, terminal: Terminal, d: u32, hosts: &HostRates) -> f64 {
         match terminal {
             Terminal::T => self.age(d),

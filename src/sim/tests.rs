@@ -20,6 +20,10 @@ fn both(period: &Period, policy: &Policy, config: SimConfig) -> Outcome {
         "fast and reference simulators differ for {}",
         policy.label()
     );
+    if config.ties() == TieBreak::Seeded && config.decision() == Decision::TopK {
+        let flat = sim.run_flat(period, policy);
+        assert_eq!(flat, reference, "per-page simulator differs for {policy}");
+    }
     fast
 }
 
