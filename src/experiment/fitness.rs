@@ -58,7 +58,8 @@ impl Fitness for CrawlFitness {
     type Scratch = Simulator;
 
     fn scratch(&self) -> Simulator {
-        Simulator::new(self.config)
+        // Only `metric` is read: a run skips the weighted sums unless it is weighted.
+        Simulator::new(self.config).unweighted(self.metric)
     }
 
     fn evaluate(&self, formula: &Formula, sim: &mut Simulator) -> Evaluation {

@@ -126,8 +126,20 @@ pub(super) fn stale_ideal(
     weighted_ideal(buffer, m, discounts)
 }
 
+/// The weights to tally a run's weighted sums with: the period's, unless `unweighted`
+/// asks to skip them and the policy (no bandit rewarded by them) needs none.
+pub(super) fn tallied_weights<'a>(
+    period: &'a Period,
+    policy: &Policy,
+    unweighted: bool,
+) -> Option<&'a [f64]> {
+    let needed = !unweighted || matches!(policy, Policy::Bandit(_));
+    period.weights().filter(|_| needed)
+}
+
 /// Cycle `d`'s metrics from what its `chosen` pages found, the stale counts before and
-/// after the visits, and (with weights) the ideal weighted DCG from [`stale_ideal`].
+/// after the visits, and (with weights) the ideal weighted DCG from [`stale_ideal`]
+/// (`None` over a weighted period: the weighted sums were not tallied).
 pub(super) fn cycle_tally(
     (d, k, period): (usize, usize, &Period),
     (stale_before, stale_after): (usize, usize),
@@ -135,15 +147,15 @@ pub(super) fn cycle_tally(
     ideal_w: Option<f64>,
     (stale, discounts): (&[bool], &Discounts),
 ) -> CycleMetrics {
-    let weighted = period
-        .weights()
-        .zip(ideal_w)
-        .map(|(weights, ideal)| WeightedTally {
+    let weighted = period.weights().map(|weights| match ideal_w {
+        Some(ideal) => WeightedTally {
             dcg: chosen.dcg_w,
             ideal_dcg: ideal,
             fresh: fresh_weight(stale, weights),
             total: period.total_weight(),
-        });
+        },
+        None => WeightedTally::NOT_TALLIED,
+    });
     Tally {
         cycle: d,
         pages: period.pages(),
@@ -245,6 +257,8 @@ pub(crate) struct Fast {
     classes: Vec<(f64, u64)>,
     /// The per-page simulator, for runs whose pages share no state ([`Flat::suits`]).
     flat: Flat,
+    /// Whether runs skip the weighted sums (O(P) per cycle) when their policy needs none.
+    pub(super) unweighted: bool,
 }
 
 impl Fast {
@@ -551,7 +565,7 @@ impl Fast {
         prepared: Option<(&TieOrder, &Warm)>,
     ) -> Outcome {
         if Flat::suits(period, policy, config) {
-            return self.flat.run(period, policy, config);
+            return self.flat.run(period, policy, config, self.unweighted);
         }
         let pages = period.pages();
         let k = config.k(pages);
@@ -595,7 +609,7 @@ impl Fast {
                 cap: config.host_cap(),
             };
             let stale_before = stale_count;
-            let ideal_w = period.weights().map(|weights| {
+            let ideal_w = tallied_weights(period, policy, self.unweighted).map(|weights| {
                 stale_ideal(
                     (&self.stale, weights),
                     stale_before.min(k),

@@ -22,7 +22,7 @@
 //! decision keeps the grouped path.
 
 use super::bandit::Chooser;
-use super::fast::{cycle_tally, stale_ideal, Chosen, Ranked};
+use super::fast::{cycle_tally, stale_ideal, tallied_weights, Chosen, Ranked};
 use super::metrics::{Discounts, Outcome};
 use super::{score_key, tie_key, tie_salt, Decision, Histories, HostRates, Period, Policy};
 use super::{PageState, ScoreBuffers, SimConfig, Track, NO_HOST};
@@ -71,7 +71,14 @@ impl Flat {
 
     /// Simulates `policy` over `period` (any period and policy; [`Flat::suits`] says when
     /// it is the faster way).
-    pub(crate) fn run(&mut self, period: &Period, policy: &Policy, config: &SimConfig) -> Outcome {
+    /// With `unweighted`, the weighted sums are skipped as in [`Fast`](super::fast).
+    pub(crate) fn run(
+        &mut self,
+        period: &Period,
+        policy: &Policy,
+        config: &SimConfig,
+        unweighted: bool,
+    ) -> Outcome {
         let pages = period.pages();
         let k = config.k(pages);
         self.discounts.up_to(k);
@@ -93,7 +100,7 @@ impl Flat {
                 period,
             };
             let stale_before = stale_count;
-            let ideal_w = period.weights().map(|weights| {
+            let ideal_w = tallied_weights(period, policy, unweighted).map(|weights| {
                 stale_ideal(
                     (&self.stale, weights),
                     stale_before.min(k),

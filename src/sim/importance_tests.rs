@@ -44,6 +44,7 @@ fn both(period: &Period, policy: &Policy, config: SimConfig) -> Outcome {
         let flat = sim.run_flat(period, policy);
         assert_eq!(flat, reference, "per-page simulator differs for {policy}");
     }
+    unweighted_tallies_alike(period, policy, config, &fast);
     let prepared = Prepared::new(period, config).unwrap();
     assert_eq!(
         sim.run_prepared(period, policy, &prepared),
@@ -51,6 +52,33 @@ fn both(period: &Period, policy: &Policy, config: SimConfig) -> Outcome {
         "prepared run differs for {policy}"
     );
     fast
+}
+
+/// A simulator told to read only an unweighted metric (as a GP fitness) gives every
+/// unweighted metric of `full` bit for bit, and NaN for the weighted ones over a weighted
+/// period (a bandit tallies them anyway); told a weighted one, it gives `full`.
+fn unweighted_tallies_alike(period: &Period, policy: &Policy, config: SimConfig, full: &Outcome) {
+    let lean = Simulator::new(config)
+        .unweighted(Metric::Ndcg)
+        .run(period, policy)
+        .unwrap();
+    assert_eq!(lean.cycles.len(), full.cycles.len());
+    let skipped = period.weights().is_some() && !matches!(policy, Policy::Bandit(_));
+    for (a, b) in lean.cycles.iter().zip(&full.cycles) {
+        let plain = |m: &CycleMetrics| (m.change_rate, m.ndcg, m.freshness, m.newly_visited);
+        assert_eq!(plain(a), plain(b), "{policy}");
+        assert_eq!((a.stale, a.visited, a.cycle), (b.stale, b.visited, b.cycle));
+        if skipped {
+            assert!(a.wndcg.is_nan() && a.wfreshness.is_nan(), "{policy}");
+        } else {
+            assert_eq!((a.wndcg, a.wfreshness), (b.wndcg, b.wfreshness), "{policy}");
+        }
+    }
+    let weighted = Simulator::new(config)
+        .unweighted(Metric::WNdcg)
+        .run(period, policy)
+        .unwrap();
+    assert_eq!(&weighted, full, "{policy}");
 }
 
 #[test]

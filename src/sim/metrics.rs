@@ -94,6 +94,17 @@ pub(crate) struct WeightedTally {
     pub(crate) total: f64,
 }
 
+impl WeightedTally {
+    /// The weighted sums of a run that did not tally them ([`Simulator::unweighted`](super::Simulator::unweighted)):
+    /// WNDCG and WFreshness read NaN, never a wrong number.
+    pub(crate) const NOT_TALLIED: WeightedTally = WeightedTally {
+        dcg: f64::NAN,
+        ideal_dcg: f64::NAN,
+        fresh: f64::NAN,
+        total: f64::NAN,
+    };
+}
+
 /// The ideal weighted DCG: `Σ_{j <= m} g(j)·w_(j)` with `w_(1) >= w_(2) >= ...` the
 /// largest `m` of `stale_weights` (reordered in place).
 pub(crate) fn weighted_ideal(stale_weights: &mut [f64], m: usize, discounts: &Discounts) -> f64 {
@@ -214,6 +225,11 @@ impl Metric {
             Metric::WFreshness => m.wfreshness,
             Metric::WNdcg => m.wndcg,
         }
+    }
+
+    /// Whether it reads the page weights (WFreshness, WNDCG).
+    pub fn is_weighted(self) -> bool {
+        matches!(self, Metric::WFreshness | Metric::WNdcg)
     }
 
     /// Every metric, in the order of report tables.

@@ -471,6 +471,32 @@ impl Simulator {
         }
     }
 
+    /// The same simulator, skipping the weighted sums (SPEC §8: the ideal weighted DCG and
+    /// the fresh weight, O(P) per cycle) when `metric`, the only one the caller reads, is
+    /// not weighted — as a GP fitness does. Their metrics (WNDCG, WFreshness) then read
+    /// NaN over a weighted period; the others are unchanged, bit for bit. A bandit,
+    /// whose rewards may read them, always tallies them.
+    ///
+    /// ```
+    /// use freshgp::data::text;
+    /// use freshgp::sim::{Baseline, Metric, Period, Policy, SimConfig, Simulator};
+    ///
+    /// let lines = "0110\ta\t\tweight=1\n1111\tb\t\tweight=2.5\n0001\tc\t\tweight=0.5\n";
+    /// let data = text::read(lines.as_bytes(), "<example>")?;
+    /// let period = Period::whole(&data)?;
+    /// let config = SimConfig::new(0.5, 2)?;
+    /// let policy = Policy::Baseline(Baseline::Nad);
+    /// let all = Simulator::new(config).run(&period, &policy)?;
+    /// let ndcg = Simulator::new(config).unweighted(Metric::Ndcg).run(&period, &policy)?;
+    /// assert_eq!(ndcg.mean(Metric::Ndcg), all.mean(Metric::Ndcg));
+    /// assert!(ndcg.mean(Metric::WNdcg).is_nan());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn unweighted(mut self, metric: Metric) -> Simulator {
+        self.fast.unweighted = !metric.is_weighted();
+        self
+    }
+
     /// Its settings.
     pub fn config(&self) -> &SimConfig {
         &self.config
@@ -553,7 +579,7 @@ impl Simulator {
     /// [`Simulator::run`] would hand it there (the tests check it on every case).
     pub(crate) fn run_flat(&self, period: &Period, policy: &Policy) -> Outcome {
         assert_eq!(self.config.decision(), Decision::TopK);
-        flat::Flat::default().run(period, policy, &self.config)
+        flat::Flat::default().run(period, policy, &self.config, self.fast.unweighted)
     }
 }
 
