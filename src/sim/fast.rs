@@ -228,8 +228,9 @@ pub(crate) struct Fast {
     /// The group of each state, while pages of equal state are merged (`merge`).
     index: HashMap<StateKey, u32>,
     /// Whether pages of equal state share a group. A run whose pages start mostly in
-    /// groups of their own (a policy that reads continuous weights) keeps one group per
-    /// page instead: merging would find no partner and cost a hash lookup per visit.
+    /// groups of their own keeps one group per page instead: merging would find no
+    /// partner and cost a hash lookup per visit. (A top-k run by a policy reading
+    /// continuous weights goes to [`Flat`] instead; this serves a sampled decision.)
     /// Scores are the same either way (equal scores form one class whatever the groups).
     merge: bool,
     // Per-cycle buffers.

@@ -109,20 +109,11 @@ impl Flat {
                 )
             });
             let found = self.choose(&at);
-            for &p in &self.visited {
-                let changed = self.stale[p as usize];
-                policy.visit(
-                    &mut self.pages[p as usize],
-                    cycle,
-                    changed,
-                    &mut self.histories,
-                );
-                if tracks_hosts {
-                    self.host_rates
-                        .record(period.host(p), period.group(p), changed);
-                }
-                self.stale[p as usize] = false;
+            let visited = std::mem::take(&mut self.visited);
+            for &p in &visited {
+                self.visit(period, policy, p, cycle, tracks_hosts);
             }
+            self.visited = visited;
             stale_count -= found.found;
             let metrics = cycle_tally(
                 (d, k, period),
@@ -161,21 +152,23 @@ impl Flat {
         for d in 1..=cycles {
             self.mark_changes(period, d);
             for p in 0..pages {
-                let changed = self.stale[p as usize];
-                policy.visit(
-                    &mut self.pages[p as usize],
-                    d as u32,
-                    changed,
-                    &mut self.histories,
-                );
-                if tracks_hosts {
-                    self.host_rates
-                        .record(period.host(p), period.group(p), changed);
-                }
-                self.stale[p as usize] = false;
+                self.visit(period, policy, p, d as u32, tracks_hosts);
             }
         }
         cycles
+    }
+
+    /// Visits page `p` at cycle `d`: its state in place, its host's and group's totals
+    /// when the policy reads them (`tracks_hosts`); it is fresh after.
+    #[inline]
+    fn visit(&mut self, period: &Period, policy: &Policy, p: u32, d: u32, tracks_hosts: bool) {
+        let changed = self.stale[p as usize];
+        policy.visit(&mut self.pages[p as usize], d, changed, &mut self.histories);
+        if tracks_hosts {
+            self.host_rates
+                .record(period.host(p), period.group(p), changed);
+        }
+        self.stale[p as usize] = false;
     }
 
     /// Marks the pages that change at cycle `d` stale; returns how many were not yet.
