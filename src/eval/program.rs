@@ -9,9 +9,18 @@
 //!
 //! At run time each instruction is one tight loop over a chunk of [`CHUNK`] pages, which
 //! the compiler vectorises for the arithmetic operators.
+//!
+//! A subtree that reads one counting terminal only ([`Terminal::is_count`]: `t`, `n`,
+//! `X`, ...) and calls into libm (`pow`, `exp`, `log`) is *tabulated*: compiled on its
+//! own ([`Table`]), evaluated once at compile time for the values `0..TABLE`, and looked
+//! up from the terminal's column at run time. Counts are small integers, and a page's
+//! lookup costs far less than the libm calls it replaces (`0.5^t`, `log(n + 1)`,
+//! `exp(-X / 2)`). A chunk holding a value outside the table (a long period's `t`) runs
+//! the subtree's own program instead. Either way the value is the same function of the
+//! same operand bits, so tabulation changes no result.
 
 use crate::formula::ops::{self, BinaryKind, Kind, UnaryKind};
-use crate::formula::{Closure, Formula, Terminal, Visit};
+use crate::formula::{BinaryOp, Closure, Formula, Terminal, UnaryOp, Visit};
 
 /// Pages evaluated per instruction dispatch.
 pub const CHUNK: usize = 256;
@@ -27,14 +36,65 @@ enum Src {
     Imm(f64),
 }
 
-/// One instruction: `dst = op(a, b)` (`b` unused for unary operators); `op` is `None`
-/// for `dst = a` (only in programs whose formula is a single leaf).
+/// What an instruction computes into its destination.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Step {
+    /// `a` (only in programs whose formula is a single leaf).
+    Copy,
+    /// `op(a, b)` (`b` unused for a unary operator).
+    Apply(Kind),
+    /// The value of [`Table`] `i` at terminal column `a`.
+    Lookup(u32),
+}
+
+/// One instruction: `dst = step(a, b)`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Instr {
-    op: Option<Kind>,
+    step: Step,
     dst: u32,
     a: Src,
     b: Src,
+}
+
+/// Values tabulated per subtree: the counts `0..TABLE`.
+const TABLE: usize = 64;
+
+/// A subtree of one counting terminal, tabulated (see the module docs).
+///
+/// **Invariant:** `values[v]` is `program`'s value at `terminal = v` (bit for bit: it
+/// was computed by `program` itself).
+#[derive(Debug, Clone)]
+struct Table {
+    terminal: Terminal,
+    values: Vec<f64>,
+    /// The subtree compiled on its own (never tabulated), for values outside the table.
+    program: Program,
+}
+
+impl Table {
+    fn new(subtree: &Formula, terminal: Terminal, closure: Closure) -> Table {
+        let program = Program::compile_plain(subtree, closure);
+        let counts: Vec<f64> = (0..TABLE).map(|v| v as f64).collect();
+        let mut values = vec![0.0; TABLE];
+        program.eval_batch(
+            &Columns::new(TABLE).with(terminal, &counts),
+            &mut values,
+            &mut Scratch::new(),
+        );
+        Table {
+            terminal,
+            values,
+            program,
+        }
+    }
+
+    /// The value at `x`, if `x` is one of the tabulated counts.
+    #[inline(always)]
+    fn get(&self, x: f64) -> Option<f64> {
+        // A saturating cast; the bits comparison rejects fractions, -0.0 and NaN.
+        let v = x as usize;
+        (v < TABLE && (v as f64).to_bits() == x.to_bits()).then(|| self.values[v])
+    }
 }
 
 /// The terminal values of a batch of pages, one slice per terminal a program reads.
@@ -97,6 +157,8 @@ impl<'a> Columns<'a> {
 #[derive(Debug, Default, Clone)]
 pub struct Scratch {
     registers: Vec<f64>,
+    /// Registers of a [`Table`]'s own program, for a chunk outside the table.
+    table_registers: Vec<f64>,
 }
 
 impl Scratch {
@@ -112,40 +174,82 @@ pub struct Program {
     code: Vec<Instr>,
     registers: usize,
     terminals: Vec<Terminal>,
+    tables: Vec<Table>,
 }
 
 impl Program {
     /// Compiles `formula` under `closure`.
     pub fn compile(formula: &Formula, closure: Closure) -> Program {
+        Program::compile_with(formula, closure, true)
+    }
+
+    /// Compiles `formula` without tabulating any subtree (a [`Table`]'s own program).
+    fn compile_plain(formula: &Formula, closure: Closure) -> Program {
+        Program::compile_with(formula, closure, false)
+    }
+
+    fn compile_with(formula: &Formula, closure: Closure, tabulate: bool) -> Program {
+        let roots = match tabulate {
+            true => table_roots(formula),
+            false => vec![None; formula.len()],
+        };
+        // Nodes strictly inside a tabulated subtree emit nothing.
+        let mut inside = vec![false; formula.len()];
+        for (root, _) in roots.iter().enumerate().filter(|(_, t)| t.is_some()) {
+            inside[formula.subtree_start(root)..root].fill(true);
+        }
+        let mut tables = Vec::new();
         let mut code = Vec::new();
         let mut registers = 1;
+        let mut index = 0;
         // Each node's result is where its value is: a leaf, a folded constant, or the
         // register of its stack slot.
         let root = formula.fold_slots(|slot, node| {
-            let (op, a, b) = match node {
-                Visit::Const(c) => return Src::Imm(c),
-                Visit::Var(t) => return Src::Col(t),
-                Visit::Unary(op, Src::Imm(c)) => return Src::Imm(closure.unary(op, c)),
-                Visit::Binary(op, Src::Imm(x), Src::Imm(y)) => {
+            let i = index;
+            index += 1;
+            if inside[i] {
+                // A placeholder that only nodes of the same subtree read: folded away.
+                return Src::Imm(0.0);
+            }
+            let (step, a, b) = match (roots[i], node) {
+                (Some(t), _) => {
+                    tables.push(Table::new(&formula.subformula(i), t, closure));
+                    let table = (tables.len() - 1) as u32;
+                    (Step::Lookup(table), Src::Col(t), Src::Imm(0.0))
+                }
+                (None, Visit::Const(c)) => return Src::Imm(c),
+                (None, Visit::Var(t)) => return Src::Col(t),
+                (None, Visit::Unary(op, Src::Imm(c))) => return Src::Imm(closure.unary(op, c)),
+                (None, Visit::Binary(op, Src::Imm(x), Src::Imm(y))) => {
                     return Src::Imm(closure.binary(op, x, y))
                 }
-                Visit::Unary(op, a) => (Kind::Unary(UnaryKind::of(op, closure)), a, Src::Imm(0.0)),
-                Visit::Binary(op, a, b) => (Kind::Binary(BinaryKind::of(op, closure)), a, b),
+                (None, Visit::Unary(op, a)) => {
+                    let kind = Kind::Unary(UnaryKind::of(op, closure));
+                    (Step::Apply(kind), a, Src::Imm(0.0))
+                }
+                (None, Visit::Binary(op, a, b)) => {
+                    let kind = Kind::Binary(BinaryKind::of(op, closure));
+                    (Step::Apply(kind), a, b)
+                }
             };
             code.push(Instr {
-                op: Some(op),
+                step,
                 dst: slot as u32,
                 a,
                 b,
             });
             // A binary operator's second operand may sit in the register after its own.
-            let used = if matches!(op, Kind::Binary(_)) { 2 } else { 1 };
+            let used = if matches!(step, Step::Apply(Kind::Binary(_))) {
+                2
+            } else {
+                1
+            };
             registers = registers.max(slot + used);
             Src::Reg
         });
         if root != Src::Reg {
             code.push(Instr {
-                op: None,
+                step: Step::Copy,
                 dst: 0,
                 a: root,
                 b: Src::Imm(0.0),
@@ -155,6 +259,7 @@ impl Program {
             code,
             registers,
             terminals: formula.terminals(),
+            tables,
         }
     }
 
@@ -182,10 +287,16 @@ impl Program {
         for ins in &self.code {
             let d = ins.dst as usize;
             let a = fetch(ins.a, regs[d]);
-            regs[d] = match ins.op {
-                None => a,
-                Some(Kind::Unary(kind)) => kind.apply(a),
-                Some(Kind::Binary(kind)) => kind.apply(a, fetch(ins.b, regs[d + 1])),
+            regs[d] = match ins.step {
+                Step::Copy => a,
+                Step::Apply(Kind::Unary(kind)) => kind.apply(a),
+                Step::Apply(Kind::Binary(kind)) => kind.apply(a, fetch(ins.b, regs[d + 1])),
+                Step::Lookup(i) => {
+                    let table = &self.tables[i as usize];
+                    table
+                        .get(a)
+                        .unwrap_or_else(|| table.program.eval_one(terminals))
+                }
             };
         }
         regs[0]
@@ -206,19 +317,33 @@ impl Program {
         if scratch.registers.len() < needed {
             scratch.registers.resize(needed, 0.0);
         }
+        let table_needed = self.tables.iter().map(|t| t.program.registers).max();
+        let table_needed = table_needed.unwrap_or(0) * CHUNK;
+        if scratch.table_registers.len() < table_needed {
+            scratch.table_registers.resize(table_needed, 0.0);
+        }
         for t in &self.terminals {
             columns.column(*t);
         }
         let mut start = 0;
         while start < len {
             let end = (start + CHUNK).min(len);
-            self.eval_chunk(columns, start, end, &mut scratch.registers[..needed]);
+            let regs = &mut scratch.registers[..needed];
+            self.eval_chunk(columns, (start, end), regs, &mut scratch.table_registers);
             out[start..end].copy_from_slice(&scratch.registers[..end - start]);
             start = end;
         }
     }
 
-    fn eval_chunk(&self, columns: &Columns<'_>, start: usize, end: usize, regs: &mut [f64]) {
+    /// Runs the program over pages `start..end` (at most [`CHUNK`]); the result is in
+    /// `regs[..end - start]`. `table_regs` serves a table's own program.
+    fn eval_chunk(
+        &self,
+        columns: &Columns<'_>,
+        (start, end): (usize, usize),
+        regs: &mut [f64],
+        table_regs: &mut [f64],
+    ) {
         let n = end - start;
         for ins in &self.code {
             let d = ins.dst as usize * CHUNK;
@@ -230,14 +355,29 @@ impl Program {
                 Src::Col(t) => Operand::Slice(&columns.column(t)[start..end]),
                 Src::Imm(c) => Operand::Scalar(c),
             };
-            let Some(kind) = ins.op else {
-                // A copy: the formula is a single leaf.
-                match ins.a {
-                    Src::Reg => {}
-                    Src::Col(t) => dst.copy_from_slice(&columns.column(t)[start..end]),
-                    Src::Imm(c) => dst.fill(c),
+            let kind = match ins.step {
+                Step::Apply(kind) => kind,
+                Step::Copy => {
+                    // The formula is a single leaf.
+                    match ins.a {
+                        Src::Reg => {}
+                        Src::Col(t) => dst.copy_from_slice(&columns.column(t)[start..end]),
+                        Src::Imm(c) => dst.fill(c),
+                    }
+                    continue;
                 }
-                continue;
+                Step::Lookup(i) => {
+                    let table = &self.tables[i as usize];
+                    let column = &columns.column(table.terminal)[start..end];
+                    if !look_up(dst, column, table) {
+                        // A value outside the table: the subtree's own program.
+                        table
+                            .program
+                            .eval_chunk(columns, (start, end), table_regs, &mut []);
+                        dst.copy_from_slice(&table_regs[..n]);
+                    }
+                    continue;
+                }
             };
             let kind = match kind {
                 Kind::Unary(kind) => {
@@ -265,6 +405,69 @@ impl Program {
             }
         }
     }
+}
+
+/// The roots of the subtrees to tabulate, with the terminal each reads: the largest
+/// subtrees that read one counting terminal and call into libm.
+fn table_roots(formula: &Formula) -> Vec<Option<Terminal>> {
+    /// The terminals a subtree reads.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Reads {
+        Nothing,
+        One(Terminal),
+        More,
+    }
+    /// A subtree: its root, what it reads, whether it calls into libm.
+    type Subtree = (usize, Reads, bool);
+    let mut roots = vec![None; formula.len()];
+    let mut mark = |(root, reads, costly): Subtree| {
+        if let (Reads::One(t), true) = (reads, costly) {
+            roots[root] = Some(t);
+        }
+    };
+    let mut index = 0;
+    let root = formula.fold(|node: Visit<Subtree>| {
+        let i = index;
+        index += 1;
+        match node {
+            Visit::Const(_) => (i, Reads::Nothing, false),
+            Visit::Var(t) if t.is_count() => (i, Reads::One(t), false),
+            Visit::Var(_) => (i, Reads::More, false),
+            Visit::Unary(op, (_, reads, costly)) => {
+                let libm = op != UnaryOp::Neg && reads != Reads::Nothing;
+                (i, reads, costly || libm)
+            }
+            Visit::Binary(op, a, b) => {
+                let reads = match (a.1, b.1) {
+                    (Reads::Nothing, r) | (r, Reads::Nothing) => r,
+                    (Reads::One(s), Reads::One(t)) if s == t => a.1,
+                    _ => Reads::More,
+                };
+                if reads == Reads::More {
+                    // The largest subtrees of one terminal end here.
+                    mark(a);
+                    mark(b);
+                }
+                let libm = op == BinaryOp::Pow && reads != Reads::Nothing;
+                (i, reads, a.2 || b.2 || libm)
+            }
+        }
+    });
+    mark(root);
+    roots
+}
+
+/// `dst[i] = table[column[i]]`; false (and `dst` partly written) if a value of `column`
+/// is not in the table.
+#[inline]
+fn look_up(dst: &mut [f64], column: &[f64], table: &Table) -> bool {
+    for (x, &v) in dst.iter_mut().zip(column) {
+        match table.get(v) {
+            Some(y) => *x = y,
+            None => return false,
+        }
+    }
+    true
 }
 
 /// The second operand of a binary instruction, resolved for one chunk.
@@ -402,6 +605,88 @@ mod tests {
         ] {
             check(text, Closure::Paper, &rows);
             check(text, Closure::Reference, &rows);
+        }
+    }
+
+    /// Rows whose counting terminals stay inside the tables (and, past `in_range` rows,
+    /// leave them), with other terminals varying.
+    fn count_rows(len: usize, in_range: usize) -> Vec<[f64; Terminal::COUNT]> {
+        (0..len)
+            .map(|i| {
+                let x = i as f64;
+                let mut row = [0.0; Terminal::COUNT];
+                for t in Terminal::ALL {
+                    row[t.index()] = match (t.is_count(), i < in_range) {
+                        (true, true) => ((i * (t.index() + 3)) % TABLE) as f64,
+                        (true, false) => (TABLE + i) as f64,
+                        (false, _) => (x * 0.37 + t.index() as f64).sin(),
+                    };
+                }
+                row[Terminal::SAD.index()] = (i % 2) as f64;
+                row
+            })
+            .collect()
+    }
+
+    const TABULATED: [&str; 7] = [
+        "0.5^t",
+        "GAD * 0.5^t + log(n + 1) * exp(-X / 2)",
+        "pow(t, 1.5) - exp(SAD) * AAD",
+        "exp(pow(n - 1000, n - 1000)) + log(log(0.5 / t) / -31777.5) * CG",
+        "log(tc) + exp(n7) * X7 - log(n30 + X30) / w",
+        "-log(t)",
+        "t^n * exp(t)",
+    ];
+
+    #[test]
+    fn tabulated_subtrees_match_the_interpreter() {
+        for text in TABULATED {
+            // In the tables, out of them from the second chunk on, and in one short chunk.
+            for rows in [count_rows(600, 600), count_rows(600, 300), count_rows(7, 7)] {
+                check(text, Closure::Paper, &rows);
+                check(text, Closure::Reference, &rows);
+            }
+        }
+    }
+
+    #[test]
+    fn tabulates_the_largest_subtrees_of_one_count_that_call_libm() {
+        let tables = |text: &str| {
+            let program = Program::compile(&text.parse().unwrap(), Closure::Paper);
+            let roots: Vec<String> = program
+                .tables
+                .iter()
+                .map(|table| format!("{}@{}", table.program.code.len(), table.terminal))
+                .collect();
+            roots.join(" ")
+        };
+        assert_eq!(tables("0.5^t"), "1@t");
+        assert_eq!(tables("GAD * 0.5^t"), "1@t");
+        assert_eq!(tables("GAD * log(0.5 / t + 1)"), "3@t");
+        assert_eq!(tables("exp(n) + log(t)"), "1@n 1@t");
+        // No libm call, another terminal, or two counts: nothing to tabulate.
+        assert_eq!(tables("t * 2 + n"), "");
+        assert_eq!(tables("exp(GAD)"), "");
+        assert_eq!(tables("pow(t, n)"), "");
+        assert_eq!(tables("log(7)"), "");
+    }
+
+    #[test]
+    fn tables_hold_counts_only() {
+        let f: Formula = "exp(t)".parse().unwrap();
+        let table = Table::new(&f, Terminal::T, Closure::Paper);
+        assert_eq!(table.get(3.0), Some(3f64.exp()));
+        assert_eq!(table.get(0.0), Some(1.0));
+        for outside in [
+            -0.0,
+            0.5,
+            -1.0,
+            TABLE as f64,
+            f64::NAN,
+            f64::INFINITY,
+            1e300,
+        ] {
+            assert_eq!(table.get(outside), None, "{outside}");
         }
     }
 

@@ -153,6 +153,13 @@ impl Terminal {
     pub fn index(self) -> usize {
         self as usize
     }
+
+    /// Whether the terminal counts cycles or visits: its values are small non-negative
+    /// integers (`SAD` is 0 or 1), so that a function of it alone can be tabulated.
+    pub fn is_count(self) -> bool {
+        use Terminal::*;
+        matches!(self, T | N | X | SAD | TC | N7 | X7 | N30 | X30)
+    }
 }
 
 impl fmt::Display for Terminal {

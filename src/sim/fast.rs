@@ -15,8 +15,14 @@
 //!    (`select_nth_unstable`, linear; or, when the period's [`TieOrder`] is at hand and
 //!    the class is large, a walk along the cycle's tie order that stops after the first
 //!    pages of the class), and a class is ranked inside only when DCG needs the ranks of
-//!    its stale pages (counted against its sorted stale keys, without sorting the rest);
-//! 4. visits the chosen pages, moving each to the group of its new statistics.
+//!    its stale pages (the fewer of its stale and fresh pages sorted, the others counted
+//!    between them; a run that tallies weights sorts the stale ones, whose weights it
+//!    adds in rank order);
+//! 4. visits the chosen pages. A group chosen whole (most are: only the class that
+//!    straddles rank k is taken in part) is visited as a group: its pages split by
+//!    whether they changed, the larger part keeps the group under its new statistics,
+//!    and only the other part moves, page by page. Pages of a group chosen in part move
+//!    one by one to the group of their new statistics.
 //!
 //! The cost per cycle is O(changes + G log G + k log k + size of the straddling class)
 //! (G + k log k for the uncapped top-k walk over more than 4k groups),
@@ -38,6 +44,7 @@ use super::SimConfig;
 use super::{score_key, tie_key, tie_salt, Baseline, Decision, Period, Policy, ScoreBuffers};
 use super::{Histories, HostRates, PageStats, TieOrder, Track, NO_HOST};
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::hash_map::Entry;
 use std::ops::Range;
 
 const NONE: u32 = u32::MAX;
@@ -77,6 +84,9 @@ struct Walk<'a> {
     period: &'a Period,
     /// The host cap (SPEC §8), if any.
     cap: Option<u32>,
+    /// Whether the run tallies weighted sums: each stale page's rank is then needed
+    /// with its weight, not only the ranks.
+    weighted: bool,
 }
 
 /// The groups of one score (positions in `Fast::ranked`), their pages and stale pages.
@@ -239,6 +249,10 @@ pub(crate) struct Fast {
     ranked: Vec<Ranked>,
     class: Vec<(u64, u32)>,
     visited: Vec<u32>,
+    /// Groups every page of which is chosen this cycle (visited group by group).
+    whole: Vec<u32>,
+    /// The pages that leave a group visited whole.
+    movers: Vec<u32>,
     scratch_groups: Vec<u32>,
     below: Vec<u32>,
     buffers: ScoreBuffers,
@@ -442,17 +456,25 @@ impl Fast {
             self.position[moved as usize] = at as u32;
         }
         if group.members.is_empty() {
-            let live_at = group.live_at as usize;
-            group.live_at = NONE;
-            if self.merge {
-                self.index.remove(&group.page.key());
-            }
-            self.live.swap_remove(live_at);
-            if let Some(&other) = self.live.get(live_at) {
-                self.groups[other as usize].live_at = live_at as u32;
-            }
-            self.free.push(g as u32);
+            self.retire(g as u32);
         }
+    }
+
+    /// Frees group `g`, which holds no page any more.
+    fn retire(&mut self, g: u32) {
+        let group = &mut self.groups[g as usize];
+        debug_assert!(group.members.is_empty());
+        group.stale = 0;
+        let live_at = group.live_at as usize;
+        group.live_at = NONE;
+        if self.merge {
+            self.index.remove(&group.page.key());
+        }
+        self.live.swap_remove(live_at);
+        if let Some(&other) = self.live.get(live_at) {
+            self.groups[other as usize].live_at = live_at as u32;
+        }
+        self.free.push(g);
     }
 
     #[inline]
@@ -463,11 +485,17 @@ impl Fast {
         group.members.push(p);
     }
 
-    /// Visits the pages in `self.visited` at cycle `d`.
+    /// Visits the groups in `self.whole` (every page of each) and then the pages in
+    /// `self.visited` at cycle `d`.
     fn visit_all(&mut self, period: &Period, policy: &Policy, d: u32) {
-        let visited = std::mem::take(&mut self.visited);
         // Host and group totals are kept only for a policy that reads HR or GR.
         let tracks_hosts = self.track.has_any(Track::HOST.with(Track::GROUP));
+        let whole = std::mem::take(&mut self.whole);
+        for &g in &whole {
+            self.visit_group(g, period, policy, d, tracks_hosts);
+        }
+        self.whole = whole;
+        let visited = std::mem::take(&mut self.visited);
         for &p in &visited {
             let old = self.group_of[p as usize] as usize;
             let changed = self.stale[p as usize];
@@ -501,56 +529,92 @@ impl Fast {
         self.visited = visited;
     }
 
-    /// Visits every page at cycle `d` (a warm-up cycle): each group splits in two,
-    /// wholesale.
+    /// Visits every page of group `g` at cycle `d`. Its pages split by whether they
+    /// changed; the larger part keeps the group, whose state is updated in place (or, when
+    /// a group of the new state exists already, joins it), and only the other part moves
+    /// page by page. A visit sets the last visit to `d`, so a new state is never the
+    /// state of a group not yet visited this cycle.
+    fn visit_group(
+        &mut self,
+        g: u32,
+        period: &Period,
+        policy: &Policy,
+        d: u32,
+        tracks_hosts: bool,
+    ) {
+        let group = &mut self.groups[g as usize];
+        let (size, stale) = (group.members.len(), group.stale as usize);
+        let page = group.page;
+        group.stale = 0;
+        // The part that stays: the changed pages when they are more than half.
+        let stays_changed = stale * 2 > size;
+        let mut movers = std::mem::take(&mut self.movers);
+        movers.clear();
+        if stale > 0 || tracks_hosts {
+            for &p in &self.groups[g as usize].members {
+                let changed = self.stale[p as usize];
+                if tracks_hosts {
+                    self.host_rates
+                        .record(period.host(p), period.group(p), changed);
+                }
+                if changed != stays_changed {
+                    movers.push(p);
+                }
+                self.stale[p as usize] = false;
+            }
+        }
+        if !movers.is_empty() {
+            let mut next = page;
+            policy.visit(&mut next, d, !stays_changed, &mut self.histories);
+            let target = self.group_for(next);
+            for &p in &movers {
+                self.leave(p);
+                self.join(p, target);
+            }
+        }
+        self.movers = movers;
+        let mut next = page;
+        policy.visit(&mut next, d, stays_changed, &mut self.histories);
+        self.rekey(g, next);
+    }
+
+    /// Puts group `g`'s pages in state `page`: the group takes that state, or, when
+    /// another group has it already, its pages join that group and `g` is freed.
+    fn rekey(&mut self, g: u32, page: PageState) {
+        if self.merge {
+            match self.index.entry(page.key()) {
+                Entry::Occupied(h) => {
+                    let h = *h.get();
+                    let mut members = std::mem::take(&mut self.groups[g as usize].members);
+                    for &p in &members {
+                        self.join(p, h);
+                    }
+                    members.clear();
+                    self.groups[g as usize].members = members;
+                    self.retire(g);
+                    return;
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert(g);
+                }
+            }
+            self.index.remove(&self.groups[g as usize].page.key());
+        }
+        let group = &mut self.groups[g as usize];
+        group.page = page;
+        group.moves_cycle = 0;
+    }
+
+    /// Visits every page at cycle `d` (a warm-up cycle), group by group.
     fn visit_everyone(&mut self, period: &Period, policy: &Policy, d: u32) {
-        // Host and group totals are kept only for a policy that reads HR or GR.
         let tracks_hosts = self.track.has_any(Track::HOST.with(Track::GROUP));
-        let olds = std::mem::take(&mut self.scratch_groups);
-        let mut olds = olds;
+        let mut olds = std::mem::take(&mut self.scratch_groups);
         olds.clear();
         olds.extend_from_slice(&self.live);
+        // A group freed here was visited already; one taken from the free list is a new
+        // state's, which no group of `olds` can reach before its own turn.
         for &g in &olds {
-            let mut members = std::mem::take(&mut self.groups[g as usize].members);
-            let page = self.groups[g as usize].page;
-            // Retire the old group (all its pages leave); it is freed once its pages
-            // have found their new groups, so it cannot be reused as one of them.
-            let group = &mut self.groups[g as usize];
-            group.stale = 0;
-            let live_at = group.live_at as usize;
-            group.live_at = NONE;
-            if self.merge {
-                self.index.remove(&page.key());
-            }
-            self.live.swap_remove(live_at);
-            if let Some(&other) = self.live.get(live_at) {
-                self.groups[other as usize].live_at = live_at as u32;
-            }
-            // Unchanged pages first, then changed ones.
-            let stale = &self.stale;
-            let split = itertools::partition(&mut members, |&p| !stale[p as usize]);
-            for (changed, pages) in [(false, &members[..split]), (true, &members[split..])] {
-                if pages.is_empty() {
-                    continue;
-                }
-                let mut next = page;
-                policy.visit(&mut next, d, changed, &mut self.histories);
-                let target = self.group_for(next);
-                let group = &mut self.groups[target as usize];
-                for &p in pages {
-                    if tracks_hosts {
-                        self.host_rates
-                            .record(period.host(p), period.group(p), changed);
-                    }
-                    self.group_of[p as usize] = target;
-                    self.position[p as usize] = group.members.len() as u32;
-                    group.members.push(p);
-                    self.stale[p as usize] = false;
-                }
-            }
-            members.clear();
-            self.groups[g as usize].members = members;
-            self.free.push(g);
+            self.visit_group(g, period, policy, d, tracks_hosts);
         }
         self.scratch_groups = olds;
     }
@@ -608,6 +672,7 @@ impl Fast {
                 order: order.map(|o| o.cycle(d)),
                 period,
                 cap: config.host_cap(),
+                weighted: tallied_weights(period, policy, self.unweighted).is_some(),
             };
             let stale_before = stale_count;
             let ideal_w = tallied_weights(period, policy, self.unweighted).map(|weights| {
@@ -724,6 +789,7 @@ impl Fast {
             sample_u(seed, walk.cycle),
         );
         self.visited.clear();
+        self.whole.clear();
         for p in 0..walk.pages as u32 {
             let score = self.group_score[self.group_of[p as usize] as usize];
             if draw.draws(weight_of(score)) {
@@ -748,7 +814,7 @@ impl Fast {
     fn choose(&mut self, walk: &Walk<'_>) -> Chosen {
         let mut chosen = Chosen::default();
         self.visited.clear();
-        let weighted = walk.period.weights().is_some();
+        self.whole.clear();
         let mut start = 0;
         while chosen.taken < walk.k && start < self.ranked.len() {
             let key = self.ranked[start].key();
@@ -769,8 +835,10 @@ impl Fast {
             let partial = size > room;
             if walk.cap.is_some() {
                 self.take_capped(&class, walk, &mut chosen);
-            } else if !partial && (stale == 0 || (stale == size && !weighted)) {
+            } else if !partial && (stale == 0 || (stale == size && !walk.weighted)) {
                 self.take_uniform_class(&class, walk, &mut chosen);
+            } else if !partial && !walk.weighted {
+                self.take_whole_class(&class, walk, &mut chosen);
             } else if let Some(order) = walk
                 .order
                 .filter(|_| partial && size * size > room * walk.pages)
@@ -864,7 +932,7 @@ impl Fast {
     fn take_uniform_class(&mut self, class: &Class, walk: &Walk<'_>, chosen: &mut Chosen) {
         for ranked in &self.ranked[class.groups.clone()] {
             let group = &self.groups[ranked.group() as usize];
-            self.visited.extend_from_slice(&group.members);
+            self.whole.push(ranked.group());
             if group.page.stats.last_visit as usize <= walk.warmup {
                 chosen.newly += group.members.len();
             }
@@ -876,6 +944,66 @@ impl Fast {
                 chosen.dcg_w += self.discounts.of(rank);
             }
             chosen.found += class.stale;
+        }
+        chosen.taken += class.size;
+    }
+
+    /// A class visited whole whose pages are partly stale, in a run that tallies no
+    /// weights: the ranks of its stale pages in tie-key order, from sorting whichever of
+    /// its stale and fresh pages are fewer and placing the others between them.
+    fn take_whole_class(&mut self, class: &Class, walk: &Walk<'_>, chosen: &mut Chosen) {
+        // Stale pages' keys in `stale_pages`, fresh ones' in `class`.
+        self.class.clear();
+        self.stale_pages.clear();
+        for ranked in &self.ranked[class.groups.clone()] {
+            let group = &self.groups[ranked.group() as usize];
+            self.whole.push(ranked.group());
+            if group.page.stats.last_visit as usize <= walk.warmup {
+                chosen.newly += group.members.len();
+            }
+            let keyed = group.members.iter().map(|&p| (tie_key(walk.salt, p), p));
+            if group.stale == 0 {
+                self.class.extend(keyed);
+            } else if group.stale as usize == group.members.len() {
+                self.stale_pages.extend(keyed);
+            } else {
+                for (key, p) in keyed {
+                    match self.stale[p as usize] {
+                        true => self.stale_pages.push((key, p)),
+                        false => self.class.push((key, p)),
+                    }
+                }
+            }
+        }
+        let stale_fewer = self.stale_pages.len() <= self.class.len();
+        let (fewer, more) = match stale_fewer {
+            true => (&mut self.stale_pages, &self.class),
+            false => (&mut self.class, &self.stale_pages),
+        };
+        fewer.sort_unstable();
+        // between[j]: pages of the larger side ranked after exactly j of the smaller.
+        self.below.clear();
+        self.below.resize(fewer.len() + 1, 0);
+        for &key in more.iter() {
+            self.below[fewer.partition_point(|&f| f < key)] += 1;
+        }
+        let mut rank = chosen.taken;
+        for (j, &between) in self.below.iter().enumerate() {
+            if stale_fewer {
+                // `between` fresh pages, then stale page j (none after the last).
+                rank += between as usize;
+                if j < self.stale_pages.len() {
+                    rank += 1;
+                    chosen.stale_at(rank, 1.0, &self.discounts);
+                }
+            } else {
+                // `between` stale pages, then fresh page j.
+                for _ in 0..between {
+                    rank += 1;
+                    chosen.stale_at(rank, 1.0, &self.discounts);
+                }
+                rank += 1;
+            }
         }
         chosen.taken += class.size;
     }
@@ -924,7 +1052,11 @@ impl Fast {
                 .extend(group.members.iter().map(|&p| (tie_key(walk.salt, p), p)));
         }
         let take = class.size.min(walk.k - chosen.taken);
-        if class.size > take {
+        let whole = class.size == take;
+        if whole {
+            self.whole
+                .extend(self.ranked[class.groups.clone()].iter().map(|r| r.group()));
+        } else {
             self.class.select_nth_unstable(take - 1);
             self.class.truncate(take);
         }
@@ -937,7 +1069,9 @@ impl Fast {
             if self.groups[g].page.stats.last_visit as usize <= walk.warmup {
                 chosen.newly += 1;
             }
-            self.visited.push(p);
+            if !whole {
+                self.visited.push(p);
+            }
         }
         if !self.stale_pages.is_empty() {
             self.stale_pages.sort_unstable();
