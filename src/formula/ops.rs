@@ -99,14 +99,50 @@ pub(crate) fn log_reference(a: f64) -> f64 {
     }
 }
 
+// `exp` and `pow` answer the inputs whose value IEEE 754 (C99 Annex F) fixes without the
+// libm call, which for these goes through errno handling; GP formulas meet them often
+// (`exp` of 0 or of a huge argument; `pow` with exponent 0 or 1, base 0 or 1, NaN). The
+// value is the call's, bit for bit (`fast_paths_equal_libm`).
+
+/// Above this, `exp` overflows to +inf (`ln(f64::MAX)` ≈ 709.7827).
+const EXP_OVERFLOW: f64 = 709.79;
+/// Below this, `exp` is under half the smallest subnormal, so rounds to +0
+/// (`ln(2^-1075)` ≈ -745.1332).
+const EXP_UNDERFLOW: f64 = -745.14;
+
 #[inline(always)]
 pub(crate) fn exp(a: f64) -> f64 {
-    unnan(a.exp())
+    if a == 0.0 {
+        1.0
+    } else if a > EXP_OVERFLOW {
+        f64::INFINITY
+    } else if a < EXP_UNDERFLOW {
+        0.0
+    } else {
+        unnan(a.exp())
+    }
 }
 
 #[inline(always)]
 pub(crate) fn pow(a: f64, b: f64) -> f64 {
-    unnan(a.powf(b))
+    if b == 0.0 || a == 1.0 {
+        // pow(x, ±0) = 1 and pow(+1, y) = 1, for every x and y (NaN too).
+        1.0
+    } else if b == 1.0 {
+        // x^1 is x, exactly representable, and pow errs by well under half an ulp.
+        unnan(a)
+    } else if a.is_nan() || b.is_nan() {
+        0.0
+    } else if a.to_bits() == 0 {
+        // pow(+0, y) = +0 for y > 0 and +inf for y < 0.
+        if b > 0.0 {
+            0.0
+        } else {
+            f64::INFINITY
+        }
+    } else {
+        unnan(a.powf(b))
+    }
 }
 
 /// A unary operator with its closure resolved: what one evaluation step computes. The
@@ -303,6 +339,88 @@ mod tests {
                     prop_assert!(!v.is_nan(), "{:?} {} ({a}, {b}) = NaN", closure, op.name());
                 }
             }
+        }
+    }
+
+    /// Inputs around every fast path of `exp` and `pow`.
+    const EDGES: [f64; 24] = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        2.0,
+        -3.0,
+        0.5,
+        1.0 + f64::EPSILON,
+        1.0 - f64::EPSILON / 2.0,
+        709.78,
+        709.79,
+        709.8,
+        -745.13,
+        -745.14,
+        -745.15,
+        -708.4,
+        4.9e-324,
+        -4.9e-324,
+        f64::MIN_POSITIVE,
+        f64::MAX,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -f64::NAN,
+    ];
+
+    #[test]
+    fn fast_paths_equal_libm() {
+        let libm_pow = |a: f64, b: f64| unnan(a.powf(b));
+        for &a in &EDGES {
+            assert_eq!(exp(a).to_bits(), unnan(a.exp()).to_bits(), "exp({a})");
+            for &b in &EDGES {
+                let (got, want) = (pow(a, b), libm_pow(a, b));
+                assert_eq!(got.to_bits(), want.to_bits(), "pow({a}, {b})");
+            }
+        }
+        // Across the exponent range and the subnormals, and a sweep near the thresholds.
+        let mut x = 4.9e-324f64;
+        while x < f64::MAX / 3.0 {
+            for a in [x, -x, x * 1.37, -x / 1.37] {
+                assert_eq!(
+                    pow(a, 1.0).to_bits(),
+                    libm_pow(a, 1.0).to_bits(),
+                    "pow({a}, 1)"
+                );
+                assert_eq!(
+                    pow(a, 0.0).to_bits(),
+                    libm_pow(a, 0.0).to_bits(),
+                    "pow({a}, 0)"
+                );
+                assert_eq!(
+                    pow(0.0, a).to_bits(),
+                    libm_pow(0.0, a).to_bits(),
+                    "pow(0, {a})"
+                );
+                assert_eq!(
+                    pow(1.0, a).to_bits(),
+                    libm_pow(1.0, a).to_bits(),
+                    "pow(1, {a})"
+                );
+            }
+            x *= 3.0;
+        }
+        for i in 0..20_000 {
+            let a = 709.7 + i as f64 * 1e-5;
+            assert_eq!(exp(a).to_bits(), unnan(a.exp()).to_bits(), "exp({a})");
+            let a = -745.2 + i as f64 * 1e-5;
+            assert_eq!(exp(a).to_bits(), unnan(a.exp()).to_bits(), "exp({a})");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn exp_and_pow_equal_libm(a in any::<f64>(), b in any_value()) {
+            prop_assert_eq!(exp(a).to_bits(), unnan(a.exp()).to_bits());
+            prop_assert_eq!(pow(a, b).to_bits(), unnan(a.powf(b)).to_bits());
+            prop_assert_eq!(pow(a, 1.0).to_bits(), unnan(a.powf(1.0)).to_bits());
         }
     }
 
