@@ -66,7 +66,7 @@ const TABLE: usize = 64;
 #[derive(Debug, Clone)]
 struct Table {
     terminal: Terminal,
-    values: Vec<f64>,
+    values: [f64; TABLE],
     /// The subtree compiled on its own (never tabulated), for values outside the table.
     program: Program,
 }
@@ -75,7 +75,7 @@ impl Table {
     fn new(subtree: &Formula, terminal: Terminal, closure: Closure) -> Table {
         let program = Program::compile_plain(subtree, closure);
         let counts: Vec<f64> = (0..TABLE).map(|v| v as f64).collect();
-        let mut values = vec![0.0; TABLE];
+        let mut values = [0.0; TABLE];
         program.eval_batch(
             &Columns::new(TABLE).with(terminal, &counts),
             &mut values,
@@ -91,10 +91,25 @@ impl Table {
     /// The value at `x`, if `x` is one of the tabulated counts.
     #[inline(always)]
     fn get(&self, x: f64) -> Option<f64> {
-        // A saturating cast; the bits comparison rejects fractions, -0.0 and NaN.
-        let v = x as usize;
-        (v < TABLE && (v as f64).to_bits() == x.to_bits()).then(|| self.values[v])
+        holds(x).then(|| self.values[slot(x)])
     }
+}
+
+/// 2^52: adding it to an integer below it leaves the integer in the low mantissa bits.
+const SHIFT: f64 = 4_503_599_627_370_496.0;
+
+/// Whether `x` is one of the counts `0..TABLE` (not -0.0, a fraction or NaN). The bits of
+/// a non-negative double order as its values, so one comparison bounds it (and rejects
+/// the sign bit and NaN); the shift rounds a fraction away.
+#[inline(always)]
+fn holds(x: f64) -> bool {
+    x.to_bits() <= ((TABLE - 1) as f64).to_bits() && (x + SHIFT) - SHIFT == x
+}
+
+/// The table slot of a count `x` (see [`holds`]); some slot for any `x`.
+#[inline(always)]
+fn slot(x: f64) -> usize {
+    ((x + SHIFT).to_bits() & (TABLE as u64 - 1)) as usize
 }
 
 /// The terminal values of a batch of pages, one slice per terminal a program reads.
@@ -457,15 +472,16 @@ fn table_roots(formula: &Formula) -> Vec<Option<Terminal>> {
     roots
 }
 
-/// `dst[i] = table[column[i]]`; false (and `dst` partly written) if a value of `column`
-/// is not in the table.
+/// `dst[i] = table[column[i]]`; false (and `dst` untouched) if a value of `column` is
+/// not in the table.
 #[inline]
 fn look_up(dst: &mut [f64], column: &[f64], table: &Table) -> bool {
+    // Checked in one pass without early exit (it vectorises), then gathered unchecked.
+    if !column.iter().fold(true, |all, &v| all & holds(v)) {
+        return false;
+    }
     for (x, &v) in dst.iter_mut().zip(column) {
-        match table.get(v) {
-            Some(y) => *x = y,
-            None => return false,
-        }
+        *x = table.values[slot(v)];
     }
     true
 }
@@ -675,18 +691,36 @@ mod tests {
     fn tables_hold_counts_only() {
         let f: Formula = "exp(t)".parse().unwrap();
         let table = Table::new(&f, Terminal::T, Closure::Paper);
-        assert_eq!(table.get(3.0), Some(3f64.exp()));
-        assert_eq!(table.get(0.0), Some(1.0));
+        for v in 0..TABLE {
+            let x = v as f64;
+            assert_eq!(
+                table.get(x).map(f64::to_bits),
+                Some(x.exp().to_bits()),
+                "{v}"
+            );
+        }
+        let below = |x: f64| f64::from_bits(x.to_bits() - 1);
+        let above = |x: f64| f64::from_bits(x.to_bits() + 1);
         for outside in [
             -0.0,
             0.5,
+            2.5,
+            below(3.0),
+            above(3.0),
+            above(63.0),
+            4.9e-324,
             -1.0,
             TABLE as f64,
+            65.0,
+            SHIFT,
+            SHIFT + 3.0,
             f64::NAN,
+            -f64::NAN,
             f64::INFINITY,
+            f64::NEG_INFINITY,
             1e300,
         ] {
-            assert_eq!(table.get(outside), None, "{outside}");
+            assert_eq!(table.get(outside), None, "{outside:e}");
         }
     }
 
