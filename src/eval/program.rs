@@ -88,6 +88,13 @@ impl Table {
         }
     }
 
+    /// Runs the subtree's own program over pages `start..end` into `regs[..end - start]`
+    /// (kept out of line: `Program::eval_chunk` is inlined into its callers).
+    #[inline(never)]
+    fn eval_chunk(&self, columns: &Columns<'_>, range: (usize, usize), regs: &mut [f64]) {
+        self.program.eval_chunk(columns, range, regs, &mut []);
+    }
+
     /// The value at `x`, if `x` is one of the tabulated counts.
     #[inline(always)]
     fn get(&self, x: f64) -> Option<f64> {
@@ -352,6 +359,7 @@ impl Program {
 
     /// Runs the program over pages `start..end` (at most [`CHUNK`]); the result is in
     /// `regs[..end - start]`. `table_regs` serves a table's own program.
+    #[inline(always)]
     fn eval_chunk(
         &self,
         columns: &Columns<'_>,
@@ -386,9 +394,7 @@ impl Program {
                     let column = &columns.column(table.terminal)[start..end];
                     if !look_up(dst, column, table) {
                         // A value outside the table: the subtree's own program.
-                        table
-                            .program
-                            .eval_chunk(columns, (start, end), table_regs, &mut []);
+                        table.eval_chunk(columns, (start, end), table_regs);
                         dst.copy_from_slice(&table_regs[..n]);
                     }
                     continue;
@@ -396,12 +402,14 @@ impl Program {
             };
             let kind = match kind {
                 Kind::Unary(kind) => {
-                    match ins.a {
-                        Src::Reg => unary_in_place(dst, |x| kind.apply(x)),
-                        Src::Col(t) => {
-                            unary_from(dst, &columns.column(t)[start..end], |x| kind.apply(x))
+                    // One arm per kind, as for binary operators below.
+                    match kind {
+                        UnaryKind::Neg => unary(dst, ins.a, columns, start, ops::neg),
+                        UnaryKind::LogPaper => unary(dst, ins.a, columns, start, ops::log_paper),
+                        UnaryKind::LogReference => {
+                            unary(dst, ins.a, columns, start, ops::log_reference)
                         }
-                        Src::Imm(c) => dst.fill(kind.apply(c)),
+                        UnaryKind::Exp => unary(dst, ins.a, columns, start, ops::exp),
                     }
                     continue;
                 }
@@ -492,17 +500,23 @@ enum Operand<'s> {
     Scalar(f64),
 }
 
+/// `dst = f(a)` over a chunk; `a` is the destination register itself, a column or a
+/// constant.
 #[inline(always)]
-fn unary_in_place(dst: &mut [f64], f: impl Fn(f64) -> f64) {
-    for x in dst.iter_mut() {
-        *x = f(*x);
-    }
-}
-
-#[inline(always)]
-fn unary_from(dst: &mut [f64], src: &[f64], f: impl Fn(f64) -> f64) {
-    for (x, &s) in dst.iter_mut().zip(src) {
-        *x = f(s);
+fn unary(dst: &mut [f64], a: Src, columns: &Columns<'_>, start: usize, f: impl Fn(f64) -> f64) {
+    match a {
+        Src::Reg => {
+            for x in dst.iter_mut() {
+                *x = f(*x);
+            }
+        }
+        Src::Col(t) => {
+            let a = &columns.column(t)[start..start + dst.len()];
+            for (x, &p) in dst.iter_mut().zip(a) {
+                *x = f(p);
+            }
+        }
+        Src::Imm(c) => dst.fill(f(c)),
     }
 }
 
