@@ -88,13 +88,6 @@ impl Table {
         }
     }
 
-    /// Runs the subtree's own program over pages `start..end` into `regs[..end - start]`
-    /// (kept out of line: `Program::eval_chunk` is inlined into its callers).
-    #[inline(never)]
-    fn eval_chunk(&self, columns: &Columns<'_>, range: (usize, usize), regs: &mut [f64]) {
-        self.program.eval_chunk(columns, range, regs, &mut []);
-    }
-
     /// The value at `x`, if `x` is one of the tabulated counts.
     #[inline(always)]
     fn get(&self, x: f64) -> Option<f64> {
@@ -197,6 +190,8 @@ pub struct Program {
     registers: usize,
     terminals: Vec<Terminal>,
     tables: Vec<Table>,
+    /// Registers the largest table's own program needs (0 without tables).
+    table_registers: usize,
 }
 
 impl Program {
@@ -277,10 +272,12 @@ impl Program {
                 b: Src::Imm(0.0),
             });
         }
+        let table_registers = tables.iter().map(|t| t.program.registers).max();
         Program {
             code,
             registers,
             terminals: formula.terminals(),
+            table_registers: table_registers.unwrap_or(0),
             tables,
         }
     }
@@ -339,8 +336,7 @@ impl Program {
         if scratch.registers.len() < needed {
             scratch.registers.resize(needed, 0.0);
         }
-        let table_needed = self.tables.iter().map(|t| t.program.registers).max();
-        let table_needed = table_needed.unwrap_or(0) * CHUNK;
+        let table_needed = self.table_registers * CHUNK;
         if scratch.table_registers.len() < table_needed {
             scratch.table_registers.resize(table_needed, 0.0);
         }
@@ -359,7 +355,6 @@ impl Program {
 
     /// Runs the program over pages `start..end` (at most [`CHUNK`]); the result is in
     /// `regs[..end - start]`. `table_regs` serves a table's own program.
-    #[inline(always)]
     fn eval_chunk(
         &self,
         columns: &Columns<'_>,
@@ -394,7 +389,8 @@ impl Program {
                     let column = &columns.column(table.terminal)[start..end];
                     if !look_up(dst, column, table) {
                         // A value outside the table: the subtree's own program.
-                        table.eval_chunk(columns, (start, end), table_regs);
+                        let program = &table.program;
+                        program.eval_chunk(columns, (start, end), table_regs, &mut []);
                         dst.copy_from_slice(&table_regs[..n]);
                     }
                     continue;

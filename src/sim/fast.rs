@@ -655,6 +655,7 @@ impl Fast {
         let mut stale_count = 0usize;
         let mut outcome = Outcome::default();
         let mut chooser = Chooser::new(policy, config.seed(), config.metric());
+        let tallied = tallied_weights(period, policy, self.unweighted);
         outcome
             .cycles
             .reserve(period.len().saturating_sub(config.warmup()));
@@ -672,10 +673,10 @@ impl Fast {
                 order: order.map(|o| o.cycle(d)),
                 period,
                 cap: config.host_cap(),
-                weighted: tallied_weights(period, policy, self.unweighted).is_some(),
+                weighted: tallied.is_some(),
             };
             let stale_before = stale_count;
-            let ideal_w = tallied_weights(period, policy, self.unweighted).map(|weights| {
+            let ideal_w = tallied.map(|weights| {
                 stale_ideal(
                     (&self.stale, weights),
                     stale_before.min(k),

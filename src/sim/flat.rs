@@ -88,6 +88,7 @@ impl Flat {
         let mut stale_count = 0usize;
         let mut outcome = Outcome::default();
         let mut chooser = Chooser::new(policy, config.seed(), config.metric());
+        let tallied = tallied_weights(period, policy, unweighted);
         for d in first..=period.len() {
             stale_count += self.mark_changes(period, d);
             let cycle = d as u32;
@@ -100,7 +101,7 @@ impl Flat {
                 period,
             };
             let stale_before = stale_count;
-            let ideal_w = tallied_weights(period, policy, unweighted).map(|weights| {
+            let ideal_w = tallied.map(|weights| {
                 stale_ideal(
                     (&self.stale, weights),
                     stale_before.min(k),
