@@ -329,14 +329,24 @@ mod tests {
     }
 
     /// Inputs around every fast path of `pow`, and others.
-    const EDGES: [f64; 24] = [
+    const EDGES: [f64; 34] = [
         0.0,
         -0.0,
         1.0,
         -1.0,
         2.0,
         -3.0,
+        3.0,
+        -2.0,
         0.5,
+        -0.5,
+        -2.5,
+        1.5,
+        9007199254740991.0,
+        -9007199254740991.0,
+        9007199254740992.0,
+        -1e300,
+        -4.9e-324 * 3.0,
         1.0 + f64::EPSILON,
         1.0 - f64::EPSILON / 2.0,
         709.78,
@@ -393,6 +403,15 @@ mod tests {
                     libm_pow(1.0, a).to_bits(),
                     "pow(1, {a})"
                 );
+                for (base, exponent) in [(-0.0, a), (-0.0, a.round()), (a, 0.5), (a, -2.5)] {
+                    // Opaque too: with a literal 0.5 the compiler may call `sqrt` instead.
+                    let (base, exponent) = std::hint::black_box((base, exponent));
+                    assert_eq!(
+                        pow(base, exponent).to_bits(),
+                        libm_pow(base, exponent).to_bits(),
+                        "pow({base}, {exponent})"
+                    );
+                }
             }
             x *= 3.0;
         }

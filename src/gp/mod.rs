@@ -67,10 +67,78 @@ pub trait Fitness: Sync {
 
 /// Evaluates `formulas` in parallel, results in the same order.
 pub(crate) fn evaluate_all<F: Fitness>(fitness: &F, formulas: &[Formula]) -> Vec<Evaluation> {
+    evaluate_pooled(fitness, formulas, &Scratches::default())
+}
+
+/// [`evaluate_all`] with working spaces taken from (and given back to) `pool`.
+fn evaluate_pooled<F: Fitness>(
+    fitness: &F,
+    formulas: &[Formula],
+    pool: &Scratches<F::Scratch>,
+) -> Vec<Evaluation> {
     formulas
         .par_iter()
-        .map_init(|| fitness.scratch(), |s, f| fitness.evaluate(f, s))
+        .map_init(
+            || pool.lend(|| fitness.scratch()),
+            |lent, f| fitness.evaluate(f, lent.scratch()),
+        )
         .collect()
+}
+
+/// Working spaces kept from one parallel evaluation to the next. Rayon starts a new
+/// working space for every piece it splits a population into (about nine per
+/// generation of the authors' workload, even on one thread), and a fresh simulator
+/// allocates and grows its buffers again; a piece borrows one from here instead and
+/// gives it back when done.
+///
+/// **Invariant:** a result never depends on which working space computed it ([`Fitness`]
+/// implementations are deterministic), so lending them in any order is safe.
+struct Scratches<S>(std::sync::Mutex<Vec<S>>);
+
+impl<S> Default for Scratches<S> {
+    fn default() -> Self {
+        Scratches(std::sync::Mutex::new(Vec::new()))
+    }
+}
+
+impl<S> Scratches<S> {
+    /// A kept working space, or a new one from `fresh`.
+    fn lend(&self, fresh: impl FnOnce() -> S) -> Lent<'_, S> {
+        let kept = self.kept().pop();
+        Lent {
+            scratch: Some(kept.unwrap_or_else(fresh)),
+            pool: self,
+        }
+    }
+
+    /// The kept working spaces (a panic while they were locked loses nothing they hold).
+    fn kept(&self) -> std::sync::MutexGuard<'_, Vec<S>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// A working space on loan from [`Scratches`], given back when dropped.
+struct Lent<'p, S> {
+    /// `Some` until dropped.
+    scratch: Option<S>,
+    pool: &'p Scratches<S>,
+}
+
+impl<S> Lent<'_, S> {
+    fn scratch(&mut self) -> &mut S {
+        // Invariant: `scratch` is `Some` from `lend` until `drop`.
+        self.scratch.as_mut().expect("lent until dropped")
+    }
+}
+
+impl<S> Drop for Lent<'_, S> {
+    fn drop(&mut self) {
+        if let Some(scratch) = self.scratch.take() {
+            self.pool.kept().push(scratch);
+        }
+    }
 }
 
 /// A member of a population.
@@ -160,6 +228,7 @@ struct Evaluator<'f, F: Fitness> {
     grammar_closure: crate::formula::Closure,
     length_penalty: f64,
     cache: FxHashMap<Formula, Arc<Evaluation>>,
+    scratches: Scratches<F::Scratch>,
     evaluations: usize,
     cache_hits: usize,
 }
@@ -178,7 +247,7 @@ impl<F: Fitness> Evaluator<'_, F> {
             .cloned()
             .collect();
         let evaluated = misses.len();
-        let results = evaluate_all(self.fitness, &misses);
+        let results = evaluate_pooled(self.fitness, &misses, &self.scratches);
         for (f, e) in misses.into_iter().zip(results) {
             self.cache.insert(f, Arc::new(e));
         }
@@ -236,6 +305,7 @@ pub fn evolve<F: Fitness>(
         grammar_closure: grammar.closure(),
         length_penalty: config.length_penalty,
         cache: FxHashMap::default(),
+        scratches: Scratches::default(),
         evaluations: 0,
         cache_hits: 0,
     };

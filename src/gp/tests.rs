@@ -147,3 +147,51 @@ fn initial_formulas_start_the_population() {
     };
     assert!(too_many.check().is_err());
 }
+
+/// [`Target`] that counts the working spaces it was asked for.
+struct Counting(std::sync::atomic::AtomicUsize);
+
+impl Fitness for Counting {
+    type Scratch = ();
+
+    fn scratch(&self) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn evaluate(&self, formula: &Formula, scratch: &mut ()) -> Evaluation {
+        Target.evaluate(formula, scratch)
+    }
+}
+
+#[test]
+fn working_spaces_are_kept_from_one_evaluation_to_the_next() {
+    let formulas: Vec<Formula> = (0..64)
+        .map(|i| format!("t * {i} + X").parse().unwrap())
+        .collect();
+    let fitness = Counting(Default::default());
+    let pool = Scratches::default();
+    let one_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let (first, second) = one_thread.install(|| {
+        (
+            evaluate_pooled(&fitness, &formulas, &pool),
+            evaluate_pooled(&fitness, &formulas, &pool),
+        )
+    });
+    assert_eq!(first, second);
+    // Rayon splits the slice into pieces; on one thread they run one after the other,
+    // each borrowing the working space the one before gave back.
+    assert_eq!(fitness.0.into_inner(), 1);
+    assert_eq!(pool.kept().len(), 1);
+    // Without the pool, each piece starts a working space of its own.
+    let unpooled = Counting(Default::default());
+    one_thread.install(|| {
+        formulas
+            .par_iter()
+            .map_init(|| unpooled.scratch(), |s, f| unpooled.evaluate(f, s))
+            .collect::<Vec<_>>()
+    });
+    assert!(unpooled.0.into_inner() > 1, "the case must split");
+}

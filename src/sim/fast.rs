@@ -266,6 +266,8 @@ pub(crate) struct Fast {
     touched_hosts: Vec<u32>,
     stale_weights: Vec<f64>,
     stale_pages: Vec<(u64, u32)>,
+    /// Tie keys of one side of a class ([`Fast::take_whole_class`]).
+    keys: Vec<u64>,
     // SPEC §11: each group's score this cycle (by group index) and the positive sampling
     // weights with their numbers of pages, for a sampled decision.
     group_score: Vec<f64>,
@@ -950,50 +952,62 @@ impl Fast {
     }
 
     /// A class visited whole whose pages are partly stale, in a run that tallies no
-    /// weights: the ranks of its stale pages in tie-key order, from sorting whichever of
-    /// its stale and fresh pages are fewer and placing the others between them.
+    /// weights: the ranks of its stale pages in tie-key order, from sorting the tie keys
+    /// of whichever of its stale and fresh pages are fewer and placing each of the others
+    /// between them by a binary search (the others' keys are never stored).
     fn take_whole_class(&mut self, class: &Class, walk: &Walk<'_>, chosen: &mut Chosen) {
-        // Stale pages' keys in `stale_pages`, fresh ones' in `class`.
-        self.class.clear();
-        self.stale_pages.clear();
+        let stale_fewer = class.stale * 2 <= class.size;
+        // How many of a group's pages are on the fewer side.
+        let fewer_in = |group: &Group| match stale_fewer {
+            true => group.stale as usize,
+            false => group.members.len() - group.stale as usize,
+        };
+        let stale = &self.stale;
+        let on_fewer_side = |p: u32| stale[p as usize] == stale_fewer;
+        self.keys.clear();
         for ranked in &self.ranked[class.groups.clone()] {
             let group = &self.groups[ranked.group() as usize];
             self.whole.push(ranked.group());
             if group.page.stats.last_visit as usize <= walk.warmup {
                 chosen.newly += group.members.len();
             }
-            let keyed = group.members.iter().map(|&p| (tie_key(walk.salt, p), p));
-            if group.stale == 0 {
-                self.class.extend(keyed);
-            } else if group.stale as usize == group.members.len() {
-                self.stale_pages.extend(keyed);
-            } else {
-                for (key, p) in keyed {
-                    match self.stale[p as usize] {
-                        true => self.stale_pages.push((key, p)),
-                        false => self.class.push((key, p)),
-                    }
+            let members = group.members.iter().copied();
+            match fewer_in(group) {
+                0 => {}
+                n if n == group.members.len() => {
+                    self.keys.extend(members.map(|p| tie_key(walk.salt, p)))
                 }
+                _ => self.keys.extend(
+                    members
+                        .filter(|&p| on_fewer_side(p))
+                        .map(|p| tie_key(walk.salt, p)),
+                ),
             }
         }
-        let stale_fewer = self.stale_pages.len() <= self.class.len();
-        let (fewer, more) = match stale_fewer {
-            true => (&mut self.stale_pages, &self.class),
-            false => (&mut self.class, &self.stale_pages),
-        };
-        fewer.sort_unstable();
-        // between[j]: pages of the larger side ranked after exactly j of the smaller.
+        self.keys.sort_unstable();
+        // below[j]: pages of the larger side ranked after exactly j of the smaller.
         self.below.clear();
-        self.below.resize(fewer.len() + 1, 0);
-        for &key in more.iter() {
-            self.below[fewer.partition_point(|&f| f < key)] += 1;
+        self.below.resize(self.keys.len() + 1, 0);
+        let (keys, below) = (&self.keys, &mut self.below);
+        let mut place = |p: u32| {
+            let key = tie_key(walk.salt, p);
+            below[keys.partition_point(|&f| f < key)] += 1;
+        };
+        for ranked in &self.ranked[class.groups.clone()] {
+            let group = &self.groups[ranked.group() as usize];
+            let members = group.members.iter().copied();
+            match fewer_in(group) {
+                n if n == group.members.len() => {}
+                0 => members.for_each(&mut place),
+                _ => members.filter(|&p| !on_fewer_side(p)).for_each(&mut place),
+            }
         }
         let mut rank = chosen.taken;
         for (j, &between) in self.below.iter().enumerate() {
             if stale_fewer {
                 // `between` fresh pages, then stale page j (none after the last).
                 rank += between as usize;
-                if j < self.stale_pages.len() {
+                if j < self.keys.len() {
                     rank += 1;
                     chosen.stale_at(rank, 1.0, &self.discounts);
                 }
