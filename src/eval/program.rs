@@ -401,11 +401,13 @@ impl Program {
                     // One arm per kind, as for binary operators below.
                     match kind {
                         UnaryKind::Neg => unary(dst, ins.a, columns, start, ops::neg),
-                        UnaryKind::LogPaper => unary(dst, ins.a, columns, start, ops::log_paper),
-                        UnaryKind::LogReference => {
-                            unary(dst, ins.a, columns, start, ops::log_reference)
+                        UnaryKind::LogPaper => {
+                            unary(dst, ins.a, columns, start, recall(ops::log_paper))
                         }
-                        UnaryKind::Exp => unary(dst, ins.a, columns, start, ops::exp),
+                        UnaryKind::LogReference => {
+                            unary(dst, ins.a, columns, start, recall(ops::log_reference))
+                        }
+                        UnaryKind::Exp => unary(dst, ins.a, columns, start, recall(ops::exp)),
                     }
                     continue;
                 }
@@ -420,7 +422,7 @@ impl Program {
                 BinaryKind::Mul => binary(dst, a, b, columns, start, ops::mul),
                 BinaryKind::DivPaper => binary(dst, a, b, columns, start, ops::div_paper),
                 BinaryKind::DivReference => binary(dst, a, b, columns, start, ops::div_reference),
-                BinaryKind::Pow => binary(dst, a, b, columns, start, ops::pow),
+                BinaryKind::Pow => binary(dst, a, b, columns, start, recall2(ops::pow)),
             }
         }
     }
@@ -496,10 +498,47 @@ enum Operand<'s> {
     Scalar(f64),
 }
 
+/// `f` (a libm call) with its last answer kept: a run of equal inputs, which pages of
+/// one state side by side give (most pages go unvisited for cycles, so many share `t`,
+/// `n` and `X`), calls libm once. Inputs are compared bit for bit, so the answer is the
+/// call's.
+#[inline(always)]
+fn recall(f: impl Fn(f64) -> f64) -> impl FnMut(f64) -> f64 {
+    let mut last: Option<(u64, f64)> = None;
+    move |a| match last {
+        Some((bits, value)) if bits == a.to_bits() => value,
+        _ => {
+            let value = f(a);
+            last = Some((a.to_bits(), value));
+            value
+        }
+    }
+}
+
+/// [`recall`] for a binary libm call.
+#[inline(always)]
+fn recall2(f: impl Fn(f64, f64) -> f64) -> impl FnMut(f64, f64) -> f64 {
+    let mut last: Option<(u64, u64, f64)> = None;
+    move |a, b| match last {
+        Some((x, y, value)) if x == a.to_bits() && y == b.to_bits() => value,
+        _ => {
+            let value = f(a, b);
+            last = Some((a.to_bits(), b.to_bits(), value));
+            value
+        }
+    }
+}
+
 /// `dst = f(a)` over a chunk; `a` is the destination register itself, a column or a
 /// constant.
 #[inline(always)]
-fn unary(dst: &mut [f64], a: Src, columns: &Columns<'_>, start: usize, f: impl Fn(f64) -> f64) {
+fn unary(
+    dst: &mut [f64],
+    a: Src,
+    columns: &Columns<'_>,
+    start: usize,
+    mut f: impl FnMut(f64) -> f64,
+) {
     match a {
         Src::Reg => {
             for x in dst.iter_mut() {
@@ -525,7 +564,7 @@ fn binary(
     b: Operand<'_>,
     columns: &Columns<'_>,
     start: usize,
-    f: impl Fn(f64, f64) -> f64 + Copy,
+    mut f: impl FnMut(f64, f64) -> f64,
 ) {
     let n = dst.len();
     match (a, b) {
@@ -582,6 +621,48 @@ mod tests {
             assert_eq!(got.to_bits(), want.to_bits(), "{text} batch on {row:?}");
             let one = program.eval_one(row);
             assert_eq!(one.to_bits(), want.to_bits(), "{text} one on {row:?}");
+        }
+    }
+
+    #[test]
+    fn runs_of_equal_inputs_reuse_only_bit_equal_answers() {
+        // libm's last answer is kept for a run of inputs equal bit for bit: +0 and -0
+        // (equal as numbers, not for `pow(x, -1)`), and NaN payloads, must not share it.
+        let values = [
+            0.0,
+            0.0,
+            -0.0,
+            -0.0,
+            0.0,
+            f64::NAN,
+            f64::NAN,
+            -f64::NAN,
+            2.0,
+            2.0,
+        ]
+        .into_iter()
+        .chain([3.0, 3.0, 3.0, -1.5, -1.5, f64::INFINITY, f64::NEG_INFINITY]);
+        let rows: Vec<[f64; Terminal::COUNT]> = values
+            .enumerate()
+            .map(|(i, v)| {
+                let mut row = [0.5; Terminal::COUNT];
+                row[Terminal::GAD.index()] = v;
+                // The second operand changes every third row: runs of equal pairs
+                // are shorter than runs of equal first operands.
+                row[Terminal::AAD.index()] = [-1.0, -1.0, 2.0][i % 3];
+                row
+            })
+            .collect();
+        for closure in [Closure::Paper, Closure::Reference] {
+            for text in [
+                "pow(GAD, AAD)",
+                "pow(AAD, GAD)",
+                "exp(GAD)",
+                "log(GAD)",
+                "exp(GAD) + log(GAD) * pow(GAD, GAD)",
+            ] {
+                check(text, closure, &rows);
+            }
         }
     }
 
