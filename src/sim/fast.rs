@@ -44,7 +44,6 @@ use super::SimConfig;
 use super::{score_key, tie_key, tie_salt, Baseline, Decision, Period, Policy, ScoreBuffers};
 use super::{Histories, HostRates, PageStats, TieOrder, Track, NO_HOST};
 use rustc_hash::FxHashMap as HashMap;
-use std::collections::hash_map::Entry;
 use std::ops::Range;
 
 const NONE: u32 = u32::MAX;
@@ -235,7 +234,15 @@ pub(crate) struct Fast {
     groups: Vec<Group>,
     free: Vec<u32>,
     live: Vec<u32>,
-    /// The group of each state, while pages of equal state are merged (`merge`).
+    /// The groups of the states the current cycle's visits created (before the first
+    /// visit, of the pages' fresh states), while pages of equal state are merged
+    /// (`merge`). A visit gives a page a state whose last visit is the current cycle, so
+    /// no lookup asks for an earlier cycle's state: the index is cleared when a cycle's
+    /// visits begin, and entries are not removed when a group is freed. An entry
+    /// `key → g` is used only while `g` is live in state `key` ([`Fast::indexed`]). A
+    /// group visited whole takes its new state without an entry, so two groups may share
+    /// a state; scores do not depend on grouping (equal scores form one class whatever
+    /// the groups).
     index: HashMap<StateKey, u32>,
     /// Whether pages of equal state share a group. A run whose pages start mostly in
     /// groups of their own keeps one group per page instead: merging would find no
@@ -386,11 +393,8 @@ impl Fast {
         self.free.extend_from_slice(&warm.free);
         self.live.clone_from(&warm.live);
         self.merge = warm.merge;
-        // Not `clone_from`: that would shrink the map to the warm-up's size, and the run
-        // would grow it again.
+        // The warm-up's last states are never looked up again (see `index`).
         self.index.clear();
-        self.index
-            .extend(warm.index.iter().map(|(&key, &g)| (key, g)));
     }
 
     /// Starts a run over `period`: every page unvisited, then the warm-up cycles, which
@@ -422,7 +426,7 @@ impl Fast {
     fn group_for(&mut self, page: PageState) -> u32 {
         let key = page.key();
         if self.merge {
-            if let Some(&g) = self.index.get(&key) {
+            if let Some(g) = self.indexed(&key) {
                 return g;
             }
         }
@@ -447,6 +451,14 @@ impl Fast {
         g
     }
 
+    /// The group the index gives for `key`, if it still holds: live and in that state.
+    #[inline]
+    fn indexed(&self, key: &StateKey) -> Option<u32> {
+        let &g = self.index.get(key)?;
+        let group = &self.groups[g as usize];
+        (group.live_at != NONE && group.page.key() == *key).then_some(g)
+    }
+
     /// Removes page `p` from its group, freeing the group if it empties.
     #[inline]
     fn leave(&mut self, p: u32) {
@@ -468,10 +480,8 @@ impl Fast {
         debug_assert!(group.members.is_empty());
         group.stale = 0;
         let live_at = group.live_at as usize;
+        // Its index entry, if any, no longer holds (`Fast::indexed`).
         group.live_at = NONE;
-        if self.merge {
-            self.index.remove(&group.page.key());
-        }
         self.live.swap_remove(live_at);
         if let Some(&other) = self.live.get(live_at) {
             self.groups[other as usize].live_at = live_at as u32;
@@ -492,6 +502,7 @@ impl Fast {
     fn visit_all(&mut self, period: &Period, policy: &Policy, d: u32) {
         // Host and group totals are kept only for a policy that reads HR or GR.
         let tracks_hosts = self.track.has_any(Track::HOST.with(Track::GROUP));
+        self.index.clear();
         let whole = std::mem::take(&mut self.whole);
         for &g in &whole {
             self.visit_group(g, period, policy, d, tracks_hosts);
@@ -532,10 +543,9 @@ impl Fast {
     }
 
     /// Visits every page of group `g` at cycle `d`. Its pages split by whether they
-    /// changed; the larger part keeps the group, whose state is updated in place (or, when
-    /// a group of the new state exists already, joins it), and only the other part moves
-    /// page by page. A visit sets the last visit to `d`, so a new state is never the
-    /// state of a group not yet visited this cycle.
+    /// changed; the larger part keeps the group, whose state is updated in place, and
+    /// only the other part moves page by page. A visit sets the last visit to `d`, so a
+    /// new state is never the state of a group not yet visited this cycle.
     fn visit_group(
         &mut self,
         g: u32,
@@ -575,41 +585,18 @@ impl Fast {
             }
         }
         self.movers = movers;
-        let mut next = page;
-        policy.visit(&mut next, d, stays_changed, &mut self.histories);
-        self.rekey(g, next);
-    }
-
-    /// Puts group `g`'s pages in state `page`: the group takes that state, or, when
-    /// another group has it already, its pages join that group and `g` is freed.
-    fn rekey(&mut self, g: u32, page: PageState) {
-        if self.merge {
-            match self.index.entry(page.key()) {
-                Entry::Occupied(h) => {
-                    let h = *h.get();
-                    let mut members = std::mem::take(&mut self.groups[g as usize].members);
-                    for &p in &members {
-                        self.join(p, h);
-                    }
-                    members.clear();
-                    self.groups[g as usize].members = members;
-                    self.retire(g);
-                    return;
-                }
-                Entry::Vacant(slot) => {
-                    slot.insert(g);
-                }
-            }
-            self.index.remove(&self.groups[g as usize].page.key());
-        }
+        // The group takes its new state; its old index entry no longer holds, and the
+        // new state is not indexed (a merge here is rare: one visit in a thousand in
+        // a GP run, against a hash and two index operations for every group).
         let group = &mut self.groups[g as usize];
-        group.page = page;
+        policy.visit(&mut group.page, d, stays_changed, &mut self.histories);
         group.moves_cycle = 0;
     }
 
     /// Visits every page at cycle `d` (a warm-up cycle), group by group.
     fn visit_everyone(&mut self, period: &Period, policy: &Policy, d: u32) {
         let tracks_hosts = self.track.has_any(Track::HOST.with(Track::GROUP));
+        self.index.clear();
         let mut olds = std::mem::take(&mut self.scratch_groups);
         olds.clear();
         olds.extend_from_slice(&self.live);
