@@ -17,6 +17,10 @@
 //! literature (issue 14: a rate policy costs O(P) per cycle plus its λ solve), and the
 //! SPEC §10 bandit presets `kab2`, `kab3`, `kab5` (a bandit scores with the one arm it
 //! draws per cycle, so it costs about its arms' mean).
+//!
+//! `simulate-19-cycles/gp-brdc12/<pages>/<grammar>-<nodes>` (issue 19): formulas from 5 to
+//! 40 nodes that real GP runs evolved, as an NDCG GP run simulates them, on `brdc12`
+//! periods of 100,000 and 1,000,000 pages.
 
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
@@ -25,7 +29,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use freshgp::data::synth::{generate, SynthParams};
 use freshgp::data::Dataset;
 use freshgp::formula::{Closure, Formula};
-use freshgp::sim::{Baseline, Period, Policy, Prepared, SimConfig, Simulator};
+use freshgp::sim::{Baseline, Metric, Period, Policy, Prepared, SimConfig, Simulator};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -161,5 +165,61 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// Formulas evolved by real GP runs (the best individual of a generation in
+/// `experiments/paper.ron`, shard 0/4), from 5 to 40 nodes, simulated as an NDCG GP run
+/// simulates them (over a prepared period, the weighted sums skipped) on `brdc12`
+/// periods of 100,000 and 1,000,000 pages × 19 cycles
+/// (`gp-brdc12/<pages>/<grammar>-<nodes>`).
+/// (grammar, formula); the node count is read off the parsed formula.
+const EVOLVED: [(&str, &str); 6] = [
+    // GP4C_Basic-ChangeRate, rotation 1, seed 3, generation 2.
+    ("basic", "t * (0.001 * X)"),
+    // GP4C_All-ChangeRate, rotation 2, seed 4, generation 5.
+    ("all", "pow(CG, 10 / t)"),
+    // GP4C_Basic-ChangeRate, rotation 2, seed 2, generation 40.
+    ("basic", "(X + 1 + e / (X / (t / 100))) / (n - 0.1)"),
+    // GP4C_All-ChangeRate, rotation 2, seed 4, generation 13.
+    (
+        "all",
+        "exp(GAD) / GAD * (GAD * t) + exp((AAD + SAD) * (1 + SAD))",
+    ),
+    // GP4C_Basic-NDCG, rotation 3, seed 4, generation 15.
+    (
+        "basic",
+        "X^0.001 + (X * 1 * (t / 1) * (10 - n + X + log(1000)) + log(exp(t + X + log(1000)) + exp((0.5 - 100) / (0.1 + log(exp(X))))))",
+    ),
+    // GP4C_All-ChangeRate, rotation 1, seed 5, generation 18.
+    (
+        "all",
+        "exp(exp(CG^n + GAD)) * (n / SAD) + ((exp(0.5 * CG)^t + CG + exp(CG + GAD)^t) / CG + exp(log(SAD) + exp(0.5 * CG)^t))",
+    ),
+];
+
+fn evolved(c: &mut Criterion) {
+    let mut group = c.benchmark_group("simulate-19-cycles");
+    group.sample_size(10);
+    for pages in [100_000, 1_000_000] {
+        let mut params = SynthParams::preset("brdc12").unwrap();
+        params.pages = pages;
+        params.days = 19;
+        let period = Period::whole(&generate(&params, 1).unwrap()).unwrap();
+        let prepared = Prepared::new(&period, SimConfig::paper()).unwrap();
+        group.throughput(Throughput::Elements((pages * 19) as u64));
+        for (grammar, text) in EVOLVED {
+            let f: Formula = text.parse().unwrap();
+            let policy = Policy::formula(&f, Closure::Paper);
+            let mut sim = Simulator::new(SimConfig::paper()).unweighted(Metric::Ndcg);
+            let id = BenchmarkId::new(
+                format!("gp-brdc12/{pages}"),
+                format!("{grammar}-{}", f.len()),
+            );
+            group.bench_with_input(id, &policy, |b, s| {
+                b.iter(|| sim.run_prepared(&period, s, &prepared))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, evolved);
 criterion_main!(benches);

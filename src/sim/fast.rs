@@ -49,7 +49,8 @@ use std::ops::Range;
 const NONE: u32 = u32::MAX;
 
 /// A live group in ranking order: sorted ascending, higher scores come first and equal
-/// scores by group index. One `u128` sorts faster than a `(key, group)` pair.
+/// scores by group index (the per-page simulator sorts so; the grouped walk sorts by
+/// score alone, [`sort_by_score`]). One `u128` sorts faster than a `(key, group)` pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct Ranked(u128);
 
@@ -67,6 +68,15 @@ impl Ranked {
     pub(super) fn group(self) -> u32 {
         self.0 as u32
     }
+}
+
+/// Sorts groups best score first, by score alone: the groups of one class (equal
+/// scores) come in whatever order the unstable sort leaves them, the same for the same
+/// input, and no result depends on it (a class's pages are ranked by their tie keys).
+/// Comparing the score keys alone is cheaper than comparing whole `Ranked` values (the
+/// sort took 5% of a GP run's instructions).
+fn sort_by_score(ranked: &mut [Ranked]) {
+    ranked.sort_unstable_by_key(|r| !r.key());
 }
 
 /// What one scored cycle's walk needs to know.
@@ -732,7 +742,7 @@ impl Fast {
         if decision == Decision::TopK && !capped && k > 0 && self.ranked.len() > 4 * k {
             self.rank_prefix(k);
         } else {
-            self.ranked.sort_unstable();
+            sort_by_score(&mut self.ranked);
         }
     }
 
@@ -752,7 +762,7 @@ impl Fast {
             }
         }
         ranked.truncate(end);
-        ranked.sort_unstable();
+        sort_by_score(ranked);
     }
 
     /// Step 3 of a sampled decision (SPEC §11, see `sample.rs`): the inclusion
