@@ -371,7 +371,8 @@ pub(crate) fn tie_salt(seed: u64, cycle: u32) -> u64 {
 }
 
 /// The tie key of page `p` (lower ranks first among equal scores). Distinct pages have
-/// distinct keys, so the order is total.
+/// distinct keys (`salt ^ p` differs and `mix64` is a bijection), so the order is total,
+/// and the simulators may rank a class by the keys alone (`Fast::take_whole_class`).
 #[inline]
 pub(crate) fn tie_key(salt: u64, p: u32) -> u64 {
     mix64(salt ^ p as u64)
