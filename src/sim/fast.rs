@@ -35,7 +35,7 @@
 //! continuous weights) goes to the per-page simulator instead ([`Flat`]).
 
 use super::bandit::Chooser;
-use super::flat::Flat;
+use super::flat::{sort_chunk, Flat};
 use super::metrics::{fresh_weight, weighted_ideal, Discounts, Outcome, Tally, WeightedTally};
 use super::policy::{PageState, StateKey};
 use super::sample::{inclusion_scale, sample_u, settle, weight_of, Systematic};
@@ -751,18 +751,8 @@ impl Fast {
     /// A live group holds a page at least, so the walk takes k pages inside it. O(G + k
     /// log k) instead of sorting all G groups.
     fn rank_prefix(&mut self, k: usize) {
-        let ranked = &mut self.ranked;
-        let boundary = ranked.select_nth_unstable(k - 1).1.key();
-        // Groups after the k-th with its score belong to its class: bring them next.
-        let mut end = k;
-        for i in k..ranked.len() {
-            if ranked[i].key() == boundary {
-                ranked.swap(i, end);
-                end += 1;
-            }
-        }
-        ranked.truncate(end);
-        sort_by_score(ranked);
+        let end = sort_chunk(&mut self.ranked, k, sort_by_score);
+        self.ranked.truncate(end);
     }
 
     /// Step 3 of a sampled decision (SPEC §11, see `sample.rs`): the inclusion

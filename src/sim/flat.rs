@@ -209,7 +209,8 @@ impl Flat {
             let room = at.k - found.taken;
             // Under a cap some pages are skipped: read ahead twice what is missing.
             let want = if at.cap.is_some() { room * 2 } else { room };
-            let end = sort_chunk(&mut self.ranked[start..], want) + start;
+            let end =
+                sort_chunk(&mut self.ranked[start..], want, <[Ranked]>::sort_unstable) + start;
             let mut i = start;
             while i < end && found.taken < at.k {
                 let key = self.ranked[i].key();
@@ -285,12 +286,13 @@ impl Flat {
     }
 }
 
-/// Sorts the first entries of `ranked` in ranking order: at least `want` of them (all if
+/// Sorts the first entries of `ranked` with `sort`: at least `want` of them (all if
 /// fewer), and with the last one's whole class (the entries of its score). Returns how
-/// many are sorted; the rest are left in some order. O(len + m log m) for m sorted.
-fn sort_chunk(ranked: &mut [Ranked], want: usize) -> usize {
+/// many are sorted; the rest are left in some order. O(len + m log m) for m sorted. (The
+/// grouped walk's prefix of the ranking too, sorted by score alone: `Fast::rank_prefix`.)
+pub(super) fn sort_chunk(ranked: &mut [Ranked], want: usize, sort: fn(&mut [Ranked])) -> usize {
     if want >= ranked.len() {
-        ranked.sort_unstable();
+        sort(ranked);
         return ranked.len();
     }
     let boundary = ranked.select_nth_unstable(want - 1).1.key();
@@ -302,7 +304,7 @@ fn sort_chunk(ranked: &mut [Ranked], want: usize) -> usize {
             end += 1;
         }
     }
-    ranked[..end].sort_unstable();
+    sort(&mut ranked[..end]);
     end
 }
 
@@ -320,7 +322,7 @@ mod tests {
     #[test]
     fn a_chunk_holds_its_last_class_whole_and_sorted() {
         let mut r = ranked(&[5, 9, 7, 7, 1, 7, 3]);
-        let end = sort_chunk(&mut r, 2);
+        let end = sort_chunk(&mut r, 2, <[Ranked]>::sort_unstable);
         let got: Vec<(u64, u32)> = r[..end].iter().map(|r| (r.key(), r.group())).collect();
         assert_eq!(got, [(9, 1), (7, 2), (7, 3), (7, 5)]);
         let mut rest: Vec<u64> = r[end..].iter().map(|r| r.key()).collect();
@@ -331,7 +333,7 @@ mod tests {
     #[test]
     fn a_chunk_larger_than_the_ranking_sorts_it_all() {
         let mut r = ranked(&[2, 8, 4]);
-        assert_eq!(sort_chunk(&mut r, 5), 3);
+        assert_eq!(sort_chunk(&mut r, 5, <[Ranked]>::sort_unstable), 3);
         assert_eq!(r.iter().map(|r| r.key()).collect::<Vec<_>>(), [8, 4, 2]);
     }
 }
