@@ -190,6 +190,30 @@ pub(super) fn cycle_tally(
     .metrics(k)
 }
 
+/// Appends the tie keys of `members` (under `salt`) to `yes` where `side` holds and to
+/// `no` where it does not. Without a branch per page: a class's stale and fresh pages
+/// interleave at random, and a branch on the side would be mispredicted half the time.
+fn split_keys(
+    (members, salt): (&[u32], u64),
+    side: impl Fn(u32) -> bool,
+    yes: &mut Vec<u64>,
+    no: &mut Vec<u64>,
+) {
+    let (mut y, mut n) = (yes.len(), no.len());
+    yes.resize(y + members.len(), 0);
+    no.resize(n + members.len(), 0);
+    for &p in members {
+        let (key, on) = (tie_key(salt, p), side(p));
+        // Both written; only the side's position moves on.
+        yes[y] = key;
+        no[n] = key;
+        y += on as usize;
+        n += !on as usize;
+    }
+    yes.truncate(y);
+    no.truncate(n);
+}
+
 /// A group of pages in equal state. The fields read per page in the walks (the straddle
 /// mark, then the page state's last visit) come first, so one cache line serves both.
 #[derive(Debug, Default, Clone)]
@@ -283,8 +307,9 @@ pub(crate) struct Fast {
     touched_hosts: Vec<u32>,
     stale_weights: Vec<f64>,
     stale_pages: Vec<(u64, u32)>,
-    /// Tie keys of one side of a class ([`Fast::take_whole_class`]).
+    /// Tie keys of the fewer and the other side of a class ([`Fast::take_whole_class`]).
     keys: Vec<u64>,
+    others: Vec<u64>,
     // SPEC §11: each group's score this cycle (by group index) and the positive sampling
     // weights with their numbers of pages, for a sampled decision.
     group_score: Vec<f64>,
@@ -423,11 +448,10 @@ impl Fast {
     fn mark_changes(&mut self, period: &Period, d: usize) -> usize {
         let mut marked = 0;
         for &p in period.changes(d) {
-            if !self.stale[p as usize] {
-                self.stale[p as usize] = true;
-                self.groups[self.group_of[p as usize] as usize].stale += 1;
-                marked += 1;
-            }
+            // Without a branch on whether `p` was stale already, which is hard to predict.
+            let newly = !std::mem::replace(&mut self.stale[p as usize], true);
+            self.groups[self.group_of[p as usize] as usize].stale += newly as u32;
+            marked += newly as usize;
         }
         marked
     }
@@ -941,33 +965,30 @@ impl Fast {
     /// A class visited whole whose pages are partly stale, in a run that tallies no
     /// weights: the ranks of its stale pages in tie-key order, from sorting the tie keys
     /// of whichever of its stale and fresh pages are fewer and placing each of the others
-    /// between them by a binary search (the others' keys are never stored).
+    /// between them by a binary search (the others' keys are not sorted).
     fn take_whole_class(&mut self, class: &Class, walk: &Walk<'_>, chosen: &mut Chosen) {
         let stale_fewer = class.stale * 2 <= class.size;
-        // How many of a group's pages are on the fewer side.
-        let fewer_in = |group: &Group| match stale_fewer {
-            true => group.stale as usize,
-            false => group.members.len() - group.stale as usize,
-        };
-        let stale = &self.stale;
-        let on_fewer_side = |p: u32| stale[p as usize] == stale_fewer;
         self.keys.clear();
+        self.others.clear();
         for ranked in &self.ranked[class.groups.clone()] {
             let group = &self.groups[ranked.group() as usize];
             self.whole.push(ranked.group());
             if group.page.stats.last_visit as usize <= walk.warmup {
                 chosen.newly += group.members.len();
             }
-            let members = group.members.iter().copied();
-            match fewer_in(group) {
-                0 => {}
-                n if n == group.members.len() => {
-                    self.keys.extend(members.map(|p| tie_key(walk.salt, p)))
-                }
-                _ => self.keys.extend(
-                    members
-                        .filter(|&p| on_fewer_side(p))
-                        .map(|p| tie_key(walk.salt, p)),
+            let keys = group.members.iter().map(|&p| tie_key(walk.salt, p));
+            let fewer = match stale_fewer {
+                true => group.stale as usize,
+                false => group.members.len() - group.stale as usize,
+            };
+            match fewer {
+                0 => self.others.extend(keys),
+                n if n == group.members.len() => self.keys.extend(keys),
+                _ => split_keys(
+                    (&group.members, walk.salt),
+                    |p| self.stale[p as usize] == stale_fewer,
+                    &mut self.keys,
+                    &mut self.others,
                 ),
             }
         }
@@ -975,19 +996,8 @@ impl Fast {
         // below[j]: pages of the larger side ranked after exactly j of the smaller.
         self.below.clear();
         self.below.resize(self.keys.len() + 1, 0);
-        let (keys, below) = (&self.keys, &mut self.below);
-        let mut place = |p: u32| {
-            let key = tie_key(walk.salt, p);
-            below[keys.partition_point(|&f| f < key)] += 1;
-        };
-        for ranked in &self.ranked[class.groups.clone()] {
-            let group = &self.groups[ranked.group() as usize];
-            let members = group.members.iter().copied();
-            match fewer_in(group) {
-                n if n == group.members.len() => {}
-                0 => members.for_each(&mut place),
-                _ => members.filter(|&p| !on_fewer_side(p)).for_each(&mut place),
-            }
+        for &key in &self.others {
+            self.below[self.keys.partition_point(|&f| f < key)] += 1;
         }
         let mut rank = chosen.taken;
         for (j, &between) in self.below.iter().enumerate() {
