@@ -597,17 +597,20 @@ impl Fast {
         let mut movers = std::mem::take(&mut self.movers);
         movers.clear();
         if stale > 0 || tracks_hosts {
+            // Each page written, the count moved on for a mover only: no branch on
+            // whether it changed, which is as good as random.
+            movers.resize(size, 0);
+            let mut moving = 0;
             for &p in &self.groups[g as usize].members {
-                let changed = self.stale[p as usize];
+                let changed = std::mem::replace(&mut self.stale[p as usize], false);
                 if tracks_hosts {
                     self.host_rates
                         .record(period.host(p), period.group(p), changed);
                 }
-                if changed != stays_changed {
-                    movers.push(p);
-                }
-                self.stale[p as usize] = false;
+                movers[moving] = p;
+                moving += (changed != stays_changed) as usize;
             }
+            movers.truncate(moving);
         }
         if !movers.is_empty() {
             let mut next = page;
