@@ -112,7 +112,8 @@ pub(super) struct Chosen {
     pub(super) found: usize,
     pub(super) newly: usize,
     dcg: f64,
-    /// Σ w·g(rank) over the stale pages chosen (SPEC §8), with weights.
+    /// Σ w·g(rank) over the stale pages chosen (SPEC §8), with weights; read only when
+    /// the walk tallies weights ([`Walk::weighted`]).
     dcg_w: f64,
 }
 
@@ -123,6 +124,13 @@ impl Chosen {
         self.found += 1;
         self.dcg += discounts.of(rank);
         self.dcg_w += weight * discounts.of(rank);
+    }
+
+    /// Counts a stale page at `rank` in a walk that tallies no weights (`dcg_w` left).
+    #[inline]
+    fn stale_unweighted_at(&mut self, rank: usize, discounts: &Discounts) {
+        self.found += 1;
+        self.dcg += discounts.of(rank);
     }
 }
 
@@ -957,10 +965,8 @@ impl Fast {
         if class.stale > 0 {
             // All stale, without weights (`choose` sends weighted ones to the selection).
             for rank in chosen.taken + 1..=chosen.taken + class.size {
-                chosen.dcg += self.discounts.of(rank);
-                chosen.dcg_w += self.discounts.of(rank);
+                chosen.stale_unweighted_at(rank, &self.discounts);
             }
-            chosen.found += class.stale;
         }
         chosen.taken += class.size;
     }
@@ -1009,13 +1015,13 @@ impl Fast {
                 rank += between as usize;
                 if j < self.keys.len() {
                     rank += 1;
-                    chosen.stale_at(rank, 1.0, &self.discounts);
+                    chosen.stale_unweighted_at(rank, &self.discounts);
                 }
             } else {
                 // `between` stale pages, then fresh page j.
                 for _ in 0..between {
                     rank += 1;
-                    chosen.stale_at(rank, 1.0, &self.discounts);
+                    chosen.stale_unweighted_at(rank, &self.discounts);
                 }
                 rank += 1;
             }
