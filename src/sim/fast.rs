@@ -326,6 +326,11 @@ pub(crate) struct Fast {
     flat: Flat,
     /// Whether runs skip the weighted sums (O(P) per cycle) when their policy needs none.
     pub(super) unweighted: bool,
+    /// Tests only: refuse every index hit (pages of equal state stay in groups of their
+    /// own) and reorder each class's groups after the sort, to check that no result
+    /// depends on grouping or on the order of a class's groups.
+    #[cfg(test)]
+    pub(super) scramble: bool,
 }
 
 impl Fast {
@@ -496,6 +501,10 @@ impl Fast {
     /// The group the index gives for `key`, if it still holds: live and in that state.
     #[inline]
     fn indexed(&self, key: &StateKey) -> Option<u32> {
+        #[cfg(test)]
+        if self.scramble {
+            return None;
+        }
         let &g = self.index.get(key)?;
         let group = &self.groups[g as usize];
         (group.live_at != NONE && group.page.key() == *key).then_some(g)
@@ -778,6 +787,13 @@ impl Fast {
             self.rank_prefix(k);
         } else {
             sort_by_score(&mut self.ranked);
+        }
+        #[cfg(test)]
+        if self.scramble {
+            for class in self.ranked.chunk_by_mut(|a, b| a.key() == b.key()) {
+                class.reverse();
+                class.rotate_left(1);
+            }
         }
     }
 

@@ -45,6 +45,8 @@ fn both(period: &Period, policy: &Policy, config: SimConfig) -> Outcome {
         assert_eq!(flat, reference, "per-page simulator differs for {policy}");
     }
     unweighted_tallies_alike(period, policy, config, &fast);
+    let scrambled = Simulator::new(config).scrambled().run(period, policy);
+    assert_eq!(scrambled.unwrap(), fast, "grouping changes {policy}");
     let prepared = Prepared::new(period, config).unwrap();
     assert_eq!(
         sim.run_prepared(period, policy, &prepared),

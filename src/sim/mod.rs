@@ -472,6 +472,13 @@ impl Simulator {
         }
     }
 
+    /// Tests only: the same simulator with its groups scrambled (`Fast::scramble`).
+    #[cfg(test)]
+    pub(crate) fn scrambled(mut self) -> Simulator {
+        self.fast.scramble = true;
+        self
+    }
+
     /// The same simulator, skipping the weighted sums (SPEC §8: the ideal weighted DCG and
     /// the fresh weight, O(P) per cycle) when `metric`, the only one the caller reads, is
     /// not weighted — as a GP fitness does. Their metrics (WNDCG, WFreshness) then read

@@ -221,6 +221,68 @@ fn fast_equals_reference_on_random_histories() {
     }
 }
 
+/// Grouping is an optimisation: with every index hit refused (pages of equal state in
+/// groups of their own) and each class's groups reordered, every outcome is the same, for
+/// top-k and sampled decisions.
+#[test]
+fn outcomes_do_not_depend_on_grouping_or_class_order() {
+    let formulas = [
+        "t",
+        "0",
+        "X / n * t",
+        "1 - exp(-NAD * t)",
+        "CG * t + SAD",
+        "X",
+    ];
+    let mut state = 7u64;
+    for case in 0..40 {
+        let pages = 1 + lcg(&mut state) as usize % 200;
+        let cycles = 3 + lcg(&mut state) as usize % 20;
+        let rate = lcg(&mut state) % 100;
+        let rates: Vec<u64> = (0..pages)
+            .map(|_| rate * (lcg(&mut state) % 3) / 2)
+            .collect();
+        let p = random_period(&mut state, &rates, cycles);
+        let resources = (1 + lcg(&mut state) % 60) as f64 / 100.0;
+        let Ok(config) = SimConfig::new(resources, 1 + case as usize % 2) else {
+            continue;
+        };
+        let config = config.with_seed(case);
+        if config.check(&p).is_err() {
+            continue;
+        }
+        // (Caps, hosts and weights: `importance_tests::both` checks every case so.)
+        let configs = [config, config.with_decision(Decision::Sample).unwrap()];
+        let policies: Vec<Policy> = formulas
+            .iter()
+            .map(|text| Policy::formula(&text.parse::<Formula>().unwrap(), Closure::Paper))
+            .chain(Baseline::ALL.map(Policy::Baseline))
+            .chain([Adaptive::NUTCH, odd_adaptive()].map(Policy::Adaptive))
+            .chain([Policy::Rate(RatePolicy::Lambda), Policy::Value])
+            .collect();
+        for config in configs {
+            // Both as a report tallies and as an NDCG GP run does.
+            let (mut plain, mut scrambled) =
+                (Simulator::new(config), Simulator::new(config).scrambled());
+            let gp = |sim: Simulator| sim.unweighted(Metric::Ndcg);
+            let (mut gp_plain, mut gp_scrambled) =
+                (gp(Simulator::new(config)), gp(scrambled.clone()));
+            for policy in &policies {
+                assert_eq!(
+                    gp_scrambled.run(&p, policy).unwrap(),
+                    gp_plain.run(&p, policy).unwrap(),
+                    "case {case}, {policy}, {config:?}, unweighted"
+                );
+                assert_eq!(
+                    scrambled.run(&p, policy).unwrap(),
+                    plain.run(&p, policy).unwrap(),
+                    "case {case}, {policy}, {config:?}"
+                );
+            }
+        }
+    }
+}
+
 /// An adaptive policy whose intervals take many distinct values (few pages share one).
 fn odd_adaptive() -> Adaptive {
     Adaptive::new(RawAdaptive {
