@@ -315,8 +315,9 @@ pub(crate) struct Fast {
     touched_hosts: Vec<u32>,
     stale_weights: Vec<f64>,
     stale_pages: Vec<(u64, u32)>,
-    /// Tie keys of the fewer and the other side of a class ([`Fast::take_whole_class`]).
+    /// Tie keys of the fewer side of a class ([`Fast::take_whole_class`]), sorted.
     keys: Vec<u64>,
+    /// Tie keys of the other side, each placed among `keys` by a binary search (unsorted).
     others: Vec<u64>,
     // SPEC §11: each group's score this cycle (by group index) and the positive sampling
     // weights with their numbers of pages, for a sampled decision.
@@ -326,9 +327,9 @@ pub(crate) struct Fast {
     flat: Flat,
     /// Whether runs skip the weighted sums (O(P) per cycle) when their policy needs none.
     pub(super) unweighted: bool,
-    /// Tests only: refuse every index hit (pages of equal state stay in groups of their
-    /// own) and reorder each class's groups after the sort, to check that no result
-    /// depends on grouping or on the order of a class's groups.
+    /// Tests only: refuse every index hit (pages reaching one state from different groups
+    /// are not merged) and rotate each class's groups after the sort, to check that no
+    /// result depends on grouping or on the order of a class's groups.
     #[cfg(test)]
     pub(super) scramble: bool,
 }
@@ -790,8 +791,8 @@ impl Fast {
         }
         #[cfg(test)]
         if self.scramble {
+            // Every group of a class of two or more moves.
             for class in self.ranked.chunk_by_mut(|a, b| a.key() == b.key()) {
-                class.reverse();
                 class.rotate_left(1);
             }
         }
@@ -971,6 +972,8 @@ impl Fast {
     /// A class visited whole whose pages are all stale or all fresh: its ranks are
     /// `taken + 1 ..= taken + size` whatever the order inside it.
     fn take_uniform_class(&mut self, class: &Class, walk: &Walk<'_>, chosen: &mut Chosen) {
+        // (`choose`'s condition, which lets this skip the weighted DCG.)
+        debug_assert!(class.stale == 0 || (class.stale == class.size && !walk.weighted));
         for ranked in &self.ranked[class.groups.clone()] {
             let group = &self.groups[ranked.group() as usize];
             self.whole.push(ranked.group());
@@ -992,6 +995,7 @@ impl Fast {
     /// of whichever of its stale and fresh pages are fewer and placing each of the others
     /// between them by a binary search (the others' keys are not sorted).
     fn take_whole_class(&mut self, class: &Class, walk: &Walk<'_>, chosen: &mut Chosen) {
+        debug_assert!(!walk.weighted, "the weighted DCG is not added here");
         let stale_fewer = class.stale * 2 <= class.size;
         self.keys.clear();
         self.others.clear();
