@@ -57,6 +57,14 @@ fn history(pages: usize, cycles: usize, seed: u64) -> Dataset {
     d
 }
 
+/// A 19-cycle period of `pages` pages from the `brdc12` preset (seed 1).
+fn brdc12(pages: usize) -> Period {
+    let mut params = SynthParams::preset("brdc12").unwrap();
+    params.pages = pages;
+    params.days = 19;
+    Period::whole(&generate(&params, 1).unwrap()).unwrap()
+}
+
 fn bench(c: &mut Criterion) {
     let pages = 100_000;
     let data = history(pages, 19, 7);
@@ -71,10 +79,7 @@ fn bench(c: &mut Criterion) {
         ),
     ];
     // The same size from the brdc12 preset: heterogeneous rates, host effects, bursts.
-    let mut params = SynthParams::preset("brdc12").unwrap();
-    params.pages = pages;
-    params.days = 19;
-    let brdc12 = Period::whole(&generate(&params, 1).unwrap()).unwrap();
+    let brdc12 = brdc12(pages);
     let mut group = c.benchmark_group("simulate-100k-pages-19-cycles");
     group.throughput(Throughput::Elements(page_cycles));
     group.sample_size(20);
@@ -199,10 +204,7 @@ fn evolved(c: &mut Criterion) {
     let mut group = c.benchmark_group("simulate-19-cycles");
     group.sample_size(10);
     for pages in [100_000, 1_000_000] {
-        let mut params = SynthParams::preset("brdc12").unwrap();
-        params.pages = pages;
-        params.days = 19;
-        let period = Period::whole(&generate(&params, 1).unwrap()).unwrap();
+        let period = brdc12(pages);
         let prepared = Prepared::new(&period, SimConfig::paper()).unwrap();
         group.throughput(Throughput::Elements((pages * 19) as u64));
         for (grammar, text) in EVOLVED {

@@ -345,6 +345,13 @@ fn host_and_group_rates_pool_their_pages() {
     assert_eq!((a.stats.group, ga.stats.group), (NO_GROUP, 1));
 }
 
+/// `cycles` random change bits, each set with `rate` percent chance.
+fn random_bits(state: &mut u64, cycles: usize, rate: u64) -> String {
+    (0..cycles)
+        .map(|_| if lcg(state) % 100 < rate { '1' } else { '0' })
+        .collect()
+}
+
 /// A small deterministic generator.
 fn lcg(state: &mut u64) -> u64 {
     *state = state
@@ -385,15 +392,7 @@ fn fast_equals_reference_with_weights_hosts_and_caps() {
         let rows: Vec<(String, String, Option<f64>)> = (0..pages)
             .map(|_| {
                 let rate = [0, 3, 20, 60][lcg(&mut state) as usize % 4];
-                let bits: String = (0..cycles)
-                    .map(|_| {
-                        if lcg(&mut state) % 100 < rate {
-                            '1'
-                        } else {
-                            '0'
-                        }
-                    })
-                    .collect();
+                let bits = random_bits(&mut state, cycles, rate);
                 let h = lcg(&mut state) % (hosts + 1);
                 let host = if h == hosts {
                     String::new()
@@ -454,16 +453,7 @@ fn warm_ups_of_every_length_agree() {
         let cycles = warmup + 2 + lcg(&mut state) as usize % 4;
         let rows: Vec<(String, String, Option<f64>)> = (0..60)
             .map(|i| {
-                let rate = [0, 10, 50, 90][i % 4];
-                let bits = (0..cycles)
-                    .map(|_| {
-                        if lcg(&mut state) % 100 < rate {
-                            '1'
-                        } else {
-                            '0'
-                        }
-                    })
-                    .collect();
+                let bits = random_bits(&mut state, cycles, [0, 10, 50, 90][i % 4]);
                 let weight = (lcg(&mut state) % 1000) as f64 / 10.0;
                 (bits, format!("h{}", i % 3), Some(weight))
             })

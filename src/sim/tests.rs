@@ -150,6 +150,22 @@ fn lcg(state: &mut u64) -> u64 {
     *state >> 33
 }
 
+/// A random history of 1 to `max_pages` pages and 3 to `max_cycles + 2` cycles, its pages
+/// changing at 0, 1/2 or 1 times one random rate.
+fn random_history(state: &mut u64, max_pages: usize, max_cycles: usize) -> Period {
+    let pages = 1 + lcg(state) as usize % max_pages;
+    let cycles = 3 + lcg(state) as usize % max_cycles;
+    let rate = lcg(state) % 100;
+    let rates: Vec<u64> = (0..pages).map(|_| rate * (lcg(state) % 3) / 2).collect();
+    random_period(state, &rates, cycles)
+}
+
+/// The settings of a random case, if they are valid for `p`.
+fn config_for(p: &Period, resources: f64, warmup: usize, seed: u64) -> Option<SimConfig> {
+    let config = SimConfig::new(resources, warmup).ok()?.with_seed(seed);
+    config.check(p).is_ok().then_some(config)
+}
+
 /// A history of one page per entry of `rates` (percent chance of a change per cycle).
 fn random_period(state: &mut u64, rates: &[u64], cycles: usize) -> Period {
     let rows: Vec<String> = rates
@@ -182,22 +198,12 @@ fn fast_equals_reference_on_random_histories() {
     ];
     let mut state = 42u64;
     for case in 0..60 {
-        let pages = 1 + lcg(&mut state) as usize % 150;
-        let cycles = 3 + lcg(&mut state) as usize % 30;
-        let rate = lcg(&mut state) % 100;
-        let rates: Vec<u64> = (0..pages)
-            .map(|_| rate * (lcg(&mut state) % 3) / 2)
-            .collect();
-        let p = random_period(&mut state, &rates, cycles);
+        let p = random_history(&mut state, 150, 30);
         let warmup = (lcg(&mut state) % 3) as usize;
         let resources = (1 + lcg(&mut state) % 100) as f64 / 100.0;
-        let Ok(config) = SimConfig::new(resources, warmup) else {
+        let Some(config) = config_for(&p, resources, warmup, case) else {
             continue;
         };
-        let config = config.with_seed(case);
-        if config.check(&p).is_err() {
-            continue;
-        }
         // One prepared period and one simulator for every policy, as in a GP run: each
         // run starts from the recorded warm-up state, whatever the previous run left
         // (policies with per-page memory redo the warm-up).
@@ -237,21 +243,11 @@ fn outcomes_do_not_depend_on_grouping_or_class_order() {
     ];
     let mut state = 7u64;
     for case in 0..40 {
-        let pages = 1 + lcg(&mut state) as usize % 200;
-        let cycles = 3 + lcg(&mut state) as usize % 20;
-        let rate = lcg(&mut state) % 100;
-        let rates: Vec<u64> = (0..pages)
-            .map(|_| rate * (lcg(&mut state) % 3) / 2)
-            .collect();
-        let p = random_period(&mut state, &rates, cycles);
+        let p = random_history(&mut state, 200, 20);
         let resources = (1 + lcg(&mut state) % 60) as f64 / 100.0;
-        let Ok(config) = SimConfig::new(resources, 1 + case as usize % 2) else {
+        let Some(config) = config_for(&p, resources, 1 + case as usize % 2, case) else {
             continue;
         };
-        let config = config.with_seed(case);
-        if config.check(&p).is_err() {
-            continue;
-        }
         let configs = [config, config.with_decision(Decision::Sample).unwrap()];
         let policies: Vec<Policy> = formulas
             .iter()
