@@ -20,7 +20,7 @@
 //! same operand bits, so tabulation changes no result.
 
 use crate::formula::ops::{self, BinaryKind, Kind, UnaryKind};
-use crate::formula::{BinaryOp, Closure, Formula, Terminal, UnaryOp, Visit};
+use crate::formula::{BinaryOp, Closure, Formula, Node, Terminal, UnaryOp, Visit};
 
 /// Pages evaluated per instruction dispatch.
 pub const CHUNK: usize = 256;
@@ -32,6 +32,8 @@ enum Src {
     Reg,
     /// A terminal's column.
     Col(Terminal),
+    /// Input column `i` (a [`Split`]'s residual reading one of its inputs).
+    In(u32),
     /// A constant.
     Imm(f64),
 }
@@ -54,6 +56,15 @@ struct Instr {
     dst: u32,
     a: Src,
     b: Src,
+}
+
+/// What replaces a subtree in a compiled program.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Root {
+    /// A lookup in a [`Table`] of the subtree's values at the counts of this terminal.
+    Table(Terminal),
+    /// Input column `i` (a [`Split`]'s residual).
+    Input(u32),
 }
 
 /// Values tabulated per subtree: the counts `0..TABLE`.
@@ -126,6 +137,8 @@ fn slot(x: f64) -> usize {
 pub struct Columns<'a> {
     len: usize,
     columns: [Option<&'a [f64]>; Terminal::COUNT],
+    /// The input columns of a [`Split`]'s residual (none for a whole program).
+    inputs: &'a [Vec<f64>],
 }
 
 impl<'a> Columns<'a> {
@@ -134,7 +147,20 @@ impl<'a> Columns<'a> {
         Columns {
             len,
             columns: [None; Terminal::COUNT],
+            inputs: &[],
         }
+    }
+
+    /// Adds the input columns of a [`Split`]'s residual, one per input, in order.
+    ///
+    /// # Panics
+    /// If an input holds fewer than `len` values.
+    pub(crate) fn with_inputs(mut self, inputs: &'a [Vec<f64>]) -> Columns<'a> {
+        for (i, values) in inputs.iter().enumerate() {
+            assert!(values.len() >= self.len, "input {i} is too short");
+        }
+        self.inputs = inputs;
+        self
     }
 
     /// Adds the values of `terminal`.
@@ -197,21 +223,29 @@ pub struct Program {
 impl Program {
     /// Compiles `formula` under `closure`.
     pub fn compile(formula: &Formula, closure: Closure) -> Program {
-        Program::compile_with(formula, closure, true)
+        let roots = table_roots(formula).into_iter().map(|t| t.map(Root::Table));
+        Program::compile_with(formula, closure, roots.collect())
     }
 
     /// Compiles `formula` without tabulating any subtree (a [`Table`]'s own program).
     fn compile_plain(formula: &Formula, closure: Closure) -> Program {
-        Program::compile_with(formula, closure, false)
+        Program::compile_with(formula, closure, vec![None; formula.len()])
     }
 
-    fn compile_with(formula: &Formula, closure: Closure, tabulate: bool) -> Program {
-        let roots = match tabulate {
-            true => table_roots(formula),
-            false => vec![None; formula.len()],
-        };
-        // Nodes strictly inside a tabulated subtree emit nothing.
+    /// Compiles `formula` with the subtree rooted at each `roots[i]` replaced by what it
+    /// says (a table lookup, or an input column).
+    fn compile_with(formula: &Formula, closure: Closure, roots: Vec<Option<Root>>) -> Program {
+        // Nodes strictly inside a replaced subtree emit nothing.
         let mut inside = vec![false; formula.len()];
+        // Nodes of an input's subtree read no column here (it was made elsewhere).
+        let mut input = vec![false; formula.len()];
+        for (root, _) in roots
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| matches!(r, Some(Root::Input(_))))
+        {
+            input[formula.subtree_start(root)..=root].fill(true);
+        }
         for (root, _) in roots.iter().enumerate().filter(|(_, t)| t.is_some()) {
             inside[formula.subtree_start(root)..root].fill(true);
         }
@@ -229,11 +263,12 @@ impl Program {
                 return Src::Imm(0.0);
             }
             let (step, a, b) = match (roots[i], node) {
-                (Some(t), _) => {
+                (Some(Root::Table(t)), _) => {
                     tables.push(Table::new(&formula.subformula(i), t, closure));
                     let table = (tables.len() - 1) as u32;
                     (Step::Lookup(table), Src::Col(t), Src::Imm(0.0))
                 }
+                (Some(Root::Input(input)), _) => return Src::In(input),
                 (None, Visit::Const(c)) => return Src::Imm(c),
                 (None, Visit::Var(t)) => return Src::Col(t),
                 (None, Visit::Unary(op, Src::Imm(c))) => return Src::Imm(closure.unary(op, c)),
@@ -273,10 +308,20 @@ impl Program {
             });
         }
         let table_registers = tables.iter().map(|t| t.program.registers).max();
+        // The terminals read: an input's are read where its column was made.
+        let mut terminals = [false; Terminal::COUNT];
+        for (i, node) in formula.nodes().iter().enumerate() {
+            if let (Node::Var(t), false) = (node, input[i]) {
+                terminals[t.index()] = true;
+            }
+        }
         Program {
             code,
             registers,
-            terminals: formula.terminals(),
+            terminals: Terminal::ALL
+                .into_iter()
+                .filter(|t| terminals[t.index()])
+                .collect(),
             table_registers: table_registers.unwrap_or(0),
             tables,
         }
@@ -302,6 +347,7 @@ impl Program {
             Src::Reg => reg,
             Src::Col(t) => terminals[t.index()],
             Src::Imm(c) => c,
+            Src::In(_) => panic!("a split's residual is evaluated in batches only"),
         };
         for ins in &self.code {
             let d = ins.dst as usize;
@@ -368,19 +414,25 @@ impl Program {
             let (head, tail) = regs.split_at_mut(d + CHUNK);
             let dst = &mut head[d..d + n];
             let next = &tail[..n.min(tail.len())];
-            let operand_b = |src: Src| match src {
+            let operand = |src: Src| match src {
                 Src::Reg => Operand::Slice(next),
                 Src::Col(t) => Operand::Slice(&columns.column(t)[start..end]),
+                Src::In(i) => Operand::Slice(&columns.inputs[i as usize][start..end]),
                 Src::Imm(c) => Operand::Scalar(c),
+            };
+            // The first operand: the destination register itself, or as the second.
+            let first = |src: Src| match src {
+                Src::Reg => None,
+                src => Some(operand(src)),
             };
             let kind = match ins.step {
                 Step::Apply(kind) => kind,
                 Step::Copy => {
                     // The formula is a single leaf.
-                    match ins.a {
-                        Src::Reg => {}
-                        Src::Col(t) => dst.copy_from_slice(&columns.column(t)[start..end]),
-                        Src::Imm(c) => dst.fill(c),
+                    match first(ins.a) {
+                        None => {}
+                        Some(Operand::Slice(a)) => dst.copy_from_slice(a),
+                        Some(Operand::Scalar(c)) => dst.fill(c),
                     }
                     continue;
                 }
@@ -400,32 +452,120 @@ impl Program {
                 Kind::Unary(kind) => {
                     // One arm per kind, as for binary operators below.
                     match kind {
-                        UnaryKind::Neg => unary(dst, ins.a, columns, start, ops::neg),
-                        UnaryKind::LogPaper => {
-                            unary(dst, ins.a, columns, start, recall(ops::log_paper))
-                        }
+                        UnaryKind::Neg => unary(dst, first(ins.a), ops::neg),
+                        UnaryKind::LogPaper => unary(dst, first(ins.a), recall(ops::log_paper)),
                         UnaryKind::LogReference => {
-                            unary(dst, ins.a, columns, start, recall(ops::log_reference))
+                            unary(dst, first(ins.a), recall(ops::log_reference))
                         }
-                        UnaryKind::Exp => unary(dst, ins.a, columns, start, recall(ops::exp)),
+                        UnaryKind::Exp => unary(dst, first(ins.a), recall(ops::exp)),
                     }
                     continue;
                 }
                 Kind::Binary(kind) => kind,
             };
-            let (a, b) = (ins.a, operand_b(ins.b));
+            let (a, b) = (first(ins.a), operand(ins.b));
             // One arm per kind, so that each loop is compiled (and vectorised) with its
             // operation inlined.
             match kind {
-                BinaryKind::Add => binary(dst, a, b, columns, start, ops::add),
-                BinaryKind::Sub => binary(dst, a, b, columns, start, ops::sub),
-                BinaryKind::Mul => binary(dst, a, b, columns, start, ops::mul),
-                BinaryKind::DivPaper => binary(dst, a, b, columns, start, ops::div_paper),
-                BinaryKind::DivReference => binary(dst, a, b, columns, start, ops::div_reference),
-                BinaryKind::Pow => binary(dst, a, b, columns, start, recall2(ops::pow)),
+                BinaryKind::Add => binary(dst, a, b, ops::add),
+                BinaryKind::Sub => binary(dst, a, b, ops::sub),
+                BinaryKind::Mul => binary(dst, a, b, ops::mul),
+                BinaryKind::DivPaper => binary(dst, a, b, ops::div_paper),
+                BinaryKind::DivReference => binary(dst, a, b, ops::div_reference),
+                BinaryKind::Pow => binary(dst, a, b, recall2(ops::pow)),
             }
         }
     }
+}
+
+/// A formula split for pages that share most of their state (the per-page simulator's
+/// shared states): its *inputs*, the largest subtrees that read no per-page terminal (and
+/// some terminal), are evaluated once per shared state; the *residual*, the rest, runs per
+/// page over the per-page terminals and the inputs' values as input columns.
+///
+/// **Invariant:** the residual over input columns holding the inputs' values gives, bit
+/// for bit, the whole formula's value: each node computes what it computed in the whole
+/// program, from the same operand bits.
+///
+/// For `w * (1 - exp(-MLE * t)) + HR * X7 / tc` with `w` and `HR` per page, the inputs
+/// are `1 - exp(-MLE * t)`, `X7` and `tc`, and the residual is `w * in0 + HR * in1 / in2`.
+#[derive(Debug, Clone)]
+pub(crate) struct Split {
+    inputs: Vec<Program>,
+    residual: Program,
+}
+
+impl Split {
+    /// Splits `formula` (under `closure`) around the terminals `per_page` names.
+    pub(crate) fn new(
+        formula: &Formula,
+        closure: Closure,
+        per_page: impl Fn(Terminal) -> bool,
+    ) -> Split {
+        let roots = input_roots(formula, per_page);
+        // Inputs are numbered as they are found, not always in node order.
+        let mut numbered: Vec<(u32, usize)> = (roots.iter().enumerate())
+            .filter_map(|(root, r)| match r {
+                Some(Root::Input(i)) => Some((*i, root)),
+                _ => None,
+            })
+            .collect();
+        numbered.sort_unstable();
+        let inputs = (numbered.into_iter())
+            .map(|(_, root)| Program::compile(&formula.subformula(root), closure))
+            .collect();
+        Split {
+            inputs,
+            residual: Program::compile_with(formula, closure, roots),
+        }
+    }
+
+    /// The inputs, in the order of the residual's input columns.
+    pub(crate) fn inputs(&self) -> &[Program] {
+        &self.inputs
+    }
+
+    /// The per-page rest, reading the per-page terminals and the input columns
+    /// ([`Columns::with_inputs`]).
+    pub(crate) fn residual(&self) -> &Program {
+        &self.residual
+    }
+}
+
+/// The roots of a [`Split`]'s inputs, numbered in postfix order: the largest subtrees
+/// that read some terminal and none that `per_page` names.
+fn input_roots(formula: &Formula, per_page: impl Fn(Terminal) -> bool) -> Vec<Option<Root>> {
+    /// A subtree: its root, whether it reads any terminal, whether a per-page one.
+    type Subtree = (usize, bool, bool);
+    let mut roots = vec![None; formula.len()];
+    let mut inputs = 0;
+    let mut mark = |(root, reads, per_page): Subtree| {
+        if reads && !per_page {
+            roots[root] = Some(Root::Input(inputs));
+            inputs += 1;
+        }
+    };
+    let mut index = 0;
+    let root = formula.fold(|node: Visit<Subtree>| {
+        let i = index;
+        index += 1;
+        match node {
+            Visit::Const(_) => (i, false, false),
+            Visit::Var(t) => (i, true, per_page(t)),
+            Visit::Unary(_, (_, reads, page)) => (i, reads, page),
+            Visit::Binary(_, a, b) => {
+                let page = a.2 || b.2;
+                if page {
+                    // The largest subtrees without a per-page terminal end here.
+                    mark(a);
+                    mark(b);
+                }
+                (i, a.1 || b.1, page)
+            }
+        }
+    });
+    mark(root);
+    roots
 }
 
 /// The roots of the subtrees to tabulate, with the terminal each reads: the largest
@@ -492,7 +632,8 @@ fn look_up(dst: &mut [f64], column: &[f64], table: &Table) -> bool {
     true
 }
 
-/// The second operand of a binary instruction, resolved for one chunk.
+/// An operand, resolved for one chunk.
+#[derive(Clone, Copy)]
 enum Operand<'s> {
     Slice(&'s [f64]),
     Scalar(f64),
@@ -529,73 +670,63 @@ fn recall2(f: impl Fn(f64, f64) -> f64) -> impl FnMut(f64, f64) -> f64 {
     }
 }
 
-/// `dst = f(a)` over a chunk; `a` is the destination register itself, a column or a
-/// constant.
+/// `dst = f(a)` over a chunk; `a` is the destination register itself (`None`), a
+/// column or a constant.
 #[inline(always)]
-fn unary(
-    dst: &mut [f64],
-    a: Src,
-    columns: &Columns<'_>,
-    start: usize,
-    mut f: impl FnMut(f64) -> f64,
-) {
+fn unary(dst: &mut [f64], a: Option<Operand<'_>>, mut f: impl FnMut(f64) -> f64) {
     match a {
-        Src::Reg => {
+        None => {
             for x in dst.iter_mut() {
                 *x = f(*x);
             }
         }
-        Src::Col(t) => {
-            let a = &columns.column(t)[start..start + dst.len()];
-            for (x, &p) in dst.iter_mut().zip(a) {
+        Some(Operand::Slice(a)) => {
+            let n = dst.len();
+            for (x, &p) in dst.iter_mut().zip(&a[..n]) {
                 *x = f(p);
             }
         }
-        Src::Imm(c) => dst.fill(f(c)),
+        Some(Operand::Scalar(c)) => dst.fill(f(c)),
     }
 }
 
-/// `dst = f(a, b)` over a chunk; `a` is the destination register itself, a column or a
-/// constant.
+/// `dst = f(a, b)` over a chunk; `a` is the destination register itself (`None`), a
+/// column or a constant.
 #[inline(always)]
 fn binary(
     dst: &mut [f64],
-    a: Src,
+    a: Option<Operand<'_>>,
     b: Operand<'_>,
-    columns: &Columns<'_>,
-    start: usize,
     mut f: impl FnMut(f64, f64) -> f64,
 ) {
     let n = dst.len();
     match (a, b) {
-        (Src::Reg, Operand::Slice(b)) => {
+        (None, Operand::Slice(b)) => {
             for (x, &y) in dst.iter_mut().zip(&b[..n]) {
                 *x = f(*x, y);
             }
         }
-        (Src::Reg, Operand::Scalar(y)) => {
+        (None, Operand::Scalar(y)) => {
             for x in dst.iter_mut() {
                 *x = f(*x, y);
             }
         }
-        (Src::Col(t), Operand::Slice(b)) => {
-            let a = &columns.column(t)[start..start + n];
-            for ((x, &p), &q) in dst.iter_mut().zip(a).zip(&b[..n]) {
+        (Some(Operand::Slice(a)), Operand::Slice(b)) => {
+            for ((x, &p), &q) in dst.iter_mut().zip(&a[..n]).zip(&b[..n]) {
                 *x = f(p, q);
             }
         }
-        (Src::Col(t), Operand::Scalar(y)) => {
-            let a = &columns.column(t)[start..start + n];
-            for (x, &p) in dst.iter_mut().zip(a) {
+        (Some(Operand::Slice(a)), Operand::Scalar(y)) => {
+            for (x, &p) in dst.iter_mut().zip(&a[..n]) {
                 *x = f(p, y);
             }
         }
-        (Src::Imm(c), Operand::Slice(b)) => {
+        (Some(Operand::Scalar(c)), Operand::Slice(b)) => {
             for (x, &q) in dst.iter_mut().zip(&b[..n]) {
                 *x = f(c, q);
             }
         }
-        (Src::Imm(c), Operand::Scalar(y)) => dst.fill(f(c, y)),
+        (Some(Operand::Scalar(c)), Operand::Scalar(y)) => dst.fill(f(c, y)),
     }
 }
 
@@ -622,6 +753,63 @@ mod tests {
             let one = program.eval_one(row);
             assert_eq!(one.to_bits(), want.to_bits(), "{text} one on {row:?}");
         }
+    }
+
+    /// A split formula's residual over its inputs' values is the whole formula, bit for
+    /// bit, wherever the per-page terminals sit; its inputs read no per-page terminal.
+    #[test]
+    fn a_split_formula_computes_the_whole() {
+        let per_page = |t: Terminal| matches!(t, Terminal::W | Terminal::HR);
+        let texts = [
+            "w * (1 - exp(-MLE * t)) + HR * X7 / tc",
+            "w",
+            "t + 1",
+            "log(w) / (t * HR)",
+            "pow(t + 1, w / 10) / (X7 + HR * w + 1) - exp(-MLE * tc) * w + CG",
+            "X + (w * (n + (HR - exp(t))))",
+            "-(HR) * 2 + 3 * exp(0.5)",
+        ];
+        let mut state = 3u64;
+        let mut next = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (state >> 40) as f64 / 4096.0 - 1024.0
+        };
+        let rows: Vec<Vec<f64>> = (0..Terminal::COUNT)
+            .map(|_| (0..300).map(|_| next()).collect())
+            .collect();
+        let mut columns = Columns::new(300);
+        for t in Terminal::ALL {
+            columns = columns.with(t, &rows[t.index()]);
+        }
+        for closure in [Closure::Paper, Closure::Reference] {
+            for text in texts {
+                let f: Formula = text.parse().unwrap();
+                let split = Split::new(&f, closure, per_page);
+                let mut whole = vec![0.0; 300];
+                Program::compile(&f, closure).eval_batch(&columns, &mut whole, &mut Scratch::new());
+                let inputs: Vec<Vec<f64>> = (split.inputs().iter())
+                    .map(|input| {
+                        assert!(!input.terminals().iter().any(|&t| per_page(t)), "{text}");
+                        let mut values = vec![0.0; 300];
+                        input.eval_batch(&columns, &mut values, &mut Scratch::new());
+                        values
+                    })
+                    .collect();
+                let mut only = Columns::new(300).with_inputs(&inputs);
+                for &t in split.residual().terminals() {
+                    assert!(per_page(t), "{text}: the residual reads {t}");
+                    only = only.with(t, &rows[t.index()]);
+                }
+                let mut parts = vec![0.0; 300];
+                split
+                    .residual()
+                    .eval_batch(&only, &mut parts, &mut Scratch::new());
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&parts), bits(&whole), "{text} ({closure:?})");
+            }
+        }
+        let f: Formula = "w * (1 - exp(-MLE * t)) + HR * X7 / tc".parse().unwrap();
+        assert_eq!(Split::new(&f, Closure::Paper, per_page).inputs().len(), 3);
     }
 
     #[test]

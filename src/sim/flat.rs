@@ -24,16 +24,27 @@
 use super::bandit::Chooser;
 use super::fast::{cycle_tally, stale_ideal, tallied_weights, Chosen, Ranked};
 use super::metrics::{Discounts, Outcome};
+use super::shared::Shared;
 use super::{score_key, tie_key, tie_salt, Decision, Histories, HostRates, Period, Policy};
 use super::{PageState, ScoreBuffers, SimConfig, Track, NO_HOST};
 
 /// The per-page simulator's state and buffers, reused from one run to the next.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Flat {
+    /// Each page's state, unless the run shares states.
     pages: Vec<PageState>,
+    /// The states pages share, in a run that shares them ([`Shared::active`]).
+    shared: Shared,
     stale: Vec<bool>,
     scores: Vec<f64>,
+    /// The cycle's candidates (every page whose score key is at least `below`), then, if
+    /// the candidates run out before k pages are taken, the other pages.
     ranked: Vec<Ranked>,
+    /// The score key the candidates reach; the pages below it are not yet in `ranked`
+    /// (`None`: every page is).
+    below: Option<u64>,
+    /// A sample of the cycle's score keys, for the candidates' bound.
+    sample: Vec<u64>,
     /// One class of equal scores: (tie key, page).
     class: Vec<(u64, u32)>,
     visited: Vec<u32>,
@@ -92,7 +103,12 @@ impl Flat {
         for d in first..=period.len() {
             stale_count += self.mark_changes(period, d);
             let cycle = d as u32;
-            self.score(chooser.scorer(cycle), cycle, k, config.decision());
+            self.score(chooser.scorer(cycle), (period, cycle), k, config.decision());
+            self.rank(if config.host_cap().is_some() {
+                2 * k
+            } else {
+                k
+            });
             let at = Cycle {
                 k,
                 warmup: config.warmup(),
@@ -114,6 +130,7 @@ impl Flat {
             for &p in &visited {
                 self.visit(period, policy, p, cycle, tracks_hosts);
             }
+            self.shared.settle();
             self.visited = visited;
             stale_count -= found.found;
             let metrics = cycle_tally(
@@ -142,10 +159,13 @@ impl Flat {
         self.host_taken.resize(period.hosts(), 0);
         self.touched_hosts.clear();
         self.pages.clear();
-        self.pages.extend(
-            (0..pages)
-                .map(|p| policy.fresh_page_of(period.weight(p), period.host(p), period.group(p))),
-        );
+        if !self.shared.start(period, policy) {
+            self.pages.extend(
+                (0..pages).map(|p| {
+                    policy.fresh_page_of(period.weight(p), period.host(p), period.group(p))
+                }),
+            );
+        }
         self.stale.clear();
         self.stale.resize(pages as usize, false);
         let tracks_hosts = track.has_any(Track::HOST.with(Track::GROUP));
@@ -155,6 +175,7 @@ impl Flat {
             for p in 0..pages {
                 self.visit(period, policy, p, d as u32, tracks_hosts);
             }
+            self.shared.settle();
         }
         cycles
     }
@@ -164,7 +185,12 @@ impl Flat {
     #[inline]
     fn visit(&mut self, period: &Period, policy: &Policy, p: u32, d: u32, tracks_hosts: bool) {
         let changed = self.stale[p as usize];
-        policy.visit(&mut self.pages[p as usize], d, changed, &mut self.histories);
+        if self.shared.active() {
+            self.shared
+                .visit(policy, p, (d, changed), &mut self.histories);
+        } else {
+            policy.visit(&mut self.pages[p as usize], d, changed, &mut self.histories);
+        }
         if tracks_hosts {
             self.host_rates
                 .record(period.host(p), period.group(p), changed);
@@ -184,17 +210,66 @@ impl Flat {
     }
 
     /// Scores every page at `cycle` (in one batch) into `self.ranked`, unsorted.
-    fn score(&mut self, policy: &Policy, cycle: u32, k: usize, decision: Decision) {
-        self.scores.resize(self.pages.len(), 0.0);
-        let population = self.pages.iter().map(|page| (page, 1));
-        let context = policy
-            .context(cycle, k, &self.host_rates, population, &mut self.buffers)
-            .for_decision(decision);
-        policy.score_into(&self.pages, &context, &mut self.scores, &mut self.buffers);
-        self.ranked.clear();
-        self.ranked.extend(
-            (self.scores.iter().enumerate()).map(|(p, &s)| Ranked::new(score_key(s), p as u32)),
-        );
+    fn score(
+        &mut self,
+        policy: &Policy,
+        (period, cycle): (&Period, u32),
+        k: usize,
+        decision: Decision,
+    ) {
+        if self.shared.active() {
+            let at = (cycle, &self.host_rates);
+            self.shared
+                .score(period, at, &mut self.scores, &mut self.buffers);
+        } else {
+            self.scores.resize(self.pages.len(), 0.0);
+            let population = self.pages.iter().map(|page| (page, 1));
+            let context = policy
+                .context(cycle, k, &self.host_rates, population, &mut self.buffers)
+                .for_decision(decision);
+            policy.score_into(&self.pages, &context, &mut self.scores, &mut self.buffers);
+        }
+    }
+
+    /// Puts the cycle's candidates into `self.ranked`, unsorted: every page whose score
+    /// key reaches a bound that about `want` pages (and some more) reach, from a sample
+    /// of the keys. Which pages are candidates changes no outcome: `choose` reads the
+    /// candidates first, and the other pages, all of lower scores, only if it needs more.
+    /// The selection then works on a few times k pages, not all P.
+    fn rank(&mut self, want: usize) {
+        let pages = self.scores.len();
+        // Every (pages / SAMPLE)-th page; each sampled key stands for about that many.
+        let step = pages.div_ceil(SAMPLE).max(1);
+        self.sample.clear();
+        self.sample
+            .extend(self.scores.iter().step_by(step).map(|&s| score_key(s)));
+        // Sampled keys expected above the want-th: want / step, with a margin.
+        let reach = want / step + want / step / 4 + 8;
+        self.below = (reach < self.sample.len())
+            .then(|| *self.sample.select_nth_unstable_by(reach, |a, b| b.cmp(a)).1);
+        let bound = self.below.unwrap_or(0);
+        // Every page is written, the count moved on for a candidate only (no branch).
+        self.ranked.resize(pages, Ranked::new(0, 0));
+        let mut taken = 0;
+        for (p, &s) in self.scores.iter().enumerate() {
+            let key = score_key(s);
+            self.ranked[taken] = Ranked::new(key, p as u32);
+            taken += (key >= bound) as usize;
+        }
+        self.ranked.truncate(taken);
+    }
+
+    /// Appends the pages below the candidates' bound to `self.ranked` (all of lower
+    /// score than any candidate); false if there are none.
+    fn rank_the_rest(&mut self) -> bool {
+        let Some(bound) = self.below.take() else {
+            return false;
+        };
+        let rest = (self.scores.iter().enumerate())
+            .map(|(p, &s)| Ranked::new(score_key(s), p as u32))
+            .filter(|r| r.key() < bound);
+        self.ranked.extend(rest);
+        true
     }
 
     /// Chooses the cycle's pages into `self.visited`, in rank order: chunks of the
@@ -205,7 +280,7 @@ impl Flat {
         let mut found = Chosen::default();
         self.visited.clear();
         let mut start = 0;
-        while found.taken < at.k && start < self.ranked.len() {
+        while found.taken < at.k && (start < self.ranked.len() || self.rank_the_rest()) {
             let room = at.k - found.taken;
             // Under a cap some pages are skipped: read ahead twice what is missing.
             let want = if at.cap.is_some() { room * 2 } else { room };
@@ -279,12 +354,19 @@ impl Flat {
         if self.stale[p as usize] {
             found.stale_at(found.taken, at.period.weight(p), &self.discounts);
         }
-        if self.pages[p as usize].stats.last_visit as usize <= at.warmup {
+        let page = match self.shared.active() {
+            true => self.shared.state(p),
+            false => &self.pages[p as usize],
+        };
+        if page.stats.last_visit as usize <= at.warmup {
             found.newly += 1;
         }
         self.visited.push(p);
     }
 }
+
+/// Score keys sampled per cycle for the bound of the candidates ([`Flat::rank`]).
+const SAMPLE: usize = 1024;
 
 /// Sorts the first entries of `ranked` with `sort`: at least `want` of them (all if
 /// fewer), and with the last one's whole class (the entries of its score). Returns how

@@ -370,6 +370,10 @@ fn fast_equals_reference_with_weights_hosts_and_caps() {
         "HR * t + n7 - X7",
         "MLE * t / (tc + 1)",
         "log(w + 1) * CG + HR",
+        // Per-page terminals deep inside, state-only subtrees on both sides of them.
+        "pow(t + 1, w / 10) / (X7 + HR * w + 1) - exp(-MLE * tc) * w + CG",
+        "(t + w) * (X + HR) - log(w * AAD + 1) + n7",
+        "GR * w + t",
         "n7",
         "GR * t + n30 - X30",
         "X30 / (n30 + 1) + GR * HR",

@@ -41,6 +41,7 @@ mod predictor;
 mod rates;
 pub mod requests;
 mod sample;
+mod shared;
 mod stats;
 mod stdsort;
 

@@ -63,7 +63,7 @@ use super::predictor::Predictor;
 use super::rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
 use super::stats::{HostRates, PageStats, StatsKey, Track, NO_GROUP, NO_HOST};
 use super::GroupingError;
-use crate::eval::{Columns, Program, Scratch};
+use crate::eval::{Columns, Program, Scratch, Split};
 use crate::formula::{Closure, Formula, Grammar, ParseError, Terminal};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -1415,6 +1415,34 @@ impl Policy {
                 }
             }
         }
+    }
+}
+
+/// Evaluates the inputs of `split` ([`Split`]: the subtrees of a formula that read no
+/// per-page terminal) for each of `states` at cycle `d`, into `out` (one vector per
+/// input, one value per state; bit for bit what the whole formula computes there).
+pub(crate) fn eval_inputs(
+    split: &Split,
+    states: &[PageState],
+    (d, hosts): (u32, &HostRates),
+    out: &mut Vec<Vec<f64>>,
+    buffers: &mut ScoreBuffers,
+) {
+    let read = (split.inputs().iter())
+        .flat_map(|p| p.terminals().iter().copied())
+        .fold(Features::of(&[]), |f, t| f.with(t));
+    for t in read.iter() {
+        let column = &mut buffers.columns[t.index()];
+        column.clear();
+        extend_column(column, t, states, d, hosts);
+    }
+    out.resize_with(split.inputs().len(), Vec::new);
+    for (program, values) in split.inputs().iter().zip(out.iter_mut()) {
+        let columns = (program.terminals().iter()).fold(Columns::new(states.len()), |c, &t| {
+            c.with(t, &buffers.columns[t.index()])
+        });
+        values.resize(states.len(), 0.0);
+        program.eval_batch(&columns, values, &mut buffers.scratch);
     }
 }
 

@@ -95,6 +95,16 @@ impl Track {
     }
 }
 
+/// `x / n`, 0 when `n` is 0: a rate of detected changes per visit.
+#[inline]
+fn ratio(x: u64, n: u64) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        x as f64 / n as f64
+    }
+}
+
 /// Σ X and Σ n of each group of pages (a host, or a value of an attribute).
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Totals {
@@ -122,14 +132,9 @@ impl Totals {
     /// without one is its own group); 0 when nothing was visited.
     #[inline]
     fn rate(&self, group: u32, page: &PageStats) -> f64 {
-        let (x, n) = match self.visits.get(group as usize) {
-            Some(&n) => (self.changes[group as usize], n),
-            None => (page.x as u64, page.n as u64),
-        };
-        if n == 0 {
-            0.0
-        } else {
-            x as f64 / n as f64
+        match self.visits.get(group as usize) {
+            Some(&n) => ratio(self.changes[group as usize], n),
+            None => ratio(page.x as u64, page.n as u64),
         }
     }
 
@@ -185,6 +190,14 @@ impl HostRates {
     #[inline]
     pub fn rate(&self, page: &PageStats) -> f64 {
         self.hosts.rate(page.host, page)
+    }
+
+    /// `HR` of a page of each host (by host index, as [`HostRates::rate`] gives it), into
+    /// `out`; a page of a host outside the table (or of none) is its own host.
+    pub(crate) fn host_rates_into(&self, out: &mut Vec<f64>) {
+        let totals = &self.hosts;
+        out.clear();
+        out.extend((totals.changes.iter().zip(&totals.visits)).map(|(&x, &n)| ratio(x, n)));
     }
 
     /// `GR` of a page: its group's Σ X / Σ n, or its own X / n without a group (as `HR`:
