@@ -60,10 +60,13 @@ pub(crate) fn neg(a: f64) -> f64 {
 
 #[inline(always)]
 pub(crate) fn div_paper(a: f64, b: f64) -> f64 {
+    // The quotient is computed either way (a division by 0 traps nothing), so that a
+    // loop of these selects instead of branching, and vectorises.
+    let q = unnan(a / b);
     if b == 0.0 {
         0.0
     } else {
-        unnan(a / b)
+        q
     }
 }
 

@@ -142,14 +142,14 @@ pub(super) fn stale_ideal(
     discounts: &Discounts,
     buffer: &mut Vec<f64>,
 ) -> f64 {
-    buffer.clear();
-    buffer.extend(
-        stale
-            .iter()
-            .zip(weights)
-            .filter(|(&s, _)| s)
-            .map(|(_, &w)| w),
-    );
+    // Every weight is written, the count moved on for a stale page only (no branch).
+    buffer.resize(stale.len(), 0.0);
+    let mut count = 0;
+    for (&s, &w) in stale.iter().zip(weights) {
+        buffer[count] = w;
+        count += s as usize;
+    }
+    buffer.truncate(count);
     weighted_ideal(buffer, m, discounts)
 }
 
@@ -340,7 +340,7 @@ impl Fast {
         let pages = period.pages();
         self.track = policy.features().track();
         if self.track.has(Track::INTERVALS) {
-            self.histories = Histories::default();
+            self.histories.trim();
         }
         self.host_rates = period.rates(self.track);
         self.host_taken.clear();

@@ -152,7 +152,7 @@ impl Flat {
         let pages = period.pages() as u32;
         let track = policy.features().track();
         if track.has(Track::INTERVALS) {
-            self.histories = Histories::default();
+            self.histories.trim();
         }
         self.host_rates = period.rates(track);
         self.host_taken.clear();

@@ -44,6 +44,10 @@ struct Node {
     tau: u32,
 }
 
+/// Entries (multisets, additions, MLE answers) a [`Histories`] keeps from one run to
+/// the next ([`Histories::trim`]): some tens of MiB at most.
+const HISTORIES_KEPT: usize = 1 << 20;
+
 /// Interned multisets of change-detecting visit intervals, and the MLE of each.
 ///
 /// **Invariant:** node 0 is the empty multiset; along every path from it, intervals do not
@@ -82,6 +86,18 @@ impl Histories {
     /// Always false: the empty multiset is always there.
     pub fn is_empty(&self) -> bool {
         false
+    }
+
+    /// Forgets everything (as a new `Histories`) once it holds more than
+    /// [`HISTORIES_KEPT`] multisets and answers; otherwise keeps it all. A simulator
+    /// calls this before each run instead of starting afresh: the runs of a GP
+    /// generation over one period meet the same multisets, and each MLE costs a root
+    /// solve. Both are memos, so what is kept or forgotten changes no result.
+    pub(crate) fn trim(&mut self) {
+        let held = self.nodes.len() + self.added.len() + self.mle.len();
+        if held > HISTORIES_KEPT {
+            *self = Histories::default();
+        }
     }
 
     /// The multiset `set` plus one interval of length `tau` (at least 1).

@@ -129,9 +129,9 @@ pub(crate) fn weighted_ideal(stale_weights: &mut [f64], m: usize, discounts: &Di
 pub(crate) fn fresh_weight(stale: &[bool], weights: &[f64]) -> f64 {
     let mut sum = 0.0;
     for (&s, &w) in stale.iter().zip(weights) {
-        if !s {
-            sum += w;
-        }
+        // A stale page adds +0.0, which leaves the sum (never -0.0: it starts at +0.0)
+        // as it was: the select costs no mispredicted branch.
+        sum += if s { 0.0 } else { w };
     }
     sum
 }
