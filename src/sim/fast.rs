@@ -36,7 +36,7 @@
 
 use super::bandit::Chooser;
 use super::flat::{sort_chunk, Flat};
-use super::metrics::{fresh_weight, weighted_ideal, Discounts, Outcome, Tally, WeightedTally};
+use super::metrics::{fresh_weight, Discounts, Outcome, Tally, WeightedTally};
 use super::policy::{PageState, StateKey};
 use super::sample::{inclusion_scale, sample_u, settle, weight_of, Systematic};
 use super::CycleMetrics;
@@ -135,22 +135,30 @@ impl Chosen {
 }
 
 /// The ideal weighted DCG of a cycle (SPEC §8): over the weights of the pages stale
-/// before the visits (`stale`, `weights`; gathered into `buffer`), the best `m`.
+/// before the visits (`stale`), the best `m`, read off the pages of `period` in
+/// descending weight order ([`Period::by_weight`]) until `m` stale ones are met. The
+/// sum runs in that order, as [`weighted_ideal`](super::metrics::weighted_ideal)'s (pages of equal weight add equal
+/// terms, in any order), so the value is its bit for bit.
 pub(super) fn stale_ideal(
-    (stale, weights): (&[bool], &[f64]),
+    (stale, period): (&[bool], &Period),
     m: usize,
     discounts: &Discounts,
-    buffer: &mut Vec<f64>,
 ) -> f64 {
-    // Every weight is written, the count moved on for a stale page only (no branch).
-    buffer.resize(stale.len(), 0.0);
-    let mut count = 0;
-    for (&s, &w) in stale.iter().zip(weights) {
-        buffer[count] = w;
-        count += s as usize;
+    let mut sum = 0.0;
+    let mut j = 0;
+    if m == 0 {
+        return sum;
     }
-    buffer.truncate(count);
-    weighted_ideal(buffer, m, discounts)
+    for &p in period.by_weight() {
+        if stale[p as usize] {
+            j += 1;
+            sum += discounts.of(j) * period.weight(p);
+            if j == m {
+                break;
+            }
+        }
+    }
+    sum
 }
 
 /// The weights to tally a run's weighted sums with: the period's, unless `unweighted`
@@ -313,7 +321,6 @@ pub(crate) struct Fast {
     host_rates: HostRates,
     host_taken: Vec<u32>,
     touched_hosts: Vec<u32>,
-    stale_weights: Vec<f64>,
     stale_pages: Vec<(u64, u32)>,
     /// Tie keys of the fewer side of a class ([`Fast::take_whole_class`]), sorted.
     keys: Vec<u64>,
@@ -720,14 +727,8 @@ impl Fast {
                 weighted: tallied.is_some(),
             };
             let stale_before = stale_count;
-            let ideal_w = tallied.map(|weights| {
-                stale_ideal(
-                    (&self.stale, weights),
-                    stale_before.min(k),
-                    &self.discounts,
-                    &mut self.stale_weights,
-                )
-            });
+            let ideal_w = tallied
+                .map(|_| stale_ideal((&self.stale, period), stale_before.min(k), &self.discounts));
             let chosen = match config.decision() {
                 Decision::Sample => self
                     .sample(&walk, config.seed())

@@ -54,7 +54,6 @@ pub(crate) struct Flat {
     host_rates: HostRates,
     host_taken: Vec<u32>,
     touched_hosts: Vec<u32>,
-    stale_weights: Vec<f64>,
 }
 
 /// What one cycle's choice needs to know.
@@ -117,14 +116,8 @@ impl Flat {
                 period,
             };
             let stale_before = stale_count;
-            let ideal_w = tallied.map(|weights| {
-                stale_ideal(
-                    (&self.stale, weights),
-                    stale_before.min(k),
-                    &self.discounts,
-                    &mut self.stale_weights,
-                )
-            });
+            let ideal_w = tallied
+                .map(|_| stale_ideal((&self.stale, period), stale_before.min(k), &self.discounts));
             let found = self.choose(&at);
             let visited = std::mem::take(&mut self.visited);
             for &p in &visited {

@@ -55,6 +55,9 @@ pub struct Period {
     total_weight: f64,
     /// Number of distinct weights (1 without weights).
     distinct_weights: usize,
+    /// The pages by descending weight (ties by page), empty without weights: the ideal
+    /// weighted DCG reads the heaviest stale pages off it.
+    by_weight: Vec<u32>,
     /// Each page's host (dense local index), or [`NO_HOST`].
     hosts: Vec<u32>,
     host_count: usize,
@@ -112,6 +115,11 @@ impl Period {
             None => pages.len() as f64,
         };
         let distinct_weights = weights.as_deref().map_or(1, distinct);
+        let mut by_weight: Vec<u32> = Vec::new();
+        if let Some(w) = &weights {
+            by_weight.extend(0..pages.len() as u32);
+            by_weight.sort_by(|&a, &b| w[b as usize].total_cmp(&w[a as usize]).then(a.cmp(&b)));
+        }
         let (hosts, host_count) = renumber(pages, NO_HOST, |p| dataset.named_host(p));
         let (groups, group_count) = match dataset.grouping() {
             None => (None, host_count),
@@ -135,6 +143,7 @@ impl Period {
             weights,
             total_weight,
             distinct_weights,
+            by_weight,
             hosts,
             host_count,
             groups,
@@ -179,6 +188,11 @@ impl Period {
     /// state when a policy reads their weights.
     pub(crate) fn distinct_weights(&self) -> usize {
         self.distinct_weights
+    }
+
+    /// The pages by descending weight, ties by page (empty without weights).
+    pub(crate) fn by_weight(&self) -> &[u32] {
+        &self.by_weight
     }
 
     /// Σ of the weights of all pages (summed in page order).
