@@ -241,15 +241,15 @@ impl Flat {
         self.below = (reach < self.sample.len())
             .then(|| *self.sample.select_nth_unstable_by(reach, |a, b| b.cmp(a)).1);
         let bound = self.below.unwrap_or(0);
-        // Every page is written, the count moved on for a candidate only (no branch).
-        self.ranked.resize(pages, Ranked::new(0, 0));
-        let mut taken = 0;
+        // A branch, not a branch-free write of every page: few pages are candidates, so
+        // it is well predicted, and nothing is written for the others.
+        self.ranked.clear();
         for (p, &s) in self.scores.iter().enumerate() {
             let key = score_key(s);
-            self.ranked[taken] = Ranked::new(key, p as u32);
-            taken += (key >= bound) as usize;
+            if key >= bound {
+                self.ranked.push(Ranked::new(key, p as u32));
+            }
         }
-        self.ranked.truncate(taken);
     }
 
     /// Appends the pages below the candidates' bound to `self.ranked` (all of lower
