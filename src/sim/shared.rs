@@ -48,7 +48,7 @@ pub(super) struct Shared {
     states: Vec<PageState>,
     /// Pages in each state.
     members: Vec<u32>,
-    /// Each live state's index.
+    /// The index of each state made this cycle (see [`Shared::settle`]).
     index: HashMap<StateKey, u32>,
     /// Freed state indices, to reuse.
     free: Vec<u32>,
@@ -174,15 +174,18 @@ impl Shared {
         self.members[from as usize] -= 1;
     }
 
-    /// Ends a cycle's visits: forgets its moves and frees the states they emptied.
+    /// Ends a cycle's visits: forgets its moves, frees the states they emptied, and
+    /// empties the index. A state made by a visit in cycle `d` has its last visit at
+    /// `d`, so it can equal no state of an earlier cycle: the index need only hold the
+    /// states made this cycle, and no freed state is ever looked up.
     pub(super) fn settle(&mut self) {
         for s in self.moved.drain(..) {
             self.next[s as usize] = [NONE; 2];
             if self.members[s as usize] == 0 {
-                self.index.remove(&self.states[s as usize].key());
                 self.free.push(s);
             }
         }
+        self.index.clear();
     }
 
     /// Scores every page at cycle `d` into `scores`: the split's inputs once per state,
@@ -235,9 +238,9 @@ mod tests {
     use crate::data::text;
     use crate::formula::Grammar;
 
-    /// Pages sharing states keep the bookkeeping whole: every page in a live state, each
-    /// live state indexed once and holding its pages, the freed ones out of the index; and
-    /// a page's state is what its own visits give.
+    /// Pages sharing states keep the bookkeeping whole: every page in a live state, live
+    /// states distinct and holding their pages, the others free, the index empty between
+    /// cycles; and a page's state is what its own visits give.
     #[test]
     fn states_are_shared_and_freed_exactly() {
         let rows = [
@@ -260,14 +263,23 @@ mod tests {
                 policy.visit(&mut own[p as usize], d, changed(p), &mut histories);
             }
             shared.settle();
-            let live = shared.states.len() - shared.free.len();
-            assert_eq!(shared.index.len(), live, "cycle {d}");
+            assert!(shared.index.is_empty(), "cycle {d}");
             assert_eq!(shared.members.iter().sum::<u32>(), 6);
+            let mut live: Vec<u32> = shared.of_page.clone();
+            live.sort_unstable();
+            live.dedup();
             for p in 0..6u32 {
                 assert_eq!(shared.state(p), &own[p as usize], "page {p}, cycle {d}");
-                let s = shared.of_page[p as usize];
-                assert_eq!(shared.index[&shared.state(p).key()], s);
             }
+            // Live states are distinct, each holding its pages; the others are free.
+            for (i, &a) in live.iter().enumerate() {
+                let held = shared.of_page.iter().filter(|&&s| s == a).count() as u32;
+                assert_eq!(shared.members[a as usize], held);
+                for &b in &live[i + 1..] {
+                    assert_ne!(shared.states[a as usize], shared.states[b as usize]);
+                }
+            }
+            assert_eq!(live.len() + shared.free.len(), shared.states.len());
             for &f in &shared.free {
                 assert_eq!(shared.members[f as usize], 0);
             }
