@@ -111,7 +111,8 @@ impl Period {
                 .collect::<Vec<f64>>()
         });
         let total_weight = match &weights {
-            Some(w) => w.iter().sum(),
+            // Summed as the simulators sum the fresh pages' weights.
+            Some(w) => super::metrics::fresh_weight(&vec![false; w.len()], w),
             None => pages.len() as f64,
         };
         let distinct_weights = weights.as_deref().map_or(1, distinct);
@@ -195,7 +196,8 @@ impl Period {
         &self.by_weight
     }
 
-    /// Σ of the weights of all pages (summed in page order).
+    /// Σ of the weights of all pages (summed in the simulators' order of the fresh
+    /// pages' weights, four interleaved lanes: with every page fresh, WFreshness is 1).
     pub fn total_weight(&self) -> f64 {
         self.total_weight
     }
