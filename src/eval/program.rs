@@ -759,6 +759,7 @@ mod tests {
     /// bit, wherever the per-page terminals sit; its inputs read no per-page terminal.
     #[test]
     fn a_split_formula_computes_the_whole() {
+        const N: usize = 600;
         let per_page = |t: Terminal| matches!(t, Terminal::W | Terminal::HR);
         let texts = [
             "w * (1 - exp(-MLE * t)) + HR * X7 / tc",
@@ -768,16 +769,27 @@ mod tests {
             "pow(t + 1, w / 10) / (X7 + HR * w + 1) - exp(-MLE * tc) * w + CG",
             "X + (w * (n + (HR - exp(t))))",
             "-(HR) * 2 + 3 * exp(0.5)",
+            // Subtrees of one count terminal with libm calls are tabulated.
+            "exp(-t / 2) * w + log(n + 1) * HR + pow(0.5, X) / w",
         ];
         let mut state = 3u64;
         let mut next = || {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
             (state >> 40) as f64 / 4096.0 - 1024.0
         };
+        // A first chunk of small counts (tabulated subtrees look them up), one of both,
+        // then fractions of either sign.
         let rows: Vec<Vec<f64>> = (0..Terminal::COUNT)
-            .map(|_| (0..300).map(|_| next()).collect())
+            .map(|_| {
+                (0..N)
+                    .map(|i| match i < 300 {
+                        true => next().abs().floor() % 9.0,
+                        false => next(),
+                    })
+                    .collect()
+            })
             .collect();
-        let mut columns = Columns::new(300);
+        let mut columns = Columns::new(N);
         for t in Terminal::ALL {
             columns = columns.with(t, &rows[t.index()]);
         }
@@ -785,22 +797,22 @@ mod tests {
             for text in texts {
                 let f: Formula = text.parse().unwrap();
                 let split = Split::new(&f, closure, per_page);
-                let mut whole = vec![0.0; 300];
+                let mut whole = vec![0.0; N];
                 Program::compile(&f, closure).eval_batch(&columns, &mut whole, &mut Scratch::new());
                 let inputs: Vec<Vec<f64>> = (split.inputs().iter())
                     .map(|input| {
                         assert!(!input.terminals().iter().any(|&t| per_page(t)), "{text}");
-                        let mut values = vec![0.0; 300];
+                        let mut values = vec![0.0; N];
                         input.eval_batch(&columns, &mut values, &mut Scratch::new());
                         values
                     })
                     .collect();
-                let mut only = Columns::new(300).with_inputs(&inputs);
+                let mut only = Columns::new(N).with_inputs(&inputs);
                 for &t in split.residual().terminals() {
                     assert!(per_page(t), "{text}: the residual reads {t}");
                     only = only.with(t, &rows[t.index()]);
                 }
-                let mut parts = vec![0.0; 300];
+                let mut parts = vec![0.0; N];
                 split
                     .residual()
                     .eval_batch(&only, &mut parts, &mut Scratch::new());

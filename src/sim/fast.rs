@@ -137,8 +137,9 @@ impl Chosen {
 /// The ideal weighted DCG of a cycle (SPEC §8): over the weights of the pages stale
 /// before the visits (`stale`), the best `m`, read off the pages of `period` in
 /// descending weight order ([`Period::by_weight`]) until `m` stale ones are met. The
-/// sum runs in that order, as [`weighted_ideal`](super::metrics::weighted_ideal)'s (pages of equal weight add equal
-/// terms, in any order), so the value is its bit for bit.
+/// sum runs in that order, as [`weighted_ideal`](super::metrics::weighted_ideal)'s
+/// (pages of equal weight add equal terms, in any order), so the value is its bit for
+/// bit.
 pub(super) fn stale_ideal(
     (stale, period): (&[bool], &Period),
     m: usize,

@@ -1,5 +1,5 @@
-//! The per-page simulator: for runs whose pages share no state, one score per page and
-//! a linear selection of the top k.
+//! The per-page simulator: for runs whose pages share no group of equal scores, one
+//! score per page and a linear selection of the top k.
 //!
 //! The fast simulator ([`Fast`](super::fast)) gains by scoring each group of equal pages
 //! once. A policy that reads the page weight (`w`) over a period of continuous weights
@@ -9,11 +9,16 @@
 //! O(P log P) sort: per cycle it
 //!
 //! 1. marks the pages that changed this cycle stale;
-//! 2. scores every page in one batch over the page states, held in page order;
-//! 3. ranks by a linear selection: only the pages down to the k-th score are sorted
-//!    (under a host cap, chunk after chunk until k pages are taken), and only a class of
-//!    equal scores is ordered by the seeded tie key;
-//! 4. tallies the chosen pages in rank order and visits them in place.
+//! 2. scores every page in one batch over the page states, held in page order (or, for
+//!    a formula whose only per-page terminals are `w` and `HR`, over the states pages
+//!    share: [`Shared`]);
+//! 3. ranks by a linear selection: the candidates, the pages whose score reaches a bound
+//!    sampled a little below the k-th score, first; only the pages down to the k-th score are
+//!    sorted (under a host cap, chunk after chunk until k pages are taken, the other
+//!    pages after the candidates if need be), and only a class of equal scores is
+//!    ordered by the seeded tie key;
+//! 4. tallies the chosen pages in rank order and visits them (each page's state in place,
+//!    or its move to another shared state).
 //!
 //! O(P + k log k) per cycle. The result is bit for bit the reference simulator's (the
 //! sums run in rank order, as there; tested with the fast simulator's cases).
@@ -202,7 +207,7 @@ impl Flat {
         marked
     }
 
-    /// Scores every page at `cycle` (in one batch) into `self.ranked`, unsorted.
+    /// Scores every page at `cycle` (in one batch) into `self.scores`.
     fn score(
         &mut self,
         policy: &Policy,

@@ -45,7 +45,9 @@ struct Node {
 }
 
 /// Entries (multisets, additions, MLE answers) a [`Histories`] keeps from one run to
-/// the next ([`Histories::trim`]): some tens of MiB at most.
+/// the next ([`Histories::trim`]; checked before each run, so a simulator may hold this
+/// and one run's growth: some tens of MiB, twice in a grouped simulator and its per-page
+/// one).
 const HISTORIES_KEPT: usize = 1 << 20;
 
 /// Interned multisets of change-detecting visit intervals, and the MLE of each.

@@ -522,3 +522,69 @@ fn group_rates_pool_an_attributes_pages() {
     assert_eq!(scores, [0.5, 0.5, 0.25]);
     both(&p, &pol, config);
 }
+
+/// A weighted period of 3,000 pages (more than the per-page simulator's sample of 1,024
+/// score keys: it samples every third page). Every third page, the sampled ones, is
+/// heavy, so the sample overrates the scores and the candidates above its bound run out
+/// before k pages are taken, with or without a cap.
+fn striped_period() -> Period {
+    let mut state = 11u64;
+    let rows: Vec<(String, String, Option<f64>)> = (0..3000)
+        .map(|i| {
+            let bits = random_bits(&mut state, 8, [0, 10, 50, 90][i % 4]);
+            let weight = match i % 3 {
+                0 => 1000.0 + i as f64,
+                _ => (lcg(&mut state) % 1000) as f64 / 10.0,
+            };
+            (bits, format!("h{}", i % 7), Some(weight))
+        })
+        .collect();
+    let rows: Vec<(&str, &str, Option<f64>)> = rows
+        .iter()
+        .map(|(b, h, w)| (b.as_str(), h.as_str(), *w))
+        .collect();
+    Period::whole(&dataset(&rows)).unwrap()
+}
+
+#[test]
+fn candidates_and_the_rest_agree_on_a_period_larger_than_the_sample() {
+    let p = striped_period();
+    for (share, cap) in [
+        (0.001, None),
+        (0.05, None),
+        (0.3, None),
+        (0.05, Some(1)),
+        (0.3, Some(2)),
+    ] {
+        let config = SimConfig::new(share, 2)
+            .unwrap()
+            .with_host_cap(cap)
+            .unwrap();
+        for text in ["w * (1 - exp(-MLE * t)) + HR * X7 / tc", "w * t", "w"] {
+            both(&p, &policy(text), config);
+        }
+    }
+}
+
+/// One simulator running policy after policy (shared states, then a bandit, then pages of
+/// their own, then shared states with other inputs; the histories kept between runs)
+/// gives each the outcome a fresh simulator gives it.
+#[test]
+fn a_simulator_reused_across_policies_gives_fresh_outcomes() {
+    let p = striped_period();
+    let config = SimConfig::new(0.05, 2).unwrap();
+    let mut reused = Simulator::new(config);
+    for text in [
+        "w * (1 - exp(-MLE * t)) + HR * X7 / tc",
+        "kab5",
+        "value",
+        "GR * w + MLE",
+        "t + X",
+        "w * X7 + HR * w + tc * w * MLE",
+        "w * (1 - exp(-MLE * t)) + HR * X7 / tc",
+    ] {
+        let policy = policy(text);
+        let fresh = Simulator::new(config).run(&p, &policy).unwrap();
+        assert_eq!(reused.run(&p, &policy).unwrap(), fresh, "{text}");
+    }
+}

@@ -6,7 +6,8 @@
 //! sums are defined so that with every weight 1 they are the unweighted ones bit for bit:
 //! `DCG_w` adds `w·g(i)` in rank order, the ideal `DCG_w` adds `g(j)·w_(j)` over the
 //! stale pages' weights in descending order ([`weighted_ideal`]), and WFreshness sums the
-//! weights of the fresh pages in page order ([`fresh_weight`]). Without weights (a dataset
+//! weights of the fresh pages in four interleaved lanes of page order ([`fresh_weight`]),
+//! as the period's total is summed. Without weights (a dataset
 //! that has none) WNDCG and WFreshness are NDCG and Freshness.
 
 use serde::{Deserialize, Serialize};
@@ -342,6 +343,25 @@ impl Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fresh weight counts every fresh page once, whatever the length (the tail
+    /// after the last whole group of four included), and all pages fresh give the sum
+    /// the period's total is.
+    #[test]
+    fn fresh_weight_counts_each_fresh_page_once() {
+        for n in 0..10usize {
+            let weights: Vec<f64> = (0..n).map(|p| (p * p + 1) as f64).collect();
+            let stale: Vec<bool> = (0..n).map(|p| p % 3 == 1).collect();
+            let want: f64 = (0..n).filter(|p| p % 3 != 1).map(|p| weights[p]).sum();
+            assert_eq!(fresh_weight(&stale, &weights), want, "{n} pages");
+            let all: f64 = weights.iter().sum();
+            assert_eq!(fresh_weight(&vec![false; n], &weights), all, "{n} pages");
+        }
+        // Lanes of page order, added pairwise: 0.1 + 0.2 is not 0.3, each lane holds one.
+        let w = [0.1, 0.2, 0.3, 0.4, 0.5];
+        let lanes: f64 = ((0.1 + 0.5) + 0.2) + (0.3 + 0.4);
+        assert_eq!(fresh_weight(&[false; 5], &w).to_bits(), lanes.to_bits());
+    }
 
     #[test]
     fn discount_and_ideal() {

@@ -51,7 +51,7 @@ pub struct Period {
     events: Vec<u32>,
     /// Each page's weight, when the dataset has weights.
     weights: Option<Vec<f64>>,
-    /// Σ of the weights, in page order.
+    /// Σ of the weights, as [`fresh_weight`](super::metrics::fresh_weight) sums them.
     total_weight: f64,
     /// Number of distinct weights (1 without weights).
     distinct_weights: usize,

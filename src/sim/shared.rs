@@ -1,5 +1,6 @@
 //! Shared states for the per-page simulator: pages that differ only in their weight and
-//! host share one state, scored once.
+//! host share one state, and what of their formula reads neither is computed once per
+//! state.
 //!
 //! A formula that reads the page weight (`w`) scores every page of a weighted period
 //! differently, so the per-page simulator ([`Flat`](super::flat)) ranks page by page. But
