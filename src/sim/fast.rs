@@ -162,15 +162,11 @@ pub(super) fn stale_ideal(
     sum
 }
 
-/// The weights to tally a run's weighted sums with: the period's, unless `unweighted`
+/// Whether a run tallies its weighted sums: over a weighted period, unless `unweighted`
 /// asks to skip them and the policy (no bandit rewarded by them) needs none.
-pub(super) fn tallied_weights<'a>(
-    period: &'a Period,
-    policy: &Policy,
-    unweighted: bool,
-) -> Option<&'a [f64]> {
+pub(super) fn tallies_weights(period: &Period, policy: &Policy, unweighted: bool) -> bool {
     let needed = !unweighted || matches!(policy, Policy::Bandit(_));
-    period.weights().filter(|_| needed)
+    period.weights().is_some() && needed
 }
 
 /// Cycle `d`'s metrics from what its `chosen` pages found, the stale counts before and
@@ -707,7 +703,7 @@ impl Fast {
         let mut stale_count = 0usize;
         let mut outcome = Outcome::default();
         let mut chooser = Chooser::new(policy, config.seed(), config.metric());
-        let tallied = tallied_weights(period, policy, self.unweighted);
+        let tallied = tallies_weights(period, policy, self.unweighted);
         outcome
             .cycles
             .reserve(period.len().saturating_sub(config.warmup()));
@@ -725,11 +721,11 @@ impl Fast {
                 order: order.map(|o| o.cycle(d)),
                 period,
                 cap: config.host_cap(),
-                weighted: tallied.is_some(),
+                weighted: tallied,
             };
             let stale_before = stale_count;
             let ideal_w = tallied
-                .map(|_| stale_ideal((&self.stale, period), stale_before.min(k), &self.discounts));
+                .then(|| stale_ideal((&self.stale, period), stale_before.min(k), &self.discounts));
             let chosen = match config.decision() {
                 Decision::Sample => self
                     .sample(&walk, config.seed())

@@ -27,7 +27,7 @@
 //! decision keeps the grouped path.
 
 use super::bandit::Chooser;
-use super::fast::{cycle_tally, stale_ideal, tallied_weights, Chosen, Ranked};
+use super::fast::{cycle_tally, stale_ideal, tallies_weights, Chosen, Ranked};
 use super::metrics::{Discounts, Outcome};
 use super::shared::Shared;
 use super::{score_key, tie_key, tie_salt, Decision, Histories, HostRates, Period, Policy};
@@ -103,7 +103,7 @@ impl Flat {
         let mut stale_count = 0usize;
         let mut outcome = Outcome::default();
         let mut chooser = Chooser::new(policy, config.seed(), config.metric());
-        let tallied = tallied_weights(period, policy, unweighted);
+        let tallied = tallies_weights(period, policy, unweighted);
         for d in first..=period.len() {
             stale_count += self.mark_changes(period, d);
             let cycle = d as u32;
@@ -122,7 +122,7 @@ impl Flat {
             };
             let stale_before = stale_count;
             let ideal_w = tallied
-                .map(|_| stale_ideal((&self.stale, period), stale_before.min(k), &self.discounts));
+                .then(|| stale_ideal((&self.stale, period), stale_before.min(k), &self.discounts));
             let found = self.choose(&at);
             let visited = std::mem::take(&mut self.visited);
             for &p in &visited {

@@ -7,14 +7,18 @@ use crate::data::{text, Dataset};
 use crate::formula::Grammar;
 
 /// A dataset from `(bits, host, weight)` rows (`""`: no host; `None`: no weight attribute).
-fn dataset(rows: &[(&str, &str, Option<f64>)]) -> Dataset {
+fn dataset<B: AsRef<str>, H: AsRef<str>>(rows: &[(B, H, Option<f64>)]) -> Dataset {
     dataset_in(rows, &[])
 }
 
 /// As [`dataset`], page `i` of category `categories[i]` (none when absent or `None`).
-fn dataset_in(rows: &[(&str, &str, Option<f64>)], categories: &[Option<u64>]) -> Dataset {
+fn dataset_in<B: AsRef<str>, H: AsRef<str>>(
+    rows: &[(B, H, Option<f64>)],
+    categories: &[Option<u64>],
+) -> Dataset {
     let mut lines = String::new();
     for (i, (bits, host, weight)) in rows.iter().enumerate() {
+        let (bits, host) = (bits.as_ref(), host.as_ref());
         lines.push_str(&format!("{bits}\tp{i}\t{host}"));
         if let Some(w) = weight {
             lines.push_str(&format!("\tweight={w}"));
@@ -413,10 +417,6 @@ fn fast_equals_reference_with_weights_hosts_and_caps() {
                 (bits, host, weight)
             })
             .collect();
-        let rows: Vec<(&str, &str, Option<f64>)> = rows
-            .iter()
-            .map(|(b, h, w)| (b.as_str(), h.as_str(), *w))
-            .collect();
         // Categories c0..c3, some pages without; every other case groups GR by them.
         let categories: Vec<Option<u64>> = (0..pages)
             .map(|_| Some(lcg(&mut state) % 5).filter(|&c| c < 4))
@@ -461,10 +461,6 @@ fn warm_ups_of_every_length_agree() {
                 let weight = (lcg(&mut state) % 1000) as f64 / 10.0;
                 (bits, format!("h{}", i % 3), Some(weight))
             })
-            .collect();
-        let rows: Vec<(&str, &str, Option<f64>)> = rows
-            .iter()
-            .map(|(b, h, w)| (b.as_str(), h.as_str(), *w))
             .collect();
         let p = Period::whole(&dataset(&rows)).unwrap();
         let config = SimConfig::new(0.2, warmup)
@@ -538,10 +534,6 @@ fn striped_period() -> Period {
             };
             (bits, format!("h{}", i % 7), Some(weight))
         })
-        .collect();
-    let rows: Vec<(&str, &str, Option<f64>)> = rows
-        .iter()
-        .map(|(b, h, w)| (b.as_str(), h.as_str(), *w))
         .collect();
     Period::whole(&dataset(&rows)).unwrap()
 }

@@ -24,7 +24,7 @@
 //! are its state's with its weight, host and group ([`PageStats::visit`] reads none of
 //! them, so pages of one state move alike).
 
-use super::policy::{eval_inputs, PageState, StateKey};
+use super::policy::{eval_inputs, FormulaPolicy, PageState, StateKey};
 use super::{Histories, HostRates, Period, Policy, ScoreBuffers, NO_GROUP, NO_HOST};
 use crate::eval::{Columns, Scratch, Split};
 use crate::formula::Terminal;
@@ -72,27 +72,19 @@ pub(super) struct Shared {
 }
 
 impl Shared {
-    /// Whether a top-k run of `policy` over `period` shares states here: a formula without
-    /// a learned model that reads no per-page terminal but `w` and `HR`, over a weighted
-    /// period.
-    fn suits(period: &Period, policy: &Policy) -> bool {
-        match policy {
-            Policy::Formula(f) => {
-                f.model().is_none()
-                    && period.weights().is_some()
-                    && !policy.remembers()
-                    && !policy.features().contains(Terminal::GR)
-                    && !policy.features().contains(Terminal::P)
-            }
-            _ => false,
-        }
+    /// Whether a run of formula `f` over `period` shares states here: over a weighted
+    /// period, without a learned model (its `P` is per page) and without `GR` (per group).
+    fn suits(period: &Period, f: &FormulaPolicy) -> bool {
+        f.model().is_none()
+            && period.weights().is_some()
+            && !f.formula().terminals().contains(&Terminal::GR)
     }
 
     /// Starts a run of `policy` over `period`: every page in the fresh state. Returns
     /// whether the run shares states ([`Shared::active`]).
     pub(super) fn start(&mut self, period: &Period, policy: &Policy) -> bool {
         self.split = match policy {
-            Policy::Formula(f) if Shared::suits(period, policy) => {
+            Policy::Formula(f) if Shared::suits(period, f) => {
                 Some(Split::new(f.formula(), f.closure(), per_page))
             }
             _ => None,
