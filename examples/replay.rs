@@ -2,7 +2,7 @@
 //! prints each day's batch summary and the batch for the day after the history ends.
 //!
 //! ```text
-//! cargo run --release --example replay -- ../shared/datasets/real/ScoopInstaller+Main.57.tsv
+//! cargo run --release --example replay -- datasets/real/ScoopInstaller+Main.57.tsv
 //! cargo run --release --example replay -- HISTORY.tsv "1 - exp(-NAD * t)" 0.05
 //! cargo run --release --example replay            # datasets/brdc12-sample.tsv, or a generated history
 //! ```

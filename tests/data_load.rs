@@ -1,5 +1,5 @@
 //! Loading through the one path (`data::load`): text and binary cache, each kind of
-//! malformed file, unknown-cycle policies, the shared real files and the committed sample.
+//! malformed file, unknown-cycle policies, the repository's real files and the committed sample.
 
 use freshgp::data::{cache, load, text, DataError, Format, LoadOptions, UnknownPolicy};
 use std::path::{Path, PathBuf};
@@ -113,18 +113,8 @@ fn truncated_or_foreign_cache_is_a_clear_error() {
     assert!(e.to_string().contains(":1:1: wrong character"), "{e}");
 }
 
-fn shared(name: &str) -> Option<PathBuf> {
-    let p = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/datasets/real"
-    ))
-    .join(name);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} is absent", p.display());
-        None
-    }
+fn real(name: &str) -> PathBuf {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/real")).join(name)
 }
 
 #[test]
@@ -135,7 +125,7 @@ fn real_files_load() {
         ("endoflife-date+release-data.57.tsv", 491),
         ("ScoopInstaller+Main.57.tsv", 1590),
     ] {
-        let Some(p) = shared(name) else { continue };
+        let p = real(name);
         let l = load(&p, &LoadOptions::default()).unwrap();
         assert_eq!(
             (l.dataset.pages(), l.dataset.cycles()),

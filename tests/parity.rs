@@ -1,7 +1,7 @@
 //! Parity with the authors' implementation (github.com/aecio/gp4c, C++).
 //!
 //! The figures below are what their `baselines` program printed (6 significant digits)
-//! when built here with g++ 12 / libstdc++ and run on the shared real files (BITS column
+//! when built here with g++ 12 / libstdc++ and run on the real files in `datasets/real/` (BITS column
 //! only): mean over the 17 scored test cycles of the 5 rotations, resources 0.05, warm-up
 //! 2. Their ranking breaks ties by libstdc++'s `std::sort` on the previous cycle's order,
 //! which `TieBreak::Reference` reproduces; on these small files ties decide much, so this
@@ -46,19 +46,10 @@ const THEIRS: [(&str, [f64; 6], [f64; 6]); 4] = [
     ),
 ];
 
-fn shared(file: &str) -> Option<PathBuf> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/datasets/real")
-        .join(file);
-    if path.exists() {
-        Some(path)
-    } else {
-        eprintln!(
-            "skipped: {} is absent (shared/ not beside the checkout)",
-            path.display()
-        );
-        None
-    }
+fn real(file: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("datasets/real")
+        .join(file)
 }
 
 /// Agreement to the 6 significant digits they printed.
@@ -82,7 +73,7 @@ fn close(baseline: &Policy, ours: f64, theirs: f64) -> bool {
 fn deterministic_baselines_match_the_reference_implementation() {
     let config = SimConfig::paper().with_ties(TieBreak::Reference);
     for (file, change_rate, ndcg) in THEIRS {
-        let Some(path) = shared(file) else { continue };
+        let path = real(file);
         let dataset = data::load(&path, &LoadOptions::default()).unwrap().dataset;
         let results = baselines::run(&dataset, config, &BASELINES.map(Policy::Baseline)).unwrap();
         for (k, r) in results.iter().enumerate() {
@@ -110,9 +101,7 @@ fn seeded_ties_stay_within_sampling_noise_of_the_reference_on_large_sets() {
     // With a seeded tie-break, the figures are not the reference's digit for digit, but
     // the rankings differ only inside tied groups: on Scoop (the largest file) NAD, whose
     // score separates most stale pages from the rest, agrees to within 0.02.
-    let Some(path) = shared("ScoopInstaller+Main.57.tsv") else {
-        return;
-    };
+    let path = real("ScoopInstaller+Main.57.tsv");
     let dataset = data::load(&path, &LoadOptions::default()).unwrap().dataset;
     let seeded = baselines::run(
         &dataset,

@@ -1,7 +1,6 @@
 //! Every command of the README's tour runs as written from a clone: the `sh` blocks between
 //! "A short tour" and "Experiments and reports" are run in order, in one `bash -e` script,
-//! in a scratch directory that sees the clone's `datasets/` and `examples/` and the shared
-//! real files at `../shared` (as beside a clone). The only change: `/tmp/` becomes a
+//! in a scratch directory that sees the clone's `datasets/` and `examples/`. The only change: `/tmp/` becomes a
 //! private directory, so that runs never collide or refuse to overwrite each other's files.
 //!
 //! It runs the tour's GP commands, so it runs in release builds only (CI's `cargo test
@@ -60,14 +59,6 @@ fn every_tour_command_runs_as_written() {
         return;
     }
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shared = repo.join("../shared");
-    if !shared.join("datasets/real").exists() {
-        eprintln!(
-            "skipped: {} is absent (shared/ not beside the checkout)",
-            shared.display()
-        );
-        return;
-    }
     let scratch = tempfile::tempdir().unwrap();
     let work = scratch.path().join("work");
     let tmp = scratch.path().join("tmp");
@@ -76,7 +67,6 @@ fn every_tour_command_runs_as_written() {
     let link = |target: PathBuf, at: PathBuf| {
         std::os::unix::fs::symlink(target.canonicalize().unwrap(), at).unwrap()
     };
-    link(shared, scratch.path().join("shared"));
     link(repo.join("datasets"), work.join("datasets"));
     link(repo.join("examples"), work.join("examples"));
     let script = format!(

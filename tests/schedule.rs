@@ -8,21 +8,15 @@ use freshgp::schedule::{ScheduleError, Scheduler, StateError};
 use freshgp::sim::{Baseline, Period, Policy, SimConfig, Simulator};
 use std::path::{Path, PathBuf};
 
-const SHARED: &str = concat!(
+const REAL: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/datasets/real/ScoopInstaller+Main.57.tsv"
+    "/datasets/real/ScoopInstaller+Main.57.tsv"
 );
 
-fn shared() -> Option<Dataset> {
-    if !Path::new(SHARED).exists() {
-        eprintln!("skipped: {SHARED} is absent (shared/ not beside the checkout)");
-        return None;
-    }
-    Some(
-        data::load(Path::new(SHARED), &LoadOptions::default())
-            .unwrap()
-            .dataset,
-    )
+fn real() -> Dataset {
+    data::load(Path::new(REAL), &LoadOptions::default())
+        .unwrap()
+        .dataset
 }
 
 fn ids(d: &Dataset) -> Vec<String> {
@@ -88,7 +82,7 @@ fn crawl(
 
 #[test]
 fn batches_are_the_simulations_visits_on_a_real_history() {
-    let Some(d) = shared() else { return };
+    let d = real();
     let ids = ids(&d);
     let period = Period::whole(&d).unwrap();
     for config in [SimConfig::paper(), SimConfig::paper().with_seed(77)] {
@@ -108,7 +102,7 @@ fn batches_are_the_simulations_visits_on_a_real_history() {
 
 #[test]
 fn the_state_survives_a_restart() {
-    let Some(d) = shared() else { return };
+    let d = real();
     let ids = ids(&d);
     let period = Period::whole(&d).unwrap();
     let dir = tempfile::tempdir().unwrap();

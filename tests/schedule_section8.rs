@@ -16,18 +16,15 @@ use std::path::{Path, PathBuf};
 
 const REAL: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/datasets/real/OpenTermsArchive+contrib-versions.57.tsv"
+    "/datasets/real/OpenTermsArchive+contrib-versions.57.tsv"
 );
 
 /// Every SPEC §8 terminal, and some of SPEC §4.
 const EXTENDED: &str = "w * MLE * t / (HR + 0.1) + n7 - X7 * tc + X / (n + 1)";
 
 /// The real file with hosts (and weights, if `weighted`), loaded from a copy in `dir`.
-fn hosted(dir: &Path, weighted: bool) -> Option<Dataset> {
-    let Ok(text) = std::fs::read_to_string(REAL) else {
-        eprintln!("skipped: {REAL} is absent (shared/ not beside the checkout)");
-        return None;
-    };
+fn hosted(dir: &Path, weighted: bool) -> Dataset {
+    let text = std::fs::read_to_string(REAL).expect("the repository's real history");
     let mut out = String::new();
     for (i, line) in text.lines().filter(|l| !l.starts_with('#')).enumerate() {
         let (bits, id) = line.split_once('\t').unwrap();
@@ -47,7 +44,7 @@ fn hosted(dir: &Path, weighted: bool) -> Option<Dataset> {
     std::fs::write(&path, out).unwrap();
     let d = data::load(&path, &LoadOptions::default()).unwrap().dataset;
     assert!(d.host_names().len() > 300, "{} hosts", d.host_names().len());
-    Some(d)
+    d
 }
 
 /// A crawler over the whole of `d`: pages added in file order with their hosts and
@@ -146,9 +143,7 @@ fn cap_binds(d: &Dataset, uncapped: &[Vec<String>], cap: usize) -> bool {
 #[test]
 fn capped_batches_are_the_simulations_visits_on_a_real_file_with_hosts() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(d) = hosted(dir.path(), false) else {
-        return;
-    };
+    let d = hosted(dir.path(), false);
     let extended = Grammar::extended();
     let f: Formula = "(t * X + CG) / (n + 1) - exp(-NAD * t)".parse().unwrap();
     let rules = [
@@ -181,9 +176,7 @@ fn capped_batches_are_the_simulations_visits_on_a_real_file_with_hosts() {
 #[test]
 fn section8_formula_batches_are_the_simulations_visits_on_a_weighted_real_file() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(d) = hosted(dir.path(), true) else {
-        return;
-    };
+    let d = hosted(dir.path(), true);
     let rule = Policy::parse(EXTENDED, &Grammar::extended()).unwrap();
     let state = dir.path().join("crawler.state");
     for cap in [None, Some(2)] {
@@ -196,7 +189,7 @@ fn section8_formula_batches_are_the_simulations_visits_on_a_weighted_real_file()
         assert_eq!(restarted, expected, "cap {cap:?}, restarted at day 30");
     }
     // The weights matter: the same formula over the unweighted file visits otherwise.
-    let plain = hosted(dir.path(), false).unwrap();
+    let plain = hosted(dir.path(), false);
     assert_ne!(
         visits(&plain, &rule, &SimConfig::paper()),
         visits(&d, &rule, &SimConfig::paper())
@@ -210,9 +203,7 @@ fn section8_formula_batches_are_the_simulations_visits_on_a_weighted_real_file()
 #[test]
 fn frequency_terminals_grouped_by_an_attribute_schedule_as_they_simulate() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(mut d) = hosted(dir.path(), true) else {
-        return;
-    };
+    let mut d = hosted(dir.path(), true);
     let rule = Policy::parse(
         "GR * t + X30 / (n30 + 1) - 0.01 * n7",
         &Grammar::frequency(),
@@ -282,9 +273,7 @@ fn frequency_terminals_grouped_by_an_attribute_schedule_as_they_simulate() {
 #[test]
 fn literature_policies_schedule_as_they_simulate_on_a_weighted_real_file() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(d) = hosted(dir.path(), true) else {
-        return;
-    };
+    let d = hosted(dir.path(), true);
     let state = dir.path().join("crawler.state");
     for rule in Policy::named().into_iter().skip(Baseline::ALL.len()) {
         for cap in [None, Some(2)] {
@@ -314,9 +303,7 @@ fn literature_policies_schedule_as_they_simulate_on_a_weighted_real_file() {
 #[test]
 fn sampled_batches_are_the_simulations_visits_on_a_weighted_real_file() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(d) = hosted(dir.path(), true) else {
-        return;
-    };
+    let d = hosted(dir.path(), true);
     let state = dir.path().join("crawler.state");
     let extended = Policy::parse(EXTENDED, &Grammar::extended()).unwrap();
     let literature = Policy::named().into_iter().skip(Baseline::ALL.len());

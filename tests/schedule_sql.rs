@@ -5,8 +5,8 @@
 //!
 //! The observations are a seeded synthetic log (hosts given on some rows only, pages
 //! without a host, weights changing over time, pages added in an order unlike their ids)
-//! and, when `../shared` is beside the checkout, the real 57-cycle history (changes
-//! spread over more than 53 cycles, where GAD's sums round).
+//! and the repository's real 57-cycle history (changes spread over more than 53 cycles,
+//! where GAD's sums round).
 
 #[path = "common/engines.rs"]
 mod engines;
@@ -67,17 +67,12 @@ fn synthetic(pages: usize, cycles: u32, seed: u64) -> Vec<Row> {
 
 /// The real history as rows (page, cycle, changed; host: the id up to its first `/`),
 /// every page downloaded every cycle.
-fn real() -> Option<Vec<Row>> {
+fn real() -> Vec<Row> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/datasets/real/OpenTermsArchive+contrib-versions.57.tsv"
+        "/datasets/real/OpenTermsArchive+contrib-versions.57.tsv"
     );
-    let Ok(text) = std::fs::read_to_string(path) else {
-        eprintln!(
-            "note: {path} is absent; SKIPPING the real history (shared/ not beside the checkout)"
-        );
-        return None;
-    };
+    let text = std::fs::read_to_string(path).expect("the repository's real history");
     let mut rows = Vec::new();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let (bits, id) = line.split_once('\t').unwrap();
@@ -86,7 +81,7 @@ fn real() -> Option<Vec<Row>> {
             rows.push((id.to_string(), i as u32, b == b'1', host.clone(), None));
         }
     }
-    Some(rows)
+    rows
 }
 
 /// A scheduler of `policy` fed the rows before cycle `d` through the log reader.
@@ -296,9 +291,7 @@ fn gad_over_long_histories_is_the_schedulers() {
 
 #[test]
 fn batches_equal_the_schedulers_on_the_real_history() {
-    let Some(rows) = real() else {
-        return;
-    };
+    let rows = real();
     let db = database(&rows);
     for policy in [
         "GAD",
