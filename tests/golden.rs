@@ -70,7 +70,9 @@ fn cases(repo: &Path) -> Vec<Vec<String>> {
         .map(|(_, file)| (real.join(file).display().to_string(), false))
         .collect();
     data.push((
-        repo.join("datasets/brdc12-sample.tsv").display().to_string(),
+        repo.join("datasets/brdc12-sample.tsv")
+            .display()
+            .to_string(),
         true,
     ));
     data.push(("commerce.tsv".to_string(), true));
@@ -90,7 +92,10 @@ fn cases(repo: &Path) -> Vec<Vec<String>> {
         if *hosted {
             cases.push(with("baselines --json --host-cap 2 --metric wfreshness"));
         }
-        for policy in FORMULAS.iter().chain(&["kab5", "lambda-harmonic", "stormcrawler"]) {
+        for policy in FORMULAS
+            .iter()
+            .chain(&["kab5", "lambda-harmonic", "stormcrawler"])
+        {
             let mut args = with("simulate --json --period all --metric wndcg --policy");
             args.push(policy.to_string());
             cases.push(args.clone());
@@ -108,7 +113,9 @@ fn cases(repo: &Path) -> Vec<Vec<String>> {
     cases.push(commerce(
         "requests --policies NAD,lambda,value --learned combined --pages unseen,cold --rotations 2",
     ));
-    cases.push(commerce("simulate --json --period all --policy model:model.json"));
+    cases.push(commerce(
+        "simulate --json --period all --policy model:model.json",
+    ));
     cases.push(commerce(
         "evolve --grammar extended --fitness wndcg --population 40 --generations 4 --json --quiet",
     ));
