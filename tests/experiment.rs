@@ -30,6 +30,7 @@ const REPORTS: &[&str] = &[
     "plots/top-changerate.svg",
     "plots/newly-visited.svg",
     "plots/fitness-All-NDCG.svg",
+    "report.html",
 ];
 
 fn freshgp() -> Command {

@@ -15,7 +15,9 @@
 //! * `results.json`: the same figures, machine-readable;
 //! * `cycles.csv` and `generations.csv`: every per-cycle value and every generation's
 //!   fitness (if the study's `reports.csv`);
-//! * `plots/*.svg` (if `reports.plots`): see [`plots`].
+//! * `plots/*.svg` (if `reports.plots`): see [`plots`];
+//! * `report.html`: all of the above in one self-contained page (the settings, every
+//!   table of `summary.md`, every plot inline), readable offline; see `html.rs`.
 //!
 //! The weighted metrics (WFreshness, WNDCG; SPEC §8) are always shown: without page
 //! weights they equal Freshness and NDCG, and `summary.md` says which is the case.
@@ -24,6 +26,8 @@
 //! out), so a resumed or merged run yields byte-identical reports.
 
 pub mod budgets;
+mod doc;
+mod html;
 pub mod plots;
 mod summary;
 
@@ -926,13 +930,11 @@ pub fn write(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     } else {
         Vec::new()
     };
-    put(
-        "summary.md",
-        &summary::markdown(
-            &analysis,
-            &plots.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
-        ),
-    )?;
+    let summary = summary::Summary::new(
+        &analysis,
+        &plots.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+    );
+    put("summary.md", &summary.markdown())?;
     // Invariant: an analysis is plain data (string keys, finite or null numbers).
     let mut json = serde_json::to_string_pretty(&analysis).expect("results serialize");
     json.push('\n');
@@ -947,5 +949,10 @@ pub fn write(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     for (name, svg) in &plots {
         put(name, svg)?;
     }
+    let dataset = store.dataset()?;
+    put(
+        "report.html",
+        &html::page(&summary, &study, analysis.dataset, dataset.as_ref(), &plots),
+    )?;
     Ok(written)
 }
