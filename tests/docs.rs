@@ -372,3 +372,16 @@ fn the_link_checker_finds_what_is_broken() {
     let refs = book_references(&format!("see {a}, or {b}."));
     assert_eq!(refs, [(1, a), (1, b)]);
 }
+
+#[test]
+fn the_syntax_file_lists_every_terminal() {
+    let ebnf = std::fs::read_to_string(root().join("grammars/formula.ebnf")).unwrap();
+    let rule = &ebnf[ebnf.find("terminal   =").expect("a terminal rule")..];
+    let rule = &rule[..rule.find(" ;").expect("the rule ends")];
+    let listed: BTreeSet<&str> = rule.split('"').skip(1).step_by(2).collect();
+    let known: BTreeSet<&str> = freshgp::formula::Terminal::ALL
+        .iter()
+        .map(|t| t.name())
+        .collect();
+    assert_eq!(listed, known, "grammars/formula.ebnf's terminal rule");
+}
