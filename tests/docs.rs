@@ -385,3 +385,69 @@ fn the_syntax_file_lists_every_terminal() {
         .collect();
     assert_eq!(listed, known, "grammars/formula.ebnf's terminal rule");
 }
+
+/// The repository paths a markdown text names in code spans (`src/sim/mod.rs`,
+/// `experiments/quick.ron`, ...), with line numbers; placeholders (`<name>`, `*`, `...`)
+/// are not paths.
+fn named_paths(text: &str) -> Vec<(usize, String)> {
+    const ROOTS: [&str; 9] = [
+        "src/",
+        "tests/",
+        "benches/",
+        "grammars/",
+        "examples/",
+        "experiments/",
+        "datasets/",
+        "fuzz/",
+        ".ci/",
+    ];
+    let mut out = Vec::new();
+    for (n, line) in without_code_blocks(text).iter().enumerate() {
+        for (i, span) in line.split('`').enumerate() {
+            let path = span.split([' ', ':', '(']).next().unwrap_or("");
+            let placeholder = path.contains(['<', '*', '{', '…']) || path.contains("...");
+            if i % 2 == 1 && ROOTS.iter().any(|r| path.starts_with(r)) && !placeholder {
+                out.push((n + 1, path.trim_end_matches([',', '.']).to_string()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn paths_the_docs_name_exist() {
+    let mut problems = Vec::new();
+    let mut count = 0;
+    for page in markdown_files() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for (line, path) in named_paths(&text) {
+            count += 1;
+            let generated = ["fuzz/artifacts", "fuzz/corpus", "fuzz/target"]
+                .iter()
+                .any(|g| path.starts_with(g));
+            if !generated && !root().join(&path).exists() {
+                problems.push(format!(
+                    "{}:{line}: `{path}` does not exist",
+                    relative(&page)
+                ));
+            }
+        }
+    }
+    assert!(count > 100, "{count} paths named");
+    assert!(
+        problems.is_empty(),
+        "the docs name files that are not there:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_path_finder_reads_code_spans_only() {
+    let text = "`src/sim/mod.rs` and `src/a.rs:12`, not src/b.rs, nor `experiments/robust*.ron`\n\
+                or `tests/<name>.rs`; `freshgp x` and (`datasets/real/README.md`).\n```\nsrc/c.rs\n```\n";
+    let found: Vec<String> = named_paths(text).into_iter().map(|(_, p)| p).collect();
+    assert_eq!(
+        found,
+        ["src/sim/mod.rs", "src/a.rs", "datasets/real/README.md"]
+    );
+}
