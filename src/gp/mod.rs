@@ -22,10 +22,13 @@
 //! here knows of crawling, datasets or the CLI.
 
 mod config;
+mod constants;
 mod create;
 mod operators;
+pub mod pareto;
 mod select;
 
+pub use constants::{tune, ConstantSearch, Tuned};
 pub use config::{ConfigError, DepthPolicy, GpConfig, RawGpConfig, MAX_POPULATION};
 pub(crate) use create::Primitives;
 pub(crate) use operators::{crossover, replacement_mutation, swap_mutation};
