@@ -29,7 +29,8 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use freshgp::data::synth::{generate, SynthParams};
 use freshgp::data::Dataset;
 use freshgp::formula::{Closure, Formula};
-use freshgp::sim::{Baseline, Metric, Period, Policy, Prepared, SimConfig, Simulator};
+use freshgp::metric::Metric;
+use freshgp::sim::{Baseline, Period, Policy, Prepared, SimConfig, Simulator};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 

@@ -17,7 +17,9 @@
 //!    whole studies from one experiment file.
 //! 7. [`report`]: tables and plots of a study, from its output directory.
 //!
-//! [`stats`] holds the small statistics reports use.
+//! [`stats`] holds the small statistics reports use; [`metric`] names the per-cycle metrics
+//! (ChangeRate, NDCG, Freshness and their weighted forms) that simulations measure, fitness
+//! and bandits read and reports tabulate.
 //!
 //! Beside them, [`export`] turns a formula into a self-contained Python, C, Java, Rust or SQL
 //! function (it uses only [`formula`]), and [`schedule`] ranks a live crawler's pages for each
@@ -36,6 +38,7 @@ pub mod export;
 pub mod formula;
 pub mod gp;
 mod hash;
+pub mod metric;
 pub mod predict;
 pub mod report;
 pub mod schedule;

@@ -979,7 +979,7 @@ fn shipped_bandit_studies_are_valid() {
         assert_eq!(study.test_horizon, Horizon::Whole, "{name}");
         assert_eq!(
             study.sim.metric(),
-            freshgp::sim::Metric::WFreshness,
+            freshgp::metric::Metric::WFreshness,
             "{name}"
         );
         let bandits = study

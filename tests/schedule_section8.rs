@@ -10,8 +10,9 @@
 use assert_cmd::Command;
 use freshgp::data::{self, Dataset, LoadOptions};
 use freshgp::formula::{Closure, Formula, Grammar};
+use freshgp::metric::Metric;
 use freshgp::schedule::Scheduler;
-use freshgp::sim::{Adaptive, Baseline, Decision, Metric, Period, Policy, SimConfig, Simulator};
+use freshgp::sim::{Adaptive, Baseline, Decision, Period, Policy, SimConfig, Simulator};
 use std::path::{Path, PathBuf};
 
 const REAL: &str = concat!(

@@ -4,7 +4,8 @@
 use super::ExperimentError;
 use crate::data::split::{Horizon, Split};
 use crate::data::Dataset;
-use crate::sim::{ArmChoice, CycleMetrics, Metric, Period, Policy, SimConfig, Simulator};
+use crate::metric::{CycleMetrics, Metric};
+use crate::sim::{ArmChoice, Period, Policy, SimConfig, Simulator};
 use crate::stats::{mean_ci, MeanCi};
 use rayon::prelude::*;
 use serde::Serialize;

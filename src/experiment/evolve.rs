@@ -14,7 +14,8 @@ use crate::formula::{Closure, Formula, Grammar, Terminal};
 use crate::gp::{
     self, evaluate_all, Candidate, ConfigError, GenerationReport, GpConfig, RawGpConfig, Strategy,
 };
-use crate::sim::{CycleMetrics, Metric, Outcome, Period, Policy, Predictor, SimConfig, Simulator};
+use crate::metric::{CycleMetrics, Metric};
+use crate::sim::{Outcome, Period, Policy, Predictor, SimConfig, Simulator};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 

@@ -3,8 +3,9 @@
 
 use crate::formula::{Closure, Formula};
 use crate::gp::{Evaluation, Fitness};
+use crate::metric::Metric;
 use crate::sim::Predictor;
-use crate::sim::{Metric, Period, Prepared, SimConfig, SimError, Simulator};
+use crate::sim::{Period, Prepared, SimConfig, SimError, Simulator};
 
 /// Fitness of a formula: the mean of `metric` over the scored cycles of `period`.
 #[derive(Debug, Clone)]

@@ -36,7 +36,8 @@ use crate::data::synth::{self, SynthParams};
 use crate::data::{self, DataError, Dataset, LoadOptions, UnknownPolicy};
 use crate::formula::{Grammar, GrammarError};
 use crate::gp::{RawGpConfig, Strategy};
-use crate::sim::{Baseline, Decision, Metric, Policy, Predictor, SimConfig, TieBreak};
+use crate::metric::Metric;
+use crate::sim::{Baseline, Decision, Policy, Predictor, SimConfig, TieBreak};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

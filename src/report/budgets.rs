@@ -10,7 +10,7 @@ use super::Method;
 use crate::experiment::study::Study;
 use crate::experiment::sweep::{self, CurvePoint, RunMeans, Savings};
 use crate::experiment::units::UnitEval;
-use crate::sim::{CycleMetrics, Metric};
+use crate::metric::{CycleMetrics, Metric};
 use serde::Serialize;
 
 /// One metric of a method at one budget.

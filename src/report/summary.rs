@@ -2,7 +2,7 @@
 
 use super::{Analysis, Kind, Method, COMPARED, RANKED};
 use crate::data::stats::count;
-use crate::sim::Metric;
+use crate::metric::Metric;
 use crate::stats::MeanCi;
 use std::fmt::Write as _;
 

@@ -99,9 +99,10 @@ mod saved;
 pub mod sql;
 pub mod state;
 
+use crate::metric::Metric;
 use crate::sim::{inclusion_scale, sample_u, settle, weight_of, Systematic};
 use crate::sim::{score_key, tie_key, tie_salt, PageState, PageStats, Policy, ScoreBuffers};
-use crate::sim::{Decision, Histories, HostRates, Metric, Track};
+use crate::sim::{Decision, Histories, HostRates, Track};
 use bandit::LiveBandit;
 use groups::Groups;
 use rustc_hash::FxHashMap as HashMap;

@@ -602,7 +602,7 @@ fn bandit_batches_are_the_simulations_visits() {
             .with_seed(5)
             .with_host_cap(cap)
             .unwrap()
-            .with_metric(crate::sim::Metric::ChangeRate);
+            .with_metric(crate::metric::Metric::ChangeRate);
         let sim = Simulator::new(config);
         for rule in bandit_rules() {
             let (outcome, visits) = sim.run_reference_traced(&period, &rule).unwrap();

@@ -38,9 +38,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::metrics::{CycleMetrics, Metric};
 use super::policy::Policy;
 use crate::hash::mix64;
+use crate::metric::{CycleMetrics, Metric};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

@@ -39,10 +39,10 @@ use super::flat::{sort_chunk, Flat};
 use super::metrics::{fresh_weight, Discounts, Outcome, Tally, WeightedTally};
 use super::policy::{PageState, StateKey};
 use super::sample::{inclusion_scale, sample_u, settle, weight_of, Systematic};
-use super::CycleMetrics;
 use super::SimConfig;
 use super::{score_key, tie_key, tie_salt, Baseline, Decision, Period, Policy, ScoreBuffers};
 use super::{Histories, HostRates, PageStats, TieOrder, Track, NO_HOST};
+use crate::metric::CycleMetrics;
 use rustc_hash::FxHashMap as HashMap;
 use std::ops::Range;
 

@@ -5,6 +5,7 @@ use super::metrics::discount;
 use super::*;
 use crate::data::{text, Dataset};
 use crate::formula::Grammar;
+use crate::metric::CycleMetrics;
 
 /// A dataset from `(bits, host, weight)` rows (`""`: no host; `None`: no weight attribute).
 fn dataset<B: AsRef<str>, H: AsRef<str>>(rows: &[(B, H, Option<f64>)]) -> Dataset {

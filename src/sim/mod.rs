@@ -8,7 +8,8 @@
 //! ```
 //! use freshgp::data::Dataset;
 //! use freshgp::formula::{Closure, Formula};
-//! use freshgp::sim::{Baseline, Metric, Period, Policy, SimConfig, Simulator};
+//! use freshgp::sim::{Baseline, Period, Policy, SimConfig, Simulator};
+//! use freshgp::metric::Metric;
 //!
 //! let data = Dataset::from_bit_strings(&["0101010101", "0000000001", "1111111111", "0000000000"])?;
 //! let period = Period::whole(&data)?;
@@ -49,7 +50,7 @@ pub use bandit::{
     arm_shares, ArmChoice, BanditError, Exp3, Exp3State, DEFAULT_GAMMA, PRESETS as BANDIT_PRESETS,
 };
 pub use history::{Histories, SetId};
-pub use metrics::{CycleMetrics, Metric, Outcome};
+pub use metrics::Outcome;
 pub use period::{Period, PeriodError};
 pub(crate) use policy::{with_policy_files_in, StateKey};
 pub use policy::{
@@ -63,6 +64,7 @@ pub(crate) use sample::{inclusion_scale, sample_u, settle, weight_of, Systematic
 pub use stats::{HostRates, PageStats, Track, MAX_WINDOW, NO_GROUP, NO_HOST};
 
 use crate::hash::mix64;
+use crate::metric::Metric;
 use serde::{Deserialize, Serialize};
 use std::num::NonZeroU32;
 
@@ -488,7 +490,8 @@ impl Simulator {
     ///
     /// ```
     /// use freshgp::data::text;
-    /// use freshgp::sim::{Baseline, Metric, Period, Policy, SimConfig, Simulator};
+    /// use freshgp::sim::{Baseline, Period, Policy, SimConfig, Simulator};
+    /// use freshgp::metric::Metric;
     ///
     /// let lines = "0110\ta\t\tweight=1\n1111\tb\t\tweight=2.5\n0001\tc\t\tweight=0.5\n";
     /// let data = text::read(lines.as_bytes(), "<example>")?;

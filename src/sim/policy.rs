@@ -58,13 +58,13 @@
 
 use super::bandit::{BanditError, Exp3};
 use super::history::Histories;
-use super::metrics::Metric;
 use super::predictor::Predictor;
 use super::rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
 use super::stats::{HostRates, PageStats, StatsKey, Track, NO_GROUP, NO_HOST};
 use super::GroupingError;
 use crate::eval::{Columns, Program, Scratch, Split};
 use crate::formula::{Closure, Formula, Grammar, ParseError, Terminal};
+use crate::metric::Metric;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;

@@ -5,8 +5,9 @@ use crate::formula_cmd::parse;
 use anyhow::{bail, Context, Result};
 use freshgp::data::{self, Dataset, LoadOptions, UnknownPolicy};
 use freshgp::formula::Grammar;
+use freshgp::metric::Metric;
 use freshgp::sim::{
-    Baseline, Decision, Metric, Policy, PolicyError, SimConfig, TieBreak, DEFAULT_RESOURCES,
+    Baseline, Decision, Policy, PolicyError, SimConfig, TieBreak, DEFAULT_RESOURCES,
 };
 use std::path::{Path, PathBuf};
 

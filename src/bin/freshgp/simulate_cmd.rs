@@ -4,7 +4,8 @@ use crate::common::{DataArgs, EvalArgs, MetricArgs, PolicyArgs, SimArgs};
 use anyhow::{bail, Result};
 use clap::ValueEnum;
 use freshgp::data::split::Split;
-use freshgp::sim::{arm_shares, Exp3, Metric, Outcome, Period, Simulator};
+use freshgp::metric::Metric;
+use freshgp::sim::{arm_shares, Exp3, Outcome, Period, Simulator};
 use serde_json::json;
 use std::io::Write;
 
