@@ -10,12 +10,14 @@
 //! 1. [`formula`]: the formula language: a postfix arena, parser, printer, simplifier.
 //! 2. [`eval`]: compiles a formula into a program that scores many pages at once.
 //! 3. [`data`]: change-history datasets: loading, unknown cycles, folds, synthesis.
-//! 4. [`sim`]: the daily top-k crawl simulation, its terminals and metrics, and the policy
+//! 4. [`model`]: learned change models as files and scores (SPEC §12), below the policies
+//!    that score pages with them.
+//! 5. [`sim`]: the daily top-k crawl simulation, its terminals and metrics, and the policy
 //!    layer ([`sim::Policy`]: formulas, baselines, adaptive intervals) that everything runs.
-//! 5. [`gp`]: the genetic programming engine, generic over a fitness trait.
-//! 6. [`experiment`]: the temporal cross-validation protocol around simulation and GP, and
+//! 6. [`gp`]: the genetic programming engine, generic over a fitness trait.
+//! 7. [`experiment`]: the temporal cross-validation protocol around simulation and GP, and
 //!    whole studies from one experiment file.
-//! 7. [`report`]: tables and plots of a study, from its output directory.
+//! 8. [`report`]: tables and plots of a study, from its output directory.
 //!
 //! [`stats`] holds the small statistics reports use; [`metric`] names the per-cycle metrics
 //! (ChangeRate, NDCG, Freshness and their weighted forms) that simulations measure, fitness
@@ -26,7 +28,7 @@
 //! cycle exactly as the simulation would (beside [`experiment`]: it uses `formula`, `eval`, `sim`).
 //!
 //! [`predict`] learns change models from the observed history and page metadata and
-//! judges them by AUC (SPEC §12; beside [`gp`]: it uses `data`, `sim` and `stats`).
+//! judges them by AUC (SPEC §12; beside [`gp`]: it uses `data`, `model`, `sim` and `stats`).
 //!
 //! See `ARCHITECTURE.md` for the code map and the invariants each layer keeps.
 
@@ -39,6 +41,7 @@ pub mod formula;
 pub mod gp;
 mod hash;
 pub mod metric;
+pub mod model;
 pub mod predict;
 pub mod report;
 pub mod schedule;

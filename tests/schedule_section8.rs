@@ -230,7 +230,7 @@ fn frequency_terminals_grouped_by_an_attribute_schedule_as_they_simulate() {
     assert_ne!(visits(&d, &rule, &SimConfig::paper()), by_host);
     // A learned model over the kind's group rate schedules as it simulates, grouped by
     // the kind; grouped by host, the simulation and the scheduler refuse it.
-    use freshgp::predict::{Feature, FeatureSet, Model};
+    use freshgp::model::{Feature, FeatureSet, Model};
     let path = dir.path().join("kind.json");
     let model = Model::Logistic {
         features: FeatureSet::new(vec![

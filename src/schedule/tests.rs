@@ -714,7 +714,7 @@ fn a_bandits_pending_batch_survives_removal_and_refuses_the_impossible() {
 /// and the model itself) ranks as an uninterrupted one, even with the model file gone.
 #[test]
 fn learned_model_batches_are_the_simulations_visits_across_restarts() {
-    use crate::predict::{Feature, FeatureSet, Model};
+    use crate::model::{Feature, FeatureSet, Model};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.json");
     let model = Model::Logistic {

@@ -4,7 +4,7 @@
 use super::*;
 use crate::data::text;
 use crate::formula::Grammar;
-use crate::predict::{Feature, FeatureSet, Model};
+use crate::model::{Feature, FeatureSet, Model};
 use std::path::{Path, PathBuf};
 
 /// A logistic model over `features` written to `dir`; its weights are chosen so that

@@ -30,7 +30,7 @@
 use super::stats::{HostRates, PageStats, MAX_WINDOW};
 use super::{GroupingError, Track};
 use crate::formula::Terminal;
-use crate::predict::{Feature, Model};
+use crate::model::{Feature, Model};
 use std::fmt;
 use std::sync::Arc;
 
