@@ -30,7 +30,8 @@ use freshgp::data::synth::{generate, SynthParams};
 use freshgp::data::Dataset;
 use freshgp::formula::{Closure, Formula};
 use freshgp::metric::Metric;
-use freshgp::sim::{Baseline, Period, Policy, Prepared, SimConfig, Simulator};
+use freshgp::policy::{Baseline, Policy};
+use freshgp::sim::{Period, Prepared, SimConfig, Simulator};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 

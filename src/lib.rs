@@ -12,12 +12,14 @@
 //! 3. [`data`]: change-history datasets: loading, unknown cycles, folds, synthesis.
 //! 4. [`model`]: learned change models as files and scores (SPEC §12), below the policies
 //!    that score pages with them.
-//! 5. [`sim`]: the daily top-k crawl simulation, its terminals and metrics, and the policy
-//!    layer ([`sim::Policy`]: formulas, baselines, adaptive intervals) that everything runs.
-//! 6. [`gp`]: the genetic programming engine, generic over a fitness trait.
-//! 7. [`experiment`]: the temporal cross-validation protocol around simulation and GP, and
+//! 5. [`policy`]: the policy layer ([`policy::Policy`]: formulas, baselines, the
+//!    literature's rate policies, adaptive intervals, learned models, bandits), its page
+//!    statistics and terminals: what every simulation, scheduler and experiment runs.
+//! 6. [`sim`]: the daily top-k crawl simulation and its metrics.
+//! 7. [`gp`]: the genetic programming engine, generic over a fitness trait.
+//! 8. [`experiment`]: the temporal cross-validation protocol around simulation and GP, and
 //!    whole studies from one experiment file.
-//! 8. [`report`]: tables and plots of a study, from its output directory.
+//! 9. [`report`]: tables and plots of a study, from its output directory.
 //!
 //! [`stats`] holds the small statistics reports use; [`metric`] names the per-cycle metrics
 //! (ChangeRate, NDCG, Freshness and their weighted forms) that simulations measure, fitness
@@ -25,10 +27,12 @@
 //!
 //! Beside them, [`export`] turns a formula into a self-contained Python, C, Java, Rust or SQL
 //! function (it uses only [`formula`]), and [`schedule`] ranks a live crawler's pages for each
-//! cycle exactly as the simulation would (beside [`experiment`]: it uses `formula`, `eval`, `sim`).
+//! cycle exactly as the simulation would (beside [`experiment`]: it uses `formula`, `eval`,
+//! `policy`, `sim`).
 //!
 //! [`predict`] learns change models from the observed history and page metadata and
-//! judges them by AUC (SPEC §12; beside [`gp`]: it uses `data`, `model`, `sim` and `stats`).
+//! judges them by AUC (SPEC §12; beside [`gp`]: it uses `data`, `model`, `policy`, `sim` and
+//! `stats`).
 //!
 //! See `ARCHITECTURE.md` for the code map and the invariants each layer keeps.
 
@@ -42,6 +46,7 @@ pub mod gp;
 mod hash;
 pub mod metric;
 pub mod model;
+pub mod policy;
 pub mod predict;
 pub mod report;
 pub mod schedule;

@@ -11,8 +11,9 @@ use assert_cmd::Command;
 use freshgp::data::{self, Dataset, LoadOptions};
 use freshgp::formula::{Closure, Formula, Grammar};
 use freshgp::metric::Metric;
+use freshgp::policy::{Adaptive, Baseline, Policy};
 use freshgp::schedule::Scheduler;
-use freshgp::sim::{Adaptive, Baseline, Decision, Period, Policy, SimConfig, Simulator};
+use freshgp::sim::{Decision, Period, SimConfig, Simulator};
 use std::path::{Path, PathBuf};
 
 const REAL: &str = concat!(

@@ -15,7 +15,8 @@ use crate::gp::{
     self, evaluate_all, Candidate, ConfigError, GenerationReport, GpConfig, RawGpConfig, Strategy,
 };
 use crate::metric::{CycleMetrics, Metric};
-use crate::sim::{Outcome, Period, Policy, Predictor, SimConfig, Simulator};
+use crate::policy::{Policy, Predictor};
+use crate::sim::{Outcome, Period, SimConfig, Simulator};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -252,7 +253,7 @@ pub(crate) fn policy_of(formula: &Formula, closure: Closure, model: Option<&Pred
 /// The published baselines that `grammar` can express, as formulas (from
 /// `grammars/baselines.ron`; Rand, a constant, is left out), to seed a search with.
 pub(crate) fn baseline_seeds(grammar: &Grammar) -> Vec<Formula> {
-    crate::sim::Baseline::ALL
+    crate::policy::Baseline::ALL
         .iter()
         .filter(|b| !b.is_random())
         .map(|b| b.formula())

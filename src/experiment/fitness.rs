@@ -4,7 +4,7 @@
 use crate::formula::{Closure, Formula};
 use crate::gp::{Evaluation, Fitness};
 use crate::metric::Metric;
-use crate::sim::Predictor;
+use crate::policy::Predictor;
 use crate::sim::{Period, Prepared, SimConfig, SimError, Simulator};
 
 /// Fitness of a formula: the mean of `metric` over the scored cycles of `period`.

@@ -100,5 +100,5 @@ pub enum ExperimentError {
     /// An evolved formula cannot join a configuration's bandit.
     /// The evolved formula cannot join a bandit.
     #[error("cannot add the evolved formula to a bandit")]
-    Bandit(#[from] crate::sim::BanditError),
+    Bandit(#[from] crate::policy::BanditError),
 }

@@ -37,7 +37,8 @@ use crate::data::{self, DataError, Dataset, LoadOptions, UnknownPolicy};
 use crate::formula::{Grammar, GrammarError};
 use crate::gp::{RawGpConfig, Strategy};
 use crate::metric::Metric;
-use crate::sim::{Baseline, Decision, Policy, Predictor, SimConfig, TieBreak};
+use crate::policy::{Baseline, Policy, Predictor};
+use crate::sim::{Decision, SimConfig, TieBreak};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -489,7 +490,7 @@ impl Study {
         })?;
         let base = base_dir(path);
         // A bandit's `file("..")` arms are relative to the study file, as datasets are.
-        let study = crate::sim::with_policy_files_in(&base, || {
+        let study = crate::policy::with_policy_files_in(&base, || {
             Study::from_ron(&text, &path.display().to_string())
         })?;
         for (i, c) in study.configurations.iter().enumerate() {

@@ -23,7 +23,8 @@
 //! use freshgp::data::Dataset;
 //! use freshgp::experiment::sweep::{evaluate, run_seeds};
 //! use freshgp::metric::Metric;
-//! use freshgp::sim::{Period, Policy, SimConfig};
+//! use freshgp::sim::{Period, SimConfig};
+//! use freshgp::policy::Policy;
 //!
 //! let data = Dataset::from_bit_strings(&["0101010101", "0011001100", "1111111111", "0000000000"])?;
 //! let periods = [Period::whole(&data)?];
@@ -37,7 +38,8 @@
 
 use super::{ExperimentError, Set};
 use crate::metric::{CycleMetrics, Metric};
-use crate::sim::{Outcome, Period, Policy, SimConfig, Simulator};
+use crate::policy::Policy;
+use crate::sim::{Outcome, Period, SimConfig, Simulator};
 use crate::stats::{median_interval, wilcoxon, MedianInterval};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -268,8 +268,8 @@ mod tests {
             let learned = crate::model::Feature::SinceChange;
             let m = ModelScorer::learn(&d, &Learned::Single(learned), &[1], pages, 1).unwrap();
             assert!(matches!(m.models().next(), Some(Model::Single { sign, .. }) if *sign < 0.0));
-            let tc =
-                crate::sim::Policy::parse("0 - tc", &crate::formula::Grammar::extended()).unwrap();
+            let tc = crate::policy::Policy::parse("0 - tc", &crate::formula::Grammar::extended())
+                .unwrap();
             for gamma in [0.3, 1.0, 4.0] {
                 assert_eq!(
                     sim.run(Crawler::Scored(&m), gamma).unwrap(),

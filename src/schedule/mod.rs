@@ -21,7 +21,7 @@
 //! ```
 //! use freshgp::formula::{Closure, Formula};
 //! use freshgp::schedule::Scheduler;
-//! use freshgp::sim::Policy;
+//! use freshgp::policy::Policy;
 //!
 //! let formula: Formula = "X / n * t".parse()?;
 //! let mut s: Scheduler = Scheduler::new(Policy::formula(&formula, Closure::Paper));
@@ -100,9 +100,11 @@ pub mod sql;
 pub mod state;
 
 use crate::metric::Metric;
+use crate::policy::{Histories, HostRates, Track};
+use crate::policy::{PageState, PageStats, Policy, ScoreBuffers};
+use crate::sim::Decision;
 use crate::sim::{inclusion_scale, sample_u, settle, weight_of, Systematic};
-use crate::sim::{score_key, tie_key, tie_salt, PageState, PageStats, Policy, ScoreBuffers};
-use crate::sim::{Decision, Histories, HostRates, Track};
+use crate::sim::{score_key, tie_key, tie_salt};
 use bandit::LiveBandit;
 use groups::Groups;
 use rustc_hash::FxHashMap as HashMap;
@@ -193,7 +195,7 @@ pub enum ScheduleError {
     /// A learned model reads the group rate of an attribute the pages are not grouped by
     /// (`schedule --group KEY` groups them).
     #[error(transparent)]
-    Grouping(#[from] crate::sim::GroupingError),
+    Grouping(#[from] crate::policy::GroupingError),
 }
 
 /// A score as JSON: the number when finite, else `"inf"` or `"-inf"` (JSON has no
@@ -891,9 +893,13 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             .iter()
             .zip(&w.live_pages)
             .map(|(&g, page)| (page, self.groups.count[g as usize]));
-        let context = policy
-            .context(cycle, k, &self.host_rates, population, &mut w.buffers)
-            .for_decision(decision);
+        let context = decision.scoring(policy.context(
+            cycle,
+            k,
+            &self.host_rates,
+            population,
+            &mut w.buffers,
+        ));
         policy.score_into(&w.live_pages, &context, &mut w.live_scores, &mut w.buffers);
         w.group_key.resize(self.groups.slots(), 0);
         w.group_score.resize(self.groups.slots(), 0.0);

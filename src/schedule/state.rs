@@ -58,7 +58,7 @@
 //!
 //! ```
 //! use freshgp::schedule::Scheduler;
-//! use freshgp::sim::{Baseline, Policy};
+//! use freshgp::policy::{Baseline, Policy};
 //!
 //! let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Nad));
 //! s.add("a".to_string())?;
@@ -74,7 +74,7 @@ use super::attributes::{Attributes, Column};
 use super::bandit::LiveBandit;
 use super::saved::{intern_sets, window30, Expected, SavedExtra, SavedSets, SavedStats, SetWriter};
 use super::{Scheduler, NONE};
-use crate::sim::{PageState, PageStats, Policy, SetId, Track};
+use crate::policy::{PageState, PageStats, Policy, SetId, Track};
 use bincode::Options;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -676,7 +676,7 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
         // The group is set once every page is loaded (`Scheduler::regroup`).
         Ok(saved.over(
             self.policy
-                .fresh_page_of(weight, host, crate::sim::NO_GROUP)
+                .fresh_page_of(weight, host, crate::policy::NO_GROUP)
                 .stats,
         ))
     }
@@ -708,7 +708,7 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
 mod tests {
     use super::*;
     use crate::formula::Grammar;
-    use crate::sim::{Adaptive, Baseline, Histories};
+    use crate::policy::{Adaptive, Baseline, Histories};
 
     fn sample() -> Scheduler {
         let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Gad)).with_seed(9);

@@ -3,10 +3,8 @@
 use super::*;
 use crate::data::Dataset;
 use crate::formula::{Closure, Formula, Grammar};
-use crate::sim::{
-    Adaptive, Baseline, Decision, Period, RatePolicy, ScoreBuffers, ScoreContext, SimConfig,
-    Simulator, NO_HOST,
-};
+use crate::policy::{Adaptive, Baseline, RatePolicy, ScoreBuffers, ScoreContext, NO_HOST};
+use crate::sim::{Decision, Period, SimConfig, Simulator};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 

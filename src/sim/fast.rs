@@ -37,12 +37,14 @@
 use super::bandit::Chooser;
 use super::flat::{sort_chunk, Flat};
 use super::metrics::{fresh_weight, Discounts, Outcome, Tally, WeightedTally};
-use super::policy::{PageState, StateKey};
 use super::sample::{inclusion_scale, sample_u, settle, weight_of, Systematic};
 use super::SimConfig;
-use super::{score_key, tie_key, tie_salt, Baseline, Decision, Period, Policy, ScoreBuffers};
-use super::{Histories, HostRates, PageStats, TieOrder, Track, NO_HOST};
+use super::TieOrder;
+use super::{score_key, tie_key, tie_salt, Decision, Period};
 use crate::metric::CycleMetrics;
+use crate::policy::{Baseline, Policy, ScoreBuffers};
+use crate::policy::{Histories, HostRates, PageStats, Track, NO_HOST};
+use crate::policy::{PageState, StateKey};
 use rustc_hash::FxHashMap as HashMap;
 use std::ops::Range;
 
@@ -766,9 +768,13 @@ impl Fast {
             .iter()
             .map(|&g| &groups[g as usize])
             .map(|group| (&group.page, group.members.len() as u32));
-        let context = policy
-            .context(cycle, k, &self.host_rates, population, &mut self.buffers)
-            .for_decision(decision);
+        let context = decision.scoring(policy.context(
+            cycle,
+            k,
+            &self.host_rates,
+            population,
+            &mut self.buffers,
+        ));
         policy.score_into(
             &self.group_pages,
             &context,

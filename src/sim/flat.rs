@@ -30,8 +30,10 @@ use super::bandit::Chooser;
 use super::fast::{cycle_tally, stale_ideal, tallies_weights, Chosen, Ranked};
 use super::metrics::{Discounts, Outcome};
 use super::shared::Shared;
-use super::{score_key, tie_key, tie_salt, Decision, Histories, HostRates, Period, Policy};
-use super::{PageState, ScoreBuffers, SimConfig, Track, NO_HOST};
+use super::SimConfig;
+use super::{score_key, tie_key, tie_salt, Decision, Period};
+use crate::policy::{Histories, HostRates, Policy};
+use crate::policy::{PageState, ScoreBuffers, Track, NO_HOST};
 
 /// The per-page simulator's state and buffers, reused from one run to the next.
 #[derive(Debug, Default, Clone)]
@@ -222,9 +224,13 @@ impl Flat {
         } else {
             self.scores.resize(self.pages.len(), 0.0);
             let population = self.pages.iter().map(|page| (page, 1));
-            let context = policy
-                .context(cycle, k, &self.host_rates, population, &mut self.buffers)
-                .for_decision(decision);
+            let context = decision.scoring(policy.context(
+                cycle,
+                k,
+                &self.host_rates,
+                population,
+                &mut self.buffers,
+            ));
             policy.score_into(&self.pages, &context, &mut self.scores, &mut self.buffers);
         }
     }

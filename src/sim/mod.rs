@@ -8,7 +8,8 @@
 //! ```
 //! use freshgp::data::Dataset;
 //! use freshgp::formula::{Closure, Formula};
-//! use freshgp::sim::{Baseline, Period, Policy, SimConfig, Simulator};
+//! use freshgp::policy::{Baseline, Policy};
+//! use freshgp::sim::{Period, SimConfig, Simulator};
 //! use freshgp::metric::Metric;
 //!
 //! let data = Dataset::from_bit_strings(&["0101010101", "0000000001", "1111111111", "0000000000"])?;
@@ -33,38 +34,23 @@
 mod bandit;
 mod fast;
 mod flat;
-mod history;
 mod metrics;
 mod naive;
 mod period;
-mod policy;
-mod predictor;
-mod rates;
 pub mod requests;
 mod sample;
 mod shared;
-mod stats;
 mod stdsort;
 
-pub use bandit::{
-    arm_shares, ArmChoice, BanditError, Exp3, Exp3State, DEFAULT_GAMMA, PRESETS as BANDIT_PRESETS,
-};
-pub use history::{Histories, SetId};
+pub use bandit::{arm_shares, ArmChoice};
 pub use metrics::Outcome;
 pub use period::{Period, PeriodError};
-pub(crate) use policy::{with_policy_files_in, StateKey};
-pub use policy::{
-    Adaptive, AdaptiveError, Baseline, Features, FormulaPolicy, PageState, Policy, PolicyError,
-    RawAdaptive, ScoreBuffers, ScoreContext,
-};
-pub use predictor::{Predictor, MAX_INPUTS};
-pub use rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
 pub use sample::{inclusion_probabilities, Decision};
 pub(crate) use sample::{inclusion_scale, sample_u, settle, weight_of, Systematic};
-pub use stats::{HostRates, PageStats, Track, MAX_WINDOW, NO_GROUP, NO_HOST};
 
 use crate::hash::mix64;
 use crate::metric::Metric;
+use crate::policy::Policy;
 use serde::{Deserialize, Serialize};
 use std::num::NonZeroU32;
 
@@ -106,7 +92,7 @@ pub enum SimError {
     SampleWithReferenceTies,
     /// A model reads the group rate of an attribute the data is not grouped by.
     #[error(transparent)]
-    Grouping(#[from] GroupingError),
+    Grouping(#[from] crate::policy::GroupingError),
     /// k would be 0.
     #[error("{pages} pages × resources {resources} is less than one visit per cycle")]
     NoVisits {
@@ -115,19 +101,6 @@ pub enum SimError {
         /// Resources fraction.
         resources: f64,
     },
-}
-
-/// A learned model reads `group:KEY` but the run is grouped by another attribute (or by
-/// host): the simulation keeps the group totals of the data's grouping only.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("model {model} reads group:{key}, but the data is grouped by {}: run with --group {key} (a study's `group: \"{key}\"`)", grouping.as_deref().unwrap_or("host"))]
-pub struct GroupingError {
-    /// The model file, as written.
-    pub model: String,
-    /// The attribute it reads the group rate of.
-    pub key: String,
-    /// The data's grouping (`None`: host).
-    pub grouping: Option<String>,
 }
 
 /// The paper's share of pages visited per scored cycle (SPEC §3): the default everywhere.
@@ -425,7 +398,8 @@ impl TieOrder {
 ///
 /// ```
 /// use freshgp::data::Dataset;
-/// use freshgp::sim::{Baseline, Period, Prepared, Policy, SimConfig, Simulator};
+/// use freshgp::policy::{Baseline, Policy};
+/// use freshgp::sim::{Period, Prepared, SimConfig, Simulator};
 ///
 /// let data = Dataset::from_bit_strings(&["0101010101", "0000000001", "1111111111", "0000000000"])?;
 /// let period = Period::whole(&data)?;
@@ -490,7 +464,8 @@ impl Simulator {
     ///
     /// ```
     /// use freshgp::data::text;
-    /// use freshgp::sim::{Baseline, Period, Policy, SimConfig, Simulator};
+    /// use freshgp::policy::{Baseline, Policy};
+    /// use freshgp::sim::{Period, SimConfig, Simulator};
     /// use freshgp::metric::Metric;
     ///
     /// let lines = "0110\ta\t\tweight=1\n1111\tb\t\tweight=2.5\n0001\tc\t\tweight=0.5\n";

@@ -20,7 +20,8 @@
 //! ```
 //! use freshgp::data::Dataset;
 //! use freshgp::sim::requests::{Crawler, RequestConfig, RequestSim, Requests};
-//! use freshgp::sim::{Period, Policy};
+//! use freshgp::sim::Period;
+//! use freshgp::policy::Policy;
 //!
 //! let d = Dataset::from_bit_strings(&["0101010101", "0000000001", "0011001100"]).unwrap();
 //! let period = Period::whole(&d).unwrap();
@@ -44,12 +45,11 @@
 //! **Invariant:** every method and every γ replays the same [`Requests`]: arrivals, order
 //! and draws; so differences between runs come from the decisions alone.
 
-use super::{
-    score_key, Histories, HostRates, PageState, Period, Policy, ScoreBuffers, SimConfig, SimError,
-};
+use super::{score_key, Period, SimConfig, SimError};
 use crate::data::split::Split;
 use crate::data::Dataset;
 use crate::hash::mix64;
+use crate::policy::{Histories, HostRates, PageState, Policy, ScoreBuffers};
 use crate::stats::{mean_ci, MeanCi};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};

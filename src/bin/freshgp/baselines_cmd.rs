@@ -7,7 +7,7 @@ use crate::progress::Bar;
 use anyhow::Result;
 use freshgp::experiment::baselines;
 use freshgp::metric::Metric;
-use freshgp::sim::Policy;
+use freshgp::policy::Policy;
 use serde_json::json;
 use std::io::Write as _;
 

@@ -6,9 +6,8 @@ use anyhow::{bail, Context, Result};
 use freshgp::data::{self, Dataset, LoadOptions, UnknownPolicy};
 use freshgp::formula::Grammar;
 use freshgp::metric::Metric;
-use freshgp::sim::{
-    Baseline, Decision, Policy, PolicyError, SimConfig, TieBreak, DEFAULT_RESOURCES,
-};
+use freshgp::policy::{Baseline, Policy, PolicyError};
+use freshgp::sim::{Decision, SimConfig, TieBreak, DEFAULT_RESOURCES};
 use std::path::{Path, PathBuf};
 
 /// Where the history comes from and how its unknown cycles are treated.

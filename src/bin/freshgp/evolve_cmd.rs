@@ -6,7 +6,7 @@ use freshgp::experiment::evolve::{self, EvolveSettings, GpOverrides, Progress, R
 use freshgp::formula::Grammar;
 use freshgp::gp::{RawGpConfig, Strategy};
 use freshgp::metric::Metric;
-use freshgp::sim::Policy;
+use freshgp::policy::Policy;
 use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
