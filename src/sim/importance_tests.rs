@@ -5,7 +5,7 @@ use super::metrics::discount;
 use super::*;
 use crate::data::{text, Dataset};
 use crate::formula::Grammar;
-use crate::metric::CycleMetrics;
+use crate::metric::{CycleMetrics, Metric};
 use crate::policy::*;
 
 /// A dataset from `(bits, host, weight)` rows (`""`: no host; `None`: no weight attribute).

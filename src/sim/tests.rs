@@ -4,6 +4,7 @@ use super::metrics::discount;
 use super::*;
 use crate::data::Dataset;
 use crate::formula::{Closure, Formula};
+use crate::metric::Metric;
 use crate::policy::*;
 use crate::policy::{Adaptive, RatePolicy, RawAdaptive};
 
