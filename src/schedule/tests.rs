@@ -3,10 +3,13 @@
 use super::*;
 use crate::data::Dataset;
 use crate::formula::{Closure, Formula, Grammar};
-use crate::policy::{Adaptive, Baseline, RatePolicy, ScoreBuffers, ScoreContext, NO_HOST};
-use crate::sim::{Decision, Period, SimConfig, Simulator};
+use crate::metric::Metric;
+use crate::policy::{Adaptive, Baseline, PageStats, Policy, RatePolicy};
+use crate::policy::{ScoreBuffers, ScoreContext, NO_HOST};
+use crate::sim::{score_key, tie_key, tie_salt, Decision, Period, SimConfig, Simulator};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
+use rustc_hash::FxHashMap as HashMap;
 
 const FORMULA: &str = "(t * X + CG) / (n + 1) - exp(-NAD * t)";
 
