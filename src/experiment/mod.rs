@@ -27,6 +27,7 @@ pub mod evolve;
 pub mod fitness;
 pub mod store;
 pub mod study;
+mod study_file;
 pub mod sweep;
 pub mod units;
 
