@@ -19,7 +19,7 @@
 //! (what the simulation computes without page weights; the simulation of that time ignored
 //! weights).
 //!
-//! **Invariant:** this layer composes `data`, `sim` and `gp`; it never prints (progress
+//! **Invariant:** this layer composes `data`, `policy`, `sim` and `gp`; it never prints (progress
 //! goes to a callback) and never reads flags.
 
 pub mod baselines;

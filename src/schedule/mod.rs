@@ -87,8 +87,8 @@
 //! O(P + G + k log k) for P pages and G distinct statistics. With a host cap, if
 //! the first `k` ranks do not fill the batch the prefix considered doubles until it does.
 //!
-//! **Invariant:** this layer uses `formula`, `eval` and `sim` (the terminals, scores and
-//! ranking keys are the simulation's own); nothing below it uses it.
+//! **Invariant:** this layer uses `formula`, `eval`, `policy` and `sim` (the terminals,
+//! scores and ranking keys are the simulation's own); nothing below it uses it.
 //!
 //! The parts: `scheduler.rs` ([`Scheduler`], [`Pick`]), `pages.rs` (the page set and
 //! observations), `batch.rs` (batches), `attributes.rs`, `groups.rs`, `bandit.rs`,
