@@ -15,8 +15,8 @@
 //!    it [`export`] turns a formula into a self-contained Python, C, Java, Rust or SQL
 //!    function.
 //! 4. [`data`]: change-history datasets: loading, unknown cycles, folds, synthesis.
-//! 5. [`model`]: learned change models as files and scores (SPEC §12), below the policies
-//!    that score pages with them.
+//! 5. [`model`]: learned change models as files and scores, below the policies that score
+//!    pages with them.
 //! 6. [`policy`]: the policy layer ([`policy::Policy`]: formulas, baselines, the
 //!    literature's rate policies, adaptive intervals, learned models, bandits), its page
 //!    statistics and terminals: what every simulation, scheduler and experiment runs.

@@ -1,7 +1,7 @@
 //! The per-cycle metrics by name ([`Metric`]) and one scored cycle's values of them
 //! ([`CycleMetrics`]): what a simulation measures, a GP fitness maximizes, a bandit is
-//! rewarded by and a report tabulates (SPEC §3, §8). How a simulator computes them is
-//! `sim/metrics.rs`.
+//! rewarded by and a report tabulates (`docs/src/reference/metrics.md`). How a simulator
+//! computes them is `sim/metrics.rs`.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,7 +1,8 @@
-//! The features a model reads (SPEC §12, the seed's Table 1): [`Feature`], by name
-//! (`freqW`, `since_change`, `group:KEY`, `cat:KEY`), and [`FeatureSet`], the ordered list
-//! a model file carries and scores its inputs in. How each is computed from observations is
-//! `predict::features`; from a crawl's own statistics, `policy::predictor`.
+//! The features a model reads (the seed's Table 1, `docs/src/reference/models.md`):
+//! [`Feature`], by name (`freqW`, `since_change`, `group:KEY`, `cat:KEY`), and
+//! [`FeatureSet`], the ordered list a model file carries and scores its inputs in. How each
+//! is computed from observations is `predict::features`; from a crawl's own statistics,
+//! `policy::predictor`.
 
 use super::ModelError;
 use crate::data::Dataset;

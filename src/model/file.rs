@@ -1,9 +1,10 @@
-//! A learned change model (SPEC §12) and its file: [`Model`] — a single frequency feature
-//! (the seed's baselines), a logistic regression over several (the seed's "frequency
-//! (combined)") or the seed's network ([`Network`]) — scores examples whose values follow
-//! its [`FeatureSet`], and is saved as a versioned JSON file that carries its feature list.
-//! Training is `predict`'s (`predict::logistic`, `predict::network`); this is what reading
-//! a model file and scoring with it need, below the policies that score pages with it.
+//! A learned change model (`docs/src/reference/models.md`) and its file: [`Model`] — a
+//! single frequency feature (the seed's baselines), a logistic regression over several (the
+//! seed's "frequency (combined)") or the seed's network ([`Network`]) — scores examples
+//! whose values follow its [`FeatureSet`], and is saved as a versioned JSON file that
+//! carries its feature list. Training is `predict`'s (`predict::logistic`,
+//! `predict::network`); this is what reading a model file and scoring with it need, below
+//! the policies that score pages with it.
 //!
 //! Model files are version 2 since the network came; version 1 files (single features and
 //! logistic regressions) read as before.

@@ -1,5 +1,5 @@
-//! Learned change models as files and scores (SPEC §12): what reading a model file and
-//! scoring with it need, below the policies that score pages with a model
+//! Learned change models as files and scores (`docs/src/reference/models.md`): what reading
+//! a model file and scoring with it need, below the policies that score pages with a model
 //! (`policy::Predictor`) and below `predict`, which trains and evaluates them.
 //!
 //! - [`Feature`] and [`FeatureSet`] (`feature.rs`): the features a model reads, by name;

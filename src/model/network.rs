@@ -1,4 +1,4 @@
-//! The seed's network (SPEC §12, issue 21) as a model file holds and scores it: a
+//! The seed's network (issue 21) as a model file holds and scores it: a
 //! feed-forward classifier over the frequency features and embeddings of the categorical
 //! ones. Training it is `predict::network`'s.
 //!

@@ -1,5 +1,5 @@
-//! The adaptive revisit intervals of open-source crawlers (SPEC §9): [`Adaptive`] and its
-//! presets `nutch` and `stormcrawler`.
+//! The adaptive revisit intervals of open-source crawlers ([`Adaptive`],
+//! `docs/src/reference/policies.md`) and its presets `nutch` and `stormcrawler`.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -1,5 +1,6 @@
-//! The published baseline scoring functions (SPEC §4): `Rand`, `Age`, `NAD`, `SAD`, `AAD`,
-//! `GAD`, `CG`, each also a formula of `grammars/baselines.ron`.
+//! The published baseline scoring functions (`docs/src/reference/policies.md#baselines`):
+//! `Rand`, `Age`, `NAD`, `SAD`, `AAD`, `GAD`, `CG`, each also a formula of
+//! `grammars/baselines.ron`.
 
 use super::Features;
 use crate::formula::{Formula, Grammar, Terminal};

@@ -67,7 +67,7 @@
 //!   [`HostRates`], [`Track`]);
 //! - `features.rs`: the set of terminals a policy reads ([`Features`]);
 //! - `rates.rs`: the rate policies' mathematics ([`RatePolicy`], [`crawl_value`]);
-//! - `baseline.rs`, `adaptive.rs`: the SPEC §4 baselines and the adaptive intervals;
+//! - `baseline.rs`, `adaptive.rs`: the published baselines and the adaptive intervals;
 //! - `predictor.rs`: a learned model bound to a page's statistics ([`Predictor`]);
 //! - `bandit.rs`: EXP3 over arms of any kind ([`Exp3`], [`Exp3State`]);
 //! - `kind.rs`: [`Policy`] itself, its kinds, what each reads and keeps ([`PolicyError`]);

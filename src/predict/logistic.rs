@@ -1,5 +1,5 @@
-//! Training a logistic regression over several frequency features (SPEC §12, the seed's
-//! "frequency (combined)"), and scoring examples with any [`Model`] (a single feature,
+//! Training a logistic regression over several frequency features (the seed's "frequency
+//! (combined)"), and scoring examples with any [`Model`] (a single feature,
 //! this regression, the network: the model file and its scores are `crate::model`'s).
 //!
 //! The logistic regression is fitted by [`linfa_logistic`] (L-BFGS on the log-loss with an

@@ -8,8 +8,8 @@
 //! - [`features`]: the frequency features (windows of 1, 7, 30 cycles, cycles since the
 //!   last change, group frequencies per attribute and host) and the labelled examples;
 //! - [`logistic`]: the logistic regression's training, and scoring examples with any
-//!   [`Model`](crate::model::Model) (single-feature baselines, the regression, the network: the model file and
-//!   its scores are [`crate::model`]'s, below the simulation);
+//!   [`Model`](crate::model::Model) (single-feature baselines, the regression, the
+//!   network: the model file and its scores are [`crate::model`]'s, below the simulation);
 //! - [`network`]: training the seed's network (embeddings of the categorical features,
 //!   three ReLU layers, Adagrad) with candle;
 //! - [`eval`]: the AUC table over the five rotations of SPEC §2, seen and unseen pages,

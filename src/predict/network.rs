@@ -1,4 +1,4 @@
-//! Training the seed's network (SPEC §12, issue 21; the [`Network`] itself, its file and
+//! Training the seed's network (issue 21; the [`Network`] itself, its file and
 //! its scores are `crate::model`'s): Adagrad on the binary cross-entropy with L1 and L2
 //! penalties, the epoch selected by validation AUC.
 //!

@@ -24,7 +24,7 @@
 //! **Determinism:** every output is a function of the stored units only (timings are left
 //! out), so a resumed or merged run yields byte-identical reports.
 //!
-//! The parts: `analysis.rs` (what a report holds), `budgets.rs` (SPEC §11's figures),
+//! The parts: `analysis.rs` (what a report holds), `budgets.rs` (budgets and savings),
 //! `analyse.rs` (the directory read into an [`Analysis`]), `summary.rs` and `plots.rs`
 //! (the Markdown and the SVG plots), `files.rs` ([`write()`] and the CSV files).
 

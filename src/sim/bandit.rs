@@ -1,8 +1,8 @@
-//! A bandit in a simulation run (SPEC §10): the [`Chooser`] both simulators drive a run
-//! through — it hands out the policy that scores each cycle (the policy itself, or the arm
-//! a bandit draws, [`draw_arm`]) and rewards the arm with the cycle's value of the
-//! bandit's metric ([`Exp3::update`](crate::policy::Exp3::update)) — and the
-//! [`ArmChoice`] each scored cycle records in the [`Outcome`](super::Outcome).
+//! A bandit in a simulation run (`docs/src/reference/bandit.md`): the [`Chooser`] both
+//! simulators drive a run through — it hands out the policy that scores each cycle (the
+//! policy itself, or the arm a bandit draws, [`draw_arm`]) and rewards the arm with the
+//! cycle's value of the bandit's metric ([`Exp3::update`](crate::policy::Exp3::update)) —
+//! and the [`ArmChoice`] each scored cycle records in the [`Outcome`](super::Outcome).
 
 use crate::metric::{CycleMetrics, Metric};
 use crate::policy::{draw_arm, Exp3State, Policy};

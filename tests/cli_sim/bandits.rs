@@ -1,4 +1,4 @@
-//! Bandits from the command line (SPEC §10).
+//! EXP3 bandits from the command line.
 
 use super::{fails_with, freshgp, json, SAMPLE};
 

@@ -1,6 +1,5 @@
 //! `freshgp baselines`, `simulate` and `evolve` as a user runs them; weighted metrics and
-//! host caps (SPEC §8) in `weighted.rs`, bandits (§10) in `bandits.rs`, budget sweeps (§11)
-//! in `sweeps.rs`.
+//! host caps in `weighted.rs`, bandits in `bandits.rs`, budget sweeps in `sweeps.rs`.
 
 use assert_cmd::Command;
 use serde_json::Value;

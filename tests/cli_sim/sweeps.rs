@@ -1,4 +1,4 @@
-//! Budget sweeps with runs and savings from the command line (SPEC §11).
+//! Budget sweeps with repeated runs and savings from the command line.
 
 use super::{fails_with, freshgp, json, SAMPLE};
 

@@ -1,4 +1,4 @@
-//! Weighted metrics and host caps from the command line (SPEC §8).
+//! Weighted metrics and host caps from the command line.
 
 use super::{fails_with, freshgp, json};
 use serde_json::Value;

@@ -1,6 +1,7 @@
 //! `freshgp experiment` and `freshgp report` on tiny studies, run as a user would:
-//! errors, atomic unit files, resume, shards and thread-count independence; the studies
-//! of SPEC §8 to §11 in `studies.rs`.
+//! errors, atomic unit files, resume, shards and thread-count independence; studies with
+//! weights, host caps, the literature's policies, bandits and budget sweeps in
+//! `studies.rs`.
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};

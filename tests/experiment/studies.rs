@@ -1,6 +1,6 @@
 //! Studies beyond the paper's protocol, run as a user would: a weighted fitness under a
-//! host cap (SPEC §8), the literature's policies as methods (§9), data checks, bandits
-//! (§10) and budget sweeps with savings (§11).
+//! host cap, the literature's policies as methods, data checks, bandits and budget sweeps
+//! with savings.
 
 use super::{assert_same_reports, freshgp, run, run_on_threads, unit_files};
 use super::{weighted_history, write_study, REPORTS, TINY};

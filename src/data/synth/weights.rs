@@ -1,6 +1,6 @@
-//! Page weights (the optional `weights` section, SPEC §8 page importance as click
-//! popularity): heavy-tailed per host, correlated with the page's change rate through its
-//! normal score, rounded to 4 significant digits.
+//! Page weights (the optional `weights` section: page importance as click popularity,
+//! `docs/src/reference/data.md#page-weights`): heavy-tailed per host, correlated with the
+//! page's change rate through its normal score, rounded to 4 significant digits.
 
 use super::params::WeightParams;
 use super::streams::rand_distr_lite::{lognormal, standard_normal};

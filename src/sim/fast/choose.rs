@@ -2,7 +2,7 @@
 //! class (a class: the groups of one score) until k pages are taken; each class is taken
 //! the cheapest way that gives the reference simulator's order (`take_uniform_class`,
 //! `take_whole_class`, `take_along_tie_order`, `take_by_selection`; under a host cap,
-//! `take_capped`). A sampled decision (SPEC §11) draws the pages instead (`sample`).
+//! `take_capped`). A sampled decision draws the pages instead (`sample`, with `sample.rs`).
 
 use super::super::rank::{score_key, tie_key, Ranked};
 use super::super::sample::{inclusion_scale, sample_u, settle, weight_of, Systematic};
