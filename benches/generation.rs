@@ -14,7 +14,8 @@ use freshgp::data::synth::{generate, SynthParams};
 use freshgp::experiment::fitness::CrawlFitness;
 use freshgp::formula::Grammar;
 use freshgp::gp::{evolve, RawGpConfig};
-use freshgp::sim::{Metric, Period, SimConfig};
+use freshgp::metric::Metric;
+use freshgp::sim::{Period, SimConfig};
 
 fn bench(c: &mut Criterion) {
     let mut params = SynthParams::preset("brdc12").unwrap();

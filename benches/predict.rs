@@ -9,8 +9,9 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use freshgp::data::split::Split;
 use freshgp::data::synth::{generate, SynthParams};
+use freshgp::model::{Feature, FeatureSet, Model};
 use freshgp::predict::Observations;
-use freshgp::predict::{network, Examples, Feature, FeatureSet, Model, NetworkOptions};
+use freshgp::predict::{network, Examples, NetworkOptions};
 
 fn bench_predict(c: &mut Criterion) {
     let mut group = c.benchmark_group("predict");

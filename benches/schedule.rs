@@ -19,8 +19,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use freshgp::formula::{Closure, Formula};
+use freshgp::policy::Policy;
 use freshgp::schedule::Scheduler;
-use freshgp::sim::Policy;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use std::time::Instant;

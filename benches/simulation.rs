@@ -29,7 +29,9 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use freshgp::data::synth::{generate, SynthParams};
 use freshgp::data::Dataset;
 use freshgp::formula::{Closure, Formula};
-use freshgp::sim::{Baseline, Metric, Period, Policy, Prepared, SimConfig, Simulator};
+use freshgp::metric::Metric;
+use freshgp::policy::{Baseline, Policy};
+use freshgp::sim::{Period, Prepared, SimConfig, Simulator};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 

@@ -17,8 +17,9 @@
 
 use freshgp::data::{self, Dataset, LoadOptions};
 use freshgp::formula::{Closure, Formula};
+use freshgp::policy::Policy;
 use freshgp::schedule::Scheduler;
-use freshgp::sim::{Period, Policy, SimConfig};
+use freshgp::sim::{Period, SimConfig};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use std::error::Error;

@@ -5,26 +5,29 @@
 //! and judges each one by simulating a daily top-k crawl over a real change history
 //! (Santos et al., *A genetic programming framework to schedule webpage updates*, 2015).
 //!
-//! The crate is layered, one way (each layer uses only the ones above it):
+//! The crate is layered, one way, bottom first (each layer uses only the layers before it):
 //!
-//! 1. [`formula`]: the formula language: a postfix arena, parser, printer, simplifier.
-//! 2. [`eval`]: compiles a formula into a program that scores many pages at once.
-//! 3. [`data`]: change-history datasets: loading, unknown cycles, folds, synthesis.
-//! 4. [`sim`]: the daily top-k crawl simulation, its terminals and metrics, and the policy
-//!    layer ([`sim::Policy`]: formulas, baselines, adaptive intervals) that everything runs.
-//! 5. [`gp`]: the genetic programming engine, generic over a fitness trait.
-//! 6. [`experiment`]: the temporal cross-validation protocol around simulation and GP, and
+//! 1. [`stats`], the small statistics reports use, and [`metric`], the per-cycle metrics
+//!    (ChangeRate, NDCG, Freshness and their weighted forms) that simulations measure,
+//!    fitness and bandits read and reports tabulate.
+//! 2. [`formula`]: the formula language: a postfix arena, parser, printer, simplifier.
+//! 3. [`eval`]: compiles a formula into a program that scores many pages at once; beside
+//!    it [`export`] turns a formula into a self-contained Python, C, Java, Rust or SQL
+//!    function.
+//! 4. [`data`]: change-history datasets: loading, unknown cycles, folds, synthesis.
+//! 5. [`model`]: learned change models as files and scores, below the policies that score
+//!    pages with them.
+//! 6. [`policy`]: the policy layer ([`policy::Policy`]: formulas, baselines, the
+//!    literature's rate policies, adaptive intervals, learned models, bandits), its page
+//!    statistics and terminals: what every simulation, scheduler and experiment runs.
+//! 7. [`sim`]: the daily top-k crawl simulation and its metrics.
+//! 8. [`gp`]: the genetic programming engine, generic over a fitness trait; beside it
+//!    [`schedule`] ranks a live crawler's pages for each cycle exactly as the simulation
+//!    would, and [`predict`] learns change models from the observed history and page
+//!    metadata and judges them by AUC (SPEC §12).
+//! 9. [`experiment`]: the temporal cross-validation protocol around simulation and GP, and
 //!    whole studies from one experiment file.
-//! 7. [`report`]: tables and plots of a study, from its output directory.
-//!
-//! [`stats`] holds the small statistics reports use.
-//!
-//! Beside them, [`export`] turns a formula into a self-contained Python, C, Java, Rust or SQL
-//! function (it uses only [`formula`]), and [`schedule`] ranks a live crawler's pages for each
-//! cycle exactly as the simulation would (beside [`experiment`]: it uses `formula`, `eval`, `sim`).
-//!
-//! [`predict`] learns change models from the observed history and page metadata and
-//! judges them by AUC (SPEC §12; beside [`gp`]: it uses `data`, `sim` and `stats`).
+//! 10. [`report`]: tables and plots of a study, from its output directory.
 //!
 //! See `ARCHITECTURE.md` for the code map and the invariants each layer keeps.
 
@@ -36,6 +39,9 @@ pub mod export;
 pub mod formula;
 pub mod gp;
 mod hash;
+pub mod metric;
+pub mod model;
+pub mod policy;
 pub mod predict;
 pub mod report;
 pub mod schedule;

@@ -8,7 +8,8 @@
 
 use freshgp::data::synth::{generate, SynthParams};
 use freshgp::experiment::baselines::run;
-use freshgp::sim::{Baseline, Policy, SimConfig};
+use freshgp::policy::{Baseline, Policy};
+use freshgp::sim::SimConfig;
 
 /// Published means (Rand, Age, NAD, SAD, AAD, GAD, CG), SPEC §4.
 const CHANGERATE: [f64; 7] = [0.1566, 0.1753, 0.7162, 0.5451, 0.6778, 0.6535, 0.6672];

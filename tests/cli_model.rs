@@ -148,7 +148,7 @@ fn train_writes_a_model_file_and_refuses_bad_input() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let text = std::fs::read_to_string(&model).unwrap();
-    let (m, k) = freshgp::predict::Model::from_json_with_horizon(&text, "m.json").unwrap();
+    let (m, k) = freshgp::model::Model::from_json_with_horizon(&text, "m.json").unwrap();
     assert_eq!(k, 1);
     assert_eq!(m.features().len(), 8);
     let bad = |extra: &[&str], want: &str| refuses_training(&data, dir.path(), extra, want);
@@ -185,9 +185,9 @@ fn examples_over_the_memory_limit_are_streamed_to_the_same_regression() {
             .unwrap();
         assert!(run.status.success(), "{}", stderr(&run));
         let text = std::fs::read_to_string(&out).unwrap();
-        let m = freshgp::predict::Model::from_json(&text, "m.json").unwrap();
+        let m = freshgp::model::Model::from_json(&text, "m.json").unwrap();
         match m {
-            freshgp::predict::Model::Logistic {
+            freshgp::model::Model::Logistic {
                 weights, intercept, ..
             } => {
                 let w: Vec<f64> = weights.iter().chain([&intercept]).copied().collect();
@@ -281,7 +281,7 @@ fn a_network_trains_reports_its_epochs_and_drives_the_table_and_the_requests() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("epoch 2/2: training cross-entropy"));
     let text = std::fs::read_to_string(&model).unwrap();
-    let m = freshgp::predict::Model::from_json(&text, "n.json").unwrap();
+    let m = freshgp::model::Model::from_json(&text, "n.json").unwrap();
     let names: Vec<String> = m
         .features()
         .features()

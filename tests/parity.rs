@@ -10,7 +10,8 @@
 
 use freshgp::data::{self, LoadOptions};
 use freshgp::experiment::baselines;
-use freshgp::sim::{Baseline, Policy, SimConfig, TieBreak};
+use freshgp::policy::{Baseline, Policy};
+use freshgp::sim::{SimConfig, TieBreak};
 use std::path::PathBuf;
 
 const BASELINES: [Baseline; 6] = [

@@ -4,8 +4,9 @@
 use assert_cmd::Command;
 use freshgp::data::{self, Dataset, LoadOptions};
 use freshgp::formula::{Closure, Formula};
+use freshgp::policy::{Baseline, Policy};
 use freshgp::schedule::{ScheduleError, Scheduler, StateError};
-use freshgp::sim::{Baseline, Period, Policy, SimConfig, Simulator};
+use freshgp::sim::{Period, SimConfig, Simulator};
 use std::path::{Path, PathBuf};
 
 const REAL: &str = concat!(

@@ -10,8 +10,10 @@
 use assert_cmd::Command;
 use freshgp::data::{self, Dataset, LoadOptions};
 use freshgp::formula::{Closure, Formula, Grammar};
+use freshgp::metric::Metric;
+use freshgp::policy::{Adaptive, Baseline, Policy};
 use freshgp::schedule::Scheduler;
-use freshgp::sim::{Adaptive, Baseline, Decision, Metric, Period, Policy, SimConfig, Simulator};
+use freshgp::sim::{Decision, Period, SimConfig, Simulator};
 use std::path::{Path, PathBuf};
 
 const REAL: &str = concat!(
@@ -229,7 +231,7 @@ fn frequency_terminals_grouped_by_an_attribute_schedule_as_they_simulate() {
     assert_ne!(visits(&d, &rule, &SimConfig::paper()), by_host);
     // A learned model over the kind's group rate schedules as it simulates, grouped by
     // the kind; grouped by host, the simulation and the scheduler refuse it.
-    use freshgp::predict::{Feature, FeatureSet, Model};
+    use freshgp::model::{Feature, FeatureSet, Model};
     let path = dir.path().join("kind.json");
     let model = Model::Logistic {
         features: FeatureSet::new(vec![

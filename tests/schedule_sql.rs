@@ -13,9 +13,9 @@ mod engines;
 
 use freshgp::export::Dialect;
 use freshgp::formula::Grammar;
+use freshgp::policy::Policy;
 use freshgp::schedule::sql::{batch_query, BatchQuery, BatchSize, Observations, Role, SqlError};
 use freshgp::schedule::{log, Scheduler};
-use freshgp::sim::Policy;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use std::fmt::Write as _;

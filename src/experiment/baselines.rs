@@ -4,7 +4,9 @@
 use super::ExperimentError;
 use crate::data::split::{Horizon, Split};
 use crate::data::Dataset;
-use crate::sim::{ArmChoice, CycleMetrics, Metric, Period, Policy, SimConfig, Simulator};
+use crate::metric::{CycleMetrics, Metric};
+use crate::policy::Policy;
+use crate::sim::{ArmChoice, Period, SimConfig, Simulator};
 use crate::stats::{mean_ci, MeanCi};
 use rayon::prelude::*;
 use serde::Serialize;

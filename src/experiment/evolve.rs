@@ -6,15 +6,17 @@
 //! (period 3). The winner across seeds, per strategy, is the seed whose choice has the
 //! highest strategy score (train and validation only: the test set never decides).
 
-use super::fitness::CrawlFitness;
+use super::fitness::{policy_of, CrawlFitness};
 use super::{ExperimentError, Set};
 use crate::data::split::{Horizon, Split};
 use crate::data::Dataset;
-use crate::formula::{Closure, Formula, Grammar, Terminal};
+use crate::formula::{Formula, Grammar, Terminal};
 use crate::gp::{
     self, evaluate_all, Candidate, ConfigError, GenerationReport, GpConfig, RawGpConfig, Strategy,
 };
-use crate::sim::{CycleMetrics, Metric, Outcome, Period, Policy, Predictor, SimConfig, Simulator};
+use crate::metric::{CycleMetrics, Metric};
+use crate::policy::{Policy, Predictor};
+use crate::sim::{Outcome, Period, SimConfig, Simulator};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -240,18 +242,10 @@ impl EvolveSettings {
     }
 }
 
-/// The policy of `formula` under `closure`, its `P` (if it reads it) given by `model`.
-pub(crate) fn policy_of(formula: &Formula, closure: Closure, model: Option<&Predictor>) -> Policy {
-    let model = model.filter(|_| formula.terminals().contains(&Terminal::P));
-    // Invariant: `EvolveSettings::check_model` (a model when the grammar has P) runs
-    // before any formula of the grammar is simulated.
-    Policy::formula_with(formula, closure, model).expect("invariant: P has its model")
-}
-
 /// The published baselines that `grammar` can express, as formulas (from
 /// `grammars/baselines.ron`; Rand, a constant, is left out), to seed a search with.
 pub(crate) fn baseline_seeds(grammar: &Grammar) -> Vec<Formula> {
-    crate::sim::Baseline::ALL
+    crate::policy::Baseline::ALL
         .iter()
         .filter(|b| !b.is_random())
         .map(|b| b.formula())

@@ -1,10 +1,11 @@
 //! The crawl simulation as a GP fitness: the bridge between `sim` and `gp`, which know
 //! nothing of each other.
 
-use crate::formula::{Closure, Formula};
+use crate::formula::{Closure, Formula, Terminal};
 use crate::gp::{Evaluation, Fitness};
-use crate::sim::Predictor;
-use crate::sim::{Metric, Period, Prepared, SimConfig, SimError, Simulator};
+use crate::metric::Metric;
+use crate::policy::{Policy, Predictor};
+use crate::sim::{Period, Prepared, SimConfig, SimError, Simulator};
 
 /// Fitness of a formula: the mean of `metric` over the scored cycles of `period`.
 #[derive(Debug, Clone)]
@@ -65,7 +66,7 @@ impl Fitness for CrawlFitness {
     fn evaluate(&self, formula: &Formula, sim: &mut Simulator) -> Evaluation {
         let outcome = sim.run_prepared(
             &self.period,
-            &super::evolve::policy_of(formula, self.closure, self.model.as_ref()),
+            &policy_of(formula, self.closure, self.model.as_ref()),
             &self.prepared,
         );
         Evaluation {
@@ -73,4 +74,12 @@ impl Fitness for CrawlFitness {
             cases: outcome.values(self.metric),
         }
     }
+}
+
+/// The policy of `formula` under `closure`, its `P` (if it reads it) given by `model`.
+pub(crate) fn policy_of(formula: &Formula, closure: Closure, model: Option<&Predictor>) -> Policy {
+    let model = model.filter(|_| formula.terminals().contains(&Terminal::P));
+    // Invariant: `EvolveSettings::check_model` (a model when the grammar has P) runs
+    // before any formula of the grammar is simulated.
+    Policy::formula_with(formula, closure, model).expect("invariant: P has its model")
 }

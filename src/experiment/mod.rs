@@ -19,7 +19,7 @@
 //! (what the simulation computes without page weights; the simulation of that time ignored
 //! weights).
 //!
-//! **Invariant:** this layer composes `data`, `sim` and `gp`; it never prints (progress
+//! **Invariant:** this layer composes `data`, `policy`, `sim` and `gp`; it never prints (progress
 //! goes to a callback) and never reads flags.
 
 pub mod baselines;
@@ -27,6 +27,7 @@ pub mod evolve;
 pub mod fitness;
 pub mod store;
 pub mod study;
+mod study_file;
 pub mod sweep;
 pub mod units;
 
@@ -100,5 +101,5 @@ pub enum ExperimentError {
     /// An evolved formula cannot join a configuration's bandit.
     /// The evolved formula cannot join a bandit.
     #[error("cannot add the evolved formula to a bandit")]
-    Bandit(#[from] crate::sim::BanditError),
+    Bandit(#[from] crate::policy::BanditError),
 }

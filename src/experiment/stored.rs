@@ -9,7 +9,7 @@
 //! Used as `#[serde(deserialize_with = "super::stored::cycles")]` on the stored
 //! `Vec<CycleMetrics>` fields; writing is `CycleMetrics`'s own serialization.
 
-use crate::sim::CycleMetrics;
+use crate::metric::CycleMetrics;
 use serde::{Deserialize, Deserializer};
 
 /// One stored cycle: [`CycleMetrics`] with the fields added later optional.

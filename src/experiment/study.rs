@@ -29,6 +29,9 @@
 //! the directory of the experiment file, so a study runs the same from any working
 //! directory. The checked [`Study`] keeps them as written: it is what an output directory
 //! stores (`study.json`) to recognise its study when a run is resumed or merged.
+//!
+//! The checked [`Study`] and its types are here; reading and checking an experiment file
+//! ([`Study::load`], [`Study::from_ron`]) is `study_file.rs`.
 
 use super::ExperimentError;
 use crate::data::split::{Horizon, Split};
@@ -36,7 +39,9 @@ use crate::data::synth::{self, SynthParams};
 use crate::data::{self, DataError, Dataset, LoadOptions, UnknownPolicy};
 use crate::formula::{Grammar, GrammarError};
 use crate::gp::{RawGpConfig, Strategy};
-use crate::sim::{Baseline, Decision, Metric, Policy, Predictor, SimConfig, TieBreak};
+use crate::metric::Metric;
+use crate::policy::{Policy, Predictor};
+use crate::sim::SimConfig;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -130,112 +135,6 @@ impl Default for Reports {
             all_strategies: false,
         }
     }
-}
-
-/// One GP configuration as written.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawConfiguration {
-    name: String,
-    grammar: String,
-    fitness: Metric,
-    #[serde(default)]
-    bandits: Vec<Policy>,
-    #[serde(default)]
-    model: Option<String>,
-    #[serde(default)]
-    population: Option<usize>,
-    #[serde(default)]
-    generations: Option<usize>,
-    #[serde(default)]
-    seeds: Option<usize>,
-}
-
-fn default_unknown() -> String {
-    UnknownPolicy::default().to_string()
-}
-fn all_rotations() -> Vec<usize> {
-    (0..crate::data::split::FOLDS).collect()
-}
-fn paper_resources() -> f64 {
-    crate::sim::DEFAULT_RESOURCES
-}
-fn paper_warmup() -> usize {
-    crate::sim::DEFAULT_WARMUP
-}
-fn default_top() -> Vec<f64> {
-    vec![0.01, 0.02, 0.03, 0.04, 0.05]
-}
-fn five() -> usize {
-    5
-}
-fn first() -> u64 {
-    1
-}
-/// The paper's seven baselines (SPEC §4); a study lists the §9 policies to compare them.
-fn all_baselines() -> Vec<Policy> {
-    Baseline::ALL.map(Policy::Baseline).to_vec()
-}
-
-/// `resources` as written: one budget (the paper's), or a budget sweep (SPEC §11).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-enum RawResources {
-    One(f64),
-    Sweep(Vec<f64>),
-}
-
-/// An experiment file as written.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawStudy {
-    name: String,
-    #[serde(default)]
-    description: String,
-    dataset: DatasetSpec,
-    #[serde(default = "default_unknown")]
-    unknown: String,
-    #[serde(default)]
-    group: Option<String>,
-    #[serde(default = "all_rotations")]
-    rotations: Vec<usize>,
-    #[serde(default)]
-    resources: Option<RawResources>,
-    #[serde(default)]
-    train_resources: Option<f64>,
-    #[serde(default)]
-    decision: Decision,
-    #[serde(default)]
-    runs: Option<usize>,
-    #[serde(default)]
-    reference: Option<Policy>,
-    #[serde(default)]
-    savings: Vec<Policy>,
-    #[serde(default = "paper_warmup")]
-    warmup: usize,
-    #[serde(default)]
-    tie_seed: u64,
-    #[serde(default)]
-    ties: TieBreak,
-    #[serde(default)]
-    host_cap: Option<u32>,
-    #[serde(default)]
-    metric: Metric,
-    #[serde(default)]
-    test_horizon: Horizon,
-    #[serde(default)]
-    top_resources: Option<Vec<f64>>,
-    #[serde(default = "five")]
-    seeds: usize,
-    #[serde(default = "first")]
-    first_seed: u64,
-    #[serde(default)]
-    gp: RawGpConfig,
-    configurations: Vec<RawConfiguration>,
-    #[serde(default = "all_baselines")]
-    baselines: Vec<Policy>,
-    #[serde(default)]
-    reports: Reports,
 }
 
 /// One checked GP configuration.
@@ -397,300 +296,7 @@ impl TryFrom<StoredStudy> for Study {
     }
 }
 
-/// A broken rule of a [`Study`]: the field (e.g. `configurations[1].seeds`) and the rule.
-struct Violation {
-    field: String,
-    reason: String,
-}
-
-fn violation(field: impl Into<String>, reason: impl Into<String>) -> Violation {
-    Violation {
-        field: field.into(),
-        reason: reason.into(),
-    }
-}
-
-/// Line (1-based) of the first `key:` at or after line `from`, outside `//` comments.
-fn line_of(text: &str, key: &str, from: usize) -> usize {
-    for (i, line) in text.lines().enumerate().skip(from.saturating_sub(1)) {
-        let code = line.split("//").next().unwrap_or("");
-        let mut rest = code;
-        while let Some(at) = rest.find(key) {
-            let before_ok = rest[..at]
-                .chars()
-                .last()
-                .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
-            let after = rest[at + key.len()..].trim_start();
-            if before_ok && after.starts_with(':') {
-                return i + 1;
-            }
-            rest = &rest[at + key.len()..];
-        }
-    }
-    0
-}
-
-/// Line of the quoted string `value` (1-based), or 0.
-fn line_of_string(text: &str, value: &str) -> usize {
-    let quoted = format!("\"{value}\"");
-    text.lines()
-        .position(|l| l.split("//").next().unwrap_or("").contains(&quoted))
-        .map_or(0, |i| i + 1)
-}
-
-/// Line of `field` (as [`Violation`] names it) in the experiment file `text`: the key's
-/// first occurrence, or for `configurations[i].key` its first occurrence after the
-/// configuration's name.
-fn line_of_field(text: &str, field: &str, configurations: &[Configuration]) -> usize {
-    if let Some(rest) = field.strip_prefix("configurations[") {
-        if let Some((index, key)) = rest.split_once("].") {
-            let start = index
-                .parse::<usize>()
-                .ok()
-                .and_then(|i| configurations.get(i))
-                .map_or(1, |c| line_of_string(text, &c.name));
-            return if key == "name" {
-                start
-            } else {
-                line_of(text, key, start)
-            };
-        }
-    }
-    let key = field.rsplit('.').next().unwrap_or(field);
-    line_of(text, key, 1)
-}
-
-fn valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-        && !name.starts_with('.')
-}
-
-/// The index of the first item equal to an earlier one.
-fn first_repeat<T: PartialEq>(items: &[T]) -> Option<usize> {
-    (1..items.len()).find(|&i| items[..i].contains(&items[i]))
-}
-
-/// The GP error's field and message.
-fn gp_violation(prefix: &str, e: &crate::gp::ConfigError) -> Violation {
-    let crate::gp::ConfigError::Invalid { field, .. } = e;
-    violation(format!("{prefix}{field}"), e.to_string())
-}
-
 impl Study {
-    /// Reads and checks an experiment file.
-    pub fn load(path: &Path) -> Result<Study, StudyError> {
-        let text = std::fs::read_to_string(path).map_err(|e| StudyError::Io {
-            file: path.display().to_string(),
-            reason: e.to_string(),
-        })?;
-        let base = base_dir(path);
-        // A bandit's `file("..")` arms are relative to the study file, as datasets are.
-        let study = crate::sim::with_policy_files_in(&base, || {
-            Study::from_ron(&text, &path.display().to_string())
-        })?;
-        for (i, c) in study.configurations.iter().enumerate() {
-            c.grammar(&base).map_err(|e| StudyError::Invalid {
-                file: path.display().to_string(),
-                line: line_of(&text, "grammar", line_of_string(&text, &c.name)),
-                field: format!("configurations[{i}].grammar"),
-                reason: e.to_string(),
-            })?;
-        }
-        Ok(study)
-    }
-
-    /// Checks the rules that depend on the dataset's size ([`Study::check_size`]) against
-    /// `dataset`, loaded once for the run; `file`, the study's file, is read again only to
-    /// name the line of a broken rule (a field left at its default: the `dataset` line,
-    /// since the dataset's size is what rules it out).
-    pub(crate) fn check_size_of(&self, dataset: &Dataset, file: &Path) -> Result<(), StudyError> {
-        self.check_size(dataset.pages(), dataset.cycles())
-            .map_err(|v| {
-                let text = std::fs::read_to_string(file).unwrap_or_default();
-                let line = match line_of_field(&text, &v.field, &self.configurations) {
-                    0 => line_of(&text, "dataset", 1),
-                    line => line,
-                };
-                StudyError::Invalid {
-                    file: file.display().to_string(),
-                    line,
-                    field: v.field,
-                    reason: v.reason,
-                }
-            })
-    }
-
-    /// The rules that depend on the dataset's size: in every rotation, each period leaves a
-    /// cycle to score after the warm-up, and each set gets at least one visit a cycle at
-    /// the study's resources and at every `top_resources`.
-    fn check_size(&self, pages: usize, cycles: usize) -> Result<(), Violation> {
-        for &rotation in &self.rotations {
-            let split = Split::new(pages, cycles, rotation)
-                .map_err(|e| violation("dataset", e.to_string()))?
-                .with_horizon(self.test_horizon, cycles);
-            let shortest = [
-                split.train_cycles.clone(),
-                split.validation_cycles.clone(),
-                split.test_cycles.clone(),
-            ]
-            .iter()
-            .map(|c| c.end() + 1 - c.start())
-            .min()
-            .unwrap_or(0);
-            if self.sim.warmup() >= shortest {
-                return Err(violation(
-                    "warmup",
-                    format!(
-                        "{} warm-up cycles leave no cycle to score in periods of {shortest} \
-                         cycles ({cycles} days in 3 periods)",
-                        self.sim.warmup()
-                    ),
-                ));
-            }
-            let smallest = [split.train.len(), split.validation.len(), split.test.len()]
-                .into_iter()
-                .min()
-                .unwrap_or(0);
-            let levels = std::iter::once(("resources", self.sim.resources()))
-                .chain(self.top_resources.iter().map(|&r| ("top_resources", r)));
-            for (field, resources) in levels {
-                if (smallest as f64 * resources).floor() < 1.0 {
-                    return Err(violation(
-                        field,
-                        format!(
-                            "{resources} of the smallest set ({smallest} pages) is less than \
-                             one visit a cycle"
-                        ),
-                    ));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Parses and checks RON text; `origin` names it in errors. Grammar files are not
-    /// opened here ([`Study::load`] does).
-    pub fn from_ron(text: &str, origin: &str) -> Result<Study, StudyError> {
-        let options = ron::Options::default()
-            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-        let raw: RawStudy = options.from_str(text).map_err(|e| StudyError::Syntax {
-            file: origin.to_string(),
-            line: e.position.line,
-            column: e.position.col,
-            reason: e.code.to_string(),
-        })?;
-        let invalid = |v: Violation, configurations: &[Configuration]| StudyError::Invalid {
-            file: origin.to_string(),
-            line: line_of_field(text, &v.field, configurations),
-            field: v.field,
-            reason: v.reason,
-        };
-        let study = raw.into_study().map_err(|v| invalid(v, &[]))?;
-        study
-            .check()
-            .map_err(|v| invalid(v, &study.configurations))?;
-        Ok(study)
-    }
-
-    /// Checks every rule of a study; the first one broken.
-    fn check(&self) -> Result<(), Violation> {
-        self.check_header()?;
-        self.check_lists()?;
-        if self.configurations.is_empty() {
-            return Err(violation("configurations", "list at least one"));
-        }
-        for (i, c) in self.configurations.iter().enumerate() {
-            check_configuration(c, i, &self.configurations[..i])?;
-        }
-        Ok(())
-    }
-
-    /// The name and the dataset.
-    fn check_header(&self) -> Result<(), Violation> {
-        if !valid_name(&self.name) {
-            return Err(violation(
-                "name",
-                "must be letters, digits, `_`, `-` or `.` (it names the output directory)",
-            ));
-        }
-        if let DatasetSpec::Synthetic { pages, days, .. } = &self.dataset {
-            if *pages == Some(0) || *days == Some(0) {
-                return Err(violation("dataset", "pages and days must be at least 1"));
-            }
-        }
-        Ok(())
-    }
-
-    /// Rotations, resources levels, baselines and strategies: non-empty where needed,
-    /// distinct, in range.
-    fn check_lists(&self) -> Result<(), Violation> {
-        if self.rotations.is_empty() {
-            return Err(violation("rotations", "list at least one"));
-        }
-        for (i, &r) in self.rotations.iter().enumerate() {
-            if r >= crate::data::split::FOLDS || self.rotations[..i].contains(&r) {
-                return Err(violation(
-                    "rotations",
-                    format!("{r}: rotations are distinct numbers in 0..=4"),
-                ));
-            }
-        }
-        for (i, &r) in self.top_resources.iter().enumerate() {
-            if !(r > 0.0 && r <= 1.0) || self.top_resources[..i].contains(&r) {
-                return Err(violation(
-                    "top_resources",
-                    format!("{r}: distinct fractions in (0, 1]"),
-                ));
-            }
-        }
-        if let Some(i) = first_repeat(&self.baselines) {
-            return Err(violation(
-                "baselines",
-                format!("{} is listed twice", self.baselines[i]),
-            ));
-        }
-        self.check_evaluation()?;
-        let strategies = &self.reports.strategies;
-        if strategies.is_empty() || first_repeat(strategies).is_some() {
-            return Err(violation(
-                "reports.strategies",
-                "list distinct strategies (best, sum_sigma, avg_sigma)",
-            ));
-        }
-        Ok(())
-    }
-    /// SPEC §11's fields: runs, the reference and the savings references.
-    fn check_evaluation(&self) -> Result<(), Violation> {
-        if self.runs == Some(0) {
-            return Err(violation("runs", "at least 1 (run seeds 1..R)"));
-        }
-        if self.runs.is_some() && self.sim.seed() != 0 {
-            return Err(violation(
-                "runs",
-                "repeated runs use the run seeds 1..R (SPEC §11): leave tie_seed out",
-            ));
-        }
-        let named = self.reference.iter().map(|r| ("reference", r));
-        for (field, r) in named.chain(self.savings.iter().map(|r| ("savings", r))) {
-            if !self.baselines.contains(r) {
-                return Err(violation(
-                    field,
-                    format!("`{r}` is not among the study's baselines"),
-                ));
-            }
-        }
-        if let Some(i) = first_repeat(&self.savings) {
-            return Err(violation(
-                "savings",
-                format!("`{}` is listed twice", self.savings[i]),
-            ));
-        }
-        Ok(())
-    }
-
     /// The run seeds of the test runs (SPEC §11): 1..R, or the tie seed alone.
     pub fn run_seeds(&self) -> Vec<u64> {
         super::sweep::run_seeds(self.runs, self.sim.seed())
@@ -770,6 +376,46 @@ impl Study {
     }
 }
 
+/// The directory relative paths of an experiment file are resolved against.
+pub fn base_dir(file: &Path) -> PathBuf {
+    match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// A broken rule of a [`Study`]: the field (e.g. `configurations[1].seeds`) and the rule.
+pub(super) struct Violation {
+    pub(super) field: String,
+    pub(super) reason: String,
+}
+
+pub(super) fn violation(field: impl Into<String>, reason: impl Into<String>) -> Violation {
+    Violation {
+        field: field.into(),
+        reason: reason.into(),
+    }
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && !name.starts_with('.')
+}
+
+/// The index of the first item equal to an earlier one.
+pub(super) fn first_repeat<T: PartialEq>(items: &[T]) -> Option<usize> {
+    (1..items.len()).find(|&i| items[..i].contains(&items[i]))
+}
+
+/// The GP error's field and message.
+pub(super) fn gp_violation(prefix: &str, e: &crate::gp::ConfigError) -> Violation {
+    let crate::gp::ConfigError::Invalid { field, .. } = e;
+    violation(format!("{prefix}{field}"), e.to_string())
+}
+
 /// Configuration `index`'s rules; `earlier` are the configurations before it.
 fn check_configuration(
     c: &Configuration,
@@ -807,277 +453,149 @@ fn check_configuration(
     Ok(())
 }
 
-impl RawStudy {
-    /// The study as written, with its defaults and the per-configuration overrides
-    /// applied; checks the fields that exist only in the file (`unknown`, `resources`,
-    /// `warmup`, `host_cap`, `seeds`, `gp`). [`Study::check`] checks the rest.
-    fn into_study(self) -> Result<Study, Violation> {
-        let unknown: UnknownPolicy = self.unknown.parse().map_err(|_| {
-            violation(
-                "unknown",
-                format!(
-                    "`{}`: expected paper, paper:N, infer, zero, one, drop or keep",
-                    self.unknown
-                ),
-            )
-        })?;
-        let (resources, top_resources) = self.budgets()?;
-        let sim = SimConfig::new(resources, self.warmup)
-            .map_err(|e| violation("resources", e.to_string()))?
-            .with_seed(self.tie_seed)
-            .with_ties(self.ties)
-            .with_host_cap(self.host_cap)
-            .map_err(|e| violation("host_cap", e.to_string()))?
-            .with_metric(self.metric)
-            .with_decision(self.decision)
-            .map_err(|e| violation("decision", e.to_string()))?;
-        if self.seeds == 0 {
-            return Err(violation("seeds", "at least 1"));
-        }
-        self.gp
-            .clone()
-            .check()
-            .map_err(|e| gp_violation("gp.", &e))?;
-        let configurations = self
-            .configurations
+impl Study {
+    /// The rules that depend on the dataset's size: in every rotation, each period leaves a
+    /// cycle to score after the warm-up, and each set gets at least one visit a cycle at
+    /// the study's resources and at every `top_resources`.
+    pub(super) fn check_size(&self, pages: usize, cycles: usize) -> Result<(), Violation> {
+        for &rotation in &self.rotations {
+            let split = Split::new(pages, cycles, rotation)
+                .map_err(|e| violation("dataset", e.to_string()))?
+                .with_horizon(self.test_horizon, cycles);
+            let shortest = [
+                split.train_cycles.clone(),
+                split.validation_cycles.clone(),
+                split.test_cycles.clone(),
+            ]
             .iter()
-            .enumerate()
-            .map(|(i, c)| self.configuration(i, c))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Study {
-            name: self.name,
-            description: self.description,
-            dataset: self.dataset,
-            unknown,
-            group: self.group,
-            rotations: self.rotations,
-            sim,
-            test_horizon: self.test_horizon,
-            top_resources,
-            runs: self.runs,
-            reference: self.reference,
-            savings: self.savings,
-            configurations,
-            baselines: self.baselines,
-            reports: self.reports,
-        })
-    }
-
-    /// The training budget and the other budgets tested: `resources: 0.05` (with
-    /// `top_resources`, default 1%..5%, Fig. 5), or `resources: [..]`, a sweep (SPEC
-    /// §11), trained at `train_resources` (default the paper's 5%) and tested at every
-    /// budget of the list.
-    fn budgets(&self) -> Result<(f64, Vec<f64>), Violation> {
-        match &self.resources {
-            None | Some(RawResources::One(_)) => {
-                if self.train_resources.is_some() {
+            .map(|c| c.end() + 1 - c.start())
+            .min()
+            .unwrap_or(0);
+            if self.sim.warmup() >= shortest {
+                return Err(violation(
+                    "warmup",
+                    format!(
+                        "{} warm-up cycles leave no cycle to score in periods of {shortest} \
+                         cycles ({cycles} days in 3 periods)",
+                        self.sim.warmup()
+                    ),
+                ));
+            }
+            let smallest = [split.train.len(), split.validation.len(), split.test.len()]
+                .into_iter()
+                .min()
+                .unwrap_or(0);
+            let levels = std::iter::once(("resources", self.sim.resources()))
+                .chain(self.top_resources.iter().map(|&r| ("top_resources", r)));
+            for (field, resources) in levels {
+                if (smallest as f64 * resources).floor() < 1.0 {
                     return Err(violation(
-                        "train_resources",
-                        "goes with a sweep, `resources: [..]`; with one budget, `resources` is the training budget",
+                        field,
+                        format!(
+                            "{resources} of the smallest set ({smallest} pages) is less than \
+                             one visit a cycle"
+                        ),
                     ));
                 }
-                let one = match self.resources {
-                    Some(RawResources::One(r)) => r,
-                    _ => paper_resources(),
-                };
-                Ok((one, self.top_resources.clone().unwrap_or_else(default_top)))
-            }
-            Some(RawResources::Sweep(list)) => {
-                if self.top_resources.is_some() {
-                    return Err(violation(
-                        "top_resources",
-                        "a sweep `resources: [..]` lists every budget tested; leave top_resources out",
-                    ));
-                }
-                if list.is_empty() {
-                    return Err(violation("resources", "list at least one budget"));
-                }
-                let train = self.train_resources.unwrap_or_else(paper_resources);
-                let mut levels = list.clone();
-                levels.retain(|&r| r != train);
-                Ok((train, levels))
             }
         }
+        Ok(())
     }
 
-    /// Configuration `index` with the study's GP parameters and seeds as defaults.
-    fn configuration(
-        &self,
-        index: usize,
-        c: &RawConfiguration,
-    ) -> Result<Configuration, Violation> {
-        let mut gp = self.gp.clone();
-        if let Some(p) = c.population {
-            gp.population = p;
+    /// Checks every rule of a study; the first one broken.
+    pub(super) fn check(&self) -> Result<(), Violation> {
+        self.check_header()?;
+        self.check_lists()?;
+        if self.configurations.is_empty() {
+            return Err(violation("configurations", "list at least one"));
         }
-        if let Some(g) = c.generations {
-            gp.generations = g;
+        for (i, c) in self.configurations.iter().enumerate() {
+            check_configuration(c, i, &self.configurations[..i])?;
         }
-        if let Some(other) = c.bandits.iter().find(|b| b.bandit().is_none()) {
+        Ok(())
+    }
+
+    /// The name and the dataset.
+    fn check_header(&self) -> Result<(), Violation> {
+        if !valid_name(&self.name) {
             return Err(violation(
-                format!("configurations[{index}].bandits"),
-                format!(
-                    "`{other}` is no bandit: name bandits (kab2, kab3, kab5, exp3(..)) to \
-                     test the evolved formula in as one more arm"
-                ),
+                "name",
+                "must be letters, digits, `_`, `-` or `.` (it names the output directory)",
             ));
         }
-        if let Some(i) = first_repeat(&c.bandits) {
+        if let DatasetSpec::Synthetic { pages, days, .. } = &self.dataset {
+            if *pages == Some(0) || *days == Some(0) {
+                return Err(violation("dataset", "pages and days must be at least 1"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Rotations, resources levels, baselines and strategies: non-empty where needed,
+    /// distinct, in range.
+    fn check_lists(&self) -> Result<(), Violation> {
+        if self.rotations.is_empty() {
+            return Err(violation("rotations", "list at least one"));
+        }
+        for (i, &r) in self.rotations.iter().enumerate() {
+            if r >= crate::data::split::FOLDS || self.rotations[..i].contains(&r) {
+                return Err(violation(
+                    "rotations",
+                    format!("{r}: rotations are distinct numbers in 0..=4"),
+                ));
+            }
+        }
+        for (i, &r) in self.top_resources.iter().enumerate() {
+            if !(r > 0.0 && r <= 1.0) || self.top_resources[..i].contains(&r) {
+                return Err(violation(
+                    "top_resources",
+                    format!("{r}: distinct fractions in (0, 1]"),
+                ));
+            }
+        }
+        if let Some(i) = first_repeat(&self.baselines) {
             return Err(violation(
-                format!("configurations[{index}].bandits"),
-                format!("`{}` is listed twice", c.bandits[i]),
+                "baselines",
+                format!("{} is listed twice", self.baselines[i]),
             ));
         }
-        let seeds = c.seeds.unwrap_or(self.seeds);
-        if seeds == 0 {
+        self.check_evaluation()?;
+        let strategies = &self.reports.strategies;
+        if strategies.is_empty() || first_repeat(strategies).is_some() {
             return Err(violation(
-                format!("configurations[{index}].seeds"),
-                "at least 1",
+                "reports.strategies",
+                "list distinct strategies (best, sum_sigma, avg_sigma)",
             ));
         }
-        Ok(Configuration {
-            name: c.name.clone(),
-            grammar: c.grammar.clone(),
-            fitness: c.fitness,
-            gp,
-            seeds: (0..seeds as u64)
-                .map(|k| self.first_seed.wrapping_add(k))
-                .collect(),
-            bandits: c.bandits.clone(),
-            model: c.model.clone(),
-        })
-    }
-}
-
-/// The directory relative paths of an experiment file are resolved against.
-pub fn base_dir(file: &Path) -> PathBuf {
-    match file.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const TINY: &str = r#"// a test study
-(
-    name: "tiny",
-    dataset: Synthetic(preset: "brdc12", pages: 300, days: 21, seed: 3),
-    seeds: 2,
-    gp: (population: 10, generations: 2),
-    configurations: [
-        (name: "a", grammar: "basic", fitness: changerate),
-        (name: "b", grammar: "all", fitness: ndcg, population: 12),
-    ],
-)"#;
-
-    #[test]
-    fn reads_defaults_and_overrides() {
-        let s = Study::from_ron(TINY, "t.ron").unwrap();
-        assert_eq!(s.sim.resources(), 0.05);
-        assert_eq!(s.sim.warmup(), 2);
-        assert_eq!(s.baselines.len(), 7);
-        assert_eq!(s.top_resources, [0.01, 0.02, 0.03, 0.04, 0.05]);
-        assert_eq!(s.configurations[0].gp.population, 10);
-        assert_eq!(s.configurations[1].gp.population, 12);
-        assert_eq!(s.configurations[1].gp.tournament, 2);
-        assert_eq!(s.configurations[1].fitness, Metric::Ndcg);
+        Ok(())
     }
 
-    #[test]
-    fn unknown_fields_name_field_and_line() {
-        let bad = TINY.replace("population: 12", "popluation: 12");
-        let e = Study::from_ron(&bad, "t.ron").unwrap_err().to_string();
-        assert!(e.starts_with("t.ron:9:"), "{e}");
-        assert!(e.contains("popluation"), "{e}");
-        let bad = TINY.replace("generations: 2)", "generations: 2, tournment: 3)");
-        let e = Study::from_ron(&bad, "t.ron").unwrap_err().to_string();
-        assert!(e.starts_with("t.ron:6:") && e.contains("tournment"), "{e}");
-    }
-
-    #[test]
-    fn bad_values_name_field_and_line() {
-        let bad = TINY.replace("population: 12", "population: 1");
-        let e = Study::from_ron(&bad, "t.ron").unwrap_err().to_string();
-        assert_eq!(
-            e,
-            "t.ron:9: configurations[1].population: population = 1: at least 2 individuals"
-        );
-        let bad = TINY.replace("seeds: 2", "seeds: 0");
-        let e = Study::from_ron(&bad, "t.ron").unwrap_err().to_string();
-        assert_eq!(e, "t.ron:5: seeds: at least 1");
-        let bad = TINY.replace("\"b\"", "\"a\"");
-        let e = Study::from_ron(&bad, "t.ron").unwrap_err().to_string();
-        assert!(
-            e.contains("configurations[1].name") && e.contains("twice"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn a_stored_study_is_checked_when_read() {
-        let s = Study::from_ron(TINY, "t.ron").unwrap();
-        let json = serde_json::to_string(&s).unwrap();
-        assert_eq!(serde_json::from_str::<Study>(&json).unwrap(), s);
-        assert!(json.contains("\"unknown\":\"paper\""), "{json}");
-        let bad = json.replacen("\"seeds\":[1,2]", "\"seeds\":[]", 1);
-        let e = serde_json::from_str::<Study>(&bad).unwrap_err().to_string();
-        assert!(e.starts_with("configurations[0].seeds: at least 1"), "{e}");
-        let bad = json.replacen("\"seeds\":[1,2]", "\"seeds\":[1,1]", 1);
-        let e = serde_json::from_str::<Study>(&bad).unwrap_err().to_string();
-        assert!(
-            e.contains("configurations[0].seeds: seed 1 is listed twice"),
-            "{e}"
-        );
-        let bad = json.replace("\"rotations\":[0,1,2,3,4]", "\"rotations\":[]");
-        let e = serde_json::from_str::<Study>(&bad).unwrap_err().to_string();
-        assert!(e.starts_with("rotations: list at least one"), "{e}");
-    }
-
-    #[test]
-    fn host_cap_and_weighted_fitness() {
-        let s = Study::from_ron(TINY, "t.ron").unwrap();
-        assert_eq!(s.sim.host_cap(), None);
-        // Without a cap, study.json is as before (no `host_cap` key), and reads back.
-        let json = serde_json::to_string(&s).unwrap();
-        assert!(!json.contains("host_cap"), "{json}");
-        let capped = TINY
-            .replace("seeds: 2,", "seeds: 2,\n    host_cap: 2,")
-            .replace("fitness: changerate", "fitness: wndcg");
-        let c = Study::from_ron(&capped, "t.ron").unwrap();
-        assert_eq!(c.sim.host_cap(), Some(2));
-        assert_eq!(c.configurations[0].fitness, Metric::WNdcg);
-        let json = serde_json::to_string(&c).unwrap();
-        assert!(json.contains("\"host_cap\":2"), "{json}");
-        assert_eq!(serde_json::from_str::<Study>(&json).unwrap(), c);
-        let explicit = capped.replace("host_cap: 2", "host_cap: Some(2)");
-        assert_eq!(Study::from_ron(&explicit, "t.ron").unwrap(), c);
-        let e = Study::from_ron(&capped.replace("host_cap: 2", "host_cap: 0"), "t.ron")
-            .unwrap_err()
-            .to_string();
-        assert_eq!(
-            e,
-            "t.ron:6: host_cap: the host cap must be at least 1 page per host and cycle, got 0"
-        );
-        let e = Study::from_ron(&capped.replace("wndcg", "wndgc"), "t.ron")
-            .unwrap_err()
-            .to_string();
-        assert!(e.starts_with("t.ron:9:") && e.contains("wndgc"), "{e}");
-    }
-
-    #[test]
-    fn line_lookup_skips_comments_and_prefixes() {
-        let text = "// seeds: 1\n( first_seeds: 3,\n  seeds: 2 )";
-        assert_eq!(line_of(text, "seeds", 1), 3);
-    }
-
-    #[test]
-    fn synthetic_dataset_is_deterministic() {
-        let s = Study::from_ron(TINY, "t.ron").unwrap();
-        let a = s.load_dataset(Path::new(".")).unwrap();
-        assert_eq!((a.pages(), a.cycles()), (300, 21));
-        assert_eq!(a, s.load_dataset(Path::new(".")).unwrap());
+    /// SPEC §11's fields: runs, the reference and the savings references.
+    fn check_evaluation(&self) -> Result<(), Violation> {
+        if self.runs == Some(0) {
+            return Err(violation("runs", "at least 1 (run seeds 1..R)"));
+        }
+        if self.runs.is_some() && self.sim.seed() != 0 {
+            return Err(violation(
+                "runs",
+                "repeated runs use the run seeds 1..R (SPEC §11): leave tie_seed out",
+            ));
+        }
+        let named = self.reference.iter().map(|r| ("reference", r));
+        for (field, r) in named.chain(self.savings.iter().map(|r| ("savings", r))) {
+            if !self.baselines.contains(r) {
+                return Err(violation(
+                    field,
+                    format!("`{r}` is not among the study's baselines"),
+                ));
+            }
+        }
+        if let Some(i) = first_repeat(&self.savings) {
+            return Err(violation(
+                "savings",
+                format!("`{}` is listed twice", self.savings[i]),
+            ));
+        }
+        Ok(())
     }
 }

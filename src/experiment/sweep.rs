@@ -22,7 +22,9 @@
 //! ```
 //! use freshgp::data::Dataset;
 //! use freshgp::experiment::sweep::{evaluate, run_seeds};
-//! use freshgp::sim::{Metric, Period, Policy, SimConfig};
+//! use freshgp::metric::Metric;
+//! use freshgp::sim::{Period, SimConfig};
+//! use freshgp::policy::Policy;
 //!
 //! let data = Dataset::from_bit_strings(&["0101010101", "0011001100", "1111111111", "0000000000"])?;
 //! let periods = [Period::whole(&data)?];
@@ -35,7 +37,9 @@
 //! ```
 
 use super::{ExperimentError, Set};
-use crate::sim::{CycleMetrics, Metric, Outcome, Period, Policy, SimConfig, Simulator};
+use crate::metric::{CycleMetrics, Metric};
+use crate::policy::Policy;
+use crate::sim::{Outcome, Period, SimConfig, Simulator};
 use crate::stats::{median_interval, wilcoxon, MedianInterval};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -68,7 +72,7 @@ pub struct RunMeans {
 /// [`RunMeans::means`] as `{"changerate": .., "ndcg": .., ..}`; read also as the array of
 /// the first stored units.
 mod metric_map {
-    use crate::sim::Metric;
+    use crate::metric::Metric;
     use serde::de::Error;
     use serde::ser::SerializeMap;
     use serde::{Deserialize, Deserializer, Serializer};

@@ -1,6 +1,7 @@
 //! C99 output: `<math.h>` only; the helpers are `static`, the function has external linkage.
 
-use super::{Imperative, Kind, Target};
+use super::target::{Imperative, Target};
+use crate::formula::ops::Kind;
 use crate::formula::ops::{BinaryKind as B, UnaryKind as U};
 use crate::formula::Terminal;
 
@@ -28,7 +29,7 @@ impl Imperative for C {
     }
 
     fn helper(&self, kind: Kind, n: &str) -> String {
-        let params = super::helper_params(kind, |n| format!("double {n}"));
+        let params = super::target::helper_params(kind, |n| format!("double {n}"));
         format!(
             "static double {n}_{}({params}) {{\n    {}\n}}\n",
             kind.suffix(),

@@ -6,7 +6,8 @@
 //! `pow(±1, ±inf)` is NaN in Java but 1 in C, and `pow(1, NaN)` likewise; the helper
 //! returns C's value there.
 
-use super::{Imperative, Kind, Target};
+use super::target::{Imperative, Target};
+use crate::formula::ops::Kind;
 use crate::formula::ops::{BinaryKind as B, UnaryKind as U};
 use crate::formula::Terminal;
 
@@ -38,7 +39,7 @@ impl Imperative for Java {
     }
 
     fn helper(&self, kind: Kind, n: &str) -> String {
-        let params = super::helper_params(kind, |n| format!("double {n}"));
+        let params = super::target::helper_params(kind, |n| format!("double {n}"));
         format!(
             "    private static double {n}_{}({params}) {{\n        {}\n    }}\n",
             kind.suffix(),

@@ -30,7 +30,7 @@
 //!   `L = b · ln|a|` decides: a power whose value lies within a relative 1e-10 of the
 //!   overflow or of 2^-1075 is taken as ±inf or ±0 (the one inexact case).
 
-use super::Kind;
+use crate::formula::ops::Kind;
 use crate::formula::ops::{BinaryKind as B, UnaryKind as U};
 
 /// The largest `x` whose `exp(x)` is finite.

@@ -4,7 +4,8 @@
 //! `math.pow` of a negative base or of 0 to a negative power), so the helpers catch those
 //! exceptions and return what C's `exp`/`pow` would have.
 
-use super::{Imperative, Kind, Target};
+use super::target::{Imperative, Target};
+use crate::formula::ops::Kind;
 use crate::formula::ops::{BinaryKind as B, UnaryKind as U};
 use crate::formula::Terminal;
 use std::fmt::Write;

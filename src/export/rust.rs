@@ -1,6 +1,7 @@
 //! Rust output: `f64` and the standard library only.
 
-use super::{Imperative, Kind, Target};
+use super::target::{Imperative, Target};
+use crate::formula::ops::Kind;
 use crate::formula::ops::{BinaryKind as B, UnaryKind as U};
 use crate::formula::Terminal;
 
@@ -25,7 +26,7 @@ impl Imperative for Rust {
     }
 
     fn helper(&self, kind: Kind, n: &str) -> String {
-        let params = super::helper_params(kind, |n| format!("{n}: f64"));
+        let params = super::target::helper_params(kind, |n| format!("{n}: f64"));
         format!(
             "fn {n}_{}({params}) -> f64 {{\n    {}\n}}\n",
             kind.suffix(),

@@ -23,7 +23,10 @@
 //! * **PostgreSQL** raises errors where IEEE arithmetic overflows, underflows to zero,
 //!   divides by zero or takes `ln` of 0 or a negative number: see [`super::postgres`].
 
-use super::{comment, finite_literal, postgres, Kind, Lowered, Operand, Target};
+use super::lower::{Lowered, Operand};
+use super::postgres;
+use super::target::{comment, finite_literal, Target};
+use crate::formula::ops::Kind;
 use crate::formula::ops::{BinaryKind as B, UnaryKind as U};
 use crate::formula::Terminal;
 use std::fmt::{self, Write};
@@ -252,7 +255,7 @@ impl Sql {
 /// [`exact_decimal`]).
 fn sqlite_literal(c: f64) -> String {
     if !c.is_finite() {
-        super::any_literal(c, Sql::INFINITY, Sql::NEG_INFINITY)
+        super::target::any_literal(c, Sql::INFINITY, Sql::NEG_INFINITY)
     } else if c == 0.0 {
         // `(-0.0)` is `0 - 0.0` = +0.0 in SQLite; the product keeps the sign.
         let zero = if c.is_sign_negative() {
@@ -453,7 +456,7 @@ mod tests {
     #[test]
     fn literals_are_exact_decimals_or_exact_binary_products() {
         use super::{Dialect, Sql};
-        use crate::export::Target;
+        use crate::export::target::Target;
         let lit = |c: f64| Sql(Dialect::Sqlite).literal(c);
         // Short decimals that are the double itself stay as they are.
         assert_eq!(lit(0.5), "0.5");

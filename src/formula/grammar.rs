@@ -11,7 +11,8 @@
 //! assert_eq!(basic.constants().len(), 9);
 //! ```
 
-use super::{parse, Closure, Op, Terminal};
+use super::lex::parse_constant;
+use super::{Closure, Op, Terminal};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -203,7 +204,7 @@ impl Grammar {
         }
         let mut constants = Vec::new();
         for text in &raw.constants {
-            let value = parse::parse_constant(text)
+            let value = parse_constant(text)
                 .map_err(|why| invalid("constants", format!("`{text}`: {why}")))?;
             constants.push(value);
         }

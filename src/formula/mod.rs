@@ -25,6 +25,7 @@
 //! **Invariant:** this module knows nothing of datasets, crawling, GP, threads or the CLI.
 
 mod grammar;
+mod lex;
 pub(crate) mod ops;
 mod parse;
 mod print;

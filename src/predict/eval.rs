@@ -15,11 +15,13 @@
 //! `--partial-resources`), with SPEC §3's warm-up of 2 cycles and run seed 1.
 
 use super::PredictError;
-use super::{network, ExampleSource, ExampleStream, Examples, Feature, FeatureSet, Model};
+use super::{network, ExampleSource, ExampleStream, Examples};
 use super::{NetworkOptions, Observations};
 use crate::data::split::Split;
 use crate::data::Dataset;
-use crate::sim::{Baseline, Policy, SimConfig};
+use crate::model::{Feature, FeatureSet, Model};
+use crate::policy::{Baseline, Policy};
+use crate::sim::SimConfig;
 use crate::stats::subset_auc;
 use rayon::prelude::*;
 use std::fmt;

@@ -7,10 +7,11 @@
 //!   one crawl by a named policy (*partial*);
 //! - [`features`]: the frequency features (windows of 1, 7, 30 cycles, cycles since the
 //!   last change, group frequencies per attribute and host) and the labelled examples;
-//! - [`model`]: single-feature baselines, a logistic regression and the network, saved as
-//!   versioned model files;
-//! - [`network`]: the seed's network (embeddings of the categorical features, three ReLU
-//!   layers, Adagrad), trained with candle;
+//! - [`logistic`]: the logistic regression's training, and scoring examples with any
+//!   [`Model`](crate::model::Model) (single-feature baselines, the regression, the
+//!   network: the model file and its scores are [`crate::model`]'s, below the simulation);
+//! - [`network`]: training the seed's network (embeddings of the categorical features,
+//!   three ReLU layers, Adagrad) with candle;
 //! - [`eval`]: the AUC table over the five rotations of SPEC §2, seen and unseen pages,
 //!   full and partial observability;
 //! - [`scorer`]: models learned per rotation driving the request-driven simulation
@@ -34,16 +35,15 @@
 
 pub mod eval;
 pub mod features;
-pub mod model;
+pub mod logistic;
 pub mod network;
 pub mod observe;
 pub mod scorer;
 
 pub use eval::{AucCell, AucRow, AucTable, EvalOptions, Learned, ModelKind, SeenUnseen};
 pub use eval::{Progress, TrainOptions, Trained};
-pub use features::{ExampleSource, ExampleStream, Examples, Feature, FeatureSet};
-pub use model::Model;
-pub use network::{Network, NetworkOptions};
+pub use features::{ExampleSource, ExampleStream, Examples};
+pub use network::NetworkOptions;
 pub use observe::Observations;
 pub use scorer::{ModelScorer, Reading};
 
@@ -95,4 +95,13 @@ pub enum PredictError {
     /// The partial-observability crawl cannot run.
     #[error("the partial-observability crawl: {0}")]
     Sim(#[from] crate::sim::SimError),
+}
+
+impl From<crate::model::ModelError> for PredictError {
+    fn from(e: crate::model::ModelError) -> PredictError {
+        match e {
+            crate::model::ModelError::Feature(why) => PredictError::Feature(why),
+            crate::model::ModelError::File(why) => PredictError::ModelFile(why),
+        }
+    }
 }

@@ -19,7 +19,8 @@
 
 use super::PredictError;
 use crate::data::Dataset;
-use crate::sim::{Period, Policy, SimConfig, Simulator};
+use crate::policy::Policy;
+use crate::sim::{Period, SimConfig, Simulator};
 
 /// Per page, the observed cycles and the cycles whose visit detected a change, packed as
 /// bits (cycle d is bit `(d - 1) % 64` of word `(d - 1) / 64`).
@@ -242,8 +243,8 @@ mod tests {
         // Two pages, k = 1 after a one-cycle warm-up: NAD visits the page that changed.
         let d = Dataset::from_bit_strings(&["11000", "00110"]).unwrap();
         let config = SimConfig::new(0.5, 1).unwrap().with_seed(1);
-        let o =
-            Observations::crawl(&d, &Policy::Baseline(crate::sim::Baseline::Nad), config).unwrap();
+        let o = Observations::crawl(&d, &Policy::Baseline(crate::policy::Baseline::Nad), config)
+            .unwrap();
         assert!(o.observed(0, 1) && o.observed(1, 1));
         let visits: usize = (0..2)
             .map(|p| (1..=5).filter(|&c| o.observed(p, c)).count())

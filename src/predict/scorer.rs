@@ -31,9 +31,10 @@
 
 use super::eval::{learn, Learned};
 use super::features::{group_rates, value, GroupRates};
-use super::{FeatureSet, Model, Observations, PredictError};
+use super::{Observations, PredictError};
 use crate::data::split::Split;
 use crate::data::Dataset;
+use crate::model::{FeatureSet, Model};
 use crate::sim::requests::{Pages, RequestConfig, RequestError, ScoredRun, Scorer};
 use crate::sim::Period;
 use rayon::prelude::*;
@@ -264,11 +265,11 @@ mod tests {
         let config = RequestConfig::default();
         for pages in [Pages::Unseen, Pages::Seen] {
             let sim = RequestSim::from_split(&d, &[1], pages, config).unwrap();
-            let learned = super::super::Feature::SinceChange;
+            let learned = crate::model::Feature::SinceChange;
             let m = ModelScorer::learn(&d, &Learned::Single(learned), &[1], pages, 1).unwrap();
             assert!(matches!(m.models().next(), Some(Model::Single { sign, .. }) if *sign < 0.0));
-            let tc =
-                crate::sim::Policy::parse("0 - tc", &crate::formula::Grammar::extended()).unwrap();
+            let tc = crate::policy::Policy::parse("0 - tc", &crate::formula::Grammar::extended())
+                .unwrap();
             for gamma in [0.3, 1.0, 4.0] {
                 assert_eq!(
                     sim.run(Crawler::Scored(&m), gamma).unwrap(),
@@ -295,7 +296,7 @@ mod tests {
             .collect();
         let d = text::read(rows.as_bytes(), "t").unwrap();
         let split = Split::new(10, 10, 0).unwrap();
-        let model = Model::single(super::super::Feature::Frequency(2), 1.0);
+        let model = Model::single(crate::model::Feature::Frequency(2), 1.0);
         let features = model.features();
         let groups = group_rates(&d, &Observations::full(&d), &features, &split.train).unwrap();
         let scorer = ModelScorer {
@@ -317,8 +318,8 @@ mod tests {
                 data: &d,
                 runs: vec![Setup {
                     rotation: 0,
-                    model: Model::single(super::super::Feature::SinceChange, -1.0),
-                    features: FeatureSet::new(vec![super::super::Feature::SinceChange]),
+                    model: Model::single(crate::model::Feature::SinceChange, -1.0),
+                    features: FeatureSet::new(vec![crate::model::Feature::SinceChange]),
                     pages: vec![0, 1],
                     first: 5,
                     groups: vec![None],

@@ -6,11 +6,10 @@
 //! the winning seed of each rotation, weighted by their cycles). A study without `runs`
 //! has one run per method: the test cycles every report table reads.
 
-use super::Method;
 use crate::experiment::study::Study;
 use crate::experiment::sweep::{self, CurvePoint, RunMeans, Savings};
 use crate::experiment::units::UnitEval;
-use crate::sim::{CycleMetrics, Metric};
+use crate::metric::{CycleMetrics, Metric};
 use serde::Serialize;
 
 /// One metric of a method at one budget.
@@ -109,80 +108,5 @@ impl Evaluated {
             levels,
             curve: Vec::new(),
         }
-    }
-}
-
-/// Fills every method's `budgets` and `savings` (SPEC §11).
-pub(crate) fn attach(study: &Study, methods: &mut [Method]) {
-    let levels = study.levels();
-    let reference = study
-        .reference
-        .as_ref()
-        .and_then(|r| methods.iter().find(|m| m.name == r.label()))
-        .map(|m| (m.name.clone(), m.evaluated.levels.clone()));
-    let mut all_savings = Vec::new();
-    for m in methods.iter() {
-        let mut savings = Vec::new();
-        for r in &study.savings {
-            let Some(against) = methods.iter().find(|o| o.name == r.label()) else {
-                continue;
-            };
-            if against.name == m.name || m.evaluated.curve.is_empty() {
-                continue;
-            }
-            let metric = study.sim.metric();
-            let target = against
-                .evaluated
-                .levels
-                .first()
-                .map_or(f64::NAN, |runs| sweep::mean(runs, metric));
-            savings.push(MethodSavings {
-                reference: against.name.clone(),
-                savings: sweep::smallest_reaching(
-                    &m.evaluated.curve,
-                    metric,
-                    target,
-                    study.sim.resources(),
-                ),
-            });
-        }
-        all_savings.push(savings);
-    }
-    for (m, savings) in methods.iter_mut().zip(all_savings) {
-        m.budgets = levels
-            .iter()
-            .enumerate()
-            .filter_map(|(l, &resources)| Some((resources, m.evaluated.levels.get(l)?, l)))
-            .filter(|(_, runs, _)| !runs.is_empty())
-            .map(|(resources, runs, l)| {
-                // No test of the reference against itself, nor of a single run.
-                let against = reference
-                    .as_ref()
-                    .filter(|(name, _)| *name != m.name && runs.len() > 1)
-                    .and_then(|(_, levels)| levels.get(l));
-                Budget {
-                    resources,
-                    metrics: Metric::ALL
-                        .into_iter()
-                        .map(|metric| {
-                            let s = sweep::summary(runs, metric);
-                            let wilcoxon_p =
-                                against.and_then(|r| sweep::wilcoxon_against(runs, r, metric));
-                            LevelMetric {
-                                metric,
-                                median: s.median,
-                                low: s.low,
-                                high: s.high,
-                                mean: sweep::mean(runs, metric),
-                                wilcoxon_p,
-                            }
-                        })
-                        .collect(),
-                }
-            })
-            .collect();
-        m.budgets
-            .sort_by(|a, b| a.resources.total_cmp(&b.resources));
-        m.savings = savings;
     }
 }

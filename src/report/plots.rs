@@ -25,7 +25,7 @@
 
 use super::{Analysis, Kind, Method, RANKED};
 use crate::data::stats::count;
-use crate::sim::CycleMetrics;
+use crate::metric::CycleMetrics;
 use crate::stats::mean;
 use plotters::prelude::*;
 

@@ -4,7 +4,7 @@
 use super::doc::{self, Block, Inline, Item};
 use super::{Analysis, Comparison, Kind, Method, COMPARED, RANKED};
 use crate::data::stats::count;
-use crate::sim::Metric;
+use crate::metric::Metric;
 use crate::stats::MeanCi;
 
 fn ci(m: &MeanCi) -> String {
@@ -483,7 +483,7 @@ fn savings(out: &mut Vec<Block>, a: &Analysis) {
     let methods = a.methods.iter().filter(|m| !m.savings.is_empty());
     out.push(method_table(methods, columns, |m| {
         let text =
-            |r: &crate::sim::Policy| match m.savings.iter().find(|x| x.reference == r.label()) {
+            |r: &crate::policy::Policy| match m.savings.iter().find(|x| x.reference == r.label()) {
                 Some(x) => match (x.savings.reaches_at, x.savings.savings) {
                     (Some(b), Some(saved)) => {
                         format!("{:.0}% fewer (b' = {:.3}%)", 100.0 * saved, 100.0 * b)

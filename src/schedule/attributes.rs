@@ -10,9 +10,12 @@
 //! values; values are non-empty and distinct, keys are valid attribute keys
 //! (`data::attributes`' rule) and distinct.
 
-use super::NONE;
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
+
+/// Marks a free slot (in `group_of`), a page without host (in `host_of`) or without a
+/// value of an attribute (in its codes).
+pub(super) const NONE: u32 = u32::MAX;
 
 /// The attributes of every slot.
 #[derive(Debug, Clone, Default, PartialEq)]

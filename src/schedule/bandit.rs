@@ -18,7 +18,7 @@
 //! Weights and the pending batch are saved with the state, so a crawler restarted mid-run
 //! draws what an uninterrupted one would.
 
-use crate::sim::{Exp3, Exp3State};
+use crate::policy::{draw_arm, Exp3, Exp3State, Policy};
 use serde::{Deserialize, Serialize};
 
 /// A bandit's weights and its batch awaiting a reward.
@@ -50,7 +50,7 @@ pub(crate) struct Pending {
 
 impl LiveBandit {
     /// Weights 1, nothing pending.
-    pub(crate) fn new(bandit: &Exp3) -> LiveBandit {
+    pub(crate) fn new(bandit: &Exp3<Policy>) -> LiveBandit {
         LiveBandit {
             state: bandit.start(),
             pending: None,
@@ -66,7 +66,13 @@ impl LiveBandit {
     /// The arm that ranks the batch of `cycle` (of size `k`, at least 1; `cycle` not before
     /// the pending one): the pending one if the batch is asked again, else a new draw after
     /// rewarding the pending batch.
-    pub(crate) fn arm_for(&mut self, bandit: &Exp3, seed: u64, cycle: u32, k: usize) -> usize {
+    pub(crate) fn arm_for(
+        &mut self,
+        bandit: &Exp3<Policy>,
+        seed: u64,
+        cycle: u32,
+        k: usize,
+    ) -> usize {
         debug_assert!(self.pending_cycle().is_none_or(|p| p <= cycle) && k >= 1);
         self.settle(bandit, cycle);
         if let Some(p) = &mut self.pending {
@@ -75,7 +81,7 @@ impl LiveBandit {
         }
         let mut q = Vec::new();
         bandit.probabilities(&self.state, &mut q);
-        let arm = Exp3::draw(&q, seed, cycle);
+        let arm = draw_arm(&q, seed, cycle);
         self.pending = Some(Pending {
             cycle,
             arm: arm as u32,
@@ -89,7 +95,7 @@ impl LiveBandit {
     }
 
     /// Rewards the pending batch if it is of a cycle before `cycle`.
-    fn settle(&mut self, bandit: &Exp3, cycle: u32) {
+    fn settle(&mut self, bandit: &Exp3<Policy>, cycle: u32) {
         let Some(p) = self.pending.take_if(|p| p.cycle < cycle) else {
             return;
         };
@@ -131,7 +137,7 @@ impl LiveBandit {
     /// Whether the saved state fits `bandit` run with `seed` over `slots` slots (for
     /// checking a loaded file): the pending draw is the one these weights give at its
     /// cycle, bit for bit, and its batch and count fit its `k`.
-    pub(crate) fn fits(&self, bandit: &Exp3, seed: u64, slots: usize) -> bool {
+    pub(crate) fn fits(&self, bandit: &Exp3<Policy>, seed: u64, slots: usize) -> bool {
         if !self.state.fits(bandit) {
             return false;
         }
@@ -143,7 +149,7 @@ impl LiveBandit {
         let same_q =
             q.len() == p.q.len() && q.iter().zip(&p.q).all(|(a, b)| a.to_bits() == b.to_bits());
         same_q
-            && Exp3::draw(&q, seed, p.cycle) == p.arm as usize
+            && draw_arm(&q, seed, p.cycle) == p.arm as usize
             && p.k >= 1
             && p.batch.len() <= p.k as usize
             && p.found <= p.observed

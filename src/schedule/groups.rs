@@ -11,7 +11,7 @@
 //! **Invariant:** a group with `count > 0` is in `index` under its statistics' key; a
 //! group with `count == 0` is on the free list and nowhere else.
 
-use crate::sim::{PageState, StateKey};
+use crate::policy::{PageState, StateKey};
 use rustc_hash::FxHashMap as HashMap;
 
 /// The interned statistics of a scheduler's pages.

@@ -20,7 +20,7 @@
 //!
 //! ```
 //! use freshgp::schedule::{log, Scheduler};
-//! use freshgp::sim::{Baseline, Policy};
+//! use freshgp::policy::{Baseline, Policy};
 //!
 //! let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
 //! let text = "# page\tcycle\tchanged\thost\tweight\n\
@@ -427,7 +427,7 @@ fn read_lines<R: BufRead>(input: R, file: &str) -> Result<Vec<Line>, LogError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::{Baseline, Policy};
+    use crate::policy::{Baseline, Policy};
 
     #[test]
     fn a_byte_order_mark_is_not_part_of_the_first_page() {
@@ -570,7 +570,7 @@ mod tests {
 mod weight_tests {
     use super::*;
     use crate::formula::Grammar;
-    use crate::sim::{Baseline, Policy};
+    use crate::policy::{Baseline, Policy};
 
     #[test]
     fn a_weight_column_sets_the_weight_and_a_malformed_log_changes_nothing() {

@@ -15,7 +15,7 @@
 //!
 //! Every check returns what is wrong in words, for an error naming the file and the page.
 
-use crate::sim::{Histories, PageStats, SetId, Track, NO_HOST};
+use crate::policy::{Histories, PageStats, SetId, Track, NO_HOST};
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 
@@ -113,7 +113,7 @@ pub(super) fn window30(s: &PageStats, saved: [u32; 2]) -> Result<PageStats, Stri
             "30-cycle visit/change masks {visits:#x}/{changes:#x}: {what}"
         ))
     };
-    if visits >> crate::sim::MAX_WINDOW != 0 || changes & !visits != 0 {
+    if visits >> crate::policy::MAX_WINDOW != 0 || changes & !visits != 0 {
         return bad("a change without a visit, or a cycle beyond the window");
     }
     if visits & 0x7F != s.recent_visits || changes & 0x7F != s.recent_changes {
@@ -427,7 +427,7 @@ fn check_intervals(s: &PageStats, histories: &mut Histories) -> Result<f64, Stri
 mod tests {
     use super::*;
     use crate::formula::Grammar;
-    use crate::sim::Policy;
+    use crate::policy::Policy;
 
     /// The statistics of a page of weight 2 and host 3 kept for every §8 terminal,
     /// visited at `visits` (cycle, changed).
@@ -465,7 +465,7 @@ mod tests {
 
     #[test]
     fn impossible_30_cycle_windows_are_refused() {
-        let mut s = PageStats::new(Track::WINDOW30, 1.0, NO_HOST, crate::sim::NO_GROUP);
+        let mut s = PageStats::new(Track::WINDOW30, 1.0, NO_HOST, crate::policy::NO_GROUP);
         let h = &mut Histories::default();
         for (d, c) in [(2, true), (9, false), (12, true)] {
             s.visit(d, c, h);

@@ -20,7 +20,7 @@
 //!
 //! For the cycle `d` (given, or 1 + the latest cycle in the table) the query keeps the rows
 //! before `d`, and from them computes per page the SPEC §4 statistics and the terminals
-//! the formula reads, exactly as [`PageStats`](crate::sim::PageStats) does (the same
+//! the formula reads, exactly as [`PageStats`](crate::policy::PageStats) does (the same
 //! expressions in the same order, so the same doubles): `t n X CG NAD SAD AAD GAD` and the
 //! SPEC §8 terminals `w tc n7 X7 HR`, and `n30 X30` (SPEC §12's month window). `GR` is
 //! not computed (the observations hold hosts, not the attribute pages are grouped by; a
@@ -51,7 +51,7 @@
 //! use freshgp::export::Dialect;
 //! use freshgp::schedule::sql::{batch_query, BatchQuery, BatchSize};
 //! use freshgp::formula::Grammar;
-//! use freshgp::sim::Policy;
+//! use freshgp::policy::Policy;
 //!
 //! let policy = Policy::parse("1 - exp(-NAD * t)", &Grammar::extended())?;
 //! let query = batch_query(&policy, &BatchQuery::new(Dialect::Duckdb, BatchSize::K(1000)))?;
@@ -61,7 +61,7 @@
 
 use crate::export::{sql_literal, sql_score, Dialect};
 use crate::formula::{Closure, Formula, Terminal};
-use crate::sim::Policy;
+use crate::policy::Policy;
 use std::fmt::Write;
 use std::num::NonZeroUsize;
 use std::str::FromStr;

@@ -3,12 +3,13 @@
 use super::*;
 use crate::data::Dataset;
 use crate::formula::{Closure, Formula, Grammar};
-use crate::sim::{
-    Adaptive, Baseline, Decision, Period, RatePolicy, ScoreBuffers, ScoreContext, SimConfig,
-    Simulator, NO_HOST,
-};
+use crate::metric::Metric;
+use crate::policy::{Adaptive, Baseline, PageStats, Policy, RatePolicy};
+use crate::policy::{ScoreBuffers, ScoreContext, NO_HOST};
+use crate::sim::{score_key, tie_key, tie_salt, Decision, Period, SimConfig, Simulator};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
+use rustc_hash::FxHashMap as HashMap;
 
 const FORMULA: &str = "(t * X + CG) / (n + 1) - exp(-NAD * t)";
 
@@ -602,7 +603,7 @@ fn bandit_batches_are_the_simulations_visits() {
             .with_seed(5)
             .with_host_cap(cap)
             .unwrap()
-            .with_metric(crate::sim::Metric::ChangeRate);
+            .with_metric(crate::metric::Metric::ChangeRate);
         let sim = Simulator::new(config);
         for rule in bandit_rules() {
             let (outcome, visits) = sim.run_reference_traced(&period, &rule).unwrap();
@@ -714,7 +715,7 @@ fn a_bandits_pending_batch_survives_removal_and_refuses_the_impossible() {
 /// and the model itself) ranks as an uninterrupted one, even with the model file gone.
 #[test]
 fn learned_model_batches_are_the_simulations_visits_across_restarts() {
-    use crate::predict::{Feature, FeatureSet, Model};
+    use crate::model::{Feature, FeatureSet, Model};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.json");
     let model = Model::Logistic {

@@ -5,6 +5,8 @@ use super::*;
 use crate::data::synth::{generate, SynthParams};
 use crate::data::Dataset;
 use crate::formula::Grammar;
+use crate::metric::Metric;
+use crate::policy::*;
 
 fn policy(text: &str) -> Policy {
     Policy::parse(text, &Grammar::extended()).unwrap()

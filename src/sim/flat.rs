@@ -27,11 +27,15 @@
 //! decision keeps the grouped path.
 
 use super::bandit::Chooser;
-use super::fast::{cycle_tally, stale_ideal, tallies_weights, Chosen, Ranked};
 use super::metrics::{Discounts, Outcome};
+use super::rank::{score_key, tie_key, tie_salt};
+use super::rank::{sort_chunk, Ranked};
 use super::shared::Shared;
-use super::{score_key, tie_key, tie_salt, Decision, Histories, HostRates, Period, Policy};
-use super::{PageState, ScoreBuffers, SimConfig, Track, NO_HOST};
+use super::tally::{cycle_tally, stale_ideal, tallies_weights, Chosen};
+use super::SimConfig;
+use super::{Decision, Period};
+use crate::policy::{Histories, HostRates, Policy};
+use crate::policy::{PageState, ScoreBuffers, Track, NO_HOST};
 
 /// The per-page simulator's state and buffers, reused from one run to the next.
 #[derive(Debug, Default, Clone)]
@@ -222,9 +226,13 @@ impl Flat {
         } else {
             self.scores.resize(self.pages.len(), 0.0);
             let population = self.pages.iter().map(|page| (page, 1));
-            let context = policy
-                .context(cycle, k, &self.host_rates, population, &mut self.buffers)
-                .for_decision(decision);
+            let context = decision.scoring(policy.context(
+                cycle,
+                k,
+                &self.host_rates,
+                population,
+                &mut self.buffers,
+            ));
             policy.score_into(&self.pages, &context, &mut self.scores, &mut self.buffers);
         }
     }
@@ -365,28 +373,6 @@ impl Flat {
 
 /// Score keys sampled per cycle for the bound of the candidates ([`Flat::rank`]).
 const SAMPLE: usize = 1024;
-
-/// Sorts the first entries of `ranked` with `sort`: at least `want` of them (all if
-/// fewer), and with the last one's whole class (the entries of its score). Returns how
-/// many are sorted; the rest are left in some order. O(len + m log m) for m sorted. (The
-/// grouped walk's prefix of the ranking too, sorted by score alone: `Fast::rank_prefix`.)
-pub(super) fn sort_chunk(ranked: &mut [Ranked], want: usize, sort: fn(&mut [Ranked])) -> usize {
-    if want >= ranked.len() {
-        sort(ranked);
-        return ranked.len();
-    }
-    let boundary = ranked.select_nth_unstable(want - 1).1.key();
-    // Entries after the want-th with its score belong to its class: bring them next.
-    let mut end = want;
-    for i in want..ranked.len() {
-        if ranked[i].key() == boundary {
-            ranked.swap(i, end);
-            end += 1;
-        }
-    }
-    sort(&mut ranked[..end]);
-    end
-}
 
 #[cfg(test)]
 mod tests {

@@ -5,6 +5,8 @@ use super::metrics::discount;
 use super::*;
 use crate::data::{text, Dataset};
 use crate::formula::Grammar;
+use crate::metric::{CycleMetrics, Metric};
+use crate::policy::*;
 
 /// A dataset from `(bits, host, weight)` rows (`""`: no host; `None`: no weight attribute).
 fn dataset<B: AsRef<str>, H: AsRef<str>>(rows: &[(B, H, Option<f64>)]) -> Dataset {
@@ -237,7 +239,7 @@ fn extended_terminals_at_period_edges() {
         // The page's state at cycle d, rebuilt with the policy's own visit rule.
         let policy = policy(text);
         let mut histories = Histories::default();
-        let mut page = policy.fresh_page_of(1.0, NO_HOST, crate::sim::NO_GROUP);
+        let mut page = policy.fresh_page_of(1.0, NO_HOST, crate::policy::NO_GROUP);
         for c in 1..d as u32 {
             let changed = [2, 5, 9].contains(&c);
             policy.visit(&mut page, c, changed, &mut histories);
@@ -270,7 +272,7 @@ fn extended_terminals_at_period_edges() {
 fn thirty_cycle_windows_at_their_edges() {
     let pol = policy("n30 + 100 * X30");
     let mut histories = Histories::default();
-    let mut page = pol.fresh_page_of(1.0, NO_HOST, crate::sim::NO_GROUP);
+    let mut page = pol.fresh_page_of(1.0, NO_HOST, crate::policy::NO_GROUP);
     let at =
         |page: &PageState, d: u32| pol.score_one(page, &ScoreContext::at(d, &HostRates::default()));
     assert_eq!(at(&page, 1), 0.0);
@@ -298,7 +300,7 @@ fn thirty_cycle_windows_at_their_edges() {
 fn windows_empty_after_a_long_gap() {
     let pol = policy("n7 + X7");
     let mut histories = Histories::default();
-    let mut page = pol.fresh_page_of(1.0, NO_HOST, crate::sim::NO_GROUP);
+    let mut page = pol.fresh_page_of(1.0, NO_HOST, crate::policy::NO_GROUP);
     pol.visit(&mut page, 1, true, &mut histories);
     pol.visit(&mut page, 3, true, &mut histories);
     let at = |d: u32| pol.score_one(&page, &ScoreContext::at(d, &HostRates::default()));
@@ -316,7 +318,7 @@ fn windows_empty_after_a_long_gap() {
 /// HR pools a host's pages and GR a group's; pages without either stand alone.
 #[test]
 fn host_and_group_rates_pool_their_pages() {
-    use crate::sim::NO_GROUP;
+    use crate::policy::NO_GROUP;
     let mut rates = HostRates::new(1, 2);
     let (hr, gr) = (policy("HR"), policy("GR"));
     let mut histories = Histories::default();
@@ -494,7 +496,7 @@ fn group_rates_pool_an_attributes_pages() {
     let p = Period::whole(&d).unwrap();
     assert_eq!(
         (p.groups(), p.group(0), p.group(2)),
-        (1, 0, crate::sim::NO_GROUP)
+        (1, 0, crate::policy::NO_GROUP)
     );
     // Every page visited every cycle: at cycle 5, c0 has 4 changes in 8 visits; page 2
     // 1 in 4.

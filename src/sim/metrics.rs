@@ -10,6 +10,7 @@
 //! as the period's total is summed. Without weights (a dataset
 //! that has none) WNDCG and WFreshness are NDCG and Freshness.
 
+use crate::metric::{CycleMetrics, Metric};
 use serde::{Deserialize, Serialize};
 
 /// The DCG discount of rank `i` (1-based).
@@ -56,30 +57,6 @@ impl Discounts {
     pub(crate) fn ideal(&self, m: usize) -> f64 {
         self.ideal[m]
     }
-}
-
-/// The metrics of one scored cycle.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct CycleMetrics {
-    /// Cycle number inside the period (1-based).
-    pub cycle: usize,
-    /// Fraction of the k visited pages that had changed.
-    pub change_rate: f64,
-    /// DCG of the visits over the ideal DCG (0 when no page was stale).
-    pub ndcg: f64,
-    /// Fraction of all pages not stale after the cycle's visits.
-    pub freshness: f64,
-    /// Weighted DCG of the visits over the weighted ideal DCG (SPEC §8; 0 when that is 0).
-    pub wndcg: f64,
-    /// Weight of the pages not stale after the cycle's visits over the total weight
-    /// (1 when the total is 0).
-    pub wfreshness: f64,
-    /// Fraction of the k visited pages not visited since the warm-up.
-    pub newly_visited: f64,
-    /// Pages stale before the cycle's visits (R).
-    pub stale: usize,
-    /// Pages visited (k; fewer when a host cap leaves too few eligible pages).
-    pub visited: usize,
 }
 
 /// The weighted sums of one scored cycle (SPEC §8).
@@ -212,107 +189,6 @@ impl Tally {
     }
 }
 
-/// Which per-cycle metric a fitness or a report uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Metric {
-    /// ChangeRate.
-    #[serde(alias = "ChangeRate")]
-    ChangeRate,
-    /// NDCG (the default fitness).
-    #[default]
-    #[serde(alias = "NDCG")]
-    Ndcg,
-    /// Freshness.
-    #[serde(alias = "Freshness")]
-    Freshness,
-    /// Importance-weighted Freshness (SPEC §8).
-    #[serde(alias = "WFreshness")]
-    WFreshness,
-    /// Importance-weighted NDCG (SPEC §8).
-    #[serde(alias = "WNDCG")]
-    WNdcg,
-}
-
-impl Metric {
-    /// The metric's value in one cycle.
-    pub fn of(self, m: &CycleMetrics) -> f64 {
-        match self {
-            Metric::ChangeRate => m.change_rate,
-            Metric::Ndcg => m.ndcg,
-            Metric::Freshness => m.freshness,
-            Metric::WFreshness => m.wfreshness,
-            Metric::WNdcg => m.wndcg,
-        }
-    }
-
-    /// Whether it reads the page weights (WFreshness, WNDCG).
-    pub fn is_weighted(self) -> bool {
-        matches!(self, Metric::WFreshness | Metric::WNdcg)
-    }
-
-    /// Every metric, in the order of report tables.
-    pub const ALL: [Metric; 5] = [
-        Metric::ChangeRate,
-        Metric::Ndcg,
-        Metric::Freshness,
-        Metric::WFreshness,
-        Metric::WNdcg,
-    ];
-
-    /// The position of the metric in [`Metric::ALL`].
-    pub fn index(self) -> usize {
-        match self {
-            Metric::ChangeRate => 0,
-            Metric::Ndcg => 1,
-            Metric::Freshness => 2,
-            Metric::WFreshness => 3,
-            Metric::WNdcg => 4,
-        }
-    }
-
-    /// Lower-case name, as in JSON output and flags (`changerate`, `ndcg`, `freshness`,
-    /// `wfreshness`, `wndcg`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::ChangeRate => "changerate",
-            Metric::Ndcg => "ndcg",
-            Metric::Freshness => "freshness",
-            Metric::WFreshness => "wfreshness",
-            Metric::WNdcg => "wndcg",
-        }
-    }
-
-    /// The name in report tables (`ChangeRate`, `NDCG`, `Freshness`, `WFreshness`,
-    /// `WNDCG`).
-    pub fn title(self) -> &'static str {
-        match self {
-            Metric::ChangeRate => "ChangeRate",
-            Metric::Ndcg => "NDCG",
-            Metric::Freshness => "Freshness",
-            Metric::WFreshness => "WFreshness",
-            Metric::WNdcg => "WNDCG",
-        }
-    }
-}
-
-impl std::str::FromStr for Metric {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Metric, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "changerate" | "change-rate" | "change_rate" => Ok(Metric::ChangeRate),
-            "ndcg" => Ok(Metric::Ndcg),
-            "freshness" => Ok(Metric::Freshness),
-            "wfreshness" => Ok(Metric::WFreshness),
-            "wndcg" => Ok(Metric::WNdcg),
-            _ => Err(format!(
-                "unknown metric `{s}` (expected changerate, ndcg, freshness, wfreshness or wndcg)"
-            )),
-        }
-    }
-}
-
 /// The result of one simulation: the metrics of every scored cycle.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Outcome {
@@ -375,12 +251,5 @@ mod tests {
         assert_eq!(table.of(3), discount(3));
         table.up_to(2); // never shrinks
         assert_eq!(table.of(3), discount(3));
-    }
-
-    #[test]
-    fn metric_names_parse() {
-        assert_eq!("NDCG".parse::<Metric>(), Ok(Metric::Ndcg));
-        assert_eq!("changerate".parse::<Metric>(), Ok(Metric::ChangeRate));
-        assert!("speed".parse::<Metric>().is_err());
     }
 }

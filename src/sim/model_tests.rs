@@ -4,7 +4,8 @@
 use super::*;
 use crate::data::text;
 use crate::formula::Grammar;
-use crate::predict::{Feature, FeatureSet, Model};
+use crate::model::{Feature, FeatureSet, Model};
+use crate::policy::*;
 use std::path::{Path, PathBuf};
 
 /// A logistic model over `features` written to `dir`; its weights are chosen so that
@@ -272,7 +273,7 @@ fn a_study_relative_model_reads_back_from_elsewhere() {
     std::fs::create_dir(dir.path().join("studies")).unwrap();
     model_file(dir.path(), "m.json", &page_features());
     let read = |from: &Path, text: &str| {
-        super::policy::with_policy_files_in(from, || ron::from_str::<Policy>(text))
+        crate::policy::with_policy_files_in(from, || ron::from_str::<Policy>(text))
     };
     let policy = read(&dir.path().join("studies"), "model(\"../m.json\")").unwrap();
     let path = policy.learned().unwrap().path().to_string();

@@ -11,10 +11,8 @@ use super::metrics::{
     discount, fresh_weight, weighted_ideal, Discounts, Outcome, Tally, WeightedTally,
 };
 use super::sample::{inclusion_scale, page_classes, sample_u, settle, weight_of, Systematic};
-use super::{
-    score_key, stdsort, tie_key, tie_salt, Decision, Histories, HostRates, PageState, Period,
-    Policy, ScoreBuffers, SimConfig, TieBreak,
-};
+use super::{score_key, stdsort, tie_key, tie_salt, Decision, Period, SimConfig, TieBreak};
+use crate::policy::{Histories, HostRates, PageState, Policy, ScoreBuffers};
 
 /// Runs `policy` over `period`.
 pub(crate) fn run(period: &Period, policy: &Policy, config: &SimConfig) -> Outcome {
@@ -214,9 +212,7 @@ fn score(
     buffers: &mut ScoreBuffers,
 ) {
     let population = state.iter().map(|page| (page, 1));
-    let context = policy
-        .context(cycle, k, hosts, population, buffers)
-        .for_decision(decision);
+    let context = decision.scoring(policy.context(cycle, k, hosts, population, buffers));
     for (score, page) in scores.iter_mut().zip(state) {
         *score = policy.score_one(page, &context);
     }

@@ -10,8 +10,8 @@
 //! cap and reports), and their groups for `GR` (the data's grouping attribute,
 //! [`Dataset::group_by`]; the hosts when it has none), renumbered the same way.
 
-use super::stats::{HostRates, Track, NO_GROUP, NO_HOST};
 use crate::data::Dataset;
+use crate::policy::{HostRates, Track, NO_GROUP, NO_HOST};
 use rustc_hash::FxHashMap as HashMap;
 use std::ops::RangeInclusive;
 
@@ -203,7 +203,7 @@ impl Period {
     }
 
     /// The host of page `p` (local index), a dense index below [`Period::hosts`], or
-    /// [`NO_HOST`](super::NO_HOST).
+    /// [`NO_HOST`](crate::policy::NO_HOST).
     #[inline]
     pub fn host(&self, p: u32) -> u32 {
         self.hosts[p as usize]
@@ -215,7 +215,7 @@ impl Period {
     }
 
     /// The group of page `p` (local index) for `GR`, a dense index below
-    /// [`Period::groups`], or [`NO_GROUP`](super::NO_GROUP).
+    /// [`Period::groups`], or [`NO_GROUP`](crate::policy::NO_GROUP).
     #[inline]
     pub fn group(&self, p: u32) -> u32 {
         match &self.groups {

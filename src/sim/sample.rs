@@ -32,6 +32,7 @@
 //! ```
 
 use crate::hash::mix64;
+use crate::policy::ScoreContext;
 use serde::{Deserialize, Serialize};
 
 /// How a cycle's k visits are decided from the scores (SPEC §11).
@@ -55,6 +56,15 @@ impl Decision {
         match self {
             Decision::TopK => "top-k",
             Decision::Sample => "sample",
+        }
+    }
+
+    /// `context` as this decision reads the scores: sampling reads a rate policy's rate ρ,
+    /// its sampling weight ([`ScoreContext::sampled`]); top-k reads `ρ · t`.
+    pub fn scoring(self, context: ScoreContext<'_>) -> ScoreContext<'_> {
+        match self {
+            Decision::TopK => context,
+            Decision::Sample => context.sampled(),
         }
     }
 }

@@ -5,6 +5,7 @@ use super::literature_tests::{synthetic, visits};
 use super::*;
 use crate::data::Dataset;
 use crate::formula::Grammar;
+use crate::policy::*;
 
 fn sampled(resources: f64, seed: u64) -> SimConfig {
     SimConfig::new(resources, 2)

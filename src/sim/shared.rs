@@ -24,10 +24,11 @@
 //! are its state's with its weight, host and group ([`PageStats::visit`] reads none of
 //! them, so pages of one state move alike).
 
-use super::policy::{eval_inputs, FormulaPolicy, PageState, StateKey};
-use super::{Histories, HostRates, Period, Policy, ScoreBuffers, NO_GROUP, NO_HOST};
+use super::Period;
 use crate::eval::{Columns, Scratch, Split};
 use crate::formula::Terminal;
+use crate::policy::{eval_inputs, FormulaPolicy, PageState, StateKey};
+use crate::policy::{Histories, HostRates, Policy, ScoreBuffers, NO_GROUP, NO_HOST};
 use rustc_hash::FxHashMap as HashMap;
 
 /// No state yet (a move not made this cycle).

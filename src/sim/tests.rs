@@ -4,7 +4,9 @@ use super::metrics::discount;
 use super::*;
 use crate::data::Dataset;
 use crate::formula::{Closure, Formula};
-use crate::sim::{Adaptive, RatePolicy, RawAdaptive};
+use crate::metric::Metric;
+use crate::policy::*;
+use crate::policy::{Adaptive, RatePolicy, RawAdaptive};
 
 fn period(rows: &[&str]) -> Period {
     Period::whole(&Dataset::from_bit_strings(rows).unwrap()).unwrap()

@@ -6,7 +6,8 @@ use crate::common::{policy_list, DataArgs, EvalArgs, HorizonArg, MetricArgs, Sim
 use crate::progress::Bar;
 use anyhow::Result;
 use freshgp::experiment::baselines;
-use freshgp::sim::{Metric, Policy};
+use freshgp::metric::Metric;
+use freshgp::policy::Policy;
 use serde_json::json;
 use std::io::Write as _;
 

@@ -1,13 +1,12 @@
 //! Flags and helpers shared by several subcommands: loading data, simulation settings,
 //! the policy to run.
 
-use crate::formula_cmd::parse;
 use anyhow::{bail, Context, Result};
 use freshgp::data::{self, Dataset, LoadOptions, UnknownPolicy};
-use freshgp::formula::Grammar;
-use freshgp::sim::{
-    Baseline, Decision, Metric, Policy, PolicyError, SimConfig, TieBreak, DEFAULT_RESOURCES,
-};
+use freshgp::formula::{Formula, Grammar};
+use freshgp::metric::Metric;
+use freshgp::policy::{Baseline, Policy, PolicyError};
+use freshgp::sim::{Decision, SimConfig, TieBreak, DEFAULT_RESOURCES};
 use std::path::{Path, PathBuf};
 
 /// Where the history comes from and how its unknown cycles are treated.
@@ -243,7 +242,7 @@ impl PolicyArgs {
                 Ok(policy @ Policy::Formula(_)) => Ok(policy),
                 // Read the formula again for the error that points at the byte.
                 Err(PolicyError::Formula(_)) | Ok(_) => {
-                    let f = parse(text, grammar)?;
+                    let f = parse_formula(text, grammar)?;
                     Ok(Policy::formula_with(&f, grammar.closure(), None)?)
                 }
                 Err(e) => Err(e.into()),
@@ -309,4 +308,16 @@ pub fn check_out(out: &Path, force: bool) -> Result<()> {
         bail!("{} exists; pass --force to overwrite it", out.display());
     }
     Ok(())
+}
+
+/// Parses, turning the error into one that quotes the text and points at the offset.
+pub fn parse_formula(text: &str, grammar: &Grammar) -> Result<Formula> {
+    Formula::parse(text, grammar).map_err(|e| {
+        // The caret's indent keeps the text's tabs, so it lines up whatever the tab width.
+        let indent: String = text[..e.offset.min(text.len())]
+            .chars()
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect();
+        anyhow::anyhow!("cannot read formula:\n  {text}\n  {indent}^\n{e}")
+    })
 }

@@ -1,6 +1,7 @@
 //! `freshgp formula`: check, simplify, print, evaluate and export formulas from the command
 //! line.
 
+use crate::common::parse_formula;
 use anyhow::{Context, Result};
 use clap::{Subcommand, ValueEnum};
 use freshgp::eval::Program;
@@ -115,7 +116,7 @@ pub fn run(args: Args) -> Result<()> {
             style,
         } => {
             let grammar = Grammar::named_or_file(&grammar)?;
-            let f = parse(&formula, &grammar)?;
+            let f = parse_formula(&formula, &grammar)?;
             let closure = grammar.closure();
             match style {
                 Style::Text => writeln!(out, "{f}")?,
@@ -130,7 +131,7 @@ pub fn run(args: Args) -> Result<()> {
             grammar,
         } => {
             let grammar = Grammar::named_or_file(&grammar)?;
-            let f = parse(&formula, &grammar)?;
+            let f = parse_formula(&formula, &grammar)?;
             let terminals = terminal_values(&f, &values)?;
             let program = Program::compile(&f, grammar.closure());
             writeln!(out, "{}", program.eval_one(&terminals))?;
@@ -144,24 +145,12 @@ pub fn run(args: Args) -> Result<()> {
         } => {
             let language = to.language(dialect)?;
             let grammar = Grammar::named_or_file(&grammar)?;
-            let f = parse(&formula, &grammar)?;
+            let f = parse_formula(&formula, &grammar)?;
             let code = export(&f, grammar.closure(), language, &name)?;
             write!(out, "{code}")?;
         }
     }
     Ok(())
-}
-
-/// Parses, turning the error into one that quotes the text and points at the offset.
-pub fn parse(text: &str, grammar: &Grammar) -> Result<Formula> {
-    Formula::parse(text, grammar).map_err(|e| {
-        // The caret's indent keeps the text's tabs, so it lines up whatever the tab width.
-        let indent: String = text[..e.offset.min(text.len())]
-            .chars()
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect();
-        anyhow::anyhow!("cannot read formula:\n  {text}\n  {indent}^\n{e}")
-    })
 }
 
 /// The terminal values given as `NAME=VALUE` for `formula`: each a terminal it reads, given

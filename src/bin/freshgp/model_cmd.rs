@@ -5,7 +5,8 @@
 use crate::common::{check_out, policy_list, DataArgs};
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
-use freshgp::predict::{eval, EvalOptions, Feature, FeatureSet, ModelKind, NetworkOptions};
+use freshgp::model::{Feature, FeatureSet};
+use freshgp::predict::{eval, EvalOptions, ModelKind, NetworkOptions};
 use freshgp::predict::{Progress, TrainOptions};
 use freshgp::sim::SimConfig;
 use std::io::Write as _;

@@ -267,7 +267,7 @@ fn emit_sql(args: &Args) -> Result<()> {
 fn open_state(
     args: &Args,
     path: &std::path::Path,
-    given: Option<freshgp::sim::Policy>,
+    given: Option<freshgp::policy::Policy>,
 ) -> Result<Scheduler> {
     let state = path.display().to_string();
     Ok(if path.exists() {

@@ -4,7 +4,9 @@ use crate::common::{DataArgs, EvalArgs, MetricArgs, PolicyArgs, SimArgs};
 use anyhow::{bail, Result};
 use clap::ValueEnum;
 use freshgp::data::split::Split;
-use freshgp::sim::{arm_shares, Exp3, Metric, Outcome, Period, Simulator};
+use freshgp::metric::Metric;
+use freshgp::policy::{Exp3, Policy};
+use freshgp::sim::{arm_shares, Outcome, Period, Simulator};
 use serde_json::json;
 use std::io::Write;
 
@@ -109,7 +111,7 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// A bandit's arms, the share of cycles each was drawn, and every cycle's draw.
-fn bandit_json(bandit: &Exp3, outcome: &Outcome, run_metric: Metric) -> serde_json::Value {
+fn bandit_json(bandit: &Exp3<Policy>, outcome: &Outcome, run_metric: Metric) -> serde_json::Value {
     let arms: Vec<String> = bandit.arms().iter().map(|a| a.label()).collect();
     json!({
         "arms": arms,
@@ -124,7 +126,7 @@ fn bandit_json(bandit: &Exp3, outcome: &Outcome, run_metric: Metric) -> serde_js
 /// each arm's share of the cycles.
 fn print_choices(
     stdout: &mut impl Write,
-    bandit: &Exp3,
+    bandit: &Exp3<Policy>,
     outcome: &Outcome,
     run_metric: Metric,
 ) -> Result<()> {
@@ -192,7 +194,7 @@ fn print_table(stdout: &mut impl Write, outcome: &Outcome) -> Result<()> {
 /// 2.5–97.5 percentile interval over the runs of each metric's run mean.
 fn sweep(
     args: &Args,
-    policy: &freshgp::sim::Policy,
+    policy: &freshgp::policy::Policy,
     period: &Period,
     config: freshgp::sim::SimConfig,
     levels: &[f64],

@@ -13,8 +13,8 @@
 //! never the change bits' one), multipliers from one stream per attribute; both keyed by
 //! the seed. A preset without the section draws exactly as before it existed.
 
-use super::host_stream;
-use super::rand_distr_lite::standard_normal;
+use super::streams::host_stream;
+use super::streams::rand_distr_lite::standard_normal;
 use crate::data::attributes::{Attribute, Attributes};
 use rand::Rng;
 use serde::{Deserialize, Serialize};

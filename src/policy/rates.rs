@@ -35,7 +35,7 @@
 //! (*choice* for the last two, as SPEC gives it for `weight`).
 //!
 //! ```
-//! use freshgp::sim::{RateInput, RatePolicy};
+//! use freshgp::policy::{RateInput, RatePolicy};
 //!
 //! // Two pages: one changing every cycle or so and important, one quiet.
 //! let pages = [(RateInput::new(3.0, 1.2), 1), (RateInput::new(1.0, 0.05), 1)];
@@ -424,7 +424,7 @@ fn solve_harmonic(pages: &[SolvePage], k: f64, start: f64) -> f64 {
 /// for small `δt` its series, so that it never loses digits to cancellation.
 ///
 /// ```
-/// use freshgp::sim::crawl_value;
+/// use freshgp::policy::crawl_value;
 ///
 /// assert_eq!(crawl_value(2.0, 0.0, 5.0), 0.0);
 /// let v = crawl_value(1.0, 0.5, 4.0); // (1 - 3·e^{-2}) / 0.5

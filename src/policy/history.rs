@@ -21,7 +21,7 @@
 //! (SPEC asks 1e-9). With every `τ_i = 1` the root is `ln((n + 2) / (n - X + 1))`.
 //!
 //! ```
-//! use freshgp::sim::Histories;
+//! use freshgp::policy::Histories;
 //!
 //! let mut h = Histories::default();
 //! // Visits every cycle for 4 cycles, changes found at two of them.

@@ -15,7 +15,7 @@
 //!
 //! A model reads the group rate of one attribute besides the host's, and only when the
 //! run is grouped by it: the simulation keeps the totals of one grouping
-//! ([`crate::sim::Period::grouping`]), and [`crate::sim::Policy::check_grouping`] refuses
+//! (`sim::Period::grouping`), and [`Policy::check_grouping`](super::Policy::check_grouping) refuses
 //! a run grouped otherwise with the reason. Categorical codes (`cat:KEY`) are refused
 //! here: a model file keeps no attribute values, so codes would not mean the same in
 //! another file (the network still drives `freshgp requests`, which trains and scores on
@@ -27,10 +27,9 @@
 //! four kinds above and at most one attribute's group rate, so [`Predictor::predict`]
 //! scores a page without allocating.
 
-use super::stats::{HostRates, PageStats, MAX_WINDOW};
-use super::{GroupingError, Track};
+use super::{HostRates, PageStats, Track, MAX_WINDOW};
 use crate::formula::Terminal;
-use crate::predict::{Feature, Model};
+use crate::model::{Feature, Model};
 use std::fmt;
 use std::sync::Arc;
 
@@ -44,6 +43,19 @@ enum Input {
     SinceChange,
     HostRate,
     GroupRate,
+}
+
+/// A learned model reads `group:KEY` but the run is grouped by another attribute (or by
+/// host): the simulation keeps the group totals of the data's grouping only.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("model {model} reads group:{key}, but the data is grouped by {}: run with --group {key} (a study's `group: \"{key}\"`)", grouping.as_deref().unwrap_or("host"))]
+pub struct GroupingError {
+    /// The model file, as written.
+    pub model: String,
+    /// The attribute it reads the group rate of.
+    pub key: String,
+    /// The data's grouping (`None`: host).
+    pub grouping: Option<String>,
 }
 
 /// A model file bound for the simulation: its path as written, its text (what the policy
@@ -208,7 +220,7 @@ impl Predictor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::Histories;
+    use crate::policy::Histories;
 
     fn logistic(features: &str) -> String {
         let n = features.split(',').count();
@@ -230,8 +242,8 @@ mod tests {
         let mut s = PageStats::new(
             Track::WINDOW30,
             1.0,
-            crate::sim::NO_HOST,
-            crate::sim::NO_GROUP,
+            crate::policy::NO_HOST,
+            crate::policy::NO_GROUP,
         );
         let h = &mut Histories::default();
         // Visits at 1 (changed), 3, 10 (changed); scored at 12.

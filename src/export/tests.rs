@@ -1,0 +1,231 @@
+//! Tests of the export (every target, every terminal's name), and the fixture the
+//! per-target tests export.
+
+use super::language::*;
+use super::lower::{Lowered, Operand};
+use super::target::{column_order, finite_literal};
+use super::*;
+use crate::formula::ops::{BinaryKind, Kind, UnaryKind};
+use crate::formula::{Closure, Formula, Terminal};
+
+/// What the per-target tests export: a formula over terminals of GP4C_All and of SPEC §8,
+/// written out of column order.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::{export, Closure, Formula, Language};
+
+    /// The formula: it reads `t X GAD w tc n7 X7 HR MLE`.
+    pub(crate) const EXTENDED: &str = "MLE * w + HR / tc - X7 ^ n7 + GAD * t + X";
+
+    /// The export of [`EXTENDED`] as function `score` in `language`, after checking that its
+    /// header names the arguments and the full column order.
+    pub(crate) fn export_extended(language: Language) -> String {
+        let f: Formula = EXTENDED.parse().unwrap();
+        let code = export(&f, Closure::Paper, language, "score").unwrap();
+        let line = "Arguments: t, X, GAD, w, tc, n7, X7, HR, MLE (the terminals the formula \
+                    reads, in freshgp's column order t n X CG NAD SAD AAD GAD w tc n7 X7 HR MLE).";
+        assert!(code.contains(line), "{language}: no `{line}` in\n{code}");
+        code
+    }
+}
+
+/// Names the generated code of `language` uses itself (besides the reserved words, the
+/// locals `v<k>` and the `<name>_...` helpers), which an argument must not be.
+fn generated_names(language: Language) -> &'static [&'static str] {
+    match language {
+        Language::Python => &["a", "b", "x", "odd", "math", "float", "abs"],
+        Language::C => &[
+            "a", "b", "x", "y", "HUGE_VAL", "INFINITY", "NAN", "isnan", "fabs", "log", "exp", "pow",
+        ],
+        Language::Java => &["a", "b", "x", "Math", "Double"],
+        Language::Rust => &["a", "b", "x", "f64", "std"],
+        Language::Sql(_) => &[
+            "abs",
+            "atan2",
+            "as",
+            "case",
+            "cast",
+            "coalesce",
+            "double",
+            "else",
+            "end",
+            "exp",
+            "false",
+            "floor",
+            "ln",
+            "max",
+            "nullif",
+            "pow",
+            "power",
+            "precision",
+            "select",
+            "sign",
+            "then",
+            "when",
+        ],
+    }
+}
+
+#[test]
+fn the_documented_column_order_is_terminal_all() {
+    let order: Vec<&str> = Terminal::ALL.iter().map(|t| t.name()).collect();
+    let line = format!("//! `{}`\n", order.join(" "));
+    assert!(
+        include_str!("mod.rs").contains(&line),
+        "the docs must say {line}"
+    );
+    let f = f(
+        "MLE * w + HR / tc - X7 ^ n7 + GAD * t + X + SAD + CG + n + NAD + AAD + P + GR + X30 * n30",
+    );
+    assert_eq!(arguments(&f), Terminal::ALL);
+    assert_eq!(column_order(&arguments(&f)), order.join(" "));
+    assert_eq!(
+        column_order(&arguments(&self::f("X / n * t"))),
+        "t n X CG NAD SAD AAD GAD"
+    );
+    assert_eq!(column_order(&[]), "t n X CG NAD SAD AAD GAD");
+}
+
+#[test]
+fn terminal_names_cannot_collide_in_any_target() {
+    let g = f("t");
+    for (i, t) in Terminal::ALL.iter().enumerate() {
+        let name = t.name();
+        // An identifier everywhere; without `_`, which every generated name but `v<k>`
+        // has (`<name>_div`, SQL's `<name>_v0` and `<name>_1`).
+        assert!(
+            name.starts_with(|c: char| c.is_ascii_alphabetic()),
+            "{name}"
+        );
+        assert!(name.chars().all(|c| c.is_ascii_alphanumeric()), "{name}");
+        // Not a local `v<k>` (nor `r<k>`, also kept from function names).
+        let local = name.len() > 1
+            && name.starts_with(['v', 'V', 'r', 'R'])
+            && name[1..].chars().all(|c| c.is_ascii_digit());
+        assert!(!local, "{name}");
+        for u in &Terminal::ALL[i + 1..] {
+            assert!(
+                !name.eq_ignore_ascii_case(u.name()),
+                "{name} and {u} differ by case"
+            );
+        }
+        for language in Language::ALL {
+            let sql = language.is_sql();
+            let same = |w: &&str| {
+                if sql {
+                    w.eq_ignore_ascii_case(name)
+                } else {
+                    *w == name
+                }
+            };
+            assert!(!language.reserved().iter().any(same), "{name}: {language}");
+            assert!(
+                !generated_names(language).iter().any(same),
+                "{name}: {language}"
+            );
+            // A function may not take a terminal's name.
+            assert!(export(&g, Closure::Paper, language, name).is_err());
+            if sql {
+                for other_case in [name.to_ascii_lowercase(), name.to_ascii_uppercase()] {
+                    assert!(export(&g, Closure::Paper, language, &other_case).is_err());
+                }
+            }
+        }
+    }
+}
+
+fn f(s: &str) -> Formula {
+    s.parse().unwrap()
+}
+
+#[test]
+fn lowering_folds_constants_and_numbers_locals() {
+    let l = Lowered::new(&f("t * (2 + 3) + log(X)"), Closure::Paper);
+    assert_eq!(l.params, vec![Terminal::T, Terminal::X]);
+    assert_eq!(l.steps.len(), 3);
+    assert_eq!(
+        l.steps[0].args,
+        vec![Operand::Var(Terminal::T), Operand::Const(5.0)]
+    );
+    assert_eq!(l.steps[0].kind, Kind::Binary(BinaryKind::Mul));
+    assert_eq!(l.steps[1].kind, Kind::Unary(UnaryKind::LogPaper));
+    assert_eq!(l.steps[2].args, vec![Operand::Local(0), Operand::Local(1)]);
+    assert_eq!(l.steps[2].level, 2);
+    assert_eq!(l.result, Operand::Local(2));
+    assert_eq!(
+        l.kinds,
+        vec![
+            Kind::Binary(BinaryKind::Add),
+            Kind::Binary(BinaryKind::Mul),
+            Kind::Unary(UnaryKind::LogPaper)
+        ]
+    );
+}
+
+#[test]
+fn constant_formula_has_no_steps() {
+    let l = Lowered::new(&f("log(0) + 1 / 0"), Closure::Paper);
+    assert!(l.steps.is_empty());
+    assert_eq!(l.result, Operand::Const(0.0));
+    let l = Lowered::new(&f("1 / 0"), Closure::Reference);
+    assert_eq!(l.result, Operand::Const(1e6));
+}
+
+#[test]
+fn literals_round_trip() {
+    for c in [
+        0.1,
+        1.0,
+        -0.0,
+        1e300,
+        5e-324,
+        f64::MAX,
+        -2.5e-7,
+        1e16,
+        123456.0,
+    ] {
+        let text = finite_literal(c);
+        assert_eq!(
+            text.parse::<f64>().unwrap().to_bits(),
+            c.to_bits(),
+            "{text}"
+        );
+        assert!(
+            text.contains(['.', 'e']),
+            "{text} must not read as an integer"
+        );
+    }
+}
+
+#[test]
+fn names_are_checked() {
+    let g = f("t");
+    for bad in ["", "1x", "a-b", "def", "t", "v12", "x y", "é"] {
+        assert!(
+            matches!(
+                export(&g, Closure::Paper, Language::Python, bad),
+                Err(ExportError::BadName { .. })
+            ),
+            "{bad:?} accepted"
+        );
+    }
+    assert!(export(
+        &g,
+        Closure::Paper,
+        Language::Sql(Dialect::Postgres),
+        "SELECT"
+    )
+    .is_err());
+    assert!(export(&g, Closure::Paper, Language::Sql(Dialect::Sqlite), "x").is_err());
+    assert!(export(&g, Closure::Paper, Language::C, "x").is_ok());
+    assert!(export(&g, Closure::Paper, Language::Rust, "my_score2").is_ok());
+}
+
+#[test]
+fn language_names_round_trip() {
+    for l in Language::ALL {
+        assert_eq!(l.name().parse::<Language>().unwrap(), l);
+    }
+    assert_eq!("Python".parse::<Language>().unwrap(), Language::Python);
+    assert!("cobol".parse::<Language>().is_err());
+}

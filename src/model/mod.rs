@@ -1,0 +1,25 @@
+//! Learned change models as files and scores (`docs/src/reference/models.md`): what reading
+//! a model file and scoring with it need, below the policies that score pages with a model
+//! (`policy::Predictor`) and below `predict`, which trains and evaluates them.
+//!
+//! - [`Feature`] and [`FeatureSet`] (`feature.rs`): the features a model reads, by name;
+//! - [`Model`] (`file.rs`): a single signed feature, a logistic regression or the network,
+//!   its score of one example or of many, and its versioned JSON file;
+//! - [`Network`] (`network.rs`): the seed's network, shapes checked, scored by its forward
+//!   pass without candle;
+//! - [`ModelError`] (`error.rs`): why a feature name or a model file cannot be used.
+//!
+//! **Invariant:** this module computes no feature value: a model scores the values its
+//! caller computed (from observations in `predict`, from a crawl's statistics in
+//! `policy`), in the order of its [`FeatureSet`].
+
+mod error;
+mod feature;
+mod file;
+mod network;
+
+pub use error::ModelError;
+pub use feature::{Feature, FeatureSet};
+pub use file::{Model, FORMAT, VERSION};
+pub(crate) use network::{code_of, Column};
+pub use network::{embedding_dim, Layer, Network, Weights, HIDDEN, MAX_EMBEDDING};

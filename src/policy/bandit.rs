@@ -1,0 +1,439 @@
+//! An adversarial bandit over policies (SPEC §10; EXP3, the seed on adversarial bandits,
+//! Algorithm 1): each scored cycle one of K *arms* (any policies) chooses the crawl, and
+//! the arm that chose is rewarded with the cycle's value of a metric.
+//!
+//! [`Exp3`] is the checked description (arms, γ, reward metric), over arms of any kind
+//! that say what a bandit needs of them ([`Arm`]; a policy's bandit is
+//! `Exp3<Policy>`, [`super::Policy::Bandit`]). Its run-time state is [`Exp3State`], the
+//! arms' weights, kept in log space so that no run overflows (a weight grows by at most
+//! `e` per cycle: `γ·x / (K·q) <= 1` since `q >= γ/K`). A run — either simulator
+//! (`sim::bandit`), the scheduler (`schedule::bandit`) — drives it the same way: before a
+//! cycle is scored it computes `q` ([`Exp3::probabilities`]), draws the arm from a stream
+//! seeded by (run seed, cycle) that is independent of the tie-break stream
+//! ([`draw_arm`]), and hands out the arm that scores the cycle; after the cycle it
+//! updates the arm's weight with the reward it measured ([`Exp3::update`]).
+//!
+//! Every arm's own state observes every visit, whichever arm chose it: the bandit's page
+//! statistics track the union of what its arms read ([`super::Policy::features`]), and the
+//! per-page memory is that of its one arm that keeps memory, if any (a page holds one
+//! memory number, so a bandit may hold at most one arm with memory: [`BanditError`]).
+//!
+//! ```
+//! use freshgp::formula::Grammar;
+//! use freshgp::policy::Policy;
+//!
+//! let kab3 = Policy::parse("kab3", &Grammar::all())?;
+//! let same = Policy::parse("exp3(arms: [weight, change, uniform])", &Grammar::all())?;
+//! assert_eq!(kab3, same);
+//! let Policy::Bandit(bandit) = &kab3 else { unreachable!() };
+//! assert_eq!(bandit.arms().len(), 3);
+//! assert_eq!(bandit.gamma(), 0.1);
+//! // Two arms, γ = 0.5: at the start q = (0.5, 0.5); arm 0 earns reward 1 with q 0.5,
+//! // so its log weight grows by γ·x/(K·q) = 0.5.
+//! let two = Policy::parse("exp3(arms: [uniform, change], gamma: 0.5)", &Grammar::all())?;
+//! let Policy::Bandit(two) = &two else { unreachable!() };
+//! let mut state = two.start();
+//! let mut q = Vec::new();
+//! two.probabilities(&state, &mut q);
+//! assert_eq!(q, [0.5, 0.5]);
+//! two.update(&mut state, 0, q[0], 1.0);
+//! assert_eq!(state.log_weights(), [0.5, 0.0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::hash::mix64;
+use crate::metric::Metric;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The default exploration rate γ (SPEC §10).
+pub const DEFAULT_GAMMA: f64 = 0.1;
+
+/// The bandit presets of the seed on adversarial bandits, by name. The seed's KAB5 has an
+/// impression-proportional arm; freshgp has no impression rates, so the crawl value
+/// (`value`, which weighs importance by the estimated change rate) takes that slot.
+pub const PRESETS: [(&str, &[&str]); 3] = [
+    ("kab2", &["weight", "change"]),
+    ("kab3", &["weight", "change", "uniform"]),
+    ("kab5", &["uniform", "change", "weight", "value", "lambda"]),
+];
+
+/// Why a bandit was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BanditError {
+    /// No arm.
+    #[error("a bandit needs at least one arm")]
+    NoArms,
+    /// γ outside (0, 1].
+    #[error("gamma must be in (0, 1], got {0}")]
+    Gamma(f64),
+    /// An arm that is itself a bandit.
+    #[error("arm {0} is a bandit: arms must be plain policies (a preset name in `arms` stands for its arms)")]
+    Nested(usize),
+    /// More than one arm keeps per-page memory.
+    #[error("arms {0} (`{2}`) and {1} (`{3}`) both keep per-page memory (adaptive intervals): a bandit may hold one such arm")]
+    Memory(usize, usize, String, String),
+    /// The same arm twice.
+    #[error("arm {0} (`{2}`) repeats arm {1} (arms counted after presets are expanded)")]
+    Duplicate(usize, usize, String),
+    /// Text that is not a bandit's.
+    #[error("exp3(..): {0}")]
+    Syntax(String),
+}
+
+/// What a bandit needs to know of its arms.
+pub trait Arm: PartialEq + fmt::Display {
+    /// Whether the arm is itself a bandit (refused: arms are plain policies).
+    fn is_bandit(&self) -> bool;
+    /// Whether the arm keeps per-page memory (a bandit may hold at most one such arm).
+    fn remembers(&self) -> bool;
+}
+
+/// A checked EXP3 bandit over arms `A` (SPEC §10; policies: `Exp3<Policy>`).
+///
+/// **Invariant:** at least one arm; no arm is a bandit; no two arms are equal; at most one
+/// arm keeps per-page memory; `0 < gamma <= 1`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exp3<A> {
+    arms: Vec<A>,
+    gamma: f64,
+    reward: Option<Metric>,
+}
+
+impl<A: Arm> Exp3<A> {
+    /// A bandit over `arms` with exploration rate `gamma`, rewarded by `reward` (`None`:
+    /// the run's metric, `sim::SimConfig::metric`; in a scheduler, the change rate).
+    pub fn new(arms: Vec<A>, gamma: f64, reward: Option<Metric>) -> Result<Exp3<A>, BanditError> {
+        if arms.is_empty() {
+            return Err(BanditError::NoArms);
+        }
+        if !(gamma > 0.0 && gamma <= 1.0) {
+            return Err(BanditError::Gamma(gamma));
+        }
+        let mut remembering = None;
+        for (i, arm) in arms.iter().enumerate() {
+            if arm.is_bandit() {
+                return Err(BanditError::Nested(i));
+            }
+            if let Some(j) = arms[..i].iter().position(|other| other == arm) {
+                return Err(BanditError::Duplicate(i, j, arm.to_string()));
+            }
+            if arm.remembers() {
+                if let Some(j) = remembering {
+                    return Err(BanditError::Memory(
+                        j,
+                        i,
+                        arms[j].to_string(),
+                        arm.to_string(),
+                    ));
+                }
+                remembering = Some(i);
+            }
+        }
+        Ok(Exp3 {
+            arms,
+            gamma,
+            reward,
+        })
+    }
+
+    /// The same bandit with `arm` as one more, last arm.
+    pub fn with_arm(&self, arm: A) -> Result<Exp3<A>, BanditError>
+    where
+        A: Clone,
+    {
+        let mut arms = self.arms.clone();
+        arms.push(arm);
+        Exp3::new(arms, self.gamma, self.reward)
+    }
+
+    /// The arms, in order.
+    pub fn arms(&self) -> &[A] {
+        &self.arms
+    }
+
+    /// The arms, in order, taken out of the bandit.
+    pub fn into_arms(self) -> Vec<A> {
+        self.arms
+    }
+
+    /// The exploration rate γ.
+    pub fn gamma(&self) -> f64 {
+        self.gamma
+    }
+
+    /// The reward metric it names (`None`: the run's).
+    pub fn reward(&self) -> Option<Metric> {
+        self.reward
+    }
+
+    /// The arm that keeps per-page memory, if any.
+    pub(crate) fn remembering_arm(&self) -> Option<&A> {
+        self.arms.iter().find(|arm| arm.remembers())
+    }
+
+    /// Every arm's weight 1 (log weight 0): the state at the start of a period.
+    pub fn start(&self) -> Exp3State {
+        Exp3State {
+            log_weights: vec![0.0; self.arms.len()],
+        }
+    }
+
+    /// `q_j = (1 - γ)·w_j / Σw + γ/K` into `q` (one per arm; Σq = 1 up to rounding). The
+    /// weights are normalized by the largest, in arm order, so no exponential overflows.
+    pub fn probabilities(&self, state: &Exp3State, q: &mut Vec<f64>) {
+        let k = self.arms.len() as f64;
+        let top = state
+            .log_weights
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        q.clear();
+        q.extend(state.log_weights.iter().map(|&lw| (lw - top).exp()));
+        let sum: f64 = q.iter().sum();
+        for qj in q.iter_mut() {
+            *qj = (1.0 - self.gamma) * *qj / sum + self.gamma / k;
+        }
+    }
+
+    /// `w_A ← w_A · exp(γ·x / (K·q_A))`, in log space: arm `arm`, drawn with probability
+    /// `q_arm`, earned reward `x` (in [0, 1]; the run measures it, by [`Exp3::reward`] or
+    /// its own metric).
+    pub fn update(&self, state: &mut Exp3State, arm: usize, q_arm: f64, x: f64) {
+        let k = self.arms.len() as f64;
+        state.log_weights[arm] += self.gamma * x / (k * q_arm);
+    }
+}
+
+/// The arm drawn from `q` at `cycle` of a run with seed `seed`: the first arm whose
+/// cumulative probability exceeds a uniform number from the draw stream (seeded by
+/// (seed, cycle), independent of the tie-break stream).
+pub fn draw_arm(q: &[f64], seed: u64, cycle: u32) -> usize {
+    let u = unit(draw_salt(seed, cycle));
+    let mut cumulative = 0.0;
+    for (j, &qj) in q.iter().enumerate() {
+        cumulative += qj;
+        if u < cumulative {
+            return j;
+        }
+    }
+    // Rounding left Σq a hair below u: the last arm (every q_j >= γ/K > 0).
+    q.len() - 1
+}
+
+/// The stream of arm draws: a salt per (seed, cycle), unrelated to the tie-break's.
+fn draw_salt(seed: u64, cycle: u32) -> u64 {
+    mix64(mix64(seed ^ 0x5EED_BA4D_17E3_0001) ^ (cycle as u64).wrapping_mul(0x9FB2_1C65_1E98_DF25))
+}
+
+/// A uniform number in [0, 1) from 64 random bits (their top 53).
+fn unit(bits: u64) -> f64 {
+    (bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// A bandit's weights during a run (log space, one per arm).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Exp3State {
+    log_weights: Vec<f64>,
+}
+
+impl Exp3State {
+    /// The arms' log weights.
+    pub fn log_weights(&self) -> &[f64] {
+        &self.log_weights
+    }
+
+    /// Whether this state fits `bandit` (one finite log weight per arm; for checking
+    /// saved states).
+    pub(crate) fn fits<A>(&self, bandit: &Exp3<A>) -> bool {
+        self.log_weights.len() == bandit.arms.len()
+            && self.log_weights.iter().all(|w| w.is_finite() && *w >= 0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formula::Grammar;
+    use crate::policy::{with_policy_files_in, Policy, PolicyError};
+
+    fn bandit(text: &str) -> Exp3<Policy> {
+        match Policy::parse(text, &Grammar::extended()).unwrap() {
+            Policy::Bandit(b) => b,
+            other => panic!("{other} is no bandit"),
+        }
+    }
+
+    #[test]
+    fn the_weight_update_by_hand_over_three_cycles() {
+        // K = 3, γ = 0.3; rewards: arm 1 earns 0.6, then arm 0 earns 1, then arm 1 earns 0.
+        let b = bandit("exp3(arms: [uniform, change, weight], gamma: 0.3)");
+        let mut s = b.start();
+        let mut q = Vec::new();
+        b.probabilities(&s, &mut q);
+        assert_eq!(q, [1.0 / 3.0; 3].map(|_| 0.7 / 3.0 + 0.1));
+        b.update(&mut s, 1, q[1], 0.6);
+        // Δ = γ·x/(K·q) = 0.3·0.6 / (3 · 1/3) = 0.18.
+        assert!((s.log_weights()[1] - 0.18).abs() < 1e-15);
+        b.probabilities(&s, &mut q);
+        let e = 0.18f64.exp();
+        let sum = 2.0 + e;
+        let expected = [0.7 / sum + 0.1, 0.7 * e / sum + 0.1, 0.7 / sum + 0.1];
+        for (a, b) in q.iter().zip(expected) {
+            assert!((a - b).abs() < 1e-15, "{q:?}");
+        }
+        b.update(&mut s, 0, q[0], 1.0);
+        assert!((s.log_weights()[0] - 0.3 / (3.0 * expected[0])).abs() < 1e-15);
+        let before = s.clone();
+        b.probabilities(&s, &mut q);
+        b.update(&mut s, 1, q[1], 0.0);
+        assert_eq!(s, before, "a reward of 0 changes nothing");
+        assert!((q.iter().sum::<f64>() - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn gamma_one_draws_arms_uniformly() {
+        // γ = 1: q = 1/K whatever the weights. Chi-square over 20,000 seeded cycles with
+        // K = 5 (4 degrees of freedom): the 0.999 quantile is 18.47.
+        let b = bandit("exp3(arms: [uniform, change, weight, value, lambda], gamma: 1)");
+        let mut s = b.start();
+        s.log_weights[2] = 40.0;
+        let mut q = Vec::new();
+        b.probabilities(&s, &mut q);
+        assert!(q.iter().all(|&x| (x - 0.2).abs() < 1e-15), "{q:?}");
+        let n = 20_000u32;
+        let mut counts = [0f64; 5];
+        for cycle in 1..=n {
+            counts[draw_arm(&q, 7, cycle)] += 1.0;
+        }
+        let expected = n as f64 / 5.0;
+        let chi2: f64 = counts
+            .iter()
+            .map(|c| (c - expected).powi(2) / expected)
+            .sum();
+        assert!(chi2 < 18.47, "chi-square {chi2} for counts {counts:?}");
+    }
+
+    #[test]
+    fn draws_follow_q_and_depend_on_seed_and_cycle_only() {
+        let q = [0.1, 0.6, 0.3];
+        let n = 30_000u32;
+        let mut counts = [0f64; 3];
+        for cycle in 1..=n {
+            counts[draw_arm(&q, 11, cycle)] += 1.0;
+        }
+        // Chi-square, 2 degrees of freedom: the 0.999 quantile is 13.82.
+        let chi2: f64 = counts
+            .iter()
+            .zip(q)
+            .map(|(c, p)| (c - p * n as f64).powi(2) / (p * n as f64))
+            .sum();
+        assert!(chi2 < 13.82, "{chi2} {counts:?}");
+        assert_eq!(draw_arm(&q, 11, 5), draw_arm(&q, 11, 5));
+        let differ = (1..100).any(|c| draw_arm(&q, 11, c) != draw_arm(&q, 12, c));
+        assert!(differ, "the seed moves the draws");
+    }
+
+    #[test]
+    fn long_runs_neither_overflow_nor_lose_the_arms() {
+        let b = bandit("exp3(arms: [uniform, change], gamma: 0.05)");
+        let mut s = b.start();
+        let mut q = Vec::new();
+        for cycle in 1..=100_000u32 {
+            b.probabilities(&s, &mut q);
+            let arm = draw_arm(&q, 3, cycle);
+            b.update(&mut s, arm, q[arm], if arm == 0 { 1.0 } else { 0.2 });
+        }
+        b.probabilities(&s, &mut q);
+        assert!(q.iter().all(|x| x.is_finite() && *x >= 0.05 / 2.0), "{q:?}");
+        assert!(q[0] > 0.97, "the better arm dominates: {q:?}");
+        assert!(s.log_weights().iter().all(|w| w.is_finite()));
+    }
+
+    #[test]
+    fn bad_bandits_are_refused_with_reasons() {
+        let all = Grammar::extended();
+        for (text, says) in [
+            ("exp3(arms: [])", "at least one arm"),
+            ("exp3(arms: [uniform], gamma: 0)", "gamma must be in (0, 1]"),
+            (
+                "exp3(arms: [uniform], gamma: 1.5)",
+                "gamma must be in (0, 1]",
+            ),
+            ("exp3(arms: [uniform], gamma: nan)", "1:26: Expected float"),
+            (
+                "exp3(arms: [uniform], reward: clicks)",
+                "reward: not a metric",
+            ),
+            (
+                "exp3(arms: [uniform, uniform])",
+                "arm 1 (`uniform`) repeats arm 0",
+            ),
+            ("exp3(arms: [kab2, kab3])", "arm 2 (`weight`) repeats arm 0"),
+            ("exp3(arms: [nutch, stormcrawler])", "one such arm"),
+            ("exp3(arms: [lamda])", "unknown policy `lamda`"),
+            ("exp3(arms: [uniform], gama: 0.1)", "gama"),
+            ("exp3(arms: [formula(\"t *\")])", "expected an operand"),
+        ] {
+            let err = Policy::parse(text, &all).unwrap_err().to_string();
+            assert!(err.contains(says), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn arms_may_come_from_policy_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("best.txt");
+        std::fs::write(&file, "# evolved for WNDCG\n\n  w * t / (MLE + 1)\n").unwrap();
+        let text = format!("exp3(arms: [kab2, file({:?})])", file.display().to_string());
+        let b = bandit(&text);
+        assert_eq!(b.arms().len(), 3);
+        assert_eq!(b.arms()[2].to_string(), "w * t / (MLE + 1)");
+        // Relative paths: against the directory a study file is read in.
+        let relative = "exp3(arms: [kab2, file(\"best.txt\")])";
+        let inside = with_in(dir.path(), relative);
+        assert_eq!(inside.unwrap(), Policy::Bandit(b));
+        let missing = Policy::parse("exp3(arms: [file(\"no/such.txt\")])", &Grammar::all());
+        assert!(missing
+            .unwrap_err()
+            .to_string()
+            .contains("cannot read policy file no/such.txt"));
+        std::fs::write(&file, "# nothing\n").unwrap();
+        let empty = with_in(dir.path(), relative).unwrap_err().to_string();
+        assert!(empty.contains("holds no policy"), "{empty}");
+    }
+
+    fn with_in(dir: &std::path::Path, text: &str) -> Result<Policy, PolicyError> {
+        with_policy_files_in(dir, || Policy::parse(text, &Grammar::all()))
+    }
+
+    #[test]
+    fn presets_and_text_round_trip() {
+        let all = Grammar::extended();
+        assert_eq!(bandit("kab5").arms().len(), 5);
+        assert_eq!(bandit("KAB2").to_string(), "kab2");
+        let gp = bandit(r#"exp3(arms: [kab5, formula("w * t / (MLE + 1)")])"#);
+        assert_eq!(gp.arms().len(), 6);
+        for text in [
+            "kab2",
+            "kab3",
+            "kab5",
+            r#"exp3(arms: [kab5, formula("w * t / (MLE + 1)")], gamma: 0.1)"#,
+            "exp3(arms: [lambda_harmonic, nutch, NAD, formula(\"(NAD)\")], gamma: 0.25, reward: wfreshness)",
+            "exp3(arms: [lambda-harmonic, formula(\"w - t\")], gamma: 0.5)",
+            "exp3(arms: [adaptive(init: 7, min: 1, max: 28, inc: 0.25, dec: 0.5)], gamma: 1)",
+            r#"exp3(arms: [formula("X / n [Reference closure]")], gamma: 0.1)"#,
+        ] {
+            let policy = Policy::parse(text, &all).unwrap();
+            let written = policy.to_string();
+            assert_eq!(Policy::parse(&written, &all).unwrap(), policy, "{written}");
+            let json = serde_json::to_string(&policy).unwrap();
+            assert_eq!(serde_json::from_str::<Policy>(&json).unwrap(), policy);
+            let ron_text = format!("[{}]", policy.ron());
+            let read: Vec<Policy> = ron::from_str(&ron_text).unwrap();
+            assert_eq!(read, std::slice::from_ref(&policy), "{ron_text}");
+            let binary = bincode::serialize(&policy).unwrap();
+            assert_eq!(bincode::deserialize::<Policy>(&binary).unwrap(), policy);
+        }
+    }
+}

@@ -1,0 +1,313 @@
+//! Policies as text: [`Policy::parse`] (a name of [`Policy::named`], `adaptive(..)`,
+//! `exp3(..)`, `model:FILE`, else a formula of the grammar) and `Display`, its exact
+//! inverse; [`Policy::ron`], as study files write a policy; a bandit's `exp3(..)` and its
+//! presets (`kab2`, `kab3`, `kab5`).
+
+use super::{Adaptive, BanditError, Baseline, Exp3, Policy, PolicyError, RatePolicy};
+use super::{BANDIT_PRESETS, DEFAULT_GAMMA};
+use crate::formula::{Closure, Formula, Grammar, Terminal};
+use crate::metric::Metric;
+use serde::Deserialize;
+use std::fmt;
+
+impl Policy {
+    /// Every named policy: the seven baselines of SPEC §4, the policies of §9, then the
+    /// bandit presets of §10 (`kab2`, `kab3`, `kab5`).
+    pub fn named() -> Vec<Policy> {
+        let mut all = Policy::named_single();
+        all.extend(
+            BANDIT_PRESETS
+                .iter()
+                .filter_map(|(name, _)| Exp3::preset(name))
+                .map(Policy::Bandit),
+        );
+        all
+    }
+
+    /// The named policies that are no bandit (what a preset's arms are named from).
+    pub(crate) fn named_single() -> Vec<Policy> {
+        let mut all: Vec<Policy> = Baseline::ALL.map(Policy::Baseline).to_vec();
+        all.extend(RatePolicy::ALL.map(Policy::Rate));
+        all.push(Policy::Value);
+        all.extend(Adaptive::PRESETS.map(|(_, a)| Policy::Adaptive(a)));
+        all
+    }
+
+    /// The policy of [`Policy::named`] called `name` (case-insensitive, `_` for `-` as RON
+    /// identifiers write `lambda_harmonic`), if any.
+    pub fn by_name(name: &str) -> Option<Policy> {
+        let name = name.trim().replace('_', "-");
+        if let Some(bandit) = Exp3::preset(&name) {
+            return Some(Policy::Bandit(bandit));
+        }
+        Policy::named_single()
+            .into_iter()
+            .find(|p| p.label().eq_ignore_ascii_case(&name))
+    }
+
+    /// The names of [`Policy::named`], comma-separated (for messages).
+    fn names() -> String {
+        let names: Vec<String> = Policy::named().iter().map(Policy::label).collect();
+        names.join(", ")
+    }
+
+    /// Reads a policy: a name of [`Policy::named`] (`NAD`, `age`, `lambda`, `nutch`, ...),
+    /// an adaptive-interval policy with its parameters (`adaptive(init: 30, min: 1, max:
+    /// 365, inc: 0.4, dec: 0.2)`), or else a formula of `grammar`, evaluated under the
+    /// grammar's closure. A single word that is none of these is an
+    /// [`PolicyError::UnknownName`] listing the known names.
+    ///
+    /// A formula may end in ` [Reference closure]` or ` [Paper closure]` (as
+    /// [`fmt::Display`] writes it), which then overrides the grammar's closure.
+    pub fn parse(text: &str, grammar: &Grammar) -> Result<Policy, PolicyError> {
+        let (text, closure) = Policy::split_closure(text);
+        let (text, model) = Policy::split_model(text);
+        let name = text.trim();
+        if let Some(path) = name.strip_prefix("model:") {
+            return Ok(Policy::Model(Policy::load_model(path)?));
+        }
+        if let Some(named) = Policy::by_name(name) {
+            return Ok(named);
+        }
+        if let Some(adaptive) = Adaptive::parse(text) {
+            return Ok(Policy::Adaptive(adaptive?));
+        }
+        if let Some(fields) = name.strip_prefix("exp3").map(str::trim_start) {
+            if fields.starts_with('(') {
+                return Ok(Policy::Bandit(Exp3::parse_fields(fields)?));
+            }
+        }
+        match Formula::parse(text, grammar) {
+            Ok(formula) => {
+                let model = model.map(Policy::load_model).transpose()?;
+                Policy::formula_with(
+                    &formula,
+                    closure.unwrap_or(grammar.closure()),
+                    model.as_ref(),
+                )
+            }
+            Err(_) if looks_like_a_name(name) => Err(PolicyError::UnknownName {
+                name: name.to_string(),
+                known: Policy::names(),
+            }),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// `text` without a trailing ` [model PATH]`, and that path.
+    pub(crate) fn split_model(text: &str) -> (&str, Option<&str>) {
+        let trimmed = text.trim_end();
+        match trimmed
+            .strip_suffix(']')
+            .and_then(|t| t.rsplit_once("[model "))
+        {
+            Some((formula, path)) => (formula, Some(path)),
+            None => (text, None),
+        }
+    }
+
+    /// `text` without a trailing ` [<closure> closure]`, and that closure.
+    pub(crate) fn split_closure(text: &str) -> (&str, Option<Closure>) {
+        let trimmed = text.trim_end();
+        for closure in [Closure::Paper, Closure::Reference] {
+            let suffix = format!("[{closure:?} closure]");
+            if let Some(formula) = trimmed.strip_suffix(&suffix) {
+                return (formula, Some(closure));
+            }
+        }
+        (text, None)
+    }
+
+    /// Its name in tables and JSON keys: its text ([`fmt::Display`]), so that two
+    /// different policies never share a name (a formula under another closure says so).
+    pub fn label(&self) -> String {
+        self.to_string()
+    }
+
+    /// The policy as a RON value, as study files and a bandit's arms write it: a name as
+    /// an identifier (`lambda_harmonic`), `adaptive(..)`, `exp3(..)` or `formula("..")`.
+    pub fn ron(&self) -> String {
+        match self {
+            Policy::Formula(_) => {
+                let text = self.to_string();
+                let text = text
+                    .strip_prefix('(')
+                    .and_then(|t| t.strip_suffix(')'))
+                    .filter(|t| Policy::by_name(t).is_some())
+                    .map_or(text.clone(), str::to_string);
+                format!("formula({text:?})")
+            }
+            Policy::Adaptive(_) | Policy::Bandit(_) => self.to_string(),
+            Policy::Model(m) => format!("model({:?})", m.path()),
+            Policy::Baseline(_) | Policy::Rate(_) | Policy::Value => {
+                self.to_string().replace('-', "_")
+            }
+        }
+    }
+}
+
+/// Whether policy text that is no formula was meant as a name: one word of letters,
+/// digits, `-` and `_` that is not a terminal (a terminal the grammar lacks, a function
+/// call or any other formula keeps its formula error, which points at the byte).
+fn looks_like_a_name(text: &str) -> bool {
+    let word = text.trim();
+    word.starts_with(|c: char| c.is_ascii_alphabetic())
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && Terminal::from_name(word).is_none()
+}
+
+impl fmt::Display for Policy {
+    /// The formula text, followed by ` [Reference closure]` when not the paper's; a
+    /// baseline's name; an adaptive preset's name or its parameters.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Policy::Formula(p) => {
+                let text = p.formula.to_string();
+                // A formula that is one terminal named like a policy (`NAD`, `CG`) is
+                // written `(NAD)`, so that it reads back as the formula, not the baseline.
+                if Policy::by_name(&text).is_some() {
+                    write!(f, "({text})")?;
+                } else {
+                    f.write_str(&text)?;
+                }
+                if let Some(m) = &p.model {
+                    write!(f, " [model {}]", m.path())?;
+                }
+                if p.closure != Closure::Paper {
+                    write!(f, " [{:?} closure]", p.closure)?;
+                }
+                Ok(())
+            }
+            Policy::Model(m) => write!(f, "model:{}", m.path()),
+            Policy::Baseline(b) => write!(f, "{b}"),
+            Policy::Adaptive(a) => write!(f, "{a}"),
+            Policy::Rate(r) => f.write_str(r.name()),
+            Policy::Value => f.write_str("value"),
+            Policy::Bandit(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+/// `text` with the policy names that hold a `-` (`lambda-harmonic`) written as RON
+/// identifiers (`lambda_harmonic`), outside quoted strings (formulas stay as written).
+fn identifiers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, part) in text.split('"').enumerate() {
+        if i > 0 {
+            out.push('"');
+        }
+        if i % 2 == 1 {
+            out.push_str(part);
+            continue;
+        }
+        let mut part = part.to_string();
+        for name in Policy::named_single().iter().map(Policy::label) {
+            if name.contains('-') {
+                part = part.replace(&name, &name.replace('-', "_"));
+            }
+        }
+        out.push_str(&part);
+    }
+    out
+}
+
+/// A bandit's fields as written in `exp3(..)` (RON), before checking.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename = "exp3")]
+pub(crate) struct RawExp3 {
+    /// The arms: policies; a preset's name stands for its arms.
+    pub(crate) arms: Vec<Policy>,
+    #[serde(default = "default_gamma")]
+    pub(crate) gamma: f64,
+    #[serde(default, deserialize_with = "metric")]
+    pub(crate) reward: Option<Metric>,
+}
+
+fn default_gamma() -> f64 {
+    DEFAULT_GAMMA
+}
+
+/// `reward: ndcg` (not RON's `Some(ndcg)`); anything else is an error listing the metrics
+/// (the reader adds where).
+fn metric<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Metric>, D::Error> {
+    use serde::de::Error;
+    Metric::deserialize(d).map(Some).map_err(|_| {
+        D::Error::custom(
+            "reward: not a metric (expected changerate, ndcg, freshness, wfreshness or wndcg)",
+        )
+    })
+}
+
+impl TryFrom<RawExp3> for Exp3<Policy> {
+    type Error = BanditError;
+
+    fn try_from(raw: RawExp3) -> Result<Exp3<Policy>, BanditError> {
+        // A preset among the arms stands for its arms (any other bandit stays, and is
+        // refused as nested).
+        let mut arms = Vec::new();
+        for arm in raw.arms {
+            match arm {
+                Policy::Bandit(b) if b.preset_name().is_some() => arms.extend(b.into_arms()),
+                arm => arms.push(arm),
+            }
+        }
+        Exp3::new(arms, raw.gamma, raw.reward)
+    }
+}
+
+impl Exp3<Policy> {
+    /// The preset called `name` (`kab2`, `kab3`, `kab5`; case-insensitive), with the
+    /// default γ and the run's metric as reward.
+    pub fn preset(name: &str) -> Option<Exp3<Policy>> {
+        let (_, arms) = BANDIT_PRESETS
+            .iter()
+            .find(|(preset, _)| preset.eq_ignore_ascii_case(name.trim()))?;
+        let arms = arms
+            .iter()
+            .map(|a| Policy::by_name(a))
+            .collect::<Option<_>>()?;
+        Exp3::new(arms, DEFAULT_GAMMA, None).ok()
+    }
+
+    /// Reads `(arms: [..], gamma: .., reward: ..)`, the text after `exp3`. Names may be
+    /// written as on the command line (`lambda-harmonic`) or as RON identifiers
+    /// (`lambda_harmonic`).
+    pub(crate) fn parse_fields(fields: &str) -> Result<Exp3<Policy>, BanditError> {
+        let fields = identifiers(fields);
+        let raw: RawExp3 =
+            ron::from_str(&fields).map_err(|e| BanditError::Syntax(e.to_string()))?;
+        Exp3::try_from(raw)
+    }
+
+    /// The name of the preset it is, if it is one exactly.
+    fn preset_name(&self) -> Option<&'static str> {
+        BANDIT_PRESETS
+            .iter()
+            .map(|(name, _)| *name)
+            .find(|name| Exp3::preset(name).as_ref() == Some(self))
+    }
+}
+
+impl fmt::Display for Exp3<Policy> {
+    /// A preset's name, or `exp3(arms: [..], gamma: .., reward: ..)` with each arm as RON
+    /// writes a policy (names as identifiers, formulas as `formula("..")`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(name) = self.preset_name() {
+            return f.write_str(name);
+        }
+        f.write_str("exp3(arms: [")?;
+        for (i, arm) in self.arms().iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{}", arm.ron())?;
+        }
+        write!(f, "], gamma: {}", self.gamma())?;
+        if let Some(reward) = self.reward() {
+            write!(f, ", reward: {}", reward.name())?;
+        }
+        f.write_str(")")
+    }
+}

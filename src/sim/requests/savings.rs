@@ -1,0 +1,131 @@
+//! Savings against uniform ([`savings`]): each method's γ tuned to the freshness uniform
+//! reaches with 20, 40, 60 and 80% of the requests crawled, and the resources it saves.
+
+use super::config::RequestError;
+use super::run::{ratio, RequestSim, Target, Tuned};
+use super::scorer::{Crawler, Scorer};
+use crate::stats::{mean_ci, MeanCi};
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// Uniform's resource levels at which savings are read (SPEC §12).
+pub const LEVELS: [f64; 4] = [0.2, 0.4, 0.6, 0.8];
+
+/// One method's savings at one level of uniform.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Saving {
+    /// The method.
+    pub method: String,
+    /// The γ at which it reaches F*.
+    pub gamma: f64,
+    /// Its R there (pooled).
+    pub resources: f64,
+    /// Its F there (pooled).
+    pub freshness: f64,
+    /// Whether it reaches F* at all (γ = Q crawls every request it can).
+    pub reached: bool,
+    /// `1 - R / R_u`.
+    pub savings: f64,
+    /// The per-cycle savings' mean and 95% Student-t half-width.
+    pub per_cycle: MeanCiOut,
+}
+
+/// [`MeanCi`] for JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MeanCiOut {
+    /// Mean.
+    pub mean: f64,
+    /// 95% half-width.
+    pub ci95: f64,
+    /// Cycles.
+    pub n: usize,
+}
+
+impl From<MeanCi> for MeanCiOut {
+    fn from(m: MeanCi) -> MeanCiOut {
+        MeanCiOut {
+            mean: m.mean,
+            ci95: m.ci95,
+            n: m.n,
+        }
+    }
+}
+
+/// The savings of every method at one resource level of uniform.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Level {
+    /// Uniform's resources R_u.
+    pub uniform_resources: f64,
+    /// The freshness F* uniform reaches there.
+    pub freshness: f64,
+    /// Each method at F*.
+    pub methods: Vec<Saving>,
+}
+
+/// For each of `levels`, uniform's freshness F* at R_u and every policy's γ, R and savings
+/// at F* (SPEC §12). Savings use the nominal R_u; the interval is that of the per-cycle
+/// ratio `1 - R_cycle / R_u` at the pooled γ.
+///
+/// # Errors
+/// As [`RequestSim::tune`].
+pub fn savings(
+    sim: &RequestSim,
+    methods: &[&dyn Scorer],
+    levels: &[f64],
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<Vec<Level>, RequestError> {
+    if let Some(&bad) = levels.iter().find(|&&r| !(r > 0.0 && r <= 1.0)) {
+        return Err(RequestError::Target(bad));
+    }
+    let goals: Vec<f64> = levels
+        .par_iter()
+        .map(|&r_u| Ok(sim.run(Crawler::Uniform, r_u)?.freshness()))
+        .collect::<Result<_, RequestError>>()?;
+    let pairs: Vec<(usize, &dyn Scorer)> = (0..levels.len())
+        .flat_map(|i| methods.iter().map(move |&m| (i, m)))
+        .collect();
+    let tuned: Vec<Saving> = pairs
+        .par_iter()
+        .map(|&(i, method)| {
+            let crawler = Crawler::Scored(method);
+            let t = sim.tune(crawler, Target::Freshness(goals[i]))?;
+            progress(&format!(
+                "{} at uniform's R = {}: γ = {:.4}",
+                crawler.label(),
+                levels[i],
+                t.gamma
+            ));
+            Ok(saving(crawler.label(), &t, levels[i]))
+        })
+        .collect::<Result<_, RequestError>>()?;
+    let mut tuned = tuned.into_iter();
+    Ok(levels
+        .iter()
+        .zip(goals)
+        .map(|(&r_u, goal)| Level {
+            uniform_resources: r_u,
+            freshness: goal,
+            methods: tuned.by_ref().take(methods.len()).collect(),
+        })
+        .collect())
+}
+
+/// A tuned run's savings against uniform at `r_u`.
+fn saving(method: String, tuned: &Tuned, r_u: f64) -> Saving {
+    let per_cycle: Vec<f64> = tuned
+        .tally
+        .cycles
+        .iter()
+        .filter(|c| c.requests > 0)
+        .map(|c| 1.0 - ratio(c.crawls, c.requests) / r_u)
+        .collect();
+    Saving {
+        method,
+        gamma: tuned.gamma,
+        resources: tuned.tally.resources(),
+        freshness: tuned.tally.freshness(),
+        reached: tuned.reached,
+        savings: 1.0 - tuned.tally.resources() / r_u,
+        per_cycle: mean_ci(&per_cycle).into(),
+    }
+}

@@ -1,0 +1,162 @@
+//! Tests of the request-driven simulation.
+
+use super::config::*;
+use super::run::*;
+use super::savings::*;
+use super::scorer::*;
+use super::stream::*;
+use crate::data::Dataset;
+use crate::policy::Policy;
+use crate::sim::{Period, SimConfig, SimError};
+
+fn config(warmup: usize) -> RequestConfig {
+    // Invariant: valid settings.
+    let sim = SimConfig::new(0.34, warmup).expect("invariant: valid");
+    RequestConfig::new(QUANTILES, sim).expect("invariant: Q > 0")
+}
+
+#[test]
+fn quantiles_share_the_mean_rank_of_ties() {
+    let (mut order, mut out) = (Vec::new(), vec![0; 4]);
+    quantiles(&[3.0, 1.0, 1.0, 2.0], 100, &mut order, &mut out);
+    assert_eq!(out, [100, 38, 38, 75]); // ranks 4, 1.5, 1.5, 3 of 4
+    quantiles(&[3.0, 1.0, 1.0, 2.0], 3, &mut order, &mut out);
+    assert_eq!(out, [3, 2, 2, 3]);
+    quantiles(&[5.0; 4], 100, &mut order, &mut out);
+    assert_eq!(out, [63; 4]); // mean rank 2.5 of 4: ceil(62.5)
+}
+
+/// Pages 0 (changes every cycle), 1 (at 3) and 2 (never); warm-up cycle 1; the
+/// formula X; requests with their draws as in the comments.
+fn hand_worked() -> RequestSim {
+    let d = Dataset::from_bit_strings(&["111", "001", "000"]).unwrap();
+    let period = Period::whole(&d).unwrap();
+    let requests = Requests::served(
+        vec![
+            vec![(0, 0.9), (0, 0.1), (1, 0.6), (2, 0.4)],
+            vec![(1, 0.2), (1, 0.3), (0, 0.99), (2, 0.7)],
+        ],
+        1,
+    );
+    RequestSim::new(vec![(period, requests)], config(1)).unwrap()
+}
+
+#[test]
+fn hand_worked_three_cycles() {
+    let sim = hand_worked();
+    let x = Policy::parse("X", &crate::formula::Grammar::all()).unwrap();
+    // Cycle 2: X is 1, 0, 0 → quantiles 100, 50, 50 → probabilities 1, ½, ½ at γ = 1.
+    // (0, .9) stale, crawled; (0, .1) fresh, crawled; (1, .6) fresh; (2, .4) fresh,
+    // crawled. Cycle 3 (pages 0 and 1 change): X is 2, 0, 0, the same quantiles.
+    // (1, .2) stale, crawled; (1, .3) fresh, crawled; (0, .99) stale, crawled; (2, .7)
+    // fresh.
+    let t = sim.run(Crawler::Scored(&x), 1.0).unwrap();
+    let c = |requests, fresh, crawls| CycleCounts {
+        requests,
+        fresh,
+        crawls,
+    };
+    assert_eq!(t.cycles, [c(4, 3, 3), c(4, 2, 3)]);
+    assert_eq!((t.freshness(), t.resources()), (5.0 / 8.0, 6.0 / 8.0));
+    // At γ = 0.5 the probabilities are ½, ¼, ¼. Cycle 2: (0, .9) stale; (0, .1) stale,
+    // crawled; (1, .6), (2, .4) fresh. Cycle 3: (1, .2) stale, crawled; (1, .3) fresh;
+    // (0, .99) stale; (2, .7) fresh.
+    let t = sim.run(Crawler::Scored(&x), 0.5).unwrap();
+    assert_eq!(t.cycles, [c(4, 2, 1), c(4, 2, 1)]);
+    // Uniform at R = ½ on the same stream. Cycle 2: (0, .9) stale; (0, .1) stale,
+    // crawled; (1, .6) fresh; (2, .4) fresh, crawled. Cycle 3: (1, .2) stale, crawled;
+    // (1, .3) fresh, crawled; (0, .99) stale; (2, .7) fresh.
+    let u = sim.run(Crawler::Uniform, 0.5).unwrap();
+    assert_eq!(u.cycles, [c(4, 2, 2), c(4, 2, 2)]);
+}
+
+#[test]
+fn bad_settings_are_refused() {
+    let sim = hand_worked();
+    let kab = Policy::by_name("kab5").unwrap();
+    assert_eq!(
+        sim.run(Crawler::Scored(&kab), 1.0),
+        Err(RequestError::Bandit)
+    );
+    assert_eq!(
+        RequestConfig::new(0, SimConfig::paper()),
+        Err(RequestError::Quantiles)
+    );
+    assert_eq!(
+        sim.tune(Crawler::Uniform, Target::Freshness(1.5)),
+        Err(RequestError::Target(1.5))
+    );
+    let d = Dataset::from_bit_strings(&["111"]).unwrap();
+    let p = Period::whole(&d).unwrap();
+    let none = Requests::served(vec![vec![], vec![]], 1);
+    assert_eq!(
+        RequestSim::new(vec![(p.clone(), none)], config(1)).err(),
+        Some(RequestError::NoRequests)
+    );
+    let r = Requests::served(vec![], 3);
+    assert!(matches!(
+        RequestSim::new(vec![(p, r)], config(3)).err(),
+        Some(RequestError::Sim(SimError::Warmup { .. }))
+    ));
+}
+
+/// 400 pages: half never change, half change every fourth cycle (staggered).
+fn predictable() -> RequestSim {
+    let rows: Vec<String> = (0..400)
+        .map(|p| {
+            (1..=20)
+                .map(|d| {
+                    if p % 2 == 0 && (d + p / 2) % 4 == 0 {
+                        '1'
+                    } else {
+                        '0'
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let d = Dataset::from_bit_strings(&rows).unwrap();
+    let period = Period::whole(&d).unwrap();
+    let config = RequestConfig::default();
+    let requests = Requests::poisson(&period, &config);
+    RequestSim::new(vec![(period, requests)], config).unwrap()
+}
+
+#[test]
+fn poisson_requests_average_one_per_page_and_cycle() {
+    let sim = predictable();
+    let n = sim.runs[0].1.len() as f64 / (400.0 * 18.0);
+    assert!((n - 1.0).abs() < 0.03, "{n}");
+    // The same seed gives the same stream.
+    let again = Requests::poisson(&sim.runs[0].0, &RequestConfig::default());
+    assert_eq!(again, sim.runs[0].1);
+}
+
+#[test]
+fn bisection_reaches_the_target_and_a_good_policy_saves() {
+    let sim = predictable();
+    let u = sim.tune(Crawler::Uniform, Target::Resources(0.4)).unwrap();
+    assert!(
+        (u.tally.resources() - 0.4).abs() < 0.01,
+        "{}",
+        u.tally.resources()
+    );
+    let nad = Policy::by_name("nad").unwrap();
+    let levels = savings(&sim, &[&nad], &[0.4], &|_| {}).unwrap();
+    let goal = levels[0].freshness;
+    let s = &levels[0].methods[0];
+    assert!(s.reached);
+    let resolution = 1.0 / sim.runs[0].1.len() as f64;
+    assert!(
+        (s.freshness - goal).abs() <= resolution.max(TOLERANCE) * 4.0,
+        "{s:?}"
+    );
+    // Crawling pages that change rather than at random saves crawls.
+    assert!(s.savings > 0.2, "{s:?}");
+    let m = s.per_cycle;
+    assert!(
+        m.mean - m.ci95 < s.savings && s.savings < m.mean + m.ci95,
+        "{s:?}"
+    );
+}

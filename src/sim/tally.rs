@@ -1,0 +1,107 @@
+//! A scored cycle's choice as the per-cycle simulators (`fast`, `flat`) count it: what the
+//! walk chose so far ([`Chosen`]: pages taken, changes found, DCG), the ideal weighted DCG
+//! read off the pages by weight ([`stale_ideal`]), whether a run tallies weighted sums
+//! ([`tallies_weights`]), and the cycle's metrics ([`cycle_tally`]).
+
+use super::metrics::{fresh_weight, Discounts, Tally, WeightedTally};
+use super::Period;
+use crate::metric::CycleMetrics;
+use crate::policy::Policy;
+
+/// What a cycle's walk chose, so far.
+#[derive(Default)]
+pub(super) struct Chosen {
+    pub(super) taken: usize,
+    pub(super) found: usize,
+    pub(super) newly: usize,
+    dcg: f64,
+    /// Σ w·g(rank) over the stale pages chosen (SPEC §8), with weights; read only when
+    /// the walk tallies weights ([`Walk::weighted`]).
+    dcg_w: f64,
+}
+
+impl Chosen {
+    /// Counts a stale page at `rank`.
+    #[inline]
+    pub(super) fn stale_at(&mut self, rank: usize, weight: f64, discounts: &Discounts) {
+        self.found += 1;
+        self.dcg += discounts.of(rank);
+        self.dcg_w += weight * discounts.of(rank);
+    }
+
+    /// Counts a stale page at `rank` in a walk that tallies no weights (`dcg_w` left).
+    #[inline]
+    pub(super) fn stale_unweighted_at(&mut self, rank: usize, discounts: &Discounts) {
+        self.found += 1;
+        self.dcg += discounts.of(rank);
+    }
+}
+
+/// The ideal weighted DCG of a cycle (SPEC §8): over the weights of the pages stale
+/// before the visits (`stale`), the best `m`, read off the pages of `period` in
+/// descending weight order ([`Period::by_weight`]) until `m` stale ones are met. The
+/// sum runs in that order, as [`weighted_ideal`](super::metrics::weighted_ideal)'s
+/// (pages of equal weight add equal terms, in any order), so the value is its bit for
+/// bit.
+pub(super) fn stale_ideal(
+    (stale, period): (&[bool], &Period),
+    m: usize,
+    discounts: &Discounts,
+) -> f64 {
+    let mut sum = 0.0;
+    let mut j = 0;
+    if m == 0 {
+        return sum;
+    }
+    for &p in period.by_weight() {
+        if stale[p as usize] {
+            j += 1;
+            sum += discounts.of(j) * period.weight(p);
+            if j == m {
+                break;
+            }
+        }
+    }
+    sum
+}
+
+/// Whether a run tallies its weighted sums: over a weighted period, unless `unweighted`
+/// asks to skip them and the policy (no bandit rewarded by them) needs none.
+pub(super) fn tallies_weights(period: &Period, policy: &Policy, unweighted: bool) -> bool {
+    let needed = !unweighted || matches!(policy, Policy::Bandit(_));
+    period.weights().is_some() && needed
+}
+
+/// Cycle `d`'s metrics from what its `chosen` pages found, the stale counts before and
+/// after the visits, and (with weights) the ideal weighted DCG from [`stale_ideal`]
+/// (`None` over a weighted period: the weighted sums were not tallied).
+pub(super) fn cycle_tally(
+    (d, k, period): (usize, usize, &Period),
+    (stale_before, stale_after): (usize, usize),
+    chosen: &Chosen,
+    ideal_w: Option<f64>,
+    (stale, discounts): (&[bool], &Discounts),
+) -> CycleMetrics {
+    let weighted = period.weights().map(|weights| match ideal_w {
+        Some(ideal) => WeightedTally {
+            dcg: chosen.dcg_w,
+            ideal_dcg: ideal,
+            fresh: fresh_weight(stale, weights),
+            total: period.total_weight(),
+        },
+        None => WeightedTally::NOT_TALLIED,
+    });
+    Tally {
+        cycle: d,
+        pages: period.pages(),
+        visited: chosen.taken,
+        stale_before,
+        stale_after,
+        found: chosen.found,
+        newly: chosen.newly,
+        dcg: chosen.dcg,
+        ideal_dcg: discounts.ideal(stale_before.min(k)),
+        weighted,
+    }
+    .metrics(k)
+}
