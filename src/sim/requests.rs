@@ -66,6 +66,9 @@ pub const GAMMA_MIN: f64 = 1e-4;
 pub const TOLERANCE: f64 = 1e-5;
 /// The most halvings of the γ bracket.
 pub const MAX_STEPS: usize = 60;
+/// The most simulations one tuning runs: the two ends of the bracket and [`MAX_STEPS`]
+/// halvings.
+pub const MAX_RUNS: usize = MAX_STEPS + 2;
 /// Uniform's resource levels at which savings are read (SPEC §12).
 pub const LEVELS: [f64; 4] = [0.2, 0.4, 0.6, 0.8];
 
@@ -611,6 +614,20 @@ impl RequestSim {
     /// # Errors
     /// As [`RequestSim::run`], and a target outside (0, 1].
     pub fn tune(&self, crawler: Crawler<'_>, target: Target) -> Result<Tuned, RequestError> {
+        self.tune_with_progress(crawler, target, &mut || {})
+    }
+
+    /// As [`RequestSim::tune`], calling `ran` after each simulation it runs (at most
+    /// [`MAX_RUNS`]).
+    ///
+    /// # Errors
+    /// As [`RequestSim::tune`].
+    pub fn tune_with_progress(
+        &self,
+        crawler: Crawler<'_>,
+        target: Target,
+        ran: &mut dyn FnMut(),
+    ) -> Result<Tuned, RequestError> {
         let (Target::Freshness(goal) | Target::Resources(goal)) = target;
         if !(goal > 0.0 && goal <= 1.0) {
             return Err(RequestError::Target(goal));
@@ -627,8 +644,9 @@ impl RequestSim {
                 f64::from(self.config.quantiles).ln(),
             ),
         };
-        let at = |x: f64| -> Result<(f64, RequestTally), RequestError> {
+        let mut at = |x: f64| -> Result<(f64, RequestTally), RequestError> {
             let t = self.run(crawler, to_level(x))?;
+            ran();
             Ok((measure(&t), t))
         };
         let (low, low_tally) = at(lo)?;
@@ -806,9 +824,45 @@ pub struct Level {
     pub methods: Vec<Saving>,
 }
 
+/// What [`savings`] tells its progress callback, from any thread: one event per
+/// simulation, so that a caller can count them against [`savings_runs`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Progress<'a> {
+    /// Uniform's run at `level` ended: its freshness is the target of the methods there.
+    Goal {
+        /// Uniform's resources R_u.
+        level: f64,
+    },
+    /// One simulation of the bisection of `method` at uniform's `level` ended.
+    Bisection {
+        /// The method's label.
+        method: &'a str,
+        /// Uniform's resources R_u.
+        level: f64,
+    },
+    /// `method` is tuned at uniform's `level`, after `runs` simulations (at most
+    /// [`MAX_RUNS`]; the ones it did not need are left to count as done).
+    Tuned {
+        /// The method's label.
+        method: &'a str,
+        /// Uniform's resources R_u.
+        level: f64,
+        /// The γ found.
+        gamma: f64,
+        /// Simulations the bisection ran.
+        runs: usize,
+    },
+}
+
+/// The most simulations [`savings`] runs for `methods` methods at `levels` levels: one of
+/// uniform per level, and at most [`MAX_RUNS`] per method and level.
+pub fn savings_runs(methods: usize, levels: usize) -> usize {
+    levels + methods * levels * MAX_RUNS
+}
+
 /// For each of `levels`, uniform's freshness F* at R_u and every policy's γ, R and savings
 /// at F* (SPEC §12). Savings use the nominal R_u; the interval is that of the per-cycle
-/// ratio `1 - R_cycle / R_u` at the pooled γ.
+/// ratio `1 - R_cycle / R_u` at the pooled γ. `progress` hears each simulation's end.
 ///
 /// # Errors
 /// As [`RequestSim::tune`].
@@ -816,14 +870,18 @@ pub fn savings(
     sim: &RequestSim,
     methods: &[&dyn Scorer],
     levels: &[f64],
-    progress: &(dyn Fn(&str) + Sync),
+    progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<Level>, RequestError> {
     if let Some(&bad) = levels.iter().find(|&&r| !(r > 0.0 && r <= 1.0)) {
         return Err(RequestError::Target(bad));
     }
     let goals: Vec<f64> = levels
         .par_iter()
-        .map(|&r_u| Ok(sim.run(Crawler::Uniform, r_u)?.freshness()))
+        .map(|&level| {
+            let freshness = sim.run(Crawler::Uniform, level)?.freshness();
+            progress(Progress::Goal { level });
+            Ok(freshness)
+        })
         .collect::<Result<_, RequestError>>()?;
     let pairs: Vec<(usize, &dyn Scorer)> = (0..levels.len())
         .flat_map(|i| methods.iter().map(move |&m| (i, m)))
@@ -832,14 +890,22 @@ pub fn savings(
         .par_iter()
         .map(|&(i, method)| {
             let crawler = Crawler::Scored(method);
-            let t = sim.tune(crawler, Target::Freshness(goals[i]))?;
-            progress(&format!(
-                "{} at uniform's R = {}: γ = {:.4}",
-                crawler.label(),
-                levels[i],
-                t.gamma
-            ));
-            Ok(saving(crawler.label(), &t, levels[i]))
+            let (label, level) = (crawler.label(), levels[i]);
+            let mut runs = 0;
+            let t = sim.tune_with_progress(crawler, Target::Freshness(goals[i]), &mut || {
+                runs += 1;
+                progress(Progress::Bisection {
+                    method: &label,
+                    level,
+                });
+            })?;
+            progress(Progress::Tuned {
+                method: &label,
+                level,
+                gamma: t.gamma,
+                runs,
+            });
+            Ok(saving(label, &t, level))
         })
         .collect::<Result<_, RequestError>>()?;
     let mut tuned = tuned.into_iter();
@@ -1029,5 +1095,52 @@ mod tests {
             m.mean - m.ci95 < s.savings && s.savings < m.mean + m.ci95,
             "{s:?}"
         );
+    }
+
+    #[test]
+    fn savings_reports_every_simulation() {
+        let sim = predictable();
+        let (nad, age) = (
+            Policy::by_name("nad").unwrap(),
+            Policy::by_name("age").unwrap(),
+        );
+        let events = std::sync::Mutex::new(Vec::new());
+        let levels = [0.2, 0.6];
+        let out = savings(&sim, &[&nad, &age], &levels, &|e| {
+            let e = match e {
+                Progress::Goal { level } => ("uniform".to_string(), level, None),
+                Progress::Bisection { method, level } => (method.to_string(), level, None),
+                Progress::Tuned {
+                    method,
+                    level,
+                    gamma,
+                    runs,
+                } => (method.to_string(), level, Some((gamma, runs))),
+            };
+            events.lock().unwrap().push(e)
+        })
+        .unwrap();
+        let events = events.into_inner().unwrap();
+        let goals = events.iter().filter(|e| e.0 == "uniform").count();
+        assert_eq!(goals, levels.len());
+        let mut simulations = goals;
+        for (i, &level) in levels.iter().enumerate() {
+            for (j, label) in ["NAD", "Age"].iter().enumerate() {
+                let mine = |e: &&(String, f64, Option<(f64, usize)>)| e.0 == *label && e.1 == level;
+                let ran = events.iter().filter(mine).filter(|e| e.2.is_none()).count();
+                let tuned: Vec<_> = events.iter().filter(mine).filter_map(|e| e.2).collect();
+                // One `Tuned` per method and level, after the runs it counts.
+                assert_eq!(tuned.len(), 1, "{label} at {level}: {events:?}");
+                let (gamma, runs) = tuned[0];
+                assert_eq!(gamma, out[i].methods[j].gamma);
+                assert!(
+                    runs == ran && (1..=MAX_RUNS).contains(&runs),
+                    "{runs} {ran}"
+                );
+                simulations += ran;
+            }
+        }
+        assert!(simulations <= savings_runs(2, levels.len()));
+        assert_eq!(events.len(), simulations + 2 * levels.len());
     }
 }
