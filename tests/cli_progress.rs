@@ -84,25 +84,35 @@ fn choices(stdout: &str) -> Vec<&str> {
     stdout.lines().filter(|l| l.starts_with("  ")).collect()
 }
 
+/// The words of `command --data DATA flags` (`flags` split at spaces).
+fn command(command: &str, data: &str, flags: &str) -> Vec<String> {
+    let mut args: Vec<String> = command.split(' ').map(str::to_string).collect();
+    args.extend(["--data".to_string(), data.to_string()]);
+    args.extend(flags.split(' ').map(str::to_string));
+    args
+}
+
+/// `freshgp evolve` on the sample with `population`, `generations` and `seeds`.
+fn evolve(population: usize, generations: usize, seeds: usize) -> Vec<String> {
+    let flags = format!("--population {population} --generations {generations} --seeds {seeds}");
+    command("evolve", SAMPLE, &flags)
+}
+
+/// Borrowed words.
+fn strs(words: &[String]) -> Vec<&str> {
+    words.iter().map(String::as_str).collect()
+}
+
 #[test]
 fn evolution_draws_its_generations_with_the_time_left() {
     let tmp = tempfile::tempdir().unwrap();
-    let args = [
-        "evolve",
-        "--data",
-        SAMPLE,
-        "--population",
-        "200",
-        "--generations",
-        "8",
-        "--seeds",
-        "2",
-    ];
+    let args = evolve(200, 8, 2);
+    let args = strs(&args);
     let out = tmp.path().join("out.txt");
     let shown = on_terminal(tmp.path(), &args, Some(&out), "xterm");
     // (8 + 1) generations of two seeds, named by seed and generation.
     drew_bar(&shown, "generations", 18);
-    assert!(shown.contains("seed 2/2 (2) gen 8/8 best "), "{shown:?}");
+    assert!(shown.contains("seed 2/2 (2) gen   8/8 best "), "{shown:?}");
     // The bar replaces the plain lines (`... 0.3s ETA      1s`).
     assert!(!shown.contains("s ETA "), "{shown:?}");
     let (stdout, stderr) = plain(tmp.path(), &args);
@@ -114,31 +124,16 @@ fn evolution_draws_its_generations_with_the_time_left() {
     assert_eq!(choices(&bars), choices(&stdout));
     assert_eq!(choices(&stdout).len(), 2 * 3 + 3, "{stdout}");
     // Quiet on a terminal too.
-    let quiet = on_terminal(
-        tmp.path(),
-        &[&args[..], &["--quiet"]].concat(),
-        Some(&out),
-        "xterm",
-    );
-    assert_eq!(quiet, "");
+    let quiet = [&args[..], &["--quiet"]].concat();
+    assert_eq!(on_terminal(tmp.path(), &quiet, Some(&out), "xterm"), "");
 }
 
 #[test]
 fn a_dumb_terminal_gets_the_plain_lines() {
     let tmp = tempfile::tempdir().unwrap();
-    let args = [
-        "evolve",
-        "--data",
-        SAMPLE,
-        "--population",
-        "20",
-        "--generations",
-        "2",
-        "--seeds",
-        "1",
-    ];
+    let args = evolve(20, 2, 1);
     let out = tmp.path().join("out.txt");
-    let shown = on_terminal(tmp.path(), &args, Some(&out), "dumb");
+    let shown = on_terminal(tmp.path(), &strs(&args), Some(&out), "dumb");
     assert!(
         shown.contains("seed 1/1 (1) gen   2/2 best ") && shown.contains("s ETA "),
         "{shown:?}"
@@ -149,17 +144,9 @@ fn a_dumb_terminal_gets_the_plain_lines() {
 #[test]
 fn sweeps_draw_bars_and_leave_their_results_whole() {
     let tmp = tempfile::tempdir().unwrap();
-    let args = [
-        "baselines",
-        "--data",
-        SCOOP,
-        "--resources",
-        "0.05,0.1,0.2",
-        "--runs",
-        "3",
-        "--savings-against",
-        "NAD",
-    ];
+    let flags = "--resources 0.05,0.1,0.2 --runs 3 --savings-against NAD";
+    let args = command("baselines", SCOOP, flags);
+    let args = strs(&args);
     let (stdout, stderr) = plain(tmp.path(), &args);
     // Off a terminal: the plain lines.
     assert!(
@@ -233,8 +220,7 @@ fn a_study_draws_its_work_over_the_units_generations() {
         "{shown:?}"
     );
     let plain_args = run("plain");
-    let plain_args: Vec<&str> = plain_args.iter().map(String::as_str).collect();
-    let (stdout, stderr) = plain(tmp.path(), &plain_args);
+    let (stdout, stderr) = plain(tmp.path(), &strs(&plain_args));
     assert!(
         stderr.contains("[15/15] All-NDCG rotation 4 seed 2\n"),
         "{stderr}"
@@ -252,17 +238,15 @@ fn a_study_draws_its_work_over_the_units_generations() {
 #[test]
 fn models_and_requests_draw_their_steps() {
     let tmp = tempfile::tempdir().unwrap();
-    let model = tmp.path().join("m.json").display().to_string();
-    let train = [
-        "model", "train", "--data", SAMPLE, "--out", &model, "--force",
-    ];
+    let train = command("model train", SAMPLE, "--out m.json --force");
     let out = tmp.path().join("out.txt");
-    let shown = on_terminal(tmp.path(), &train, Some(&out), "xterm");
+    let shown = on_terminal(tmp.path(), &strs(&train), Some(&out), "xterm");
     // The three penalties of the logistic regression, each a note above the bar.
     drew_bar(&shown, "penalties", 3);
     assert!(shown.contains("penalty 1: validation AUC "), "{shown:?}");
     assert!(std::fs::read_to_string(&out).unwrap().contains("wrote "));
-    let eval = ["model", "eval", "--data", SAMPLE, "--rotations", "2"];
+    let eval = command("model eval", SAMPLE, "--rotations 2");
+    let eval = strs(&eval);
     let shown = on_terminal(tmp.path(), &eval, Some(&out), "xterm");
     // Two rotations, full and partial observability.
     drew_bar(&shown, "rotations", 4);
@@ -274,19 +258,9 @@ fn models_and_requests_draw_their_steps() {
         std::fs::read_to_string(&out).unwrap(),
         plain(tmp.path(), &eval).0
     );
-    let requests = [
-        "requests",
-        "--data",
-        SAMPLE,
-        "--rotations",
-        "1",
-        "--levels",
-        "0.4",
-        "--policies",
-        "NAD,Age",
-        "--learned",
-        "combined",
-    ];
+    let flags = "--rotations 1 --levels 0.4 --policies NAD,Age --learned combined";
+    let requests = command("requests", SAMPLE, flags);
+    let requests = strs(&requests);
     let shown = on_terminal(tmp.path(), &requests, Some(&out), "xterm");
     // One rotation: three penalties and its end.
     drew_bar(&shown, "learning", 4);

@@ -172,7 +172,7 @@ fn status(event: &Progress<'_>, settings: &EvolveSettings, start: Instant) -> (u
             let eta = elapsed / done as f64 * (per_seed * seeds - done) as f64;
             let total = report.evaluated + report.cache_hits;
             let message = format!(
-                "seed {}/{} ({seed}) gen {}/{} best {:.4} mean {:.4} cache {:.0}%",
+                "seed {}/{} ({seed}) gen {:>3}/{} best {:.4} mean {:.4} cache {:>3.0}%",
                 seed_index + 1,
                 seeds,
                 report.generation,
@@ -181,18 +181,7 @@ fn status(event: &Progress<'_>, settings: &EvolveSettings, start: Instant) -> (u
                 report.mean,
                 100.0 * report.cache_hits as f64 / total.max(1) as f64,
             );
-            let line = format!(
-                "seed {}/{} ({seed}) gen {:>3}/{} best {:.4} mean {:.4} cache {:>3.0}% {:>7.1}s ETA {:>6.0}s",
-                seed_index + 1,
-                seeds,
-                report.generation,
-                report.generations,
-                report.best,
-                report.mean,
-                100.0 * report.cache_hits as f64 / total.max(1) as f64,
-                elapsed,
-                eta
-            );
+            let line = format!("{message} {elapsed:>7.1}s ETA {eta:>6.0}s");
             (done as u64, Status { message, line })
         }
         Progress::Selecting { seed_index } => {
