@@ -315,38 +315,54 @@ pub struct CurvePoint {
 /// The means of `policy` at the budgets `b·j/SAVINGS_STEPS`, `j = 1..=SAVINGS_STEPS`,
 /// `b` being `config`'s resources, over every period and run seed. Budgets that leave
 /// some period no visit per cycle are left out, and so are budgets that crawl as many
-/// pages as a smaller one (the same simulation).
+/// pages as a smaller one (the same simulation). `progress(j, SAVINGS_STEPS)` after each
+/// budget of the grid, run or left out.
 pub fn savings_curve(
     periods: &[Period],
     config: SimConfig,
     policy: &Policy,
     seeds: &[u64],
+    progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<CurvePoint>, ExperimentError> {
     let b = config.resources();
     let mut curve = Vec::with_capacity(SAVINGS_STEPS);
     for j in 1..=SAVINGS_STEPS {
         let resources = b * j as f64 / SAVINGS_STEPS as f64;
-        let Ok(at) = config.with_resources(resources) else {
-            continue;
-        };
-        if check(periods, at).is_err() {
-            continue;
+        if let Some(point) = curve_point(periods, config, policy, seeds, resources, &curve)? {
+            curve.push(point);
         }
-        let crawls: u64 = periods.iter().map(|p| at.k(p.pages()) as u64).sum();
-        if curve
-            .last()
-            .is_some_and(|p: &CurvePoint| p.crawls == crawls)
-        {
-            continue;
-        }
-        let runs = evaluate(periods, at, policy, seeds)?;
-        curve.push(CurvePoint {
-            resources,
-            crawls,
-            means: RunMeans::pooled(0, &runs),
-        });
+        progress(j, SAVINGS_STEPS);
     }
     Ok(curve)
+}
+
+/// The point of `policy`'s savings curve at `resources`, if it is one: a budget that
+/// leaves every period a visit per cycle and crawls more pages than the last point of
+/// `curve`.
+fn curve_point(
+    periods: &[Period],
+    config: SimConfig,
+    policy: &Policy,
+    seeds: &[u64],
+    resources: f64,
+    curve: &[CurvePoint],
+) -> Result<Option<CurvePoint>, ExperimentError> {
+    let Ok(at) = config.with_resources(resources) else {
+        return Ok(None);
+    };
+    if check(periods, at).is_err() {
+        return Ok(None);
+    }
+    let crawls: u64 = periods.iter().map(|p| at.k(p.pages()) as u64).sum();
+    if curve.last().is_some_and(|p| p.crawls == crawls) {
+        return Ok(None);
+    }
+    let runs = evaluate(periods, at, policy, seeds)?;
+    Ok(Some(CurvePoint {
+        resources,
+        crawls,
+        means: RunMeans::pooled(0, &runs),
+    }))
 }
 
 /// Pools curves of the same grid (several rotations or GP seeds) point by point; points
@@ -470,7 +486,18 @@ mod tests {
         let config = SimConfig::new(0.1, 2).unwrap();
         let seeds = run_seeds(None, 0);
         let value = Policy::Value;
-        let curve = savings_curve(&periods, config, &value, &seeds).unwrap();
+        let mut heard = Vec::new();
+        let curve = savings_curve(&periods, config, &value, &seeds, &mut |j, of| {
+            heard.push((j, of))
+        })
+        .unwrap();
+        // Every budget of the grid, the ones left out too, in order.
+        assert_eq!(
+            heard,
+            (1..=SAVINGS_STEPS)
+                .map(|j| (j, SAVINGS_STEPS))
+                .collect::<Vec<_>>()
+        );
         // 600 pages: k = floor(600·0.1·j/100) takes the values 1..=60, one point each.
         assert_eq!(curve.len(), 60);
         assert_eq!(

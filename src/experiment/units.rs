@@ -626,7 +626,7 @@ impl Runner {
         let curve = if self.study.savings.is_empty() {
             Vec::new()
         } else {
-            sweep::savings_curve(periods, self.study.sim, policy, &seeds)?
+            sweep::savings_curve(periods, self.study.sim, policy, &seeds, &mut |_, _| {})?
         };
         Ok(Some(UnitEval { levels, curve }))
     }

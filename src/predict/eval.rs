@@ -80,6 +80,76 @@ impl EvalOptions {
         self.network = options;
         self
     }
+
+    /// The events [`auc_table_with_progress`] tells with these options, the
+    /// [`RotationProgress::Training`] ones being a network's epochs: per rotation and
+    /// observability (full, then partial when asked), each epoch of the network (when
+    /// asked) and the end.
+    pub fn progress_steps(&self) -> usize {
+        let observabilities = 1 + usize::from(self.partial.is_some());
+        let epochs = self.network.as_ref().map_or(0, |n| n.epochs);
+        self.rotations * observabilities * (epochs + 1)
+    }
+}
+
+/// What a run over several rotations at once (the AUC table, a scorer's models) tells
+/// its progress callback, from any thread.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RotationProgress {
+    /// A step of training a model on `rotation`.
+    Training {
+        /// The rotation.
+        rotation: usize,
+        /// The step.
+        step: Progress,
+    },
+    /// The rotation's cells under full observability and cold start are done.
+    Full {
+        /// The rotation.
+        rotation: usize,
+    },
+    /// The rotation's cells under partial observability are done.
+    Partial {
+        /// The rotation.
+        rotation: usize,
+    },
+    /// The rotation's model is learned ([`crate::predict::ModelScorer::learn_with_progress`]).
+    Learned {
+        /// The rotation.
+        rotation: usize,
+    },
+}
+
+impl fmt::Display for RotationProgress {
+    /// A sentence: `rotation 2, partial observability: done`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RotationProgress::Training { rotation, step } => {
+                write!(f, "rotation {rotation}, ")?;
+                match step {
+                    Progress::Streaming { examples, rows, .. } => write!(
+                        f,
+                        "{examples} training examples streamed in chunks of {rows}"
+                    ),
+                    Progress::Penalty { alpha, auc } => {
+                        write!(f, "penalty {alpha}: validation AUC {auc:.4}")
+                    }
+                    Progress::Epoch { epoch, loss, auc } => write!(
+                        f,
+                        "epoch {epoch}: training cross-entropy {loss:.4}, validation AUC {auc:.4}"
+                    ),
+                }
+            }
+            RotationProgress::Full { rotation } => write!(
+                f,
+                "rotation {rotation}, full observability and cold start: done"
+            ),
+            RotationProgress::Partial { rotation } => {
+                write!(f, "rotation {rotation}, partial observability: done")
+            }
+            RotationProgress::Learned { rotation } => write!(f, "rotation {rotation}: learned"),
+        }
+    }
 }
 
 /// The kind of model [`train`] fits.
@@ -190,15 +260,16 @@ pub fn auc_table(data: &Dataset, options: &EvalOptions) -> Result<AucTable, Pred
     auc_table_with_progress(data, options, &|_| {})
 }
 
-/// As [`auc_table`], telling `progress` as each rotation's observability is done (a
-/// sentence: `rotation 2, partial observability: done`), from any thread.
+/// As [`auc_table`], telling `progress` as each rotation's observability is done and
+/// after each epoch of a network ([`EvalOptions::progress_steps`] events in all), from any
+/// thread.
 ///
 /// # Errors
 /// As [`auc_table`].
 pub fn auc_table_with_progress(
     data: &Dataset,
     options: &EvalOptions,
-    progress: &(dyn Fn(String) + Sync),
+    progress: &(dyn Fn(RotationProgress) + Sync),
 ) -> Result<AucTable, PredictError> {
     if options.horizon == 0 {
         return Err(PredictError::Horizon);
@@ -214,16 +285,27 @@ pub fn auc_table_with_progress(
         .map(|r| {
             let split = Split::new(data.pages(), data.cycles(), r)?;
             let cold = full.forgetting(&split.test);
-            let f = rotation(data, (&full, Some(&cold)), &set, &split, options)?;
-            progress(format!(
-                "rotation {r}, full observability and cold start: done"
-            ));
+            let training = &mut |step| progress(RotationProgress::Training { rotation: r, step });
+            let f = rotation(
+                data,
+                (&full, Some(&cold)),
+                (&set, &split),
+                options,
+                training,
+            )?;
+            progress(RotationProgress::Full { rotation: r });
             let p = match &partial {
-                Some(o) => Some(rotation(data, (o, None), &set, &split, options)?),
+                Some(o) => Some(rotation(
+                    data,
+                    (o, None),
+                    (&set, &split),
+                    options,
+                    training,
+                )?),
                 None => None,
             };
             if p.is_some() {
-                progress(format!("rotation {r}, partial observability: done"));
+                progress(RotationProgress::Partial { rotation: r });
             }
             Ok(f.into_iter()
                 .enumerate()
@@ -266,13 +348,14 @@ struct Cells {
 }
 
 /// Every method's cells for one rotation under the observations `obs`, and under cold
-/// start when given the observations without the test pages' history.
+/// start when given the observations without the test pages' history; `progress` hears
+/// the network's epochs.
 fn rotation(
     data: &Dataset,
     (obs, cold): (&Observations, Option<&Observations>),
-    set: &FeatureSet,
-    split: &Split,
+    (set, split): (&FeatureSet, &Split),
     options: &EvalOptions,
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<Vec<Cells>, PredictError> {
     let k = options.horizon;
     // With a network, every example also carries the categorical codes, after the
@@ -313,7 +396,14 @@ fn rotation(
     }
     if let Some(net) = &options.network {
         let cards = wide.cardinalities(data)?;
-        let n = network::train(&wide, &cards, &train, &validation, net, &mut |_, _, _| {})?;
+        let n = network::train(
+            &wide,
+            &cards,
+            &train,
+            &validation,
+            net,
+            &mut |epoch, loss, auc| progress(Progress::Epoch { epoch, loss, auc }),
+        )?;
         models.push(Model::Network(n));
     }
     let mut scores = Vec::new();
@@ -526,6 +616,19 @@ impl std::str::FromStr for Learned {
     }
 }
 
+impl Learned {
+    /// The [`Progress::Penalty`] and [`Progress::Epoch`] events learning it on one
+    /// rotation tells ([`learn_with_progress`]): one per penalty of a logistic regression,
+    /// one per epoch of the network, none for one feature.
+    pub fn progress_steps(&self) -> usize {
+        match self {
+            Learned::Combined | Learned::Groups => super::logistic::ALPHAS.len(),
+            Learned::Network => NetworkOptions::default().epochs,
+            Learned::Single(_) => 0,
+        }
+    }
+}
+
 impl fmt::Display for Learned {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -549,20 +652,36 @@ pub fn learn(
     rotation: usize,
     horizon: usize,
 ) -> Result<Model, PredictError> {
+    learn_with_progress(data, method, rotation, horizon, &mut |_| {})
+}
+
+/// As [`learn`], telling `progress` what [`train`] tells: each penalty's or epoch's end
+/// ([`Learned::progress_steps`] of them), and streaming.
+///
+/// # Errors
+/// As [`train`].
+pub fn learn_with_progress(
+    data: &Dataset,
+    method: &Learned,
+    rotation: usize,
+    horizon: usize,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Model, PredictError> {
     let options = TrainOptions {
         rotation,
         horizon,
         ..TrainOptions::default()
     };
-    let quiet = &mut |_| {};
     match method {
-        Learned::Combined => Ok(train(data, &FeatureSet::frequency(data), &options, quiet)?.model),
+        Learned::Combined => {
+            Ok(train(data, &FeatureSet::frequency(data), &options, progress)?.model)
+        }
         Learned::Network => {
             let options = TrainOptions {
                 kind: ModelKind::Network,
                 ..options
             };
-            Ok(train(data, &FeatureSet::network(data), &options, quiet)?.model)
+            Ok(train(data, &FeatureSet::network(data), &options, progress)?.model)
         }
         Learned::Groups => {
             let (groups, _) = FeatureSet::frequency(data).groups();
@@ -571,7 +690,7 @@ pub fn learn(
                     "`groups` needs a categorical attribute or hosts; the data has neither".into(),
                 ));
             }
-            Ok(train(data, &groups, &options, quiet)?.model)
+            Ok(train(data, &groups, &options, progress)?.model)
         }
         Learned::Single(feature) => {
             if horizon == 0 {
@@ -680,5 +799,58 @@ impl fmt::Display for AucTable {
             )?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each rotation tells the network's epochs and the end of each observability, as
+    /// many events as `progress_steps` says; listening changes no cell.
+    #[test]
+    fn the_table_tells_its_steps() {
+        let mut p = crate::data::synth::SynthParams::preset("commerce").unwrap();
+        p.pages = 300;
+        p.days = 24;
+        let d = crate::data::synth::generate(&p, 1).unwrap();
+        let network = NetworkOptions {
+            epochs: 2,
+            ..NetworkOptions::default()
+        };
+        let options = EvalOptions::default().rotations(2).network(Some(network));
+        let heard = std::sync::Mutex::new(Vec::new());
+        let table = auc_table_with_progress(&d, &options, &|e| heard.lock().unwrap().push(e));
+        assert_eq!(table.unwrap(), auc_table(&d, &options).unwrap());
+        let heard = heard.into_inner().unwrap();
+        assert_eq!(heard.len(), options.progress_steps());
+        assert_eq!(options.progress_steps(), 2 * 2 * 3);
+        for r in 0..2 {
+            let mine: Vec<String> = heard
+                .iter()
+                .filter(|e| match e {
+                    RotationProgress::Training { rotation, .. }
+                    | RotationProgress::Full { rotation }
+                    | RotationProgress::Partial { rotation }
+                    | RotationProgress::Learned { rotation } => *rotation == r,
+                })
+                .map(|e| e.to_string().split(':').next().unwrap_or("").to_string())
+                .collect();
+            let (epoch1, epoch2) = (
+                format!("rotation {r}, epoch 1"),
+                format!("rotation {r}, epoch 2"),
+            );
+            assert_eq!(
+                mine,
+                [
+                    epoch1.clone(),
+                    epoch2.clone(),
+                    format!("rotation {r}, full observability and cold start"),
+                    epoch1,
+                    epoch2,
+                    format!("rotation {r}, partial observability"),
+                ]
+            );
+        }
     }
 }

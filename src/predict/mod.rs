@@ -41,7 +41,7 @@ pub mod observe;
 pub mod scorer;
 
 pub use eval::{AucCell, AucRow, AucTable, EvalOptions, Learned, ModelKind, SeenUnseen};
-pub use eval::{Progress, TrainOptions, Trained};
+pub use eval::{Progress, RotationProgress, TrainOptions, Trained};
 pub use features::{ExampleSource, ExampleStream, Examples};
 pub use network::NetworkOptions;
 pub use observe::Observations;

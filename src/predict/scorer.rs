@@ -29,7 +29,7 @@
 //! assert!(tally.crawls() > 0);
 //! ```
 
-use super::eval::{learn, Learned};
+use super::eval::{learn_with_progress, Learned, RotationProgress};
 use super::features::{group_rates, value, GroupRates};
 use super::{Observations, PredictError};
 use crate::data::split::Split;
@@ -94,7 +94,7 @@ impl<'a> ModelScorer<'a> {
     /// that rotation over `pages`, with label horizon `horizon`.
     ///
     /// # Errors
-    /// As [`learn`].
+    /// As [`crate::predict::eval::learn`].
     pub fn learn(
         data: &'a Dataset,
         method: &Learned,
@@ -102,11 +102,31 @@ impl<'a> ModelScorer<'a> {
         pages: Pages,
         horizon: usize,
     ) -> Result<ModelScorer<'a>, PredictError> {
+        ModelScorer::learn_with_progress(data, method, rotations, pages, horizon, &|_| {})
+    }
+
+    /// As [`ModelScorer::learn`], telling `progress` each rotation's training steps
+    /// ([`Learned::progress_steps`] penalties or epochs, and streaming) and its end
+    /// ([`RotationProgress::Learned`]), from any thread.
+    ///
+    /// # Errors
+    /// As [`crate::predict::eval::learn`].
+    pub fn learn_with_progress(
+        data: &'a Dataset,
+        method: &Learned,
+        rotations: &[usize],
+        pages: Pages,
+        horizon: usize,
+        progress: &(dyn Fn(RotationProgress) + Sync),
+    ) -> Result<ModelScorer<'a>, PredictError> {
         let full = Observations::full(data);
         let runs = rotations
             .par_iter()
             .map(|&r| {
-                let model = learn(data, method, r, horizon)?;
+                let model = learn_with_progress(data, method, r, horizon, &mut |step| {
+                    progress(RotationProgress::Training { rotation: r, step })
+                })?;
+                progress(RotationProgress::Learned { rotation: r });
                 let split = Split::new(data.pages(), data.cycles(), r)?;
                 let features = model.features();
                 let groups = group_rates(data, &full, &features, &split.train)?;
@@ -276,6 +296,47 @@ mod tests {
                     sim.run(Crawler::Scored(&tc), gamma).unwrap()
                 );
             }
+        }
+    }
+
+    /// Learning tells each rotation's penalties, then its end; the models are the ones
+    /// learned without a listener.
+    #[test]
+    fn learning_tells_each_rotation_its_steps() {
+        let mut p = crate::data::synth::SynthParams::preset("commerce").unwrap();
+        p.pages = 400;
+        p.days = 24;
+        let d = crate::data::synth::generate(&p, 2).unwrap();
+        let heard = std::sync::Mutex::new(Vec::new());
+        let (method, rotations) = (Learned::Combined, [0, 3]);
+        let m = ModelScorer::learn_with_progress(&d, &method, &rotations, Pages::Unseen, 1, &|e| {
+            heard.lock().unwrap().push(e)
+        })
+        .unwrap();
+        let quiet = ModelScorer::learn(&d, &method, &rotations, Pages::Unseen, 1).unwrap();
+        assert!(m.models().eq(quiet.models()));
+        let heard = heard.into_inner().unwrap();
+        for r in rotations {
+            let mine: Vec<_> = heard
+                .iter()
+                .filter(|e| match e {
+                    RotationProgress::Training { rotation, .. }
+                    | RotationProgress::Learned { rotation } => *rotation == r,
+                    _ => false,
+                })
+                .collect();
+            assert_eq!(mine.len(), method.progress_steps() + 1, "{heard:?}");
+            assert!(mine[..mine.len() - 1].iter().all(|e| matches!(
+                e,
+                RotationProgress::Training {
+                    step: super::super::Progress::Penalty { .. },
+                    ..
+                }
+            )));
+            assert_eq!(
+                *mine[mine.len() - 1],
+                RotationProgress::Learned { rotation: r }
+            );
         }
     }
 

@@ -3,7 +3,7 @@
 //! and the bandit presets (§10).
 
 use crate::common::{policy_list, DataArgs, EvalArgs, HorizonArg, MetricArgs, SimArgs};
-use crate::progress::Bar;
+use crate::progress::Progress;
 use anyhow::Result;
 use freshgp::experiment::baselines;
 use freshgp::metric::Metric;
@@ -174,14 +174,27 @@ fn sweep(
     let reference = reference_index(policies, args.eval.reference.as_deref())?;
     // A p-value needs paired runs.
     let reference = reference.filter(|_| seeds.len() > 1);
-    let mut bar = Bar::new("simulations", (levels.len() * policies.len()) as u64);
+    let progress = Progress::new(false);
+    let mut bar = progress.steps("simulations", (levels.len() * policies.len()) as u64);
+    let stage = |done: usize| {
+        let runs = freshgp::data::stats::count(seeds.len(), "run");
+        levels
+            .get(done / policies.len())
+            .map_or(String::new(), |level| {
+                format!("budget {level}, {runs} a policy")
+            })
+    };
+    bar.set_message(stage(0));
     let table = sweep::table(
         &periods,
         config,
         policies,
         levels,
         &seeds,
-        &mut |done, _| bar.set(done as u64),
+        &mut |done, _| {
+            bar.set(done as u64);
+            bar.set_message(stage(done));
+        },
     )?;
     bar.finish();
     let metric = config.metric();
@@ -189,7 +202,12 @@ fn sweep(
         Some(list) => policy_list("--savings-against", list)?,
         None => Vec::new(),
     };
-    let savings = savings(&periods, config, &table, &against, &seeds, metric)?;
+    let savings = savings(
+        (&periods, config),
+        &table,
+        (&against, &seeds, metric),
+        &progress,
+    )?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         let out = json!({
@@ -363,21 +381,21 @@ fn levels_json(
         .collect()
 }
 
-/// Savings of every policy against each of `against` at `config`'s budget, on `metric`.
+/// Savings of every policy against each of `against` at `config`'s budget, on `metric`;
+/// the bar counts the budgets of every policy's savings curve, the lines its curves.
 fn savings(
-    periods: &[freshgp::sim::Period],
-    config: freshgp::sim::SimConfig,
+    (periods, config): (&[freshgp::sim::Period], freshgp::sim::SimConfig),
     table: &freshgp::experiment::sweep::Table,
-    against: &[Policy],
-    seeds: &[u64],
-    metric: Metric,
+    (against, seeds, metric): (&[Policy], &[u64], Metric),
+    progress: &Progress,
 ) -> Result<Vec<(Policy, Policy, freshgp::experiment::sweep::Savings)>> {
     let policies = &table.policies;
     use freshgp::experiment::sweep;
     if against.is_empty() {
         return Ok(Vec::new());
     }
-    let mut bar = Bar::new("savings curves", policies.len() as u64);
+    let grid = sweep::SAVINGS_STEPS as u64;
+    let mut bar = progress.fine_steps("savings curves", policies.len() as u64, grid);
     let mut out = Vec::new();
     // A reference among the policies was run at the first level already.
     let targets = against
@@ -391,7 +409,10 @@ fn savings(
         })
         .collect::<Result<Vec<f64>>>()?;
     for policy in policies {
-        let curve = sweep::savings_curve(periods, config, policy, seeds)?;
+        bar.set_message(policy.label());
+        let curve = sweep::savings_curve(periods, config, policy, seeds, &mut |j, _| {
+            bar.set_part(j as u64)
+        })?;
         for (r, &target) in against.iter().zip(&targets) {
             if r == policy {
                 continue;

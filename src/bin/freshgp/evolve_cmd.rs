@@ -75,11 +75,18 @@ pub fn run(args: Args) -> Result<()> {
     let settings = settings(&args)?;
     let dataset = args.data.load(args.quiet)?;
     let start = Instant::now();
+    let progress = crate::progress::Progress::new(args.quiet);
+    let generations = ((settings.gp.generations + 1) * settings.seeds.len()) as u64;
+    let bar = progress.bar("generations", generations);
     let run = evolve::run_rotation(&dataset, args.rotation, &settings, |event| {
-        if !args.quiet {
-            report_progress(&event, &settings, start)
+        if !progress.quiet() {
+            let (position, status) = status(&event, &settings, start);
+            bar.set_position(position);
+            bar.set_message(status.message);
+            progress.line(status.line);
         }
     })?;
+    bar.finish_and_clear();
     let mut stdout = std::io::stdout().lock();
     if args.json {
         print_json(&mut stdout, &run, &settings, start)
@@ -144,10 +151,17 @@ fn settings(args: &Args) -> Result<EvolveSettings> {
     Ok(settings)
 }
 
-/// One progress line on stderr.
-fn report_progress(event: &Progress<'_>, settings: &EvolveSettings, start: Instant) {
+/// What an event shows: a bar's message, and the plain line that stands for the bar
+/// where stderr is not a terminal.
+struct Status {
+    message: String,
+    line: String,
+}
+
+/// The generations done over every seed after `event`, and what it shows.
+fn status(event: &Progress<'_>, settings: &EvolveSettings, start: Instant) -> (u64, Status) {
     let seeds = settings.seeds.len();
-    let total_generations = (settings.gp.generations + 1) * seeds;
+    let per_seed = settings.gp.generations + 1;
     match *event {
         Progress::Generation {
             seed_index,
@@ -156,27 +170,35 @@ fn report_progress(event: &Progress<'_>, settings: &EvolveSettings, start: Insta
         } => {
             let done = seed_index * (report.generations + 1) + report.generation + 1;
             let elapsed = start.elapsed().as_secs_f64();
-            let eta = elapsed / done as f64 * (total_generations - done) as f64;
+            let eta = elapsed / done as f64 * (per_seed * seeds - done) as f64;
             let total = report.evaluated + report.cache_hits;
-            eprintln!(
-                    "seed {}/{} ({seed}) gen {:>3}/{} best {:.4} mean {:.4} cache {:>3.0}% {:>7.1}s ETA {:>6.0}s",
-                    seed_index + 1,
-                    seeds,
-                    report.generation,
-                    report.generations,
-                    report.best,
-                    report.mean,
-                    100.0 * report.cache_hits as f64 / total.max(1) as f64,
-                    elapsed,
-                    eta
-                );
+            let message = format!(
+                "seed {}/{} ({seed}) gen {:>3}/{} best {:.4} mean {:.4} cache {:>3.0}%",
+                seed_index + 1,
+                seeds,
+                report.generation,
+                report.generations,
+                report.best,
+                report.mean,
+                100.0 * report.cache_hits as f64 / total.max(1) as f64,
+            );
+            let line = format!("{message} {elapsed:>7.1}s ETA {eta:>6.0}s");
+            (done as u64, Status { message, line })
         }
         Progress::Selecting { seed_index } => {
-            eprintln!(
+            let line = format!(
                 "seed {}/{}: validating the kept individuals, testing the choices",
                 seed_index + 1,
                 seeds
             );
+            let done = ((seed_index + 1) * per_seed) as u64;
+            (
+                done,
+                Status {
+                    message: line.clone(),
+                    line,
+                },
+            )
         }
     }
 }

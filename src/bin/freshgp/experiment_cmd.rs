@@ -1,10 +1,13 @@
 //! `freshgp experiment`: run a whole study from an experiment file, unit by unit, into an
 //! output directory, then write its report.
 
+use crate::progress::Progress;
 use anyhow::{Context, Result};
 use freshgp::experiment::store::Store;
 use freshgp::experiment::study::Study;
 use freshgp::experiment::units::{self, Event, Runner, Shard};
+use freshgp::gp::GenerationReport;
+use indicatif::ProgressBar;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -83,13 +86,15 @@ pub fn run(args: Args) -> Result<()> {
         let d = runner.dataset();
         eprintln!("{} pages × {} cycles", d.pages(), d.cycles());
     }
-    let mut progress = ProgressLines::new(shard, &out);
+    let shown = Progress::new(quiet);
+    let mut progress = StudyProgress::new(shard, &out, &shown);
     let ran = units::run_study(&runner, &store, shard, |event| {
         if !quiet {
             progress.show(event)
         }
     })?;
     let start = progress.start;
+    progress.clear();
     let study = runner.study();
     let missing = units::units(study)
         .iter()
@@ -118,27 +123,37 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-/// The progress lines of a run on stderr, with elapsed time and ETA.
-struct ProgressLines<'a> {
+/// The progress of a study on stderr, with elapsed time and ETA: on a terminal, a bar of
+/// the study's work (individuals to evaluate; the message names the unit) over a bar of
+/// the running unit's generations; elsewhere the plain lines.
+struct StudyProgress<'a> {
     shard: Shard,
     out: &'a Path,
+    shown: &'a Progress,
     start: Instant,
     /// When the last generation line was shown.
     last: Instant,
     work_total: f64,
     /// Units to run.
     count: usize,
+    /// The study's work.
+    study: ProgressBar,
+    /// The running unit's generations, once it has one.
+    unit: Option<ProgressBar>,
 }
 
-impl<'a> ProgressLines<'a> {
-    fn new(shard: Shard, out: &'a Path) -> Self {
-        ProgressLines {
+impl<'a> StudyProgress<'a> {
+    fn new(shard: Shard, out: &'a Path, shown: &'a Progress) -> Self {
+        StudyProgress {
             shard,
             out,
+            shown,
             start: Instant::now(),
             last: Instant::now() - Duration::from_secs(60),
             work_total: 0.0,
             count: 0,
+            study: ProgressBar::hidden(),
+            unit: None,
         }
     }
 
@@ -152,6 +167,14 @@ impl<'a> ProgressLines<'a> {
         format!("{elapsed:.0}s elapsed, ETA {left:.0}s")
     }
 
+    /// Clears the bars.
+    fn clear(&mut self) {
+        if let Some(unit) = self.unit.take() {
+            unit.finish_and_clear();
+        }
+        self.study.finish_and_clear();
+    }
+
     fn show(&mut self, event: Event<'_>) {
         match event {
             Event::Plan {
@@ -162,51 +185,67 @@ impl<'a> ProgressLines<'a> {
             } => {
                 self.work_total = work;
                 self.count = in_shard - done;
-                eprintln!(
+                self.shown.note(format_args!(
                     "{total} units in the study, {in_shard} in shard {}/{}, {done} already done, {} to run; results in {}",
                     self.shard.index(),
                     self.shard.count(),
                     in_shard - done,
                     self.out.display()
-                );
+                ));
+                self.study = self.shown.bar("study", work.round() as u64);
             }
             Event::Start {
                 position, label, ..
             } => {
-                eprintln!("[{}/{}] {label}", position + 1, self.count);
+                let unit = format!("[{}/{}] {label}", position + 1, self.count);
+                self.study.set_message(unit.clone());
+                self.shown.line(unit);
             }
             Event::Generation {
                 label,
                 report,
                 work_done,
-            } => {
-                if self.last.elapsed() < Duration::from_secs(2)
-                    && report.generation < report.generations
-                {
-                    return;
-                }
-                self.last = Instant::now();
-                let population = (report.evaluated + report.cache_hits) as f64;
-                let done = work_done + population * (report.generation + 1) as f64;
-                eprintln!(
-                    "    {label}: gen {:>3}/{} best {:.4} mean {:.4} | {}",
-                    report.generation,
-                    report.generations,
-                    report.best,
-                    report.mean,
-                    self.eta(done)
-                );
-            }
+            } => self.generation(label, report, work_done),
             Event::Finished {
                 label,
                 seconds,
                 work_done,
             } => {
-                eprintln!(
+                if let Some(unit) = self.unit.take() {
+                    unit.finish_and_clear();
+                }
+                self.study.set_position(work_done.round() as u64);
+                self.shown.note(format_args!(
                     "    {label}: done in {seconds:.1}s | {}",
                     self.eta(work_done)
-                );
+                ));
             }
         }
+    }
+
+    /// A generation of the running unit: the bars move; a line at most every 2 s (and
+    /// the last generation's).
+    fn generation(&mut self, label: &str, report: &GenerationReport, work_done: f64) {
+        let population = (report.evaluated + report.cache_hits) as f64;
+        let done = work_done + population * (report.generation + 1) as f64;
+        self.study.set_position(done.round() as u64);
+        let unit = self.unit.get_or_insert_with(|| {
+            self.shown
+                .bar("generations", (report.generations + 1) as u64)
+        });
+        unit.set_position((report.generation + 1) as u64);
+        unit.set_message(format!("best {:.4} mean {:.4}", report.best, report.mean));
+        if self.last.elapsed() < Duration::from_secs(2) && report.generation < report.generations {
+            return;
+        }
+        self.last = Instant::now();
+        self.shown.line(format_args!(
+            "    {label}: gen {:>3}/{} best {:.4} mean {:.4} | {}",
+            report.generation,
+            report.generations,
+            report.best,
+            report.mean,
+            self.eta(done)
+        ));
     }
 }

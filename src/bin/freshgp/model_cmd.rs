@@ -6,8 +6,9 @@ use crate::common::{check_out, policy_list, DataArgs};
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 use freshgp::model::{Feature, FeatureSet};
+use freshgp::predict::logistic::ALPHAS;
 use freshgp::predict::{eval, EvalOptions, ModelKind, NetworkOptions};
-use freshgp::predict::{Progress, TrainOptions};
+use freshgp::predict::{Progress, RotationProgress, TrainOptions};
 use freshgp::sim::SimConfig;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -155,12 +156,13 @@ fn train(args: TrainArgs) -> Result<()> {
         FeatureSet::new(features)
     };
     let start = Instant::now();
-    eprintln!(
+    let shown = crate::progress::Progress::new(false);
+    shown.note(format_args!(
         "training a {kind} on rotation {} ({} features, K = {})...",
         args.rotation,
         set.len(),
         args.horizon
-    );
+    ));
     if args.memory == 0 {
         bail!("--memory 0: expected at least 1 (MiB)");
     }
@@ -172,23 +174,33 @@ fn train(args: TrainArgs) -> Result<()> {
         memory: args.memory.saturating_mul(1 << 20),
     };
     let epochs = options.network.epochs;
+    let bar = match kind {
+        ModelKind::Logistic => shown.bar("penalties", ALPHAS.len() as u64),
+        ModelKind::Network => shown.bar("epochs", epochs as u64),
+    };
+    bar.set_message(format!("fitting on rotation {}", args.rotation));
     let mut progress = |step: Progress| {
         let secs = start.elapsed().as_secs_f64();
         match step {
-            Progress::Streaming { examples, bytes, rows } => eprintln!(
+            Progress::Streaming { examples, bytes, rows } => shown.note(format_args!(
                 "{examples} training examples: with validation {} MiB, over --memory {}; streaming them in chunks of {rows}",
                 bytes >> 20,
                 args.memory
-            ),
+            )),
             Progress::Penalty { alpha, auc } => {
-                eprintln!("penalty {alpha}: validation AUC {auc:.4} ({secs:.1}s)")
+                bar.inc(1);
+                shown.note(format_args!("penalty {alpha}: validation AUC {auc:.4} ({secs:.1}s)"))
             }
-            Progress::Epoch { epoch, loss, auc } => eprintln!(
-                "epoch {epoch}/{epochs}: training cross-entropy {loss:.4}, validation AUC {auc:.4} ({secs:.1}s)"
-            ),
+            Progress::Epoch { epoch, loss, auc } => {
+                bar.set_position(epoch as u64);
+                shown.note(format_args!(
+                    "epoch {epoch}/{epochs}: training cross-entropy {loss:.4}, validation AUC {auc:.4} ({secs:.1}s)"
+                ))
+            }
         }
     };
     let t = eval::train(&data, &set, &options, &mut progress)?;
+    bar.finish_and_clear();
     std::fs::write(&args.out, t.model.to_json_with_horizon(args.horizon))
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     let mut out = std::io::stdout().lock();
@@ -233,16 +245,37 @@ fn evaluate(args: EvalArgs) -> Result<()> {
         .partial(partial)
         .network(args.network.then(|| args.network_options.options()));
     let start = Instant::now();
-    eprintln!(
+    let shown = crate::progress::Progress::new(false);
+    shown.note(format_args!(
         "evaluating {} rotation(s) on {} pages × {} cycles...",
         args.rotations,
         data.pages(),
         data.cycles()
-    );
+    ));
+    // Each rotation and observability is a step; with a network, so is each epoch.
+    let prefix = if args.network {
+        "epochs and rotations"
+    } else {
+        "rotations"
+    };
+    let bar = shown.bar(prefix, options.progress_steps() as u64);
+    bar.set_message("fitting the models");
     let table = eval::auc_table_with_progress(&data, &options, &|step| {
-        eprintln!("{step} ({:.1}s)", start.elapsed().as_secs_f64());
+        bar.inc(1);
+        match step {
+            // A network's epochs move the bar; the lines tell what each rotation finished.
+            RotationProgress::Training { .. } => bar.set_message(step.to_string()),
+            _ => shown.note(format_args!(
+                "{step} ({:.1}s)",
+                start.elapsed().as_secs_f64()
+            )),
+        }
     })?;
-    eprintln!("done in {:.1}s", start.elapsed().as_secs_f64());
+    bar.finish_and_clear();
+    shown.note(format_args!(
+        "done in {:.1}s",
+        start.elapsed().as_secs_f64()
+    ));
     let mut out = std::io::stdout().lock();
     write!(out, "{table}")?;
     if let Some(json) = &args.json {

@@ -2,8 +2,9 @@
 //! crawls each policy saves against uniform at equal freshness.
 
 use crate::common::{check_out, policy_list, DataArgs};
+use crate::progress::Progress;
 use anyhow::{bail, Context, Result};
-use freshgp::predict::{Learned, ModelScorer, Reading};
+use freshgp::predict::{Learned, ModelScorer, Progress as TrainStep, Reading, RotationProgress};
 use freshgp::report::plots::{line_chart, Series};
 use freshgp::sim::requests::{self, Level, Pages, RequestConfig, RequestSim, Scorer, QUANTILES};
 use freshgp::sim::SimConfig;
@@ -113,16 +114,8 @@ pub fn run(args: Args) -> Result<()> {
     let data = args.data.load(false)?;
     let rotations: Vec<usize> = (0..args.rotations).collect();
     let start = Instant::now();
-    if !learned.is_empty() {
-        eprintln!("learning {} model(s) per rotation...", learned.len());
-    }
-    let models = learned
-        .iter()
-        .map(|(m, reading)| {
-            ModelScorer::learn(&data, m, &rotations, Pages::Unseen, args.horizon)?.reading(*reading)
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .context("--learned")?;
+    let shown = Progress::new(false);
+    let models = learn(&data, &learned, (&rotations, args.horizon), &shown)?;
     let mut sets = Vec::new();
     for &pages in &args.pages {
         let sim = RequestSim::from_split(&data, &rotations, pages, config)?;
@@ -135,23 +128,25 @@ pub fn run(args: Args) -> Result<()> {
             .map(|p| p as &dyn Scorer)
             .chain(models.iter().map(|m| m as &dyn Scorer))
             .collect();
-        eprintln!(
+        shown.note(format_args!(
             "{} pages: {} requests over {} rotation(s); tuning γ for {} methods at {} levels...",
             pages.name(),
             sim.requests(),
             args.rotations,
             methods.len(),
             args.levels.len()
-        );
-        let levels =
-            requests::savings(&sim, &methods, &args.levels, &|line| eprintln!("  {line}"))?;
+        ));
+        let levels = tune(&sim, &methods, &args.levels, &shown)?;
         sets.push(Set {
             pages,
             requests: sim.requests(),
             levels,
         });
     }
-    eprintln!("done in {:.1}s", start.elapsed().as_secs_f64());
+    shown.note(format_args!(
+        "done in {:.1}s",
+        start.elapsed().as_secs_f64()
+    ));
     let mut out = std::io::stdout().lock();
     for set in &sets {
         writeln!(
@@ -178,6 +173,79 @@ pub fn run(args: Args) -> Result<()> {
         writeln!(out, "wrote {}", plot.display())?;
     }
     Ok(())
+}
+
+/// The learned models, each learned on every rotation; the bar counts their penalties or
+/// epochs and rotations.
+fn learn<'a>(
+    data: &'a freshgp::data::Dataset,
+    learned: &[(Learned, Reading)],
+    (rotations, horizon): (&[usize], usize),
+    shown: &Progress,
+) -> Result<Vec<ModelScorer<'a>>> {
+    if learned.is_empty() {
+        return Ok(Vec::new());
+    }
+    shown.note(format_args!(
+        "learning {} model(s) per rotation...",
+        learned.len()
+    ));
+    let steps: usize = learned
+        .iter()
+        .map(|(m, _)| rotations.len() * (m.progress_steps() + 1))
+        .sum();
+    let bar = shown.bar("learning", steps as u64);
+    let models = learned
+        .iter()
+        .map(|(m, reading)| {
+            bar.set_message(format!("{m} on {} rotation(s)", rotations.len()));
+            ModelScorer::learn_with_progress(data, m, rotations, Pages::Unseen, horizon, &|e| {
+                if matches!(
+                    e,
+                    RotationProgress::Learned { .. }
+                        | RotationProgress::Training {
+                            step: TrainStep::Penalty { .. } | TrainStep::Epoch { .. },
+                            ..
+                        }
+                ) {
+                    bar.inc(1)
+                }
+            })?
+            .reading(*reading)
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .context("--learned")?;
+    bar.finish_and_clear();
+    Ok(models)
+}
+
+/// [`requests::savings`] with its bar: every simulation of uniform and of the bisections,
+/// a tuning's unspent runs counted done when it ends; each tuned γ is a line.
+fn tune(
+    sim: &RequestSim,
+    methods: &[&dyn Scorer],
+    levels: &[f64],
+    shown: &Progress,
+) -> Result<Vec<Level>> {
+    let runs = requests::savings_runs(methods.len(), levels.len());
+    let bar = shown.bar("simulations", runs as u64);
+    bar.set_message("uniform and the bisections of γ");
+    let levels = requests::savings(sim, methods, levels, &|event| match event {
+        requests::Progress::Goal { .. } | requests::Progress::Bisection { .. } => bar.inc(1),
+        requests::Progress::Tuned {
+            method,
+            level,
+            gamma,
+            runs,
+        } => {
+            bar.inc((requests::MAX_RUNS - runs) as u64);
+            let line = format!("{method} at uniform's R = {level}: γ = {gamma:.4}");
+            bar.set_message(line.clone());
+            shown.note(format_args!("  {line}"));
+        }
+    })?;
+    bar.finish_and_clear();
+    Ok(levels)
 }
 
 /// Savings (%) against uniform's resources (%), one line per method and page set; the

@@ -4,6 +4,7 @@ use crate::common::{DataArgs, EvalArgs, MetricArgs, PolicyArgs, SimArgs};
 use anyhow::{bail, Result};
 use clap::ValueEnum;
 use freshgp::data::split::Split;
+use freshgp::data::stats::count;
 use freshgp::metric::Metric;
 use freshgp::policy::{Exp3, Policy};
 use freshgp::sim::{arm_shares, Outcome, Period, Simulator};
@@ -202,10 +203,18 @@ fn sweep(
     use freshgp::experiment::sweep;
     let seeds = sweep::run_seeds(args.eval.runs(), config.seed());
     let periods = std::slice::from_ref(period);
-    let mut bar = crate::progress::Bar::new("budgets", levels.len() as u64);
+    let progress = crate::progress::Progress::new(false);
+    let mut bar = progress.steps("budgets", levels.len() as u64);
+    let stage = |done: usize| {
+        levels.get(done).map_or(String::new(), |level| {
+            format!("budget {level}, {}", count(seeds.len(), "run"))
+        })
+    };
+    bar.set_message(stage(0));
     let policies = std::slice::from_ref(policy);
     let table = sweep::table(periods, config, policies, levels, &seeds, &mut |done, _| {
-        bar.set(done as u64)
+        bar.set(done as u64);
+        bar.set_message(stage(done));
     })?;
     bar.finish();
     let mut stdout = std::io::stdout().lock();
@@ -243,7 +252,7 @@ fn sweep(
         policy.label(),
         period.pages(),
         period.len(),
-        freshgp::data::stats::count(seeds.len(), "run"),
+        count(seeds.len(), "run"),
         seeds
             .iter()
             .map(u64::to_string)

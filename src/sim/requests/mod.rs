@@ -56,8 +56,8 @@ mod stream;
 
 pub use config::{RequestConfig, RequestError, QUANTILES};
 pub use run::{quantiles, CycleCounts, Pages, RequestSim, RequestTally, Target, Tuned};
-pub use run::{GAMMA_MIN, MAX_STEPS, TOLERANCE};
-pub use savings::{savings, Level, MeanCiOut, Saving, LEVELS};
+pub use run::{GAMMA_MIN, MAX_RUNS, MAX_STEPS, TOLERANCE};
+pub use savings::{savings, savings_runs, Level, MeanCiOut, Progress, Saving, LEVELS};
 pub use scorer::{Crawler, ScoredRun, Scorer};
 pub use stream::Requests;
 

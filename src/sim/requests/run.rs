@@ -19,6 +19,9 @@ pub const TOLERANCE: f64 = 1e-5;
 
 /// The most halvings of the γ bracket.
 pub const MAX_STEPS: usize = 60;
+/// The most simulations one tuning runs: the two ends of the bracket and [`MAX_STEPS`]
+/// halvings.
+pub const MAX_RUNS: usize = MAX_STEPS + 2;
 
 /// One scored cycle's counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -251,6 +254,20 @@ impl RequestSim {
     /// # Errors
     /// As [`RequestSim::run`], and a target outside (0, 1].
     pub fn tune(&self, crawler: Crawler<'_>, target: Target) -> Result<Tuned, RequestError> {
+        self.tune_with_progress(crawler, target, &mut || {})
+    }
+
+    /// As [`RequestSim::tune`], calling `ran` after each simulation it runs (at most
+    /// [`MAX_RUNS`]).
+    ///
+    /// # Errors
+    /// As [`RequestSim::tune`].
+    pub fn tune_with_progress(
+        &self,
+        crawler: Crawler<'_>,
+        target: Target,
+        ran: &mut dyn FnMut(),
+    ) -> Result<Tuned, RequestError> {
         let (Target::Freshness(goal) | Target::Resources(goal)) = target;
         if !(goal > 0.0 && goal <= 1.0) {
             return Err(RequestError::Target(goal));
@@ -267,8 +284,9 @@ impl RequestSim {
                 f64::from(self.config.quantiles).ln(),
             ),
         };
-        let at = |x: f64| -> Result<(f64, RequestTally), RequestError> {
+        let mut at = |x: f64| -> Result<(f64, RequestTally), RequestError> {
             let t = self.run(crawler, to_level(x))?;
+            ran();
             Ok((measure(&t), t))
         };
         let (low, low_tally) = at(lo)?;

@@ -2,7 +2,7 @@
 //! reaches with 20, 40, 60 and 80% of the requests crawled, and the resources it saves.
 
 use super::config::RequestError;
-use super::run::{ratio, RequestSim, Target, Tuned};
+use super::run::{ratio, RequestSim, Target, Tuned, MAX_RUNS};
 use super::scorer::{Crawler, Scorer};
 use crate::stats::{mean_ci, MeanCi};
 use rayon::prelude::*;
@@ -62,9 +62,45 @@ pub struct Level {
     pub methods: Vec<Saving>,
 }
 
+/// What [`savings`] tells its progress callback, from any thread: one event per
+/// simulation, so that a caller can count them against [`savings_runs`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Progress<'a> {
+    /// Uniform's run at `level` ended: its freshness is the target of the methods there.
+    Goal {
+        /// Uniform's resources R_u.
+        level: f64,
+    },
+    /// One simulation of the bisection of `method` at uniform's `level` ended.
+    Bisection {
+        /// The method's label.
+        method: &'a str,
+        /// Uniform's resources R_u.
+        level: f64,
+    },
+    /// `method` is tuned at uniform's `level`, after `runs` simulations (at most
+    /// [`MAX_RUNS`]; the ones it did not need are left to count as done).
+    Tuned {
+        /// The method's label.
+        method: &'a str,
+        /// Uniform's resources R_u.
+        level: f64,
+        /// The γ found.
+        gamma: f64,
+        /// Simulations the bisection ran.
+        runs: usize,
+    },
+}
+
+/// The most simulations [`savings`] runs for `methods` methods at `levels` levels: one of
+/// uniform per level, and at most [`MAX_RUNS`] per method and level.
+pub fn savings_runs(methods: usize, levels: usize) -> usize {
+    levels + methods * levels * MAX_RUNS
+}
+
 /// For each of `levels`, uniform's freshness F* at R_u and every policy's γ, R and savings
 /// at F* (SPEC §12). Savings use the nominal R_u; the interval is that of the per-cycle
-/// ratio `1 - R_cycle / R_u` at the pooled γ.
+/// ratio `1 - R_cycle / R_u` at the pooled γ. `progress` hears each simulation's end.
 ///
 /// # Errors
 /// As [`RequestSim::tune`].
@@ -72,14 +108,18 @@ pub fn savings(
     sim: &RequestSim,
     methods: &[&dyn Scorer],
     levels: &[f64],
-    progress: &(dyn Fn(&str) + Sync),
+    progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<Level>, RequestError> {
     if let Some(&bad) = levels.iter().find(|&&r| !(r > 0.0 && r <= 1.0)) {
         return Err(RequestError::Target(bad));
     }
     let goals: Vec<f64> = levels
         .par_iter()
-        .map(|&r_u| Ok(sim.run(Crawler::Uniform, r_u)?.freshness()))
+        .map(|&level| {
+            let freshness = sim.run(Crawler::Uniform, level)?.freshness();
+            progress(Progress::Goal { level });
+            Ok(freshness)
+        })
         .collect::<Result<_, RequestError>>()?;
     let pairs: Vec<(usize, &dyn Scorer)> = (0..levels.len())
         .flat_map(|i| methods.iter().map(move |&m| (i, m)))
@@ -88,14 +128,22 @@ pub fn savings(
         .par_iter()
         .map(|&(i, method)| {
             let crawler = Crawler::Scored(method);
-            let t = sim.tune(crawler, Target::Freshness(goals[i]))?;
-            progress(&format!(
-                "{} at uniform's R = {}: γ = {:.4}",
-                crawler.label(),
-                levels[i],
-                t.gamma
-            ));
-            Ok(saving(crawler.label(), &t, levels[i]))
+            let (label, level) = (crawler.label(), levels[i]);
+            let mut runs = 0;
+            let t = sim.tune_with_progress(crawler, Target::Freshness(goals[i]), &mut || {
+                runs += 1;
+                progress(Progress::Bisection {
+                    method: &label,
+                    level,
+                });
+            })?;
+            progress(Progress::Tuned {
+                method: &label,
+                level,
+                gamma: t.gamma,
+                runs,
+            });
+            Ok(saving(label, &t, level))
         })
         .collect::<Result<_, RequestError>>()?;
     let mut tuned = tuned.into_iter();

@@ -160,3 +160,50 @@ fn bisection_reaches_the_target_and_a_good_policy_saves() {
         "{s:?}"
     );
 }
+
+#[test]
+fn savings_reports_every_simulation() {
+    let sim = predictable();
+    let (nad, age) = (
+        Policy::by_name("nad").unwrap(),
+        Policy::by_name("age").unwrap(),
+    );
+    let events = std::sync::Mutex::new(Vec::new());
+    let levels = [0.2, 0.6];
+    let out = savings(&sim, &[&nad, &age], &levels, &|e| {
+        let e = match e {
+            Progress::Goal { level } => ("uniform".to_string(), level, None),
+            Progress::Bisection { method, level } => (method.to_string(), level, None),
+            Progress::Tuned {
+                method,
+                level,
+                gamma,
+                runs,
+            } => (method.to_string(), level, Some((gamma, runs))),
+        };
+        events.lock().unwrap().push(e)
+    })
+    .unwrap();
+    let events = events.into_inner().unwrap();
+    let goals = events.iter().filter(|e| e.0 == "uniform").count();
+    assert_eq!(goals, levels.len());
+    let mut simulations = goals;
+    for (i, &level) in levels.iter().enumerate() {
+        for (j, label) in ["NAD", "Age"].iter().enumerate() {
+            let mine = |e: &&(String, f64, Option<(f64, usize)>)| e.0 == *label && e.1 == level;
+            let ran = events.iter().filter(mine).filter(|e| e.2.is_none()).count();
+            let tuned: Vec<_> = events.iter().filter(mine).filter_map(|e| e.2).collect();
+            // One `Tuned` per method and level, after the runs it counts.
+            assert_eq!(tuned.len(), 1, "{label} at {level}: {events:?}");
+            let (gamma, runs) = tuned[0];
+            assert_eq!(gamma, out[i].methods[j].gamma);
+            assert!(
+                runs == ran && (1..=MAX_RUNS).contains(&runs),
+                "{runs} {ran}"
+            );
+            simulations += ran;
+        }
+    }
+    assert!(simulations <= savings_runs(2, levels.len()));
+    assert_eq!(events.len(), simulations + 2 * levels.len());
+}
