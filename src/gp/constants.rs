@@ -114,14 +114,15 @@ impl<F: Fitness> CostFunction for Objective<'_, F> {
         state.spent += 1;
         let evaluation = self.fitness.evaluate(&candidate, state.scratch);
         let value = evaluation.value;
-        let better = state
-            .best
-            .as_ref()
-            .is_none_or(|(_, b)| value > b.value);
+        let better = state.best.as_ref().is_none_or(|(_, b)| value > b.value);
         if better {
             state.best = Some((candidate, evaluation));
         }
-        Ok(if value.is_nan() { f64::INFINITY } else { -value })
+        Ok(if value.is_nan() {
+            f64::INFINITY
+        } else {
+            -value
+        })
     }
 }
 
@@ -235,7 +236,8 @@ mod tests {
                 .map(|t| {
                     let mut values = [0.0; Terminal::COUNT];
                     values[Terminal::T.index()] = f64::from(t);
-                    let got = crate::eval::interpret(formula, crate::formula::Closure::Paper, &values);
+                    let got =
+                        crate::eval::interpret(formula, crate::formula::Closure::Paper, &values);
                     let want = 2.5 * f64::from(t) + 7.0;
                     -(got - want) * (got - want)
                 })
@@ -262,7 +264,11 @@ mod tests {
             Node::Const(c) => c,
             _ => panic!("{}", tuned.formula),
         });
-        assert!((a - 2.5).abs() < 1e-3 && (b - 7.0).abs() < 1e-2, "{}", tuned.formula);
+        assert!(
+            (a - 2.5).abs() < 1e-3 && (b - 7.0).abs() < 1e-2,
+            "{}",
+            tuned.formula
+        );
         assert!(tuned.evaluation.value > -1e-4);
     }
 
@@ -274,7 +280,10 @@ mod tests {
             let mut calls = 0;
             let start = fitness.evaluate(&wrong, &mut calls);
             let tuned = tune(&fitness, &wrong, &start, &mut calls, budget);
-            assert!(tuned.spent <= budget && calls == 1 + tuned.spent, "{budget}");
+            assert!(
+                tuned.spent <= budget && calls == 1 + tuned.spent,
+                "{budget}"
+            );
         }
         // Nothing to tune: no evaluation.
         let mut calls = 0;

@@ -28,8 +28,8 @@ mod operators;
 pub mod pareto;
 mod select;
 
-pub use constants::{tune, ConstantSearch, Tuned};
 pub use config::{ConfigError, DepthPolicy, GpConfig, RawGpConfig, MAX_POPULATION};
+pub use constants::{tune, ConstantSearch, Tuned};
 pub(crate) use create::Primitives;
 pub(crate) use operators::{crossover, replacement_mutation, swap_mutation};
 pub use select::Strategy;

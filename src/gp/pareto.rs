@@ -80,10 +80,9 @@ pub fn crowding(points: &[Point], front: &[usize]) -> Vec<f64> {
     if n <= 2 {
         return vec![f64::INFINITY; n];
     }
-    let objectives: [&dyn Fn(usize) -> f64; 2] = [
-        &|i| points[front[i]].fitness,
-        &|i| points[front[i]].size as f64,
-    ];
+    let objectives: [&dyn Fn(usize) -> f64; 2] = [&|i| points[front[i]].fitness, &|i| {
+        points[front[i]].size as f64
+    }];
     for value in objectives {
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by(|&a, &b| value(a).total_cmp(&value(b)).then(a.cmp(&b)));
@@ -236,6 +235,10 @@ mod tests {
         let r = ranks(&points);
         assert_eq!(r[3].front, 1);
         assert_eq!(r[2].cmp_better(&r[3]), Ordering::Less);
-        assert_eq!(r[0].cmp_better(&r[2]), Ordering::Less, "an extreme beats the middle");
+        assert_eq!(
+            r[0].cmp_better(&r[2]),
+            Ordering::Less,
+            "an extreme beats the middle"
+        );
     }
 }
