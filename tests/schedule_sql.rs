@@ -474,8 +474,8 @@ fn check_engine(dialect: Dialect, rows: &[Row], cases: &[Case]) {
     }
 }
 
-/// The same batches in DuckDB, PostgreSQL and Spark, where present (each skipped loudly
-/// otherwise). Spark's `ln`, `exp` and `power` are Java's StrictMath, which rounds unlike
+/// The same batches in DuckDB, PostgreSQL and Spark (a missing engine fails where engines are
+/// required, else is skipped loudly: `engines::absent`). Spark's `ln`, `exp` and `power` are Java's StrictMath, which rounds unlike
 /// glibc in the last bit now and then: its policies avoid them (CG reads `ln`).
 #[test]
 fn batches_equal_the_schedulers_in_other_engines() {

@@ -1,6 +1,11 @@
 //! The SQL engines the SQL tests drive through Python, found on this machine or reported
-//! missing, loudly, with how to get them (shared by `tests/export/sql.rs` and
+//! missing, with how to get them (shared by `tests/export/sql.rs` and
 //! `tests/schedule_sql.rs`).
+//!
+//! A missing engine or compiler is a failure where the engines are required: under
+//! `FRESHGP_REQUIRE_ENGINES=1` (which `.ci/test` sets, after installing them) or `CI=true`.
+//! Elsewhere (a developer's machine without, say, Spark) the check is skipped with a loud
+//! note on stderr, so that the rest of the suite still runs.
 
 use freshgp::export::Dialect;
 use std::io::Write;
@@ -10,6 +15,25 @@ use std::process::{Command, Stdio};
 /// of a passing test, not writes to the stream, so a skipped check shows in every run.
 pub fn loud(message: &str) {
     let _ = writeln!(std::io::stderr(), "{message}");
+}
+
+/// Whether a missing engine fails the test rather than skipping it: `FRESHGP_REQUIRE_ENGINES`
+/// or `CI` set to `1` or `true`.
+fn engines_required() -> bool {
+    ["FRESHGP_REQUIRE_ENGINES", "CI"]
+        .iter()
+        .any(|name| std::env::var(name).is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true")))
+}
+
+/// Reports that `what` is missing, so `check` cannot run: a panic (the test fails) where the
+/// engines are required, else a loud note that the check is skipped. `how` says how to get it.
+pub fn absent(what: &str, check: &str, how: &str) {
+    let message = format!("{what} is missing here, so the {check} cannot run (get it with: {how})");
+    assert!(
+        !engines_required(),
+        "{message}; engines are required (FRESHGP_REQUIRE_ENGINES or CI is set)"
+    );
+    loud(&format!("note: {message}; SKIPPING it"));
 }
 
 /// Whether `program args` runs and succeeds (its output discarded).
@@ -35,8 +59,8 @@ fn psql() -> Option<Vec<&'static str>> {
 }
 
 /// The arguments a Python driver takes to reach `dialect`'s engine: the dialect's name,
-/// and for PostgreSQL the psql command as JSON. `None`, after a loud note naming `check`
-/// and how to get the engine, when it is absent.
+/// and for PostgreSQL the psql command as JSON. `None` when it is absent, after [`absent`]
+/// (which fails the test where engines are required).
 pub fn driver_args(dialect: Dialect, check: &str) -> Option<Vec<String>> {
     let python = |module: &str| runs("python3", &["-c", &format!("import {module}")]);
     let (found, how) = match dialect {
@@ -56,10 +80,7 @@ pub fn driver_args(dialect: Dialect, check: &str) -> Option<Vec<String>> {
         ),
     };
     if found.is_none() {
-        loud(&format!(
-            "note: no {dialect} engine reachable from python3 here; SKIPPING the {check} (get \
-             it with: {how})"
-        ));
+        absent(&format!("the {dialect} engine (from python3)"), check, how);
     }
     let mut args = vec![dialect.name().to_string()];
     args.extend(found?);

@@ -10,8 +10,9 @@
 //! Every width (values per input line, columns of the SQL table) comes from
 //! [`Terminal::COUNT`] and [`Terminal::ALL`].
 //!
-//! Engines: Rust is always tested (rustc comes with cargo). The others are skipped with a
-//! loud note on stderr when missing: C needs `gcc` (Debian/Ubuntu: `apt-get install gcc`),
+//! Engines: Rust is always tested (rustc comes with cargo). The others, when missing, fail
+//! the test where engines are required and are skipped with a loud note elsewhere
+//! ([`common::absent`]): C needs `gcc` (Debian/Ubuntu: `apt-get install gcc`),
 //! Java needs `javac` and `java` (`apt-get install default-jdk-headless`), Python and SQL
 //! need `python3` (`apt-get install python3`); the SQL dialects' engines are in [`sql`].
 //!
@@ -19,7 +20,7 @@
 //! byte: [`pinned::gp4c_all_exports_are_byte_identical`] holds one full export per target,
 //! and [`pinned::gp4c_all_exports_digest_is_pinned`] a digest of many.
 
-use common::loud;
+use common::{absent, loud};
 use freshgp::eval::Program;
 use freshgp::export::{arguments, export, Dialect, Language};
 use freshgp::formula::{BinaryOp, Closure, Formula, Grammar, Node, Op, Terminal, UnaryOp};
@@ -351,8 +352,8 @@ fn assert_few_differ(language: Language, cases: &[Case], bad: &[String], allowed
     }
 }
 
-/// Whether `tool arg` runs; if not, says loudly on stderr that the check is skipped and how
-/// to get the tool.
+/// Whether `tool arg` runs; if not, reports it [`absent`] (a failure where engines are
+/// required, else a loud skip) with how to get the tool.
 fn have(tool: &str, arg: &str, how: &str) -> bool {
     let ok = Command::new(tool)
         .arg(arg)
@@ -362,9 +363,7 @@ fn have(tool: &str, arg: &str, how: &str) -> bool {
         .map(|s| s.success())
         .unwrap_or(false);
     if !ok {
-        loud(&format!(
-            "note: `{tool}` not found; SKIPPING this language's check (get it with: {how})"
-        ));
+        absent(&format!("`{tool}`"), "exported code's check", how);
     }
     ok
 }

@@ -4,7 +4,8 @@
 //!
 //! One Python driver ([`DRIVER`]) runs every engine: it loads all inputs into a table
 //! `allrows`, and for case `k` points a view `pages` at its rows and runs the query; the
-//! score is the query's last column. Engines, each skipped with a loud note when absent:
+//! score is the query's last column. Engines (a missing one fails the test where engines are
+//! required, else is skipped loudly: [`common::absent`]):
 //!
 //! * SQLite: Python's `sqlite3` module, SQLite 3.35+ with math functions (Python 3.10+ from
 //!   python.org, Debian 12's python3).
@@ -15,7 +16,7 @@
 //! * Spark: `pip install pyspark` and Java 17+; a subset of the cases, in ANSI mode.
 
 use super::*;
-use common::driver_args;
+use common::{absent, driver_args};
 
 /// Runs each query (split at `-- @@@` lines) of argv[2] against the rows of case k on stdin
 /// in engine argv[1] (`sqlite`, `duckdb`, `postgres` with the psql command as JSON in
@@ -98,7 +99,7 @@ print('\n'.join(out))
 "#;
 
 /// The driver's output for `queries` over the inputs of `cases`, or `None` when SQLite
-/// lacks its math functions (after a loud note).
+/// lacks its math functions (after [`absent`]).
 fn run_engine(args: &[String], queries: &[String], stdin: &str) -> Option<String> {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("queries.sql");
@@ -115,10 +116,11 @@ fn run_engine(args: &[String], queries: &[String], stdin: &str) -> Option<String
         stdin,
     );
     if output.trim() == "NO-MATH-FUNCTIONS" {
-        loud(
-            "note: Python's sqlite3 lacks math functions; SKIPPING the SQL results check \
-             (get SQLite 3.35+ built with SQLITE_ENABLE_MATH_FUNCTIONS, e.g. Python 3.10+ from \
-             python.org or Debian 12's python3)",
+        absent(
+            "SQLite with math functions (Python's sqlite3 lacks them)",
+            "SQL results check",
+            "SQLite 3.35+ built with SQLITE_ENABLE_MATH_FUNCTIONS, e.g. Python 3.10+ from \
+             python.org or Debian 12's python3",
         );
         return None;
     }
