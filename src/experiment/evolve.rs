@@ -139,18 +139,22 @@ pub struct GpOverrides {
     pub generations: Option<usize>,
     /// Tournament size.
     pub tournament: Option<usize>,
-    /// Seed the initial population with the published baselines the grammar can express when it has no formula yet.
-    pub seed_baselines: bool,
+    /// Seed formulas, after those of the configuration.
+    pub seed_formulas: Vec<Formula>,
+    /// Whether to seed the literature's formulas too (`None`: as configured).
+    pub literature_seeds: Option<bool>,
 }
 
 /// Why overridden GP settings are unusable.
 #[derive(Debug, thiserror::Error)]
 pub enum OverrideError {
-    /// An initial formula reads a terminal the grammar lacks.
-    #[error("initial formula `{formula}` reads a terminal grammar `{grammar}` lacks")]
+    /// A seed formula reads a terminal the grammar lacks.
+    #[error("seed formula `{formula}` reads {terminal}, which grammar `{grammar}` lacks")]
     Terminal {
         /// The formula.
         formula: Formula,
+        /// The first terminal it reads that the grammar lacks.
+        terminal: Terminal,
         /// The grammar's name.
         grammar: String,
     },
@@ -159,8 +163,8 @@ pub enum OverrideError {
     Config(#[from] ConfigError),
 }
 
-/// Applies `overrides` to `raw`, checks that every initial formula fits `grammar` and
-/// checks the result.
+/// Applies `overrides` to `raw`, checks that every seed formula fits `grammar`, checks the
+/// result and adds the literature's seeds ([`seeded`]).
 pub fn apply_overrides(
     mut raw: RawGpConfig,
     overrides: &GpOverrides,
@@ -175,20 +179,45 @@ pub fn apply_overrides(
     if let Some(t) = overrides.tournament {
         raw.tournament = t;
     }
-    if overrides.seed_baselines && raw.initial.is_empty() {
-        raw.initial = baseline_seeds(grammar);
+    raw.seed_formulas
+        .extend(overrides.seed_formulas.iter().cloned());
+    if let Some(literature) = overrides.literature_seeds {
+        raw.literature_seeds = literature;
     }
-    if let Some(f) = raw
-        .initial
-        .iter()
-        .find(|f| f.terminals().iter().any(|&t| !grammar.has_terminal(t)))
-    {
-        return Err(OverrideError::Terminal {
-            formula: f.clone(),
-            grammar: grammar.name().to_string(),
-        });
+    check_seeds(&raw.seed_formulas, grammar)?;
+    Ok(seeded(raw.check()?, grammar))
+}
+
+/// Checks that every formula of `seeds` reads only terminals of `grammar`.
+///
+/// # Errors
+/// [`OverrideError::Terminal`] naming the first formula that does not.
+pub fn check_seeds(seeds: &[Formula], grammar: &Grammar) -> Result<(), OverrideError> {
+    for formula in seeds {
+        if let Some(&terminal) = formula
+            .terminals()
+            .iter()
+            .find(|&&t| !grammar.has_terminal(t))
+        {
+            return Err(OverrideError::Terminal {
+                formula: formula.clone(),
+                terminal,
+                grammar: grammar.name().to_string(),
+            });
+        }
     }
-    Ok(raw.check()?)
+    Ok(())
+}
+
+/// `gp` with the literature's formulas that `grammar` can express
+/// ([`literature_seeds`](crate::policy::literature_seeds)) after its own seeds, when
+/// [`RawGpConfig::literature_seeds`] is on.
+pub(crate) fn seeded(gp: GpConfig, grammar: &Grammar) -> GpConfig {
+    if !gp.literature_seeds {
+        return gp;
+    }
+    let literature = crate::policy::literature_seeds(grammar);
+    gp.seeded(literature.into_iter().map(|s| s.formula))
 }
 
 /// What to evolve and how.
@@ -242,17 +271,6 @@ impl EvolveSettings {
     }
 }
 
-/// The published baselines that `grammar` can express, as formulas (from
-/// `grammars/baselines.ron`; Rand, a constant, is left out), to seed a search with.
-pub(crate) fn baseline_seeds(grammar: &Grammar) -> Vec<Formula> {
-    crate::policy::Baseline::ALL
-        .iter()
-        .filter(|b| !b.is_random())
-        .map(|b| b.formula())
-        .filter(|f| f.terminals().iter().all(|&t| grammar.has_terminal(t)))
-        .collect()
-}
-
 /// One generation's figures, as reported.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GenerationSummary {
@@ -290,6 +308,17 @@ pub struct Choice {
     pub test_cycles: Vec<CycleMetrics>,
 }
 
+/// A seed formula's figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeedFigures {
+    /// The formula.
+    pub formula: Formula,
+    /// Training fitness.
+    pub train: f64,
+    /// Validation fitness.
+    pub validation: f64,
+}
+
 /// One seed's run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SeedRun {
@@ -301,6 +330,10 @@ pub struct SeedRun {
     pub evaluations: usize,
     /// Fitness values taken from the cache.
     pub cache_hits: usize,
+    /// The fittest seed formula on the training set (`None` when the run had no seeds):
+    /// where the search started from.
+    #[serde(default)]
+    pub best_seed: Option<SeedFigures>,
     /// Best, Sum_σ and Avg_σ choices.
     pub choices: Choices,
     /// Wall-clock seconds.
@@ -460,6 +493,7 @@ pub(crate) fn run_seed(
         },
     );
     progress(Progress::Selecting { seed_index });
+    let best_seed = best_seed(sets, &settings.gp.seed_formulas);
     let kept: Vec<Formula> = evolution
         .hall_of_fame
         .iter()
@@ -506,9 +540,28 @@ pub(crate) fn run_seed(
             .collect(),
         evaluations: evolution.evaluations,
         cache_hits: evolution.cache_hits,
+        best_seed,
         choices,
         seconds: start.elapsed().as_secs_f64(),
     }
+}
+
+/// The fittest of `seeds` on the training set (the first on ties), with its validation
+/// fitness; `None` without seeds.
+fn best_seed(sets: &RotationFitness, seeds: &[Formula]) -> Option<SeedFigures> {
+    let train = evaluate_all(&sets.train, seeds);
+    let best = (0..seeds.len()).max_by(|&a, &b| {
+        train[a]
+            .value
+            .total_cmp(&train[b].value)
+            .then(b.cmp(&a))
+    })?;
+    let validation = evaluate_all(&sets.validation, &seeds[best..=best]);
+    Some(SeedFigures {
+        formula: seeds[best].clone(),
+        train: train[best].value,
+        validation: validation[0].value,
+    })
 }
 
 /// Per strategy, the index of the winning seed: the highest strategy score (train and

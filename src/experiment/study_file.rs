@@ -7,6 +7,7 @@ use super::study::{base_dir, first_repeat, gp_violation, violation, Violation};
 use super::study::{Configuration, DatasetSpec, Reports, Study, StudyError};
 use crate::data::split::Horizon;
 use crate::data::{Dataset, UnknownPolicy};
+use crate::formula::Grammar;
 use crate::gp::RawGpConfig;
 use crate::metric::Metric;
 use crate::policy::{Baseline, Policy};
@@ -125,6 +126,22 @@ struct RawStudy {
     baselines: Vec<Policy>,
     #[serde(default)]
     reports: Reports,
+}
+
+/// `v` as an error of the study file `file` (read again to find the field's line; `fallback`
+/// is the key whose line is given when the field's own is not found).
+fn located(v: Violation, file: &Path, configurations: &[Configuration], fallback: &str) -> StudyError {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let line = match line_of_field(&text, &v.field, configurations) {
+        0 => line_of(&text, fallback, 1),
+        line => line,
+    };
+    StudyError::Invalid {
+        file: file.display().to_string(),
+        line,
+        field: v.field,
+        reason: v.reason,
+    }
 }
 
 /// Line (1-based) of the first `key:` at or after line `from`, outside `//` comments.
@@ -348,19 +365,19 @@ impl Study {
     /// since the dataset's size is what rules it out).
     pub(crate) fn check_size_of(&self, dataset: &Dataset, file: &Path) -> Result<(), StudyError> {
         self.check_size(dataset.pages(), dataset.cycles())
-            .map_err(|v| {
-                let text = std::fs::read_to_string(file).unwrap_or_default();
-                let line = match line_of_field(&text, &v.field, &self.configurations) {
-                    0 => line_of(&text, "dataset", 1),
-                    line => line,
-                };
-                StudyError::Invalid {
-                    file: file.display().to_string(),
-                    line,
-                    field: v.field,
-                    reason: v.reason,
-                }
-            })
+            .map_err(|v| located(v, file, &self.configurations, "dataset"))
+    }
+
+    /// Checks that every configuration's seed formulas read only terminals of its grammar
+    /// (`grammars[i]` is configuration i's); an error names the field's line in `file`.
+    pub(crate) fn check_seeds_of(&self, grammars: &[Grammar], file: &Path) -> Result<(), StudyError> {
+        for (i, (c, grammar)) in self.configurations.iter().zip(grammars).enumerate() {
+            super::evolve::check_seeds(&c.gp.seed_formulas, grammar).map_err(|e| {
+                let v = violation(format!("configurations[{i}].gp.seed_formulas"), e.to_string());
+                located(v, file, &self.configurations, "seed_formulas")
+            })?;
+        }
+        Ok(())
     }
 
     /// Parses and checks RON text; `origin` names it in errors. Grammar files are not

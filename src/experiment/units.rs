@@ -361,6 +361,7 @@ impl Runner {
             .iter()
             .map(|c| c.model(base))
             .collect::<Result<Vec<_>, _>>()?;
+        study.check_seeds_of(&grammars, file)?;
         let dataset = study.load_dataset(base)?;
         study.check_size_of(&dataset, file)?;
         let runner = Runner {
@@ -452,12 +453,13 @@ impl Runner {
         EvolveSettings {
             grammar: self.grammars[index].clone(),
             metric: c.fitness,
-            gp: c
-                .gp
-                .clone()
-                .check()
-                // Invariant: a `Study` holds only checked GP configurations.
-                .expect("checked when the study was read"),
+            gp: super::evolve::seeded(
+                c.gp.clone()
+                    .check()
+                    // Invariant: a `Study` holds only checked GP configurations.
+                    .expect("checked when the study was read"),
+                &self.grammars[index],
+            ),
             sim: self.study.sim,
             seeds: c.seeds.clone(),
             horizon: self.study.test_horizon,

@@ -1,5 +1,6 @@
 //! GP settings, checked once into a [`GpConfig`] (SPEC §6 defaults).
 
+use super::ConstantSearch;
 use crate::formula::Formula;
 use serde::{Deserialize, Serialize};
 
@@ -69,10 +70,18 @@ pub struct RawGpConfig {
     pub keep_best: usize,
     /// Fitness subtracted per node (0: none; ties prefer shorter formulas anyway).
     pub length_penalty: f64,
-    /// Formulas placed in the first slots of the initial population (e.g. known good
+    /// Formulas placed in the first slots of the initial population (known good
     /// functions, so the search starts no worse than them); the rest is ramped
-    /// half-and-half. Empty by default, as in the paper.
-    pub initial: Vec<Formula>,
+    /// half-and-half. Empty by default. (`initial` in older files.)
+    #[serde(alias = "initial")]
+    pub seed_formulas: Vec<Formula>,
+    /// Whether a study or `freshgp evolve` also seeds the literature's formulas the grammar
+    /// can express (`grammars/seeds.ron`), after `seed_formulas` and as many as the
+    /// population holds. On by default; the GP4C paper's protocol turns it off. The engine
+    /// itself reads only `seed_formulas` (see [`GpConfig::seeded`]).
+    pub literature_seeds: bool,
+    /// The search over the constants of the best individuals (none by default).
+    pub constants: ConstantSearch,
 }
 
 impl Default for RawGpConfig {
@@ -94,7 +103,9 @@ impl Default for RawGpConfig {
             elitism: true,
             keep_best: 50,
             length_penalty: 0.0,
-            initial: Vec::new(),
+            seed_formulas: Vec::new(),
+            literature_seeds: true,
+            constants: ConstantSearch::default(),
         }
     }
 }
@@ -189,8 +200,26 @@ impl RawGpConfig {
         if self.keep_best < 1 {
             bad("keep_best", self.keep_best, "at least 1")?;
         }
-        if self.initial.len() > self.population {
-            bad("initial", self.initial.len(), "at most the population size")?;
+        if self.seed_formulas.len() > self.population {
+            bad(
+                "seed_formulas",
+                self.seed_formulas.len(),
+                "at most the population size",
+            )?;
+        }
+        if self.constants.is_on() && self.constants.evaluations == 0 {
+            bad(
+                "constants.evaluations",
+                0,
+                "at least 1 when constants.individuals > 0",
+            )?;
+        }
+        if self.constants.individuals > self.keep_best {
+            bad(
+                "constants.individuals",
+                self.constants.individuals,
+                "at most keep_best (the tuned individuals come from the kept ones)",
+            )?;
         }
         if !(self.length_penalty >= 0.0 && self.length_penalty.is_finite()) {
             bad(
@@ -207,6 +236,20 @@ impl GpConfig {
     /// The settings as written.
     pub fn raw(&self) -> &RawGpConfig {
         &self.0
+    }
+
+    /// The settings with `more` seed formulas after [`RawGpConfig::seed_formulas`]: those
+    /// not already seeded, in order, as many as the population has room for.
+    pub fn seeded(mut self, more: impl IntoIterator<Item = Formula>) -> GpConfig {
+        for formula in more {
+            if self.0.seed_formulas.len() >= self.0.population {
+                break;
+            }
+            if !self.0.seed_formulas.contains(&formula) {
+                self.0.seed_formulas.push(formula);
+            }
+        }
+        self
     }
 }
 
@@ -251,5 +294,39 @@ mod tests {
         .check()
         .unwrap_err();
         assert!(e.to_string().contains("crossover"), "{e}");
+        let e = RawGpConfig {
+            constants: ConstantSearch {
+                individuals: 3,
+                evaluations: 0,
+                every: 0,
+            },
+            ..Default::default()
+        }
+        .check()
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "constants.evaluations = 0: at least 1 when constants.individuals > 0"
+        );
+    }
+
+    #[test]
+    fn seeding_keeps_the_given_formulas_first_and_fits_the_population() {
+        let f = |text: &str| Formula::parse(text, &crate::formula::Grammar::all()).unwrap();
+        let config = RawGpConfig {
+            population: 3,
+            seed_formulas: vec![f("t")],
+            ..Default::default()
+        }
+        .check()
+        .unwrap()
+        .seeded([f("n"), f("t"), f("X"), f("CG")]);
+        assert_eq!(config.seed_formulas, [f("t"), f("n"), f("X")]);
+    }
+
+    #[test]
+    fn older_files_name_the_seeds_initial() {
+        let c: RawGpConfig = ron::from_str(r#"(initial: ["t"])"#).unwrap();
+        assert_eq!(c.seed_formulas.len(), 1);
     }
 }

@@ -18,6 +18,12 @@
 //! all generations are kept ([`Evolution::hall_of_fame`]); `choose` picks the final
 //! function from them by Best, Sum_σ or Avg_σ (de Almeida et al. 2007).
 //!
+//! The first slots of the initial population hold the [seed
+//! formulas](RawGpConfig::seed_formulas), so a run (with elitism) ends at least as fit as
+//! the fittest of them. A [`ConstantSearch`] tunes the numeric constants of the best
+//! individuals: of the hall of fame once the run ends (the fitter formulas join it), and of
+//! the population every `every` generations (they replace its worst individuals).
+//!
 //! **Invariant:** the engine knows a fitness only through the [`Fitness`] trait: nothing
 //! here knows of crawling, datasets or the CLI.
 
@@ -273,6 +279,68 @@ impl<F: Fitness> Evaluator<'_, F> {
             .collect();
         (individuals, evaluated, hits)
     }
+
+    /// Tunes the constants of `starts` ([`tune`], at most `budget` evaluations each, in
+    /// parallel); the formulas that got fitter, as individuals, in the order of `starts`.
+    fn tune(&mut self, starts: &[&Individual], budget: usize) -> Vec<Individual> {
+        let fitness = self.fitness;
+        let tuned: Vec<Tuned> = starts
+            .par_iter()
+            .map_init(
+                || self.scratches.lend(|| fitness.scratch()),
+                |lent, i| tune(fitness, &i.formula, &i.evaluation, lent.scratch(), budget),
+            )
+            .collect();
+        self.evaluations += tuned.iter().map(|t| t.spent).sum::<usize>();
+        tuned
+            .into_iter()
+            .filter(|t| t.improved)
+            .map(|t| {
+                let canonical = t.formula.canonical(self.grammar_closure);
+                let evaluation = Arc::clone(
+                    self.cache
+                        .entry(canonical.clone())
+                        .or_insert_with(|| Arc::new(t.evaluation)),
+                );
+                let adjusted = evaluation.value - self.length_penalty * canonical.len() as f64;
+                Individual {
+                    formula: t.formula,
+                    canonical,
+                    evaluation,
+                    adjusted,
+                }
+            })
+            .collect()
+    }
+}
+
+/// The `n` best distinct individuals of `population`, best first.
+fn best_distinct(population: &[Individual], n: usize) -> Vec<&Individual> {
+    let mut ranked: Vec<&Individual> = population.iter().collect();
+    ranked.sort_by(|a, b| a.rank_cmp(b));
+    ranked.dedup_by(|a, b| a.canonical == b.canonical);
+    ranked.truncate(n);
+    ranked
+}
+
+/// Tunes the constants of the population's best individuals (every
+/// [`ConstantSearch::every`] generations): the fitter formulas found replace the worst
+/// individuals.
+fn tune_population<F: Fitness>(
+    evaluator: &mut Evaluator<'_, F>,
+    population: &mut [Individual],
+    search: ConstantSearch,
+) {
+    let starts: Vec<Individual> = best_distinct(population, search.individuals)
+        .into_iter()
+        .cloned()
+        .collect();
+    let tuned = evaluator.tune(&starts.iter().collect::<Vec<_>>(), search.evaluations);
+    population.sort_by(|a, b| a.rank_cmp(b));
+    let n = population.len();
+    for (slot, individual) in (0..n).rev().zip(tuned) {
+        population[slot] = individual;
+    }
 }
 
 /// The winner of a tournament of `size` drawn with replacement: better rank wins, the
@@ -314,7 +382,7 @@ pub fn evolve<F: Fitness>(
     };
     let initial: Vec<Formula> = (0..config.population)
         .map(|slot| {
-            if let Some(f) = config.initial.get(slot) {
+            if let Some(f) = config.seed_formulas.get(slot) {
                 return f.clone();
             }
             primitives.ramped(
@@ -345,6 +413,10 @@ pub fn evolve<F: Fitness>(
                 .collect();
             let (next, evaluated, hits) = evaluator.population(children);
             population = next;
+            let search = config.constants;
+            if search.is_on() && search.every > 0 && generation % search.every == 0 {
+                tune_population(&mut evaluator, &mut population, search);
+            }
             let r = report(&population, generation, config, evaluated, hits, start);
             observe(&r);
             reports.push(r);
@@ -354,6 +426,11 @@ pub fn evolve<F: Fitness>(
             reports.push(r);
         }
         update_hall(&mut hall, &population, config.keep_best);
+    }
+    if config.constants.is_on() {
+        let starts = best_distinct(&hall, config.constants.individuals);
+        let tuned = evaluator.tune(&starts, config.constants.evaluations);
+        update_hall(&mut hall, &tuned, config.keep_best);
     }
     Evolution {
         hall_of_fame: hall,

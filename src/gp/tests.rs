@@ -128,7 +128,7 @@ fn initial_formulas_start_the_population() {
         population: 30,
         generations: 0,
         keep_best: 5,
-        initial: vec![target.clone()],
+        seed_formulas: vec![target.clone()],
         ..Default::default()
     }
     .check()
@@ -142,7 +142,7 @@ fn initial_formulas_start_the_population() {
     assert_eq!(run.best().formula, target);
     let too_many = RawGpConfig {
         population: 2,
-        initial: vec![target.clone(); 3],
+        seed_formulas: vec![target.clone(); 3],
         ..Default::default()
     };
     assert!(too_many.check().is_err());
@@ -194,4 +194,108 @@ fn working_spaces_are_kept_from_one_evaluation_to_the_next() {
             .collect::<Vec<_>>()
     });
     assert!(unpooled.0.into_inner() > 1, "the case must split");
+}
+
+/// Fitness: how close the formula comes to `2.5 * t + 7` at t = 1..=10.
+struct Line;
+
+impl Fitness for Line {
+    type Scratch = ();
+
+    fn scratch(&self) {}
+
+    fn evaluate(&self, formula: &Formula, _: &mut ()) -> Evaluation {
+        let program = Program::compile(formula, Closure::Paper);
+        let cases: Vec<f64> = (1..=10)
+            .map(|t| {
+                let mut v = [0.0; crate::formula::Terminal::COUNT];
+                v[0] = t as f64;
+                1.0 / (1.0 + (program.eval_one(&v) - (2.5 * t as f64 + 7.0)).abs())
+            })
+            .collect();
+        Evaluation {
+            value: cases.iter().sum::<f64>() / cases.len() as f64,
+            cases,
+        }
+    }
+}
+
+/// A run seeded with the right shape and wrong constants, no generations, constant search
+/// on the hall of fame.
+fn tuned_run(search: ConstantSearch) -> Evolution {
+    let config = RawGpConfig {
+        population: 10,
+        generations: 0,
+        keep_best: 5,
+        seed_formulas: vec!["1 * t + 1".parse().unwrap()],
+        constants: search,
+        ..Default::default()
+    }
+    .check()
+    .unwrap();
+    evolve(&config, &Grammar::basic(), &Line, 3, |_| {})
+}
+
+#[test]
+fn constant_search_recovers_constants_set_wrong() {
+    let search = ConstantSearch {
+        individuals: 1,
+        evaluations: 400,
+        every: 0,
+    };
+    let untuned = tuned_run(ConstantSearch::default());
+    let tuned = tuned_run(search);
+    assert!(untuned.best().evaluation.value < 0.2);
+    let best = tuned.best();
+    assert!(best.evaluation.value > 0.99, "{}", best.formula);
+    let constants: Vec<f64> = best
+        .formula
+        .nodes()
+        .iter()
+        .filter_map(|n| match n {
+            crate::formula::Node::Const(c) => Some(*c),
+            _ => None,
+        })
+        .collect();
+    assert!((constants[0] - 2.5).abs() < 0.01 && (constants[1] - 7.0).abs() < 0.05);
+    assert!(
+        tuned.evaluations > untuned.evaluations && tuned.evaluations <= untuned.evaluations + 400,
+        "the search's evaluations are counted and bounded: {} vs {}",
+        tuned.evaluations,
+        untuned.evaluations
+    );
+}
+
+#[test]
+fn constant_search_every_few_generations_is_deterministic_and_helps() {
+    let config = |every| {
+        RawGpConfig {
+            population: 20,
+            generations: 4,
+            keep_best: 5,
+            seed_formulas: vec!["1 * t + 1".parse().unwrap()],
+            constants: ConstantSearch {
+                individuals: 2,
+                evaluations: 60,
+                every,
+            },
+            ..Default::default()
+        }
+        .check()
+        .unwrap()
+    };
+    let plain = RawGpConfig {
+        constants: ConstantSearch::default(),
+        ..config(2).raw().clone()
+    }
+    .check()
+    .unwrap();
+    let without = evolve(&plain, &Grammar::basic(), &Line, 5, |_| {});
+    let with = evolve(&config(2), &Grammar::basic(), &Line, 5, |_| {});
+    let again = evolve(&config(2), &Grammar::basic(), &Line, 5, |_| {});
+    assert_eq!(with.best().formula, again.best().formula);
+    assert_eq!(with.evaluations, again.evaluations);
+    assert!(with.best().evaluation.value > without.best().evaluation.value);
+    // Tuned in generations 2 and 4: the population's best improves there, not at the end.
+    assert!(with.generations[2].best > without.generations[2].best);
 }

@@ -3,7 +3,7 @@
 use crate::common::{parse_metric, DataArgs, HorizonArg, SimArgs};
 use anyhow::{bail, Context, Result};
 use freshgp::experiment::evolve::{self, EvolveSettings, GpOverrides, Progress, RotationRun};
-use freshgp::formula::Grammar;
+use freshgp::formula::{Formula, Grammar};
 use freshgp::gp::{RawGpConfig, Strategy};
 use freshgp::metric::Metric;
 use freshgp::policy::Policy;
@@ -55,11 +55,15 @@ pub struct Args {
     /// Tournament size.
     #[arg(long)]
     tournament: Option<usize>,
-    /// Seed the initial population with the published baselines the grammar can express
-    /// (NAD, SAD, AAD, GAD as `1 - exp(-RATE * t)`, CG, Age) instead of starting from
-    /// random formulas only, as the paper does.
+    /// A formula to start the search from (repeatable), in the first slots of the initial
+    /// population, before the literature's.
+    #[arg(long, value_name = "FORMULA")]
+    seed_formula: Vec<String>,
+    /// Start from random formulas and the --seed-formula ones only, as the GP4C paper does,
+    /// without the literature's policies the grammar can express (the baselines, `MLE * t`,
+    /// `w * t`, the crawl value, ...).
     #[arg(long)]
-    seed_baselines: bool,
+    no_literature_seeds: bool,
     #[command(flatten)]
     sim: SimArgs,
     /// Print JSON instead of text.
@@ -121,7 +125,15 @@ fn settings(args: &Args) -> Result<EvolveSettings> {
         population: args.population,
         generations: args.generations,
         tournament: args.tournament,
-        seed_baselines: args.seed_baselines,
+        seed_formulas: args
+            .seed_formula
+            .iter()
+            .map(|text| {
+                Formula::parse(text, &grammar)
+                    .with_context(|| format!("--seed-formula `{text}` (grammar `{}`)", grammar.name()))
+            })
+            .collect::<Result<_>>()?,
+        literature_seeds: args.no_literature_seeds.then_some(false),
     };
     let gp = evolve::apply_overrides(raw, &overrides, &grammar)?;
     if args.seeds == 0 {
@@ -270,6 +282,18 @@ fn print_text(
     )?;
     for seed in &run.seeds {
         writeln!(stdout, "seed {} ({:.1}s):", seed.seed, seed.seconds)?;
+        if let Some(start) = &seed.best_seed {
+            let best = &seed.choices[Strategy::Best];
+            writeln!(
+                stdout,
+                "  {:<9} train {:.4}  validation {:.4}  {} (the search moved {:+.4} past it in training)",
+                "from seed",
+                start.train,
+                start.validation,
+                start.formula,
+                best.train - start.train
+            )?;
+        }
         for c in &seed.choices {
             writeln!(
                 stdout,
