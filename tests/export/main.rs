@@ -5,8 +5,9 @@
 //! values, ±inf, random bit patterns) plus the hand-written [`EXTENDED`] formulas over the
 //! extended terminals (docs/src/reference/terminals.md) is exported into ONE program,
 //! which is compiled once and fed every (formula, input) pair on stdin as hex bit
-//! patterns; it prints the results' bit patterns, compared with [`Program::eval_one`]. The terminals of GP4C_All get adversarial values;
-//! the extended ones (`w tc n7 X7 HR MLE`) get values in their real ranges ([`input`]).
+//! patterns; it prints the results' bit patterns, compared with [`Program::eval_one`].
+//! The terminals of GP4C_All get adversarial values; the extended ones
+//! (`w tc n7 X7 HR MLE`) get values in their real ranges ([`input`]).
 //! Every width (values per input line, columns of the SQL table) comes from
 //! [`Terminal::COUNT`] and [`Terminal::ALL`].
 //!
