@@ -1,6 +1,6 @@
 //! One GP generation: 300 individuals evaluated on a 100,000-page training period of
-//! 19 cycles (issue 5), with the All grammar and NDCG fitness. The history comes from the
-//! `brdc12` synthetic preset.
+//! 19 cycles (period 1 of a 57-cycle history), with the All grammar and NDCG fitness. The
+//! history comes from the `brdc12` synthetic preset.
 //!
 //! `initial` creates and evaluates a ramped half-and-half population (every individual is
 //! new, so nearly nothing comes from the cache); `bred` adds one generation of breeding

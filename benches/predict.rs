@@ -1,7 +1,7 @@
-//! Learned change models (SPEC §12) on the `commerce` preset: scoring examples with a
-//! trained logistic regression, a single feature and the network (examples per second),
-//! building the examples (features), training the logistic regression, and one epoch of
-//! the network's training, over two sizes.
+//! Learned change models (docs/src/reference/models.md) on the `commerce` preset: scoring
+//! examples with a trained logistic regression, a single feature and the network (examples
+//! per second), building the examples (features), training the logistic regression, and
+//! one epoch of the network's training, over two sizes.
 
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]

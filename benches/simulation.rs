@@ -1,26 +1,27 @@
 //! Simulated page-cycles per second for one scoring function over a 100,000-page,
-//! 19-cycle period (issue 4's bar: 150 million per second per core for a 15-node formula).
+//! 19-cycle period (the target: 150 million per second per core for a 15-node formula).
 //!
 //! Two histories of that size, made here so the bench needs no file: a simple
 //! heterogeneous model (most pages rarely change, some change often, changes cluster;
 //! `fast/...`) and the `brdc12` preset (`fast-brdc12/...`), closer to real crawls.
 //!
-//! SPEC §8 (`spec8-brdc12/...`, on the same brdc12 history with its page weights and
-//! hosts): a 15-node formula over the extended terminals (issue 13's bar: 100 million
-//! page-cycles per CPU-second), and the GP4C 15-node formula and the extended one under a
-//! host cap of 2 pages per host and cycle.
+//! Page weights, hosts and the extended terminals (`spec8-brdc12/...`, on the same brdc12
+//! history with its page weights and hosts): a 15-node formula over the extended terminals
+//! (docs/src/reference/terminals.md; the target: 100 million page-cycles per CPU-second),
+//! and the GP4C 15-node formula and the extended one under a host cap of 2 pages per host
+//! and cycle (docs/src/reference/simulation.md#politeness-the-host-cap).
 //!
-//! `prepared-brdc12/...`: the GP4C formula and the SPEC §8 ones as a GP run simulates them,
+//! `prepared-brdc12/...`: the GP4C formula and the extended ones as a GP run simulates them,
 //! over a [`Prepared`] period (the warm-up and tie orders done once for all runs).
 //!
-//! SPEC §9 (`policies-brdc12/<name>`, same weighted brdc12 history): every policy of the
-//! literature (issue 14: a rate policy costs O(P) per cycle plus its λ solve), and the
-//! SPEC §10 bandit presets `kab2`, `kab3`, `kab5` (a bandit scores with the one arm it
-//! draws per cycle, so it costs about its arms' mean).
+//! `policies-brdc12/<name>` (same weighted brdc12 history): every policy of the literature
+//! (docs/src/reference/policies.md; a rate policy costs O(P) per cycle plus its λ solve),
+//! and the bandit presets `kab2`, `kab3`, `kab5` (docs/src/reference/bandit.md#presets; a
+//! bandit scores with the one arm it draws per cycle, so it costs about its arms' mean).
 //!
-//! `simulate-19-cycles/gp-brdc12/<pages>/<grammar>-<nodes>` (issue 19): formulas from 5 to
-//! 40 nodes that real GP runs evolved, as an NDCG GP run simulates them, on `brdc12`
-//! periods of 100,000 and 1,000,000 pages.
+//! `simulate-19-cycles/gp-brdc12/<pages>/<grammar>-<nodes>`: formulas from 5 to 40 nodes
+//! that real GP runs evolved, as an NDCG GP run simulates them, on `brdc12` periods of
+//! 100,000 and 1,000,000 pages.
 
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
@@ -115,7 +116,8 @@ fn bench(c: &mut Criterion) {
     assert_eq!(f.len(), 15, "extended-15 node count");
     let extended = Policy::formula(&f, Closure::Paper);
     let gp4c = Policy::formula(&formulas[1].1.unwrap().parse().unwrap(), Closure::Paper);
-    // SPEC §12's terminals: the 30-cycle window and the group rate (grouped by host here).
+    // The frequency grammar's terminals: the 30-cycle window and the group rate (grouped by
+    // host here; docs/src/reference/terminals.md#recent-history-tc-n7-x7-n30-and-x30).
     let frequency: Formula = "GR * (1 - exp(-X30 * t)) + n30 / tc + X7".parse().unwrap();
     assert_eq!(frequency.len(), 15, "frequency-15 node count");
     let frequency = Policy::formula(&frequency, Closure::Paper);
@@ -150,7 +152,8 @@ fn bench(c: &mut Criterion) {
         let id = BenchmarkId::new("policies-brdc12", policy.label());
         group.bench_with_input(id, &policy, |b, s| b.iter(|| sim.run(&brdc12, s).unwrap()));
     }
-    // SPEC §11's sampled decisions: an O(P) systematic draw per cycle on top of the scoring.
+    // Sampled decisions (docs/src/reference/simulation.md#sampled-decisions): an O(P)
+    // systematic draw per cycle on top of the scoring.
     let sampled = SimConfig::paper()
         .with_decision(freshgp::sim::Decision::Sample)
         .unwrap();

@@ -8,8 +8,11 @@ two batches agree apart from ties: the same scores best first (bit for bit) and,
 host cap, the same pages above the batch's lowest score. Prints both timings.
 
     python3 examples/duckdb_schedule.py                      # 100,000 synthetic pages
-    python3 examples/duckdb_schedule.py --pages 10000000     # the README's measurement
+    python3 examples/duckdb_schedule.py --pages 10000000 --k 500000   # 10 million pages
     python3 examples/duckdb_schedule.py --log crawl.tsv --policy "X / n * t" --k 500
+
+The 10-million-page run is the measurement reported in
+docs/src/results/performance.md#the-scheduler.
 
 Installs DuckDB's Python package (`pip install duckdb`) if it is missing. Run it from the
 repository (it builds freshgp with cargo unless --freshgp names a binary).

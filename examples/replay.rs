@@ -7,13 +7,13 @@
 //! cargo run --release --example replay            # datasets/brdc12-sample.tsv, or a generated history
 //! ```
 //!
-//! Arguments: the history (SPEC §1 text or binary cache), the formula (default: the NAD
-//! baseline written as a formula) and the resources (fraction of pages downloaded per day,
-//! default 0.05). The crawler downloads every page on the first two days (warm-up), then
-//! each day asks the scheduler for its batch, downloads those pages (the history says
-//! whether each had changed since its previous download) and reports what it saw. At the
-//! end it saves the scheduler's state, loads it back as a restarted crawler would, and
-//! checks the restarted scheduler proposes the same batch.
+//! Arguments: the history (text, docs/src/reference/data.md#the-text-format, or binary
+//! cache), the formula (default: the NAD baseline written as a formula) and the resources
+//! (fraction of pages downloaded per day, default 0.05). The crawler downloads every page on
+//! the first two days (warm-up), then each day asks the scheduler for its batch, downloads
+//! those pages (the history says whether each had changed since its previous download) and
+//! reports what it saw. At the end it saves the scheduler's state, loads it back as a
+//! restarted crawler would, and checks the restarted scheduler proposes the same batch.
 
 use freshgp::data::{self, Dataset, LoadOptions};
 use freshgp::formula::{Closure, Formula};

@@ -1,10 +1,12 @@
 #!/bin/sh
-# The predictive-crawling study of issue 21 (SPEC §12), every step in order, on 10,000
+# The predictive-crawling study (learned change models, docs/src/reference/models.md, and
+# request-driven crawling, docs/src/reference/requests.md), every step in order, on 10,000
 # offers of the commerce preset (the same history experiments/predictive.ron synthesizes):
 #   1. the dataset and the model experiments/predictive.ron uses (page-level features);
-#   2. the AUC table of the seed's Tables 2 and 3 (every baseline and model, the network
-#      included; seen and unseen pages; full, partial and cold-start observability);
-#   3. the request-driven savings against uniform (the seed's Figure 11: seen, unseen,
+#   2. the AUC table of the predictive-crawling paper's Tables 2 and 3 (every baseline and
+#      model, the network included; seen and unseen pages; full, partial and cold-start
+#      observability);
+#   3. the request-driven savings against uniform (the paper's Figure 11: seen, unseen,
 #      cold start), for the policies and the learned models;
 #   4. the study: GP over the extended terminals, over them plus n30, X30 and GR (grouped
 #      by category), and over those plus P.

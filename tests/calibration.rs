@@ -1,6 +1,7 @@
 //! The `brdc12` preset is calibrated: at full size (417,048 pages × 57 days, seed 1) the
-//! seven baselines' test-period means lie within ±0.03 of the published BRDC'12 figures
-//! (SPEC §4) for ChangeRate and NDCG, in the published order.
+//! seven baselines (docs/src/reference/policies.md#baselines) have test-period means within
+//! ±0.03 of the published BRDC'12 figures for ChangeRate and NDCG, in the published order
+//! (docs/src/results/gp4c-parity.md#the-synthetic-stand-in-for-brdc12 has both).
 //!
 //! Generating and simulating the full-size history takes about a second in release but
 //! minutes in debug, so the test only runs in optimised builds (`cargo test --release`,
@@ -11,7 +12,8 @@ use freshgp::experiment::baselines::run;
 use freshgp::policy::{Baseline, Policy};
 use freshgp::sim::SimConfig;
 
-/// Published means (Rand, Age, NAD, SAD, AAD, GAD, CG), SPEC §4.
+/// Published means (Rand, Age, NAD, SAD, AAD, GAD, CG), as in
+/// docs/src/results/gp4c-parity.md#the-synthetic-stand-in-for-brdc12.
 const CHANGERATE: [f64; 7] = [0.1566, 0.1753, 0.7162, 0.5451, 0.6778, 0.6535, 0.6672];
 const NDCG: [f64; 7] = [0.1565, 0.1754, 0.7288, 0.5674, 0.6986, 0.6769, 0.6888];
 /// The baselines in the table's order (the paper's, as `Baseline::ALL` lists them).

@@ -1,5 +1,6 @@
 //! `freshgp requests` end to end: the savings table of the request-driven simulation
-//! (SPEC §12) in text and JSON, cold start, and the errors a user meets.
+//! (docs/src/reference/requests.md) in text and JSON, cold start, and the errors a user
+//! meets.
 
 use assert_cmd::Command;
 use std::path::Path;

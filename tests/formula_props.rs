@@ -1,4 +1,4 @@
-//! Property tests for the formula language and its evaluators (issue 2).
+//! Property tests for the formula language and its evaluators.
 //!
 //! Random formulas mix every terminal, constants (negative, `0`, `-0`, tiny, huge, `e`)
 //! and every operator, up to depth 8. The properties: printing and parsing are inverse;

@@ -589,8 +589,9 @@ fn infinite_scores_are_written_as_strings_in_json() {
     );
 }
 
-/// `schedule --decision sample` (SPEC §11): exactly k pages, each with its inclusion
-/// probability, the same draw for the same (seed, cycle), and no host cap.
+/// `schedule --decision sample` (docs/src/reference/scheduler.md#batches): exactly k pages,
+/// each with its inclusion probability, the same draw for the same (seed, cycle), and no
+/// host cap.
 #[test]
 fn cli_sampled_batches_carry_their_probabilities() {
     let dir = tempfile::tempdir().unwrap();

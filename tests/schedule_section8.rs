@@ -1,9 +1,11 @@
-//! The scheduler as the live counterpart of the simulation's SPEC §8 features, on a real
-//! history: hosts (with a host cap), page weights, and a formula reading every extended
-//! terminal (`w tc n7 X7 HR MLE`), batch for batch the reference simulation's visits, also
-//! across a restart from a saved state; and the weight column of `freshgp schedule`.
+//! The scheduler as the live counterpart of the simulation's hosts, host cap
+//! (docs/src/reference/simulation.md#politeness-the-host-cap), page weights and extended
+//! terminals (docs/src/reference/terminals.md), on a real history: a formula reading every
+//! extended terminal (`w tc n7 X7 HR MLE`) schedules, batch for batch, the reference
+//! simulation's visits, also across a restart from a saved state; and the weight column of
+//! `freshgp schedule`.
 //!
-//! The real file (SPEC §1 text, `BITS<TAB>page_id`) has no hosts or weights: each test
+//! The real file (the text format, `BITS<TAB>page_id`) has no hosts or weights: each test
 //! writes a copy in a temporary directory with the page's service (the id up to its first
 //! `/`) as its host and, when weighted, a `weight=` attribute.
 
@@ -21,7 +23,7 @@ const REAL: &str = concat!(
     "/datasets/real/OpenTermsArchive+contrib-versions.57.tsv"
 );
 
-/// Every SPEC §8 terminal, and some of SPEC §4.
+/// Every extended terminal, and some of the paper's (docs/src/reference/terminals.md).
 const EXTENDED: &str = "w * MLE * t / (HR + 0.1) + n7 - X7 * tc + X / (n + 1)";
 
 /// The real file with hosts (and weights, if `weighted`), loaded from a copy in `dir`.
@@ -36,7 +38,8 @@ fn hosted(dir: &Path, weighted: bool) -> Dataset {
             let weight = [1.0, 0.0, 2.5, 0.25, 10.0][i % 5];
             out.push_str(&format!("\tweight={weight}"));
         }
-        // A categorical attribute (SPEC §12) for GR; every 11th page lacks it.
+        // A categorical attribute (docs/src/reference/data.md#attributes) for GR; every
+        // 11th page lacks it.
         if i % 11 != 0 {
             out.push_str(&format!("\tkind=k{}", i % 7));
         }
@@ -198,10 +201,10 @@ fn section8_formula_batches_are_the_simulations_visits_on_a_weighted_real_file()
     );
 }
 
-/// SPEC §12's terminals (`n30 X30 GR`), pages grouped by an attribute for `GR`: the
-/// scheduler's batches are the simulation's visits, through a restart from the saved
-/// state (attributes and grouping saved), with and without a host cap; grouped by host,
-/// `GR` visits as `HR` does.
+/// The frequency grammar's terminals (`n30 X30 GR`), pages grouped by an attribute for
+/// `GR`: the scheduler's batches are the simulation's visits, through a restart from the
+/// saved state (attributes and grouping saved), with and without a host cap; grouped by
+/// host, `GR` visits as `HR` does.
 #[test]
 fn frequency_terminals_grouped_by_an_attribute_schedule_as_they_simulate() {
     let dir = tempfile::tempdir().unwrap();
@@ -266,12 +269,13 @@ fn frequency_terminals_grouped_by_an_attribute_schedule_as_they_simulate() {
     );
 }
 
-/// SPEC §9: every policy of the literature schedules, in the scheduler, the pages the
-/// simulation visits — on the weighted real file with hosts, with and without a cap, and
-/// after a restart from the saved state (visit intervals for the MLE, adaptive intervals).
-/// SPEC §10's bandit presets too: a scheduler rewards them with the change rate (what a
-/// crawler observes), so the simulation runs with that metric; the restart then also
-/// resumes the bandit's weights and pending batch.
+/// Every policy of the literature (docs/src/reference/policies.md) schedules, in the
+/// scheduler, the pages the simulation visits — on the weighted real file with hosts, with
+/// and without a cap, and after a restart from the saved state (visit intervals for the
+/// MLE, adaptive intervals). The bandit presets too (docs/src/reference/bandit.md#presets):
+/// a scheduler rewards them with the change rate (what a crawler observes), so the
+/// simulation runs with that metric; the restart then also resumes the bandit's weights and
+/// pending batch.
 #[test]
 fn literature_policies_schedule_as_they_simulate_on_a_weighted_real_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -299,9 +303,10 @@ fn literature_policies_schedule_as_they_simulate_on_a_weighted_real_file() {
     }
 }
 
-/// SPEC §11's sampled decision in a live crawl: the scheduler draws the pages the
-/// simulation draws with the same run seed, for a formula over the extended terminals and
-/// every policy of the literature, also across a restart from the saved state.
+/// The sampled decision (docs/src/reference/simulation.md#sampled-decisions) in a live
+/// crawl: the scheduler draws the pages the simulation draws with the same run seed, for a
+/// formula over the extended terminals and every policy of the literature, also across a
+/// restart from the saved state.
 #[test]
 fn sampled_batches_are_the_simulations_visits_on_a_weighted_real_file() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,5 +1,6 @@
 //! Fixed policies over the test sets of the five rotations: the seven published baselines
-//! (SPEC §4), the literature's policies (SPEC §9), or any formula.
+//! (docs/src/reference/policies.md#baselines), the literature's policies
+//! (docs/src/reference/policies.md), or any formula.
 
 use super::ExperimentError;
 use crate::data::split::{Horizon, Split};
@@ -38,9 +39,10 @@ pub struct MetricSummary {
     pub ndcg: MeanCi,
     /// Freshness.
     pub freshness: MeanCi,
-    /// WFreshness (SPEC §8; Freshness when the dataset has no weights).
+    /// WFreshness (docs/src/reference/metrics.md#wfreshness; Freshness when the dataset has
+    /// no weights).
     pub wfreshness: MeanCi,
-    /// WNDCG (SPEC §8; NDCG when the dataset has no weights).
+    /// WNDCG (docs/src/reference/metrics.md#wndcg; NDCG when the dataset has no weights).
     pub wndcg: MeanCi,
 }
 
@@ -87,7 +89,8 @@ pub struct BaselineResult {
     pub metrics: MetricSummary,
     /// Per-cycle metrics, rotation by rotation.
     pub cycles: Vec<Vec<CycleMetrics>>,
-    /// A bandit's arm choices, rotation by rotation (SPEC §10; empty lists otherwise).
+    /// A bandit's arm choices, rotation by rotation (docs/src/reference/bandit.md; empty
+    /// lists otherwise).
     pub choices: Vec<Vec<ArmChoice>>,
 }
 
@@ -109,8 +112,9 @@ pub fn run(
     run_over(dataset, config, policies, Horizon::Temporal)
 }
 
-/// Simulates each of `policies` on every rotation's test pages over `horizon` (SPEC §2's
-/// period 3, or the whole history for policies that learn while they crawl).
+/// Simulates each of `policies` on every rotation's test pages over `horizon` (period 3,
+/// docs/src/reference/folds.md#rotations, or the whole history for policies that learn
+/// while they crawl).
 pub fn run_over(
     dataset: &Dataset,
     config: SimConfig,

@@ -1,4 +1,5 @@
-//! One rotation of the paper's protocol (SPEC §2, §6).
+//! One rotation of the paper's protocol (docs/src/reference/folds.md#rotations,
+//! docs/src/reference/gp.md).
 //!
 //! For each seed: evolve on the training set (period 1), keep the best distinct
 //! individuals, simulate them on the validation set (period 2), choose the final
@@ -235,8 +236,8 @@ pub struct EvolveSettings {
     pub seeds: Vec<u64>,
     /// The cycles the test set is simulated over.
     pub horizon: Horizon,
-    /// The learned model that gives `P` (SPEC §12): needed exactly when the grammar has
-    /// `P`.
+    /// The learned model that gives `P` (docs/src/reference/terminals.md#p): needed exactly
+    /// when the grammar has `P`.
     pub model: Option<Predictor>,
 }
 

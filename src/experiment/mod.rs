@@ -1,5 +1,5 @@
-//! Experiments: the temporal cross-validation protocol (SPEC §2) around the simulation
-//! and the GP engine.
+//! Experiments: the temporal cross-validation protocol (docs/src/reference/folds.md) around
+//! the simulation and the GP engine.
 //!
 //! * [`fitness`]: the crawl simulation as a GP fitness.
 //! * [`baselines`]: the seven baselines over the five test rotations.
@@ -9,15 +9,15 @@
 //! * [`study`]: experiment files: a whole study in one RON file.
 //! * [`units`]: a study cut into units of work (configuration × rotation × seed, and the
 //!   baselines of each rotation), run one by one, resumable and shardable.
-//! * [`sweep`]: SPEC §11's protocol: budget sweeps, repeated runs (medians, Wilcoxon)
-//!   and savings at equal quality.
+//! * [`sweep`]: budget sweeps, repeated runs (medians, Wilcoxon) and savings at equal
+//!   quality (docs/src/reference/evaluation.md).
 //! * [`store`]: the output directory: the study record and one file per finished unit,
 //!   written atomically.
 //!
-//! Unit files written before the weighted metrics existed (SPEC §8) still load: their
-//! cycles lack `wndcg` and `wfreshness`, which are read as the cycle's NDCG and Freshness
-//! (what the simulation computes without page weights; the simulation of that time ignored
-//! weights).
+//! Unit files written before the weighted metrics existed
+//! (docs/src/reference/metrics.md#wndcg and #wfreshness) still load: their cycles lack
+//! `wndcg` and `wfreshness`, which are read as the cycle's NDCG and Freshness (what the
+//! simulation computes without page weights; the simulation of that time ignored weights).
 //!
 //! **Invariant:** this layer composes `data`, `policy`, `sim` and `gp`; it never prints (progress
 //! goes to a callback) and never reads flags.
@@ -37,7 +37,8 @@ use crate::data::split::SplitError;
 use crate::sim::{PeriodError, SimError};
 use std::fmt;
 
-/// One of the three page sets of a rotation (SPEC §2), named as errors show it.
+/// One of the three page sets of a rotation (docs/src/reference/folds.md#rotations), named
+/// as errors show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Set {
     /// The training pages over period 1.
@@ -95,7 +96,7 @@ pub enum ExperimentError {
     /// A rotation was asked to run with no seed.
     #[error("no seed to run: list at least one")]
     NoSeeds,
-    /// A learned model missing, unused or unreadable (`P`, SPEC §12).
+    /// A learned model missing, unused or unreadable (`P`, docs/src/reference/terminals.md#p).
     #[error("{0}")]
     Model(String),
     /// An evolved formula cannot join a configuration's bandit.

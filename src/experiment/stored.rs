@@ -1,10 +1,10 @@
 //! Per-cycle metrics as unit files store them, read back in every format freshgp wrote.
 //!
-//! Unit files written before the weighted metrics (SPEC §8) have cycles without `wndcg`
-//! and `wfreshness`. The simulation then ignored page weights, and without weights WNDCG
-//! and WFreshness are NDCG and Freshness bit for bit, so those cycles are read with the
-//! unweighted values in their place: an old study reports as it did, and its weighted
-//! columns equal the unweighted ones.
+//! Unit files written before the weighted metrics (docs/src/reference/metrics.md#wndcg and
+//! #wfreshness) have cycles without `wndcg` and `wfreshness`. The simulation then ignored
+//! page weights, and without weights WNDCG and WFreshness are NDCG and Freshness bit for
+//! bit, so those cycles are read with the unweighted values in their place: an old study
+//! reports as it did, and its weighted columns equal the unweighted ones.
 //!
 //! Used as `#[serde(deserialize_with = "super::stored::cycles")]` on the stored
 //! `Vec<CycleMetrics>` fields; writing is `CycleMetrics`'s own serialization.

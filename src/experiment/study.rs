@@ -21,9 +21,9 @@
 //! ```
 //!
 //! Every field but `name`, `dataset` and `configurations` has a default (the paper's
-//! protocol, SPEC §2 and §6). Unknown or misspelt fields are errors that name the field
-//! and its line; so are values out of range (the line is that of the field's first
-//! occurrence after its configuration's `name`).
+//! protocol: docs/src/reference/folds.md, docs/src/reference/gp.md#defaults). Unknown or
+//! misspelt fields are errors that name the field and its line; so are values out of range
+//! (the line is that of the field's first occurrence after its configuration's `name`).
 //!
 //! Relative paths (`Path(...)` datasets, grammar and preset files) are resolved against
 //! the directory of the experiment file, so a study runs the same from any working
@@ -92,8 +92,9 @@ pub enum StudyError {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub enum DatasetSpec {
-    /// A history file (SPEC text format or freshgp's binary cache); a relative path is
-    /// resolved against the experiment file's directory.
+    /// A history file (the text format, docs/src/reference/data.md#the-text-format, or
+    /// freshgp's binary cache); a relative path is resolved against the experiment file's
+    /// directory.
     Path(String),
     /// A synthetic history from a generator preset (a built-in name such as `brdc12`, or a
     /// RON preset file), with its page and day counts optionally overridden.
@@ -154,9 +155,10 @@ pub struct Configuration {
     pub gp: RawGpConfig,
     /// The seeds, one run each.
     pub seeds: Vec<u64>,
-    /// Bandits (SPEC §10) to test each chosen formula in, as one more arm: `kab5` gives
-    /// the method `<configuration>/<strategy>+kab5` (the seed's arms and the evolved
-    /// formula), rewarded by the configuration's fitness unless the bandit names a metric.
+    /// Bandits (docs/src/reference/bandit.md) to test each chosen formula in, as one more
+    /// arm: `kab5` gives the method `<configuration>/<strategy>+kab5` (the seed's arms and
+    /// the evolved formula), rewarded by the configuration's fitness unless the bandit
+    /// names a metric.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bandits: Vec<Policy>,
     /// The learned model file (`freshgp model train`) that gives `P` to the formulas of
@@ -201,8 +203,9 @@ pub struct Study {
     /// Unknown-cycle policy for file datasets (written `paper`, `paper:N`, `infer`, `zero`,
     /// `one`, `drop` or `keep`).
     pub unknown: UnknownPolicy,
-    /// The attribute pages are grouped by for the terminal `GR` (SPEC §12; `None`: the
-    /// host, where `GR` is `HR`).
+    /// The attribute pages are grouped by for the terminal `GR`
+    /// (docs/src/reference/terminals.md#neighbours-hr-and-gr; `None`: the host, where `GR`
+    /// is `HR`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
     /// The rotations (test folds) run, in order.
@@ -211,29 +214,32 @@ pub struct Study {
     /// metric `metric`: what a bandit among the baselines is rewarded by unless it names
     /// its own).
     pub sim: SimConfig,
-    /// The cycles the test sets are simulated over (`temporal`: period 3, SPEC §2;
+    /// The cycles the test sets are simulated over (`temporal`: period 3,
+    /// docs/src/reference/folds.md#periods;
     /// `whole`: every cycle, for bandits that need long horizons).
     #[serde(default, skip_serializing_if = "is_temporal")]
     pub test_horizon: Horizon,
     /// Resources at which the chosen functions and the baselines are also tested (Fig. 5;
-    /// a study's `resources: [..]` sweep, SPEC §11).
+    /// a study's `resources: [..]` sweep, docs/src/reference/evaluation.md#budget-sweeps).
     pub top_resources: Vec<f64>,
-    /// Repeated test runs with run seeds 1..R (SPEC §11); `None`: one run with the tie
-    /// seed.
+    /// Repeated test runs with run seeds 1..R
+    /// (docs/src/reference/evaluation.md#repeated-runs); `None`: one run with the tie seed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runs: Option<usize>,
     /// The reference of the Wilcoxon tests over the runs (one of `baselines`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<Policy>,
-    /// The references of the savings at equal quality (SPEC §11; each one of
+    /// The references of the savings at equal quality
+    /// (docs/src/reference/evaluation.md#savings-at-equal-quality; each one of
     /// `baselines`): every method's smallest budget reaching each one's mean `metric` at
     /// the study's resources.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub savings: Vec<Policy>,
     /// The GP configurations compared.
     pub configurations: Vec<Configuration>,
-    /// The fixed policies compared (written as text: a name of SPEC §4 or §9, adaptive
-    /// parameters, or a formula; default the seven of §4).
+    /// The fixed policies compared (written as text: a policy's name,
+    /// docs/src/reference/policies.md#names-and-text, adaptive parameters, or a formula;
+    /// default the seven baselines).
     pub baselines: Vec<Policy>,
     /// What the report shows.
     pub reports: Reports,
@@ -297,12 +303,14 @@ impl TryFrom<StoredStudy> for Study {
 }
 
 impl Study {
-    /// The run seeds of the test runs (SPEC §11): 1..R, or the tie seed alone.
+    /// The run seeds of the test runs (docs/src/reference/evaluation.md#repeated-runs):
+    /// 1..R, or the tie seed alone.
     pub fn run_seeds(&self) -> Vec<u64> {
         super::sweep::run_seeds(self.runs, self.sim.seed())
     }
 
-    /// Whether units compute SPEC §11's run means and savings curves.
+    /// Whether units compute run means and savings curves
+    /// (docs/src/reference/evaluation.md).
     pub fn evaluates(&self) -> bool {
         self.runs.is_some() || !self.savings.is_empty()
     }
@@ -570,7 +578,8 @@ impl Study {
         Ok(())
     }
 
-    /// SPEC §11's fields: runs, the reference and the savings references.
+    /// The fields of repeated runs and savings: runs, the reference and the savings
+    /// references.
     fn check_evaluation(&self) -> Result<(), Violation> {
         if self.runs == Some(0) {
             return Err(violation("runs", "at least 1 (run seeds 1..R)"));
@@ -578,7 +587,7 @@ impl Study {
         if self.runs.is_some() && self.sim.seed() != 0 {
             return Err(violation(
                 "runs",
-                "repeated runs use the run seeds 1..R (SPEC §11): leave tie_seed out",
+                "repeated runs use the run seeds 1..R: leave tie_seed out",
             ));
         }
         let named = self.reference.iter().map(|r| ("reference", r));

@@ -62,12 +62,14 @@ fn first() -> u64 {
     1
 }
 
-/// The paper's seven baselines (SPEC §4); a study lists the §9 policies to compare them.
+/// The paper's seven baselines (docs/src/reference/policies.md#baselines); a study lists the
+/// literature's policies to compare them.
 fn all_baselines() -> Vec<Policy> {
     Baseline::ALL.map(Policy::Baseline).to_vec()
 }
 
-/// `resources` as written: one budget (the paper's), or a budget sweep (SPEC §11).
+/// `resources` as written: one budget (the paper's), or a budget sweep
+/// (docs/src/reference/evaluation.md#budget-sweeps).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
 enum RawResources {
@@ -251,9 +253,9 @@ impl RawStudy {
     }
 
     /// The training budget and the other budgets tested: `resources: 0.05` (with
-    /// `top_resources`, default 1%..5%, Fig. 5), or `resources: [..]`, a sweep (SPEC
-    /// §11), trained at `train_resources` (default the paper's 5%) and tested at every
-    /// budget of the list.
+    /// `top_resources`, default 1%..5%, Fig. 5), or `resources: [..]`, a sweep
+    /// (docs/src/reference/evaluation.md#budget-sweeps), trained at `train_resources`
+    /// (default the paper's 5%) and tested at every budget of the list.
     fn budgets(&self) -> Result<(f64, Vec<f64>), Violation> {
         match &self.resources {
             None | Some(RawResources::One(_)) => {

@@ -1,21 +1,22 @@
-//! SPEC §11's evaluation protocol: budget sweeps, repeated runs and savings at equal
-//! quality, for any policy over a set of periods (the five test rotations).
+//! The evaluation protocol of docs/src/reference/evaluation.md: budget sweeps, repeated
+//! runs and savings at equal quality, for any policy over a set of periods (the five test
+//! rotations).
 //!
 //! - A *budget sweep* simulates the same policy at several resources levels.
-//! - *Repeated runs* simulate it once per run seed ([`run_seeds`]: 1..R, SPEC §11; a run
-//!   seed fixes the tie order, a bandit's draws and a sampled decision's `u`). A run's
-//!   value of a metric is its mean over every scored cycle of every period
+//! - *Repeated runs* simulate it once per run seed ([`run_seeds`]: 1..R; a run seed fixes
+//!   the tie order, a bandit's draws and a sampled decision's `u`). A run's value of a
+//!   metric is its mean over every scored cycle of every period
 //!   ([`RunMeans`]); across runs a policy is summarized by the median and the 2.5–97.5
 //!   percentile interval, and compared with a reference by the two-sided Wilcoxon
 //!   signed-rank test over the paired runs ([`crate::stats::wilcoxon`]).
 //! - *Savings*: the smallest budget `b' <= b` at which a policy's mean metric reaches a
-//!   reference's mean at `b`, searched on the grid `b·j/100`, `j = 1..=100` (SPEC's "within
-//!   1% of b"; a grid, not a bisection, so no monotonicity is assumed), and
-//!   `savings = 1 - b'/b` counted in crawls: a budget visits `floor(P·b)` pages a cycle,
-//!   so on small sets many grid budgets crawl alike, and `1 - b'/b` would claim savings
-//!   of crawls that are still made. We use `1 - crawls(b')/crawls(b)` (crawls summed over
-//!   the periods), which is SPEC's figure whenever `P·b` is large (our reading of an
-//!   ambiguity). [`savings_curve`] gives the means on the grid (one point per distinct
+//!   reference's mean at `b`, searched on the grid `b·j/100`, `j = 1..=100` (within 1% of
+//!   b; a grid, not a bisection, so no monotonicity is assumed), and the savings counted in
+//!   crawls, `1 - crawls(b')/crawls(b)` (crawls summed over the periods;
+//!   docs/src/reference/evaluation.md#savings-at-equal-quality): a budget visits
+//!   `floor(P·b)` pages a cycle, so on small sets many grid budgets crawl alike, and
+//!   `1 - b'/b` would claim savings of crawls that are still made; the two agree whenever
+//!   `P·b` is large. [`savings_curve`] gives the means on the grid (one point per distinct
 //!   number of crawls: its smallest budget), [`smallest_reaching`] reads the budget off
 //!   it.
 //!
@@ -44,11 +45,13 @@ use crate::stats::{median_interval, wilcoxon, MedianInterval};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-/// Steps of the savings grid: budgets `b·j/SAVINGS_STEPS` (1% of b, SPEC §11).
+/// Steps of the savings grid: budgets `b·j/SAVINGS_STEPS` (1% of b,
+/// docs/src/reference/evaluation.md#savings-at-equal-quality).
 pub const SAVINGS_STEPS: usize = 100;
 
-/// The run seeds: `1..=R` for `Some(R)` repeated runs (SPEC §11), else the one seed of a
-/// single run (the configuration's tie seed).
+/// The run seeds: `1..=R` for `Some(R)` repeated runs
+/// (docs/src/reference/evaluation.md#repeated-runs), else the one seed of a single run (the
+/// configuration's tie seed).
 pub fn run_seeds(runs: Option<usize>, single: u64) -> Vec<u64> {
     match runs {
         Some(r) => (1..=r as u64).collect(),
@@ -391,7 +394,8 @@ pub fn pool_curves(curves: &[&[CurvePoint]]) -> Vec<CurvePoint> {
         .collect()
 }
 
-/// The savings of a policy against a reference (SPEC §11).
+/// The savings of a policy against a reference
+/// (docs/src/reference/evaluation.md#savings-at-equal-quality).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Savings {
     /// The metric compared.

@@ -231,13 +231,15 @@ pub struct StrategyRuns {
     pub strategy: Strategy,
     /// One run per `top_resources` entry, in order.
     pub runs: Vec<ResourceRun>,
-    /// SPEC §11's repeated runs and savings curve (studies with `runs` or `savings`).
+    /// The repeated runs and savings curve (studies with `runs` or `savings`;
+    /// docs/src/reference/evaluation.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval: Option<UnitEval>,
 }
 
-/// One policy's SPEC §11 figures on one test set: each run's means at every budget of
-/// the study ([`Study::levels`]), and the savings curve at the study's budget.
+/// One policy's figures of budgets, runs and savings (docs/src/reference/evaluation.md) on
+/// one test set: each run's means at every budget of the study ([`Study::levels`]), and the
+/// savings curve at the study's budget.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UnitEval {
     /// `levels[l][run]`: run means at budget `l`, run by run (seeds 1..R).
@@ -247,7 +249,7 @@ pub struct UnitEval {
     pub curve: Vec<CurvePoint>,
 }
 
-/// A chosen formula tested as one more arm of a bandit (SPEC §10).
+/// A chosen formula tested as one more arm of a bandit (docs/src/reference/bandit.md#arms).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BanditRun {
     /// The strategy whose choice is the last arm.
@@ -288,17 +290,20 @@ pub struct GpUnit {
 /// One fixed policy (a baseline) on one test set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BaselineRuns {
-    /// The policy, as text (a name of SPEC §4 or §9, adaptive parameters, or a formula).
+    /// The policy, as text (a policy's name, docs/src/reference/policies.md#names-and-text,
+    /// adaptive parameters, or a formula).
     pub baseline: Policy,
     /// At the study's resources.
     #[serde(deserialize_with = "super::stored::cycles")]
     pub main: Vec<CycleMetrics>,
     /// At each `top_resources`, in order.
     pub top: Vec<ResourceRun>,
-    /// A bandit's arm choices at the study's resources (SPEC §10; empty otherwise).
+    /// A bandit's arm choices at the study's resources (docs/src/reference/bandit.md; empty
+    /// otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub choices: Vec<ArmChoice>,
-    /// SPEC §11's repeated runs and savings curve (studies with `runs` or `savings`).
+    /// The repeated runs and savings curve (studies with `runs` or `savings`;
+    /// docs/src/reference/evaluation.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval: Option<UnitEval>,
 }
@@ -599,8 +604,9 @@ impl Runner {
         })
     }
 
-    /// SPEC §11's figures of `policy` on `test`, when the study asks for them: each run
-    /// seed's means at every budget, and the savings curve at the study's budget.
+    /// The budgets, runs and savings figures of `policy` on `test`, when the study asks for
+    /// them: each run seed's means at every budget, and the savings curve at the study's
+    /// budget.
     fn evaluate(
         &self,
         test: &Period,

@@ -1,7 +1,7 @@
-//! The AUC table of the seed's Tables 2 and 3 (SPEC §12): every frequency baseline, the
-//! combined logistic regression and, when asked ([`EvalOptions::network`]), the network, on
-//! seen and unseen pages, under full and partial observability, averaged over the rotations
-//! of SPEC §2.
+//! The AUC table of the seed's Tables 2 and 3 (docs/src/reference/models.md): every
+//! frequency baseline, the combined logistic regression and, when asked
+//! ([`EvalOptions::network`]), the network, on seen and unseen pages, under full and partial
+//! observability, averaged over the rotations (docs/src/reference/folds.md#rotations).
 //!
 //! Per rotation: models learn on the training fold's pages at the training period's
 //! cycles, select on the validation fold's pages at the same cycles, and are tested at
@@ -10,9 +10,10 @@
 //! subsets of the test examples ([`crate::stats::subset_auc`]), each averaged over the
 //! rotations.
 //!
-//! Choices where SPEC §12 is silent: partial observability defaults to the `nad` policy at
-//! resources 0.2 (a crawler that revisits a fifth of its pages a day; `--partial-policy`,
-//! `--partial-resources`), with SPEC §3's warm-up of 2 cycles and run seed 1.
+//! Partial observability (docs/src/reference/models.md#observability) defaults to the `nad`
+//! policy at resources 0.2 (a crawler that revisits a fifth of its pages a day;
+//! `--partial-policy`, `--partial-resources`), with the simulation's warm-up of 2 cycles and
+//! run seed 1.
 
 use super::PredictError;
 use super::{network, ExampleSource, ExampleStream, Examples};
@@ -251,7 +252,7 @@ fn methods(set: &FeatureSet, network: bool) -> Vec<String> {
     m
 }
 
-/// The AUC table of `data` (SPEC §12).
+/// The AUC table of `data` (docs/src/reference/models.md#training-selection-and-test).
 ///
 /// # Errors
 /// K = 0, data too small to split, a training set of one class, or a partial crawl that
@@ -507,9 +508,10 @@ impl Default for TrainOptions {
 }
 
 /// Trains a model of `options.kind` over `set` on rotation `options.rotation` of `data`
-/// under full observability, label horizon `options.horizon` (SPEC §12 training and
-/// selection), and scores it on the rotation's test period. Examples beyond
-/// `options.memory` are streamed; `progress` hears that, and each penalty's or epoch's end.
+/// under full observability, label horizon `options.horizon`
+/// (docs/src/reference/models.md#training-selection-and-test), and scores it on the
+/// rotation's test period. Examples beyond `options.memory` are streamed; `progress` hears
+/// that, and each penalty's or epoch's end.
 ///
 /// # Errors
 /// As [`auc_table`], a feature the data cannot give, a categorical feature for a
@@ -641,8 +643,8 @@ impl fmt::Display for Learned {
 }
 
 /// `method` learned on rotation `rotation` of `data` under full observability with label
-/// horizon `horizon` (SPEC §12: the training fold's pages at the training period's cycles,
-/// selection on the validation fold's).
+/// horizon `horizon` (the training fold's pages at the training period's cycles, selection
+/// on the validation fold's: docs/src/reference/models.md#training-selection-and-test).
 ///
 /// # Errors
 /// As [`train`].

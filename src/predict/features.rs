@@ -1,4 +1,5 @@
-//! The frequency features of SPEC §12 (the seed's Table 1) and the examples built from them.
+//! The frequency features (the seed's Table 1,
+//! docs/src/reference/models.md#frequency-features) and the examples built from them.
 //!
 //! For page p and cycle d, from what was observed up to cycle d-1 ([`Observations`]):
 //!
@@ -262,9 +263,10 @@ impl ExampleSource for Examples {
     }
 }
 
-/// The examples of [`Examples::build`], computed chunk by chunk when asked (SPEC §12
-/// training without materializing every example): each chunk holds at most `chunk_rows`
-/// examples, and costs the features of its rows each time it is asked.
+/// The examples of [`Examples::build`], computed chunk by chunk when asked (training
+/// without materializing every example, docs/src/reference/models.md#examples-and-labels):
+/// each chunk holds at most `chunk_rows` examples, and costs the features of its rows each
+/// time it is asked.
 ///
 /// ```
 /// use freshgp::data::Dataset;

@@ -18,7 +18,7 @@ pub const ALPHAS: [f64; 3] = [10_000.0, 100.0, 1.0];
 
 impl Model {
     /// The single feature `feature` of column `column`, signed so that its AUC on
-    /// `train` is at least 0.5 (SPEC §12).
+    /// `train` is at least 0.5 (docs/src/reference/models.md#training-selection-and-test).
     pub fn single_oriented(
         feature: Feature,
         column: usize,

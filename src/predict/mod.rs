@@ -1,5 +1,5 @@
-//! Predictive crawling (SPEC §12): learned change models over the observed history and
-//! page metadata, judged by AUC as in the seed's Tables 2 and 3.
+//! Predictive crawling: learned change models over the observed history and page metadata
+//! (docs/src/reference/models.md), judged by AUC as in the seed's Tables 2 and 3.
 //!
 //! The pieces, in the order data flows through them:
 //!
@@ -12,8 +12,8 @@
 //!   network: the model file and its scores are [`crate::model`]'s, below the simulation);
 //! - [`network`]: training the seed's network (embeddings of the categorical features,
 //!   three ReLU layers, Adagrad) with candle;
-//! - [`eval`]: the AUC table over the five rotations of SPEC §2, seen and unseen pages,
-//!   full and partial observability;
+//! - [`eval`]: the AUC table over the five rotations (docs/src/reference/folds.md#rotations),
+//!   seen and unseen pages, full and partial observability;
 //! - [`scorer`]: models learned per rotation driving the request-driven simulation
 //!   ([`crate::sim::requests`]).
 //!
@@ -86,7 +86,7 @@ pub enum PredictError {
     /// AUC of unusable scores.
     #[error(transparent)]
     Auc(#[from] crate::stats::AucError),
-    /// The data cannot be split (SPEC §2).
+    /// The data cannot be split into folds and periods (docs/src/reference/folds.md).
     #[error(transparent)]
     Split(#[from] crate::data::split::SplitError),
     /// The data cannot be simulated.

@@ -1,6 +1,6 @@
-//! Training the seed's network (issue 21; the [`Network`] itself, its file and
-//! its scores are `crate::model`'s): Adagrad on the binary cross-entropy with L1 and L2
-//! penalties, the epoch selected by validation AUC.
+//! Training the seed's network (docs/src/reference/models.md#the-network; the [`Network`]
+//! itself, its file and its scores are `crate::model`'s): Adagrad on the binary
+//! cross-entropy with L1 and L2 penalties, the epoch selected by validation AUC.
 //!
 //! # Training
 //!

@@ -1,10 +1,11 @@
-//! What a crawler saw of each page (SPEC §12 observability): which cycles it observed and
-//! at which of them it detected a change.
+//! What a crawler saw of each page (docs/src/reference/models.md#observability): which
+//! cycles it observed and at which of them it detected a change.
 //!
 //! *Full* observability sees every cycle of the true history. *Partial* sees the visits
-//! of one continuous crawl over all pages by a named policy (SPEC §3 from cycle 1 with
-//! its warm-up, `k = resources × P`, run seed 1 unless set): a visit at cycle d detects a
-//! change when the page changed at any cycle since its previous visit.
+//! of one continuous crawl over all pages by a named policy (the simulation,
+//! docs/src/reference/simulation.md, from cycle 1 with its warm-up, `k = resources × P`,
+//! run seed 1 unless set): a visit at cycle d detects a change when the page changed at any
+//! cycle since its previous visit.
 //!
 //! ```
 //! use freshgp::data::Dataset;
@@ -61,7 +62,7 @@ impl Observations {
         }
     }
 
-    /// The visits of one crawl of every page by `policy` under `config` (SPEC §3 from
+    /// The visits of one crawl of every page by `policy` under `config` (the simulation from
     /// cycle 1: the warm-up visits every page, then the top k each cycle).
     pub fn crawl(
         data: &Dataset,

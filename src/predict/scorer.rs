@@ -1,6 +1,6 @@
-//! Learned models driving the request-driven simulation (SPEC §12, the seed's section 6):
-//! a [`ModelScorer`] is a [`Scorer`] whose score is the model's prediction from what the
-//! run itself has observed.
+//! Learned models driving the request-driven simulation (the seed's section 6;
+//! docs/src/reference/requests.md#serving-a-request): a [`ModelScorer`] is a [`Scorer`]
+//! whose score is the model's prediction from what the run itself has observed.
 //!
 //! A run knows only what its own visits saw (the warm-up and the crawls its requests
 //! triggered, from the first cycle of the period; nothing before it): the page-level
@@ -43,12 +43,13 @@ use rayon::prelude::*;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Reading {
-    /// The predicted probability p that the page changes at this cycle (SPEC §12).
+    /// The predicted probability p that the page changes at this cycle.
     #[default]
     Change,
     /// The probability that the page is stale now, `1 - (1 - p)^t` with t the cycles
     /// since the run's last visit: p compounded over the cycles not seen (a choice of
-    /// ours beyond SPEC §12; the model, trained under full observability, never saw t).
+    /// ours beyond the seed paper; the model, trained under full observability, never saw
+    /// t).
     Stale,
 }
 

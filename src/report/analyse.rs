@@ -516,7 +516,7 @@ fn compare(m: &Method, b: &Method, metric: Metric, positions: usize) -> Comparis
     }
 }
 
-/// Fills every method's `budgets` and `savings` (SPEC §11).
+/// Fills every method's `budgets` and `savings` (docs/src/reference/evaluation.md).
 fn attach_budgets(study: &Study, methods: &mut [Method]) {
     let levels = study.levels();
     let reference = study

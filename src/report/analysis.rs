@@ -15,7 +15,7 @@ use crate::stats::MeanCi;
 use serde::Serialize;
 
 /// The metrics compared cycle by cycle with the paired t-test (Table 3): the paper's two
-/// and the weighted ones (SPEC §8).
+/// and the weighted ones (docs/src/reference/metrics.md#wndcg and #wfreshness).
 pub const COMPARED: [Metric; 4] = [
     Metric::ChangeRate,
     Metric::Ndcg,
@@ -133,7 +133,7 @@ pub struct Method {
     /// Per `top_resources`, per rotation, per cycle.
     #[serde(skip)]
     pub top_cycles: Vec<Vec<Vec<CycleMetrics>>>,
-    /// A bandit's arms (SPEC §10; empty for every other method).
+    /// A bandit's arms (docs/src/reference/bandit.md#arms; empty for every other method).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub arms: Vec<String>,
     /// The metric a bandit was rewarded by.
@@ -145,8 +145,8 @@ pub struct Method {
     /// A bandit's draws, per rotation, per scored test cycle.
     #[serde(skip)]
     pub choices: Vec<Vec<ArmChoice>>,
-    /// Every budget of the study, ascending (SPEC §11): medians over the runs, intervals,
-    /// Wilcoxon p-values against the reference.
+    /// Every budget of the study, ascending (docs/src/reference/evaluation.md#budget-sweeps):
+    /// medians over the runs, intervals, Wilcoxon p-values against the reference.
     pub budgets: Vec<budgets::Budget>,
     /// Savings at equal quality against each of the study's `savings` references.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -195,7 +195,8 @@ pub struct Comparison {
     pub p_values: Vec<f64>,
 }
 
-/// A bandit against one of its arms run alone (SPEC §10): does the bandit beat it?
+/// A bandit against one of its arms run alone (docs/src/reference/evaluation.md#statistics):
+/// does the bandit beat it?
 #[derive(Debug, Clone, Serialize)]
 pub struct ArmComparison {
     /// The bandit method.

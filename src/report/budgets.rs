@@ -1,6 +1,7 @@
-//! SPEC §11 in reports: each method at every budget of the study (median and 2.5–97.5
-//! percentile interval over the runs, Wilcoxon p-value against the reference) and its
-//! savings at equal quality against each of the study's `savings` references.
+//! Budgets, repeated runs and savings (docs/src/reference/evaluation.md) in reports: each
+//! method at every budget of the study (median and 2.5–97.5 percentile interval over the
+//! runs, Wilcoxon p-value against the reference) and its savings at equal quality against
+//! each of the study's `savings` references.
 //!
 //! A method's runs are its units' runs pooled by run seed (rotations, and for GP methods
 //! the winning seed of each rotation, weighted by their cycles). A study without `runs`

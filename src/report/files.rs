@@ -56,9 +56,10 @@ pub(crate) fn cycles_csv(a: &Analysis) -> String {
     out
 }
 
-/// `arms.csv` (SPEC §10): one row per bandit method, rotation and scored test cycle: the
-/// arm drawn (index into the method's `arms` in `results.json`), its reward, and every
-/// arm's probability (`q0`, `q1`, ...; as many columns as the widest bandit has arms).
+/// `arms.csv` (docs/src/reference/bandit.md): one row per bandit method, rotation and
+/// scored test cycle: the arm drawn (index into the method's `arms` in `results.json`), its
+/// reward, and every arm's probability (`q0`, `q1`, ...; as many columns as the widest
+/// bandit has arms).
 pub(crate) fn arms_csv(a: &Analysis) -> String {
     let bandits: Vec<&Method> = a.methods.iter().filter(|m| !m.arms.is_empty()).collect();
     let width = bandits.iter().map(|m| m.arms.len()).max().unwrap_or(0);

@@ -20,8 +20,9 @@
 //! * `report.html`: all of the above in one self-contained page (the settings, every
 //!   table of `summary.md`, every plot inline), readable offline; see `html.rs`.
 //!
-//! The weighted metrics (WFreshness, WNDCG; SPEC §8) are always shown: without page
-//! weights they equal Freshness and NDCG, and `summary.md` says which is the case.
+//! The weighted metrics (WFreshness, WNDCG; docs/src/reference/metrics.md#wndcg) are always
+//! shown: without page weights they equal Freshness and NDCG, and `summary.md` says which
+//! is the case.
 //!
 //! **Determinism:** every output is a function of the stored units only (timings are left
 //! out), so a resumed or merged run yields byte-identical reports.

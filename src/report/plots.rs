@@ -2,8 +2,8 @@
 //! is left to the SVG viewer).
 //!
 //! * `plots/cycles-changerate.svg`, `plots/cycles-ndcg.svg`, `plots/cycles-wndcg.svg`
-//!   (paper Fig. 4, and WNDCG, SPEC §8): each method's metric per test cycle position, mean
-//!   over the rotations;
+//!   (paper Fig. 4, and WNDCG, docs/src/reference/metrics.md#wndcg): each method's metric
+//!   per test cycle position, mean over the rotations;
 //! * `plots/top-changerate.svg`, `plots/top-ndcg.svg`, `plots/top-wndcg.svg` (Fig. 5): each
 //!   method's metric when only the top 1%..5% (the study's `top_resources`) of the
 //!   schedule is visited;
@@ -11,11 +11,12 @@
 //!   not visited since the warm-up;
 //! * `plots/fitness-<configuration>.svg`: best and mean training fitness per generation,
 //!   mean over the configuration's rotation × seed runs;
-//! * `plots/arms-<method>.svg`, for each bandit (SPEC §10; the seed's Fig. 5): each arm's
-//!   probability per test cycle position, mean over the rotations.
+//! * `plots/arms-<method>.svg`, for each bandit (docs/src/reference/bandit.md; the seed's
+//!   Fig. 5): each arm's probability per test cycle position, mean over the rotations.
 //!
-//! * `plots/budgets-<metric>.svg` (SPEC §11, studies with `runs` or `savings`): each
-//!   method's median metric against the budget, on a log axis.
+//! * `plots/budgets-<metric>.svg` (studies with `runs` or `savings`;
+//!   docs/src/reference/evaluation.md#budget-sweeps): each method's median metric against
+//!   the budget, on a log axis.
 //!
 //! Every series has its own colour and marker (12 colours × 5 markers, so no two of up to
 //! 60 series look alike), GP methods are drawn with thick lines, baselines with thin
@@ -376,8 +377,8 @@ pub fn all(a: &Analysis) -> Vec<(String, String)> {
     plots
 }
 
-/// SPEC §11: each method's median metric against the budget, log axis, for the budget
-/// tables' metrics: `plots/budgets-<metric>.svg`.
+/// Each method's median metric against the budget, log axis, for the budget tables'
+/// metrics: `plots/budgets-<metric>.svg`.
 fn budget_plots(a: &Analysis) -> Vec<(String, String)> {
     if !a.study.evaluates() {
         return Vec::new();

@@ -149,9 +149,9 @@ fn header(a: &Analysis) -> Vec<Block> {
 /// they differ from the unweighted ones in this study.
 fn weighted_note(a: &Analysis) -> &'static str {
     if a.methods.iter().all(Method::weights_neutral) {
-        "WFreshness and WNDCG weight each page by its importance (the dataset's `weight=`, SPEC §8); here they equal Freshness and NDCG in every cycle, as they do when the dataset has no page weights."
+        "WFreshness and WNDCG weight each page by its importance (the dataset's `weight=`); here they equal Freshness and NDCG in every cycle, as they do when the dataset has no page weights."
     } else {
-        "WFreshness and WNDCG weight each page by its importance (the dataset's `weight=`, SPEC §8); without page weights they would equal Freshness and NDCG."
+        "WFreshness and WNDCG weight each page by its importance (the dataset's `weight=`); without page weights they would equal Freshness and NDCG."
     }
 }
 
@@ -395,9 +395,9 @@ pub(super) fn sweep_metrics(a: &Analysis) -> Vec<Metric> {
     metrics
 }
 
-/// SPEC §11: every method at every budget, median and 2.5–97.5 percentile interval over
-/// the runs, and the Wilcoxon p-value against the reference (studies with `runs` or
-/// `savings`).
+/// Every method at every budget, median and 2.5–97.5 percentile interval over the runs,
+/// and the Wilcoxon p-value against the reference (studies with `runs` or `savings`;
+/// docs/src/reference/evaluation.md).
 fn budget_sweep(out: &mut Vec<Block>, a: &Analysis) {
     let s = &a.study;
     if !s.evaluates() {
@@ -433,7 +433,7 @@ fn budget_sweep(out: &mut Vec<Block>, a: &Analysis) {
     }
     intro = intro
         .and_text(". Bandits with an evolved arm are tested at the study's budget in one run (–).");
-    section(out, 2, Inline::text("Budgets (SPEC §11)"), intro);
+    section(out, 2, Inline::text("Budgets"), intro);
     for metric in sweep_metrics(a) {
         out.push(Block::heading(3, Inline::text(metric_label(metric))));
         let columns = texts(levels.iter().map(|&r| percent(r)));
@@ -461,7 +461,8 @@ fn budget_sweep(out: &mut Vec<Block>, a: &Analysis) {
     }
 }
 
-/// SPEC §11: each method's savings at equal quality against each `savings` reference.
+/// Each method's savings at equal quality against each `savings` reference
+/// (docs/src/reference/evaluation.md#savings-at-equal-quality).
 fn savings(out: &mut Vec<Block>, a: &Analysis) {
     let s = &a.study;
     if s.savings.is_empty() {
@@ -471,7 +472,7 @@ fn savings(out: &mut Vec<Block>, a: &Analysis) {
     section(
         out,
         2,
-        Inline::text(format!("Savings at equal {} (SPEC §11)", metric.title())),
+        Inline::text(format!("Savings at equal {}", metric.title())),
         Inline::text(format!(
             "The smallest budget b' <= {} (on a grid of 1% of it) at which the method's mean {} reaches the reference's at {}, and the crawls saved, 1 - crawls(b')/crawls(b) (\"needs x% fewer crawls\"; – : it does not reach it).",
             percent(s.sim.resources()),
@@ -496,9 +497,9 @@ fn savings(out: &mut Vec<Block>, a: &Analysis) {
     }));
 }
 
-/// For every bandit method (SPEC §10): the share of test cycles each arm was drawn and
-/// each arm's probability in the last scored cycle; then the bandit against each of its
-/// arms run alone, on the metric it was rewarded by.
+/// For every bandit method (docs/src/reference/bandit.md): the share of test cycles each
+/// arm was drawn and each arm's probability in the last scored cycle; then the bandit
+/// against each of its arms run alone, on the metric it was rewarded by.
 fn bandits(out: &mut Vec<Block>, a: &Analysis) {
     let bandits: Vec<_> = a.methods.iter().filter(|m| !m.arms.is_empty()).collect();
     if bandits.is_empty() {
@@ -507,8 +508,8 @@ fn bandits(out: &mut Vec<Block>, a: &Analysis) {
     section(
         out,
         2,
-        Inline::text("Bandits (SPEC §10)"),
-        Inline::prose("The arms each bandit drew: the share of all test cycles (every rotation), and the arm's probability q in the last scored cycle (mean over rotations); `plots/arms-*.svg` draw q over the cycles. Then the bandit against each arm run alone, on the metric it was rewarded by (`results.json` has every metric): means over all test cycles, the two-sided paired t-test over the rotations' means (p: the rotations are independent page folds, the cycles of one rotation are not), and the cycle positions won, lost and tied (paired t-test over the rotations per position, p < 0.05). Arms the study does not run alone are not compared. Every rotation draws from the same stream (SPEC §10 seeds it by the run seed and the cycle), so these tests measure how the page folds vary, not how the draws do."),
+        Inline::text("Bandits"),
+        Inline::prose("The arms each bandit drew: the share of all test cycles (every rotation), and the arm's probability q in the last scored cycle (mean over rotations); `plots/arms-*.svg` draw q over the cycles. Then the bandit against each arm run alone, on the metric it was rewarded by (`results.json` has every metric): means over all test cycles, the two-sided paired t-test over the rotations' means (p: the rotations are independent page folds, the cycles of one rotation are not), and the cycle positions won, lost and tied (paired t-test over the rotations per position, p < 0.05). Arms the study does not run alone are not compared. Every rotation draws from the same stream (the bandit seeds it by the run seed and the cycle), so these tests measure how the page folds vary, not how the draws do."),
     );
     for m in bandits {
         let reward = m.reward.unwrap_or_default();

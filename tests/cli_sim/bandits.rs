@@ -2,8 +2,9 @@
 
 use super::{fails_with, freshgp, json, SAMPLE};
 
-/// SPEC §10 from the command line: a bandit simulates, reports its draws, runs beside
-/// other policies, schedules a live crawl, and bad bandits are clear errors.
+/// EXP3 bandits (docs/src/reference/bandit.md) from the command line: a bandit simulates,
+/// reports its draws, runs beside other policies, schedules a live crawl, and bad bandits
+/// are clear errors.
 #[test]
 fn bandits_run_from_the_command_line() {
     let kab5 = "exp3(arms: [uniform, change, weight, value, lambda], gamma: 0.1)";

@@ -308,7 +308,8 @@ fn simulate_and_schedule_run_any_policy() {
 
 #[test]
 fn the_literatures_policies_run_side_by_side_and_alone() {
-    // By default `baselines` shows every named policy, SPEC §4 and §9.
+    // By default `baselines` shows every named policy: the baselines and the literature's
+    // (docs/src/reference/policies.md).
     let v = json(&["baselines", "--data", SAMPLE, "--json"]);
     let names = [
         "Rand",

@@ -2,8 +2,9 @@
 
 use super::{fails_with, freshgp, json, SAMPLE};
 
-/// SPEC §11 from the command line: a budget sweep of sampled decisions with repeated runs,
-/// medians inside their intervals, Wilcoxon p-values against the reference, and savings.
+/// Budgets, runs and savings (docs/src/reference/evaluation.md) from the command line: a
+/// budget sweep of sampled decisions with repeated runs, medians inside their intervals,
+/// Wilcoxon p-values against the reference, and savings.
 #[test]
 fn budget_sweeps_with_runs_and_savings_from_the_command_line() {
     let v = json(&[

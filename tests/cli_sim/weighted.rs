@@ -24,9 +24,10 @@ fn a_host_cap_of_zero_is_an_error() {
     assert!(!state.exists(), "nothing is written");
 }
 
-/// A small weighted history with hosts (SPEC §1, §8) in `dir`: `hosts` hosts of `per_host`
-/// pages, 21 cycles, `BITS<TAB>id<TAB>host<TAB>weight=W` lines; busier hosts change more
-/// and weights vary from page to page.
+/// A small weighted history with hosts (docs/src/reference/data.md#page-weights and
+/// #hosts) in `dir`: `hosts` hosts of `per_host` pages, 21 cycles,
+/// `BITS<TAB>id<TAB>host<TAB>weight=W` lines; busier hosts change more and weights vary
+/// from page to page.
 fn weighted_history(dir: &std::path::Path, hosts: usize, per_host: usize) -> String {
     let mut text = String::from("# weighted pages with hosts\n");
     for p in 0..hosts * per_host {

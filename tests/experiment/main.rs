@@ -488,8 +488,8 @@ fn an_edited_study_json_is_checked_when_read() {
     }
 }
 
-/// A weighted history with hosts (SPEC §1, §8): 10 hosts of 10 pages, 21 cycles,
-/// `BITS<TAB>id<TAB>host<TAB>weight=W` lines.
+/// A weighted history with hosts (docs/src/reference/data.md#page-weights and #hosts): 10
+/// hosts of 10 pages, 21 cycles, `BITS<TAB>id<TAB>host<TAB>weight=W` lines.
 fn weighted_history(dir: &Path) -> PathBuf {
     let mut text = String::new();
     for p in 0..100usize {

@@ -87,8 +87,8 @@ fn a_weighted_fitness_under_a_host_cap_runs_and_reports() {
 #[test]
 fn units_written_before_the_weighted_metrics_still_report() {
     let tmp = tempfile::tempdir().unwrap();
-    // Units from before SPEC §8 were simulated without weights: the tiny history without
-    // its weight column.
+    // Units from before the weighted metrics were simulated without weights: the tiny
+    // history without its weight column.
     let history = tmp.path().join("weighted.tsv");
     freshgp()
         .args(["dataset", "synth", "--preset", "brdc12", "--pages", "1000"])
@@ -122,8 +122,8 @@ fn units_written_before_the_weighted_metrics_still_report() {
         .iter()
         .map(|name| std::fs::read(out.join(name)).unwrap())
         .collect();
-    // Rewrite every unit file as freshgp wrote it before SPEC §8: cycles without `wndcg`
-    // and `wfreshness`.
+    // Rewrite every unit file as freshgp wrote it before the weighted metrics: cycles
+    // without `wndcg` and `wfreshness`.
     fn strip(v: &mut serde_json::Value) {
         match v {
             serde_json::Value::Object(map) => {
@@ -352,9 +352,10 @@ fn ranges_that_depend_on_the_size_are_checked_when_the_study_is_read() {
     );
 }
 
-/// A study of bandits (SPEC §10): presets among the baselines, a configuration's evolved
-/// formula as one more arm (`kab3+gp`), tested over the whole history; the report shows
-/// each bandit's arms and plots their probabilities; thread counts change nothing.
+/// A study of bandits (docs/src/reference/bandit.md): presets among the baselines, a
+/// configuration's evolved formula as one more arm (`kab3+gp`), tested over the whole
+/// history; the report shows each bandit's arms and plots their probabilities; thread
+/// counts change nothing.
 #[test]
 fn a_bandit_study_tests_over_the_whole_history_with_the_evolved_arm() {
     let tmp = tempfile::tempdir().unwrap();
@@ -431,7 +432,7 @@ fn a_bandit_study_tests_over_the_whole_history_with_the_evolved_arm() {
         "{arms}"
     );
     let summary = std::fs::read_to_string(one.join("summary.md")).unwrap();
-    assert!(summary.contains("## Bandits (SPEC §10)"), "{summary}");
+    assert!(summary.contains("## Bandits\n"), "{summary}");
     assert!(summary.contains("### All-NDCG/best+kab3"), "{summary}");
     // A configuration's `bandits` must be bandits.
     let twice = write_study(
@@ -458,8 +459,8 @@ fn a_bandit_study_tests_over_the_whole_history_with_the_evolved_arm() {
     assert!(err.contains("`lambda` is no bandit"), "{err}");
 }
 
-/// The shipped bandit studies (SPEC §10) read, with their bandits, long horizon and
-/// evolved arm.
+/// The shipped bandit studies (docs/src/reference/bandit.md) read, with their bandits, long
+/// horizon and evolved arm.
 #[test]
 fn shipped_bandit_studies_are_valid() {
     use freshgp::data::split::Horizon;
@@ -488,9 +489,9 @@ fn shipped_bandit_studies_are_valid() {
     }
 }
 
-/// SPEC §11 in a study: a budget sweep with sampled decisions, repeated runs, a Wilcoxon
-/// reference and savings; the report has the tables, the JSON figures and the log-axis
-/// plots, identical at 1 and 2 threads.
+/// Budgets, runs and savings (docs/src/reference/evaluation.md) in a study: a budget sweep
+/// with sampled decisions, repeated runs, a Wilcoxon reference and savings; the report has
+/// the tables, the JSON figures and the log-axis plots, identical at 1 and 2 threads.
 #[test]
 fn a_budget_sweep_with_runs_and_savings_reports() {
     let tmp = tempfile::tempdir().unwrap();
@@ -518,7 +519,7 @@ fn a_budget_sweep_with_runs_and_savings_reports() {
     }
     assert_same_reports(&one, &two);
     let summary = std::fs::read_to_string(one.join("summary.md")).unwrap();
-    assert!(summary.contains("## Budgets (SPEC §11)"), "{summary}");
+    assert!(summary.contains("## Budgets\n"), "{summary}");
     assert!(summary.contains("| 0.5% | 5% | 10% | 50% |"), "{summary}");
     assert!(
         summary.contains("## Savings at equal WFreshness"),
@@ -568,7 +569,7 @@ fn a_budget_sweep_with_runs_and_savings_reports() {
     );
 }
 
-/// SPEC §11's study fields refuse what cannot work, naming the field.
+/// The study fields of budgets, runs and savings refuse what cannot work, naming the field.
 #[test]
 fn sweep_fields_are_checked() {
     let tmp = tempfile::tempdir().unwrap();

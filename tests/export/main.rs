@@ -3,10 +3,11 @@
 //! For each language, a seeded batch of random formulas (every operator and terminal, both
 //! closures, constants and inputs that hit the protected cases: ±0, negatives, 1e-7, huge
 //! values, ±inf, random bit patterns) plus the hand-written [`EXTENDED`] formulas over the
-//! SPEC §8 terminals is exported into ONE program, which is compiled once and fed every
-//! (formula, input) pair on stdin as hex bit patterns; it prints the results' bit patterns,
-//! compared with [`Program::eval_one`]. The terminals of GP4C_All get adversarial values;
-//! the extended ones (`w tc n7 X7 HR MLE`) get values in their real ranges ([`input`]).
+//! extended terminals (docs/src/reference/terminals.md) is exported into ONE program,
+//! which is compiled once and fed every (formula, input) pair on stdin as hex bit
+//! patterns; it prints the results' bit patterns, compared with [`Program::eval_one`].
+//! The terminals of GP4C_All get adversarial values; the extended ones
+//! (`w tc n7 X7 HR MLE`) get values in their real ranges ([`input`]).
 //! Every width (values per input line, columns of the SQL table) comes from
 //! [`Terminal::COUNT`] and [`Terminal::ALL`].
 //!
@@ -40,9 +41,9 @@ const FORMULAS: usize = 200;
 /// Inputs per formula.
 const INPUTS: usize = 50;
 
-/// Formulas over the extended terminals (SPEC §8), cross-checked in every target (under
-/// both closures) besides the random ones. Together they read each of `w tc n7 X7 HR MLE`
-/// (checked by [`extended_formulas_read_every_extended_terminal`]).
+/// Formulas over the extended terminals (docs/src/reference/terminals.md), cross-checked
+/// in every target (under both closures) besides the random ones. Together they read each
+/// of `w tc n7 X7 HR MLE` (checked by [`extended_formulas_read_every_extended_terminal`]).
 const EXTENDED: &[&str] = &[
     "w * (1 - exp(-MLE * t))",
     "(X7 + 0.5) / (n7 + 1) * log(tc + 1)",
@@ -100,7 +101,7 @@ fn random_value(rng: &mut Pcg64) -> f64 {
     }
 }
 
-/// The terminals of GP4C_All (SPEC §6), in column order.
+/// The terminals of GP4C_All (docs/src/reference/formulas.md#grammars), in column order.
 fn gp4c_all() -> Vec<Terminal> {
     let all = Grammar::all();
     Terminal::ALL
@@ -110,9 +111,10 @@ fn gp4c_all() -> Vec<Terminal> {
 }
 
 /// One page's terminal values: adversarial ones ([`random_value`]) for the terminals of
-/// GP4C_All, and for the extended terminals values in their real ranges (SPEC §8), edges
-/// included: `w >= 0`, `tc >= 1`, `0 <= X7 <= n7 <= 7`, `0 <= HR <= 1`, `MLE > 0`, and
-/// a probability `0 <= P <= 1` (SPEC §12).
+/// GP4C_All, and for the extended terminals values in their real ranges
+/// (docs/src/reference/terminals.md), edges included: `w >= 0`, `tc >= 1`,
+/// `0 <= X7 <= n7 <= 7`, `0 <= HR <= 1`, `MLE > 0`, and a probability `0 <= P <= 1`
+/// (docs/src/reference/terminals.md#p).
 fn input(rng: &mut Pcg64) -> [f64; Terminal::COUNT] {
     let mut v: [f64; Terminal::COUNT] = std::array::from_fn(|_| random_value(rng));
     let n7 = rng.gen_range(0..=7u32);

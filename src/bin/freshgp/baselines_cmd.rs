@@ -1,6 +1,7 @@
 //! `freshgp baselines`: fixed policies side by side over the five test rotations — by
-//! default the seven published baselines (SPEC §4), every policy of the literature (§9)
-//! and the bandit presets (§10).
+//! default the seven published baselines (docs/src/reference/policies.md#baselines), every
+//! policy of the literature (docs/src/reference/policies.md) and the bandit presets
+//! (docs/src/reference/bandit.md#presets).
 
 use crate::common::{policy_list, DataArgs, EvalArgs, HorizonArg, MetricArgs, SimArgs};
 use crate::progress::Progress;
@@ -28,9 +29,9 @@ pub struct Args {
     /// gamma: .., reward: ..)" or formulas. Default: all the names.
     #[arg(long, value_name = "LIST")]
     policies: Option<String>,
-    /// Which cycles the test pages are simulated over: temporal (the test period, SPEC §2)
-    /// or whole (every cycle: the warm-up, then all scored; for bandits, which learn while
-    /// they crawl).
+    /// Which cycles the test pages are simulated over: temporal (the test period, the last
+    /// third of the cycles) or whole (every cycle: the warm-up, then all scored; for
+    /// bandits, which learn while they crawl).
     #[arg(long = "test-horizon", value_enum, default_value_t = HorizonArg::Temporal)]
     test_horizon: HorizonArg,
     /// Print JSON instead of a table.
@@ -158,9 +159,9 @@ fn print_arm_shares(
     Ok(())
 }
 
-/// `baselines` over several budgets, runs or with savings (SPEC §11): per budget, each
-/// policy's median (and 2.5–97.5 percentile interval over runs) of every compared
-/// metric and the Wilcoxon p-value against the reference; then the savings.
+/// `baselines` over several budgets, runs or with savings (docs/src/reference/evaluation.md):
+/// per budget, each policy's median (and 2.5–97.5 percentile interval over runs) of every
+/// compared metric and the Wilcoxon p-value against the reference; then the savings.
 fn sweep(
     args: &Args,
     dataset: &freshgp::data::Dataset,

@@ -12,15 +12,16 @@ use std::path::{Path, PathBuf};
 /// Where the history comes from and how its unknown cycles are treated.
 #[derive(clap::Args, Debug, Clone)]
 pub struct DataArgs {
-    /// Change history: SPEC text format (BITS [TAB id ...]) or freshgp's binary cache.
+    /// Change history: freshgp's text format (BITS [TAB id ...]; see the book's Change
+    /// histories chapter) or its binary cache.
     #[arg(long, value_name = "FILE")]
     pub data: PathBuf,
     /// Unknown cycles (`?`): paper (drop pages with > 2, impute the rest), paper:N, infer,
     /// zero, one, drop or keep.
     #[arg(long, default_value = "paper", value_name = "POLICY")]
     pub unknown: UnknownPolicy,
-    /// The attribute whose groups the terminal GR rates (SPEC §12: a group's detected
-    /// changes over its visits), e.g. category; default: the host (GR = HR).
+    /// The attribute whose groups the terminal GR rates (a group's detected changes over
+    /// its visits), e.g. category; default: the host (GR = HR).
     #[arg(long, value_name = "KEY")]
     pub group: Option<String>,
 }
@@ -58,7 +59,7 @@ pub fn load(path: &Path, unknown: UnknownPolicy, quiet: bool) -> Result<Dataset>
 #[derive(clap::Args, Debug, Clone)]
 pub struct SimArgs {
     /// Fraction of the simulated pages visited per cycle, in (0, 1]; on simulate and
-    /// baselines a comma-separated list sweeps budgets (SPEC §11), e.g.
+    /// baselines a comma-separated list sweeps budgets, e.g.
     /// 0.001,0.01,0.05,0.1,0.3,0.5,0.9.
     #[arg(
         long,
@@ -68,8 +69,9 @@ pub struct SimArgs {
         value_name = "R[,R..]"
     )]
     pub resources: Vec<f64>,
-    /// How a cycle's visits are decided: top-k (the k best scores, SPEC §3) or sample
-    /// (exactly k pages drawn with probabilities from the scores, SPEC §11; no host cap).
+    /// How a cycle's visits are decided: top-k (the k best scores) or sample (exactly k
+    /// pages drawn with probabilities from the scores; no host cap). See the book's
+    /// Simulation chapter.
     #[arg(long, default_value = "top-k", value_parser = parse_decision)]
     pub decision: Decision,
     /// Warm-up cycles that visit every page.
@@ -78,11 +80,11 @@ pub struct SimArgs {
     /// Seed of the tie-break order.
     #[arg(long = "tie-seed", default_value_t = 0)]
     pub tie_seed: u64,
-    /// How equal scores are ordered: seeded (SPEC) or reference (the authors' std::sort
-    /// order, for parity checks; slower).
+    /// How equal scores are ordered: seeded (a pseudo-random order fixed by the seed and the
+    /// cycle) or reference (the authors' std::sort order, for parity checks; slower).
     #[arg(long, default_value = "seeded", value_parser = parse_ties)]
     pub ties: TieBreak,
-    /// Politeness (SPEC §8): visit at most M pages of one host per cycle; the next-ranked
+    /// Politeness: visit at most M pages of one host per cycle; the next-ranked
     /// pages of other hosts fill the budget. Pages without a host are never capped. At
     /// least 1; default: no cap.
     #[arg(long = "host-cap", value_name = "M")]
@@ -93,8 +95,8 @@ pub struct SimArgs {
 #[derive(clap::Args, Debug, Clone)]
 pub struct MetricArgs {
     /// The run's metric: what a bandit policy (exp3, kab2, kab3, kab5) that names no
-    /// `reward:` is rewarded by each cycle (SPEC §10): changerate, ndcg, freshness,
-    /// wfreshness or wndcg.
+    /// `reward:` is rewarded by each cycle: changerate, ndcg, freshness, wfreshness or
+    /// wndcg.
     #[arg(long, default_value = Metric::default().name(), value_parser = parse_metric)]
     pub metric: Metric,
 }
@@ -102,7 +104,7 @@ pub struct MetricArgs {
 /// Which cycles test sets are simulated over (`--test-horizon`).
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HorizonArg {
-    /// The test period (SPEC §2).
+    /// The test period (the last third of the cycles).
     Temporal,
     /// Every cycle of the history.
     Whole,
@@ -181,7 +183,8 @@ impl SimArgs {
     }
 }
 
-/// Repeated runs, the reference policy and savings (SPEC §11), for simulate and baselines.
+/// Repeated runs, the reference policy and savings, for simulate and baselines
+/// (docs/src/reference/evaluation.md).
 #[derive(clap::Args, Debug, Clone)]
 pub struct EvalArgs {
     /// Repeat each simulation with run seeds 1..R (the tie order, a bandit's draws and
@@ -193,9 +196,9 @@ pub struct EvalArgs {
     /// (baselines; default lambda when it is listed).
     #[arg(long, value_name = "POLICY", allow_hyphen_values = true)]
     pub reference: Option<String>,
-    /// Savings at equal quality (SPEC §11) against these policies, comma-separated: the
-    /// smallest budget (on a grid of 1% of the first --resources level) at which each
-    /// policy's mean --metric reaches theirs at that level.
+    /// Savings at equal quality against these policies, comma-separated: the smallest
+    /// budget (on a grid of 1% of the first --resources level) at which each policy's mean
+    /// --metric reaches theirs at that level.
     #[arg(long = "savings-against", value_name = "LIST")]
     pub savings_against: Option<String>,
 }
@@ -228,8 +231,8 @@ pub struct PolicyArgs {
     pub baseline: Option<String>,
     /// Grammar whose terminals a formula may use (basic, all, extended, frequency,
     /// predictive, basic-reference, all-reference, or a RON file); its closure evaluates
-    /// the formula. The default, predictive, allows every terminal (SPEC §4, §8 and §12's
-    /// n30, X30, GR and P) under the paper's closure.
+    /// the formula. The default, predictive, allows every terminal (see the book's
+    /// Terminals and estimators chapter) under the paper's closure.
     #[arg(long, default_value = "predictive")]
     pub grammar: String,
 }

@@ -154,7 +154,7 @@ enum ErrorMode {
 
 #[derive(Clone, Copy, PartialEq, ValueEnum)]
 enum To {
-    /// The SPEC §1 text format.
+    /// The text format (one line of change bits per page).
     Text,
     /// The binary cache.
     Binary,

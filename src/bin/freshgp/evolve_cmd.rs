@@ -23,18 +23,18 @@ pub struct Args {
     #[arg(long, default_value = "all")]
     grammar: String,
     /// The learned model file (`freshgp model train`) whose prediction is the terminal P
-    /// of the grammar predictive (SPEC §12).
+    /// of the grammar predictive.
     #[arg(long, value_name = "FILE")]
     model: Option<PathBuf>,
     /// Fitness metric: changerate, ndcg, freshness, or the importance-weighted wfreshness
-    /// or wndcg (SPEC §8; pages weighted by the dataset's `weight=`, 1 without).
+    /// or wndcg (pages weighted by the dataset's `weight=`, 1 without).
     #[arg(long, default_value = Metric::default().name(), value_parser = parse_metric)]
     fitness: Metric,
     /// Rotation (0..=4): which page fold is the test set.
     #[arg(long, default_value_t = 0)]
     rotation: usize,
-    /// Which cycles the chosen formulas are tested over: temporal (the test period, SPEC
-    /// §2) or whole (every cycle; the page folds stay).
+    /// Which cycles the chosen formulas are tested over: temporal (the test period, the
+    /// last third of the cycles) or whole (every cycle; the page folds stay).
     #[arg(long = "test-horizon", value_enum, default_value_t = HorizonArg::Temporal)]
     test_horizon: HorizonArg,
     /// Number of seeds (independent runs).

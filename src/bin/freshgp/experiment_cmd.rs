@@ -25,7 +25,8 @@ pub struct Args {
     resume: bool,
     /// Run only the units whose index modulo n is i (e.g. 0/4); merge the shards with
     /// `freshgp report DIR --merge OTHER`. `auto`: the shard of this Slurm array task
-    /// (SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT; see the README).
+    /// (SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT; see the book's Studies and reports
+    /// chapter).
     #[arg(long, value_name = "i/n|auto", default_value = "0/1")]
     shard: ShardArg,
     /// No progress on stderr.

@@ -45,10 +45,10 @@ enum Command {
     Report(report_cmd::Args),
     /// Print (simplified, canonical or as LaTeX), evaluate and export formulas.
     Formula(formula_cmd::Args),
-    /// Learned change models (SPEC §12): train one, or print the AUC table.
+    /// Learned change models: train one, or print the AUC table.
     Model(model_cmd::Args),
-    /// Request-driven (click-triggered) crawling (SPEC §12): the crawls each policy saves
-    /// against uniform at equal freshness.
+    /// Request-driven (click-triggered) crawling: the crawls each policy saves against
+    /// uniform at equal freshness.
     Requests(requests_cmd::Args),
     /// Apply a crawler's download log to a saved state and print the next batch.
     Schedule(schedule_cmd::Args),

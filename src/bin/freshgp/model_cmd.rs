@@ -1,6 +1,6 @@
-//! `freshgp model`: learned change models (SPEC §12) — train one (a logistic regression
-//! or the seed's network) and save it, or print the AUC table of every frequency baseline,
-//! the combined model and, on request, the network.
+//! `freshgp model`: learned change models (docs/src/reference/models.md) — train one (a
+//! logistic regression or the seed's network) and save it, or print the AUC table of every
+//! frequency baseline, the combined model and, on request, the network.
 
 use crate::common::{check_out, policy_list, DataArgs};
 use anyhow::{bail, Context, Result};

@@ -1,5 +1,6 @@
-//! `freshgp requests`: the request-driven (click-triggered) simulation of SPEC §12 — the
-//! crawls each policy saves against uniform at equal freshness.
+//! `freshgp requests`: the request-driven (click-triggered) simulation
+//! (docs/src/reference/requests.md) — the crawls each policy saves against uniform at equal
+//! freshness.
 
 use crate::common::{check_out, policy_list, DataArgs};
 use crate::progress::Progress;
@@ -29,15 +30,15 @@ pub struct Args {
     /// logistic regression over every frequency feature), `groups` (over the group
     /// features alone: metadata, for cold start), `network` (the seed's network over
     /// every frequency feature and attribute code; minutes to train) or one feature (freqW,
-    /// since_change, group:KEY), each learned per rotation on its training fold (SPEC
-    /// §12), scored by the predicted change probability p; `stale:combined` scores
-    /// 1 - (1 - p)^t instead, t the cycles since the page's last crawl. Default: none.
+    /// since_change, group:KEY), each learned per rotation on its training fold, scored by
+    /// the predicted change probability p; `stale:combined` scores 1 - (1 - p)^t instead,
+    /// t the cycles since the page's last crawl. Default: none.
     #[arg(long, value_delimiter = ',')]
     learned: Vec<String>,
     /// Label horizon K of the learned models.
     #[arg(long, default_value_t = 1)]
     horizon: usize,
-    /// Which pages receive requests (comma-separated): unseen (the test fold, SPEC §12),
+    /// Which pages receive requests (comma-separated): unseen (the test fold),
     /// seen (the training fold), cold (the test fold with no warm-up: no page has any
     /// history; cold start).
     #[arg(long, value_delimiter = ',', default_value = "unseen")]

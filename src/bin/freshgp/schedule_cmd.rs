@@ -41,13 +41,12 @@ pub struct Args {
     /// Log of downloads to record first: lines
     /// `page<TAB>cycle<TAB>0|1[<TAB>host[<TAB>weight[<TAB>key=value ...]]]` (1 = the content
     /// had changed). A host column sets the page's host; a weight column (a finite
-    /// number >= 0, SPEC §8; the host may then be left empty) sets its weight, which the
-    /// terminal `w` reads (default 1); `key=value` fields set its categorical attributes (SPEC §12;
-    /// `key=` clears one; host and weight may then be empty), which `GR` reads under
-    /// --group. Unknown pages are added. `-` reads stdin.
-    /// Lines are applied in cycle order; of lines with the same page and cycle the last
-    /// counts; a line not after its page's latest observation is skipped (both counted on
-    /// stderr).
+    /// number >= 0; the host may then be left empty) sets its weight, which the terminal `w`
+    /// reads (default 1); `key=value` fields set its categorical attributes (`key=` clears one;
+    /// host and weight may then be empty), which `GR` reads under --group. Unknown pages
+    /// are added. `-` reads stdin. Lines are applied in cycle order; of lines with the same
+    /// page and cycle the last counts; a line not after its page's latest observation is
+    /// skipped (both counted on stderr).
     #[arg(long, value_name = "LOG")]
     observe: Option<PathBuf>,
     /// Refuse a log whose cycles run more than N cycles past the state's latest (a Unix
@@ -72,7 +71,7 @@ pub struct Args {
     /// not capped).
     #[arg(long, value_name = "M")]
     host_cap: Option<usize>,
-    /// How the batch is decided (SPEC §11): `top-k` (the best-scored pages) or `sample`
+    /// How the batch is decided: `top-k` (the best-scored pages) or `sample`
     /// (exactly k pages drawn with inclusion probabilities from the scores, the uniform
     /// seeded by (--tie-seed, cycle); not with --host-cap). --json then gives each page's
     /// probability.
@@ -81,8 +80,8 @@ pub struct Args {
     /// The cycle to schedule (default: 1 + the latest observed cycle).
     #[arg(long, value_name = "D")]
     cycle: Option<u32>,
-    /// The attribute whose groups the terminal GR rates (SPEC §12; attributes come as
-    /// key=value fields of --observe lines), e.g. category; default: the host (GR = HR).
+    /// The attribute whose groups the terminal GR rates (attributes come as key=value
+    /// fields of --observe lines), e.g. category; default: the host (GR = HR).
     /// Kept in the state; given for an existing state, it regroups the pages.
     #[arg(long, value_name = "KEY")]
     group: Option<String>,
@@ -119,7 +118,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.decision == Decision::Sample && args.host_cap.is_some() {
         bail!(
             "--decision sample cannot take --host-cap: the draw fixes each page's inclusion \
-             probability, which a cap would change (SPEC §11)"
+             probability, which a cap would change"
         );
     }
     let given = args.policy.policy()?;

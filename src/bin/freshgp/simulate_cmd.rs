@@ -162,8 +162,9 @@ fn print_choices(
     Ok(())
 }
 
-/// The per-cycle table: the paper's metrics, then the weighted ones (SPEC §8) and the
-/// visits (fewer than k when a host cap leaves too few eligible pages).
+/// The per-cycle table: the paper's metrics, then the weighted ones
+/// (docs/src/reference/metrics.md#wndcg and #wfreshness) and the visits (fewer than k when
+/// a host cap leaves too few eligible pages).
 fn print_table(stdout: &mut impl Write, outcome: &Outcome) -> Result<()> {
     writeln!(
         stdout,
@@ -191,8 +192,8 @@ fn print_table(stdout: &mut impl Write, outcome: &Outcome) -> Result<()> {
     Ok(())
 }
 
-/// `simulate` over several budgets or runs (SPEC §11): per budget, the median and
-/// 2.5–97.5 percentile interval over the runs of each metric's run mean.
+/// `simulate` over several budgets or runs (docs/src/reference/evaluation.md): per budget,
+/// the median and 2.5–97.5 percentile interval over the runs of each metric's run mean.
 fn sweep(
     args: &Args,
     policy: &freshgp::policy::Policy,
