@@ -122,6 +122,12 @@ fn cases(repo: &Path) -> Vec<Vec<String>> {
     cases.push(commerce(
         "evolve --grammar all --fitness ndcg --population 40 --generations 3 --host-cap 2 --json --quiet",
     ));
+    cases.push(commerce(
+        "evolve --grammar extended --fitness wfreshness --population 30 --generations 3 --no-literature-seeds --seed-formula w*t --json --quiet",
+    ));
+    cases.push(commerce(
+        "evolve --grammar basic --population 20 --generations 2 --no-literature-seeds --gp-config constants.ron --json --quiet",
+    ));
     cases
 }
 
@@ -158,6 +164,9 @@ fn outputs_are_bit_for_bit_as_recorded() {
     let model = words(
         "model train --data commerce.tsv --out model.json --features freq1,freq7,since_change,group:host",
     );
+    // The constant search on the best 3 of the hall of fame, 30 evaluations each.
+    let constants = "(keep_best: 10, constants: (individuals: 3, evaluations: 30))";
+    std::fs::write(dir.path().join("constants.ron"), constants).unwrap();
     let mut got = Vec::new();
     for args in std::iter::once(model).chain(cases(repo)) {
         let mut out = run(dir.path(), &args);

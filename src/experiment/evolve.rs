@@ -551,12 +551,8 @@ pub(crate) fn run_seed(
 /// fitness; `None` without seeds.
 fn best_seed(sets: &RotationFitness, seeds: &[Formula]) -> Option<SeedFigures> {
     let train = evaluate_all(&sets.train, seeds);
-    let best = (0..seeds.len()).max_by(|&a, &b| {
-        train[a]
-            .value
-            .total_cmp(&train[b].value)
-            .then(b.cmp(&a))
-    })?;
+    let best = (0..seeds.len())
+        .max_by(|&a, &b| train[a].value.total_cmp(&train[b].value).then(b.cmp(&a)))?;
     let validation = evaluate_all(&sets.validation, &seeds[best..=best]);
     Some(SeedFigures {
         formula: seeds[best].clone(),

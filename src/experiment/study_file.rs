@@ -132,7 +132,12 @@ struct RawStudy {
 
 /// `v` as an error of the study file `file` (read again to find the field's line; `fallback`
 /// is the key whose line is given when the field's own is not found).
-fn located(v: Violation, file: &Path, configurations: &[Configuration], fallback: &str) -> StudyError {
+fn located(
+    v: Violation,
+    file: &Path,
+    configurations: &[Configuration],
+    fallback: &str,
+) -> StudyError {
     let text = std::fs::read_to_string(file).unwrap_or_default();
     let line = match line_of_field(&text, &v.field, configurations) {
         0 => line_of(&text, fallback, 1),
@@ -372,10 +377,17 @@ impl Study {
 
     /// Checks that every configuration's seed formulas read only terminals of its grammar
     /// (`grammars[i]` is configuration i's); an error names the field's line in `file`.
-    pub(crate) fn check_seeds_of(&self, grammars: &[Grammar], file: &Path) -> Result<(), StudyError> {
+    pub(crate) fn check_seeds_of(
+        &self,
+        grammars: &[Grammar],
+        file: &Path,
+    ) -> Result<(), StudyError> {
         for (i, (c, grammar)) in self.configurations.iter().zip(grammars).enumerate() {
             super::evolve::check_seeds(&c.gp.seed_formulas, grammar).map_err(|e| {
-                let v = violation(format!("configurations[{i}].gp.seed_formulas"), e.to_string());
+                let v = violation(
+                    format!("configurations[{i}].gp.seed_formulas"),
+                    e.to_string(),
+                );
                 located(v, file, &self.configurations, "seed_formulas")
             })?;
         }

@@ -41,7 +41,12 @@ pub fn literature_formulas() -> Vec<LiteratureFormula> {
 pub fn literature_seeds(grammar: &Grammar) -> Vec<LiteratureFormula> {
     literature_formulas()
         .into_iter()
-        .filter(|s| s.formula.terminals().iter().all(|&t| grammar.has_terminal(t)))
+        .filter(|s| {
+            s.formula
+                .terminals()
+                .iter()
+                .all(|&t| grammar.has_terminal(t))
+        })
         .collect()
 }
 
@@ -71,11 +76,13 @@ mod tests {
 
     #[test]
     fn a_grammar_seeds_what_it_can_express() {
-        let names = |g: &Grammar| -> Vec<&str> {
-            literature_seeds(g).iter().map(|s| s.name).collect()
-        };
+        let names =
+            |g: &Grammar| -> Vec<&str> { literature_seeds(g).iter().map(|s| s.name).collect() };
         assert_eq!(names(&Grammar::basic()), ["Age"]);
-        assert_eq!(names(&Grammar::all()), ["Age", "NAD", "SAD", "AAD", "GAD", "CG"]);
+        assert_eq!(
+            names(&Grammar::all()),
+            ["Age", "NAD", "SAD", "AAD", "GAD", "CG"]
+        );
         assert_eq!(literature_seeds(&Grammar::extended()).len(), 11);
     }
 }

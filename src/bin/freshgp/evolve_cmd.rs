@@ -129,8 +129,9 @@ fn settings(args: &Args) -> Result<EvolveSettings> {
             .seed_formula
             .iter()
             .map(|text| {
-                Formula::parse(text, &grammar)
-                    .with_context(|| format!("--seed-formula `{text}` (grammar `{}`)", grammar.name()))
+                Formula::parse(text, &grammar).with_context(|| {
+                    format!("--seed-formula `{text}` (grammar `{}`)", grammar.name())
+                })
             })
             .collect::<Result<_>>()?,
         literature_seeds: args.no_literature_seeds.then_some(false),
