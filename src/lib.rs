@@ -24,7 +24,7 @@
 //! 8. [`gp`]: the genetic programming engine, generic over a fitness trait; beside it
 //!    [`schedule`] ranks a live crawler's pages for each cycle exactly as the simulation
 //!    would, and [`predict`] learns change models from the observed history and page
-//!    metadata and judges them by AUC (SPEC §12).
+//!    metadata and judges them by AUC (docs/src/reference/models.md).
 //! 9. [`experiment`]: the temporal cross-validation protocol around simulation and GP, and
 //!    whole studies from one experiment file.
 //! 10. [`report`]: tables and plots of a study, from its output directory.

@@ -16,7 +16,8 @@ pub struct CycleMetrics {
     pub ndcg: f64,
     /// Fraction of all pages not stale after the cycle's visits.
     pub freshness: f64,
-    /// Weighted DCG of the visits over the weighted ideal DCG (SPEC §8; 0 when that is 0).
+    /// Weighted DCG of the visits over the weighted ideal DCG
+    /// (docs/src/reference/metrics.md#wndcg; 0 when that is 0).
     pub wndcg: f64,
     /// Weight of the pages not stale after the cycle's visits over the total weight
     /// (1 when the total is 0).
@@ -43,10 +44,10 @@ pub enum Metric {
     /// Freshness.
     #[serde(alias = "Freshness")]
     Freshness,
-    /// Importance-weighted Freshness (SPEC §8).
+    /// Importance-weighted Freshness (docs/src/reference/metrics.md#wfreshness).
     #[serde(alias = "WFreshness")]
     WFreshness,
-    /// Importance-weighted NDCG (SPEC §8).
+    /// Importance-weighted NDCG (docs/src/reference/metrics.md#wndcg).
     #[serde(alias = "WNDCG")]
     WNdcg,
 }

@@ -1,8 +1,9 @@
 //! Small statistics for reports: mean with a Student-t 95% confidence interval, and the
-//! paired t-test used to count per-cycle victories (SPEC §7); the median with its
-//! 2.5–97.5 percentile interval and the two-sided Wilcoxon signed-rank test over
-//! repeated runs (SPEC §11); the area under the ROC curve of a change model, over subsets
-//! of the test examples (SPEC §12).
+//! paired t-test used to count per-cycle victories
+//! (docs/src/reference/evaluation.md#statistics); the median with its 2.5–97.5 percentile
+//! interval and the two-sided Wilcoxon signed-rank test over repeated runs
+//! (docs/src/reference/evaluation.md#repeated-runs); the area under the ROC curve of a
+//! change model, over subsets of the test examples (docs/src/reference/models.md#auc).
 //!
 //! No maintained crate we could find has the Wilcoxon signed-rank test with an exact
 //! distribution (statrs has the distributions, not the test), so it is here, tested
@@ -96,7 +97,8 @@ pub(crate) fn paired_t_test(a: &[f64], b: &[f64]) -> f64 {
     }
 }
 
-/// A median and its 2.5–97.5 percentile interval (SPEC §11: over the R run means).
+/// A median and its 2.5–97.5 percentile interval (over the R run means:
+/// docs/src/reference/evaluation.md#repeated-runs).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct MedianInterval {
     /// The median.
@@ -260,9 +262,9 @@ pub enum AucError {
 
 /// The area under the ROC curve of `scores` for `labels` (`true`: positive): the
 /// probability that a positive example outscores a negative one, tied scores counted one
-/// half (SPEC §12). Computed from mid-ranks, `(R₊ − n₊(n₊ + 1)/2) / (n₊ n₋)` with `R₊` the
-/// positives' rank sum (the Mann–Whitney U over `n₊ n₋`), in O(n log n). `None` when one
-/// class is absent (the area is undefined).
+/// half (docs/src/reference/models.md#auc). Computed from mid-ranks,
+/// `(R₊ − n₊(n₊ + 1)/2) / (n₊ n₋)` with `R₊` the positives' rank sum (the Mann–Whitney U
+/// over `n₊ n₋`), in O(n log n). `None` when one class is absent (the area is undefined).
 ///
 /// ```
 /// use freshgp::stats::auc;
@@ -313,9 +315,9 @@ pub fn auc(scores: &[f64], labels: &[bool]) -> Result<Option<f64>, AucError> {
     Ok(Some(doubled_u as f64 / (2 * p * n) as f64))
 }
 
-/// AUC as SPEC §12 reports it: over `subsets` equal consecutive subsets of the examples
-/// (in the order given; subset `i` holds examples `i·n/subsets .. (i+1)·n/subsets`),
-/// those with both classes only.
+/// AUC as docs/src/reference/models.md#auc reports it: over `subsets` equal consecutive
+/// subsets of the examples (in the order given; subset `i` holds examples
+/// `i·n/subsets .. (i+1)·n/subsets`), those with both classes only.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SubsetAuc {
     /// Mean of the subsets' AUCs (NaN when no subset has both classes).
@@ -326,8 +328,8 @@ pub struct SubsetAuc {
     pub subsets: usize,
 }
 
-/// [`SubsetAuc`] of `scores` for `labels` over `subsets` subsets (the seed's Tables 2 and
-/// 3 use 20).
+/// [`SubsetAuc`] of `scores` for `labels` over `subsets` subsets (the predictive-crawling
+/// paper's Tables 2 and 3 use 20).
 ///
 /// # Errors
 /// As [`auc`].

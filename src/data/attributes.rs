@@ -1,4 +1,5 @@
-//! Categorical page metadata (SPEC §12): every `key=value` attribute other than `weight`.
+//! Categorical page metadata: every `key=value` attribute other than `weight`
+//! (docs/src/reference/data.md#attributes).
 //!
 //! An [`Attributes`] holds one [`Attribute`] per key, in the order the keys first appear in
 //! the input. Each attribute interns its values (a dictionary of distinct strings, in order
@@ -16,8 +17,8 @@
 //! ```
 //!
 //! Keys are names (letters, digits, `_`, `-`, `.`; not starting with a digit); `weight` is
-//! the importance of SPEC §8 and `host` is reserved for the host column, which group
-//! features treat as one more attribute.
+//! the page's importance (docs/src/reference/data.md#page-weights) and `host` is reserved
+//! for the host column, which group features treat as one more attribute.
 //!
 //! **Invariant:** every attribute holds exactly one code per page, each either
 //! [`Attribute::NONE`] or an index into its values; values are non-empty and distinct.

@@ -221,7 +221,8 @@ impl Dataset {
         &self.unknown[p * self.words..(p + 1) * self.words]
     }
 
-    /// Appends page `p`'s cycles as BITS characters (`0 1 ?`, SPEC §1) to `out`.
+    /// Appends page `p`'s cycles as BITS characters (`0 1 ?`,
+    /// docs/src/reference/data.md#the-text-format) to `out`.
     pub(crate) fn push_bits(&self, p: usize, out: &mut Vec<u8>) {
         let (bits, unknown) = (self.row(p), self.unknown_row(p));
         for k in 0..self.cycles {
@@ -381,7 +382,8 @@ impl Dataset {
         self.weights = Some(weights);
     }
 
-    /// The pages' categorical attributes (SPEC §12; empty when none has any).
+    /// The pages' categorical attributes (docs/src/reference/data.md#attributes; empty when
+    /// none has any).
     pub fn attributes(&self) -> &Attributes {
         &self.attributes
     }
@@ -399,8 +401,9 @@ impl Dataset {
         self.grouping = None;
     }
 
-    /// Groups the pages by the attribute `key` for the terminal `GR` (SPEC §12's group
-    /// rate; `None` or `"host"`: by host, the default, where `GR` is `HR`).
+    /// Groups the pages by the attribute `key` for the terminal `GR`, the group's change
+    /// rate (docs/src/reference/terminals.md#neighbours-hr-and-gr; `None` or `"host"`: by
+    /// host, the default, where `GR` is `HR`).
     ///
     /// # Errors
     /// [`DataError::Invalid`] when no page has the attribute, naming those there are.
@@ -451,8 +454,8 @@ impl Dataset {
         }
     }
 
-    /// Page `p`'s host, unless it has none or an empty name (SPEC §1: fields may be
-    /// empty; an empty host is no host).
+    /// Page `p`'s host, unless it has none or an empty name (fields may be empty; an empty
+    /// host is no host: docs/src/reference/data.md#hosts).
     pub(crate) fn named_host(&self, p: usize) -> Option<u32> {
         self.host(p)
             .filter(|&h| !self.host_names[h as usize].is_empty())
@@ -514,7 +517,8 @@ impl Dataset {
     }
 
     /// The cycles `range` (1-based, inclusive) of every page as a new dataset whose cycles
-    /// are renumbered from 1 (SPEC §2: each period is simulated on its own).
+    /// are renumbered from 1 (each period is simulated on its own:
+    /// docs/src/reference/folds.md#periods).
     ///
     /// # Panics
     /// If the range is empty or reaches past [`Dataset::cycles`].

@@ -8,7 +8,8 @@ use std::path::Path;
 /// How [`load`] reads a history.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LoadOptions {
-    /// What to do with unknown cycles (default: the paper's policy, SPEC §1).
+    /// What to do with unknown cycles (default: the paper's policy,
+    /// docs/src/reference/data.md#unknown-cycles).
     pub unknown: UnknownPolicy,
 }
 
@@ -16,7 +17,7 @@ pub struct LoadOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
-    /// The SPEC §1 text format.
+    /// The text format (docs/src/reference/data.md#the-text-format).
     Text,
     /// The binary cache of [`cache`].
     Binary,

@@ -8,9 +8,9 @@
 //! - `status` (optional): an HTTP status code. 2xx = success; 304 = success, content
 //!   unchanged (the hash may then be empty); anything else = failed. Empty = no status
 //!   (so a line may give a weight without a status: `url<TAB>time<TAB>hash<TAB><TAB>2.5`).
-//! - `weight` (optional): the page's importance (SPEC §8), a finite number >= 0 (see
-//!   [`super::weights::parse_weight`]); empty = the line gives none. A bad weight makes the
-//!   line malformed, like any other bad field.
+//! - `weight` (optional): the page's importance (docs/src/reference/data.md#page-weights),
+//!   a finite number >= 0 (see [`super::weights::parse_weight`]); empty = the line gives
+//!   none. A bad weight makes the line malformed, like any other bad field.
 //! - Blank lines and lines starting with `#` are ignored; lines may come in any order.
 //!
 //! Output: one page per distinct URL (in order of first appearance), its id the URL and its

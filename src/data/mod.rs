@@ -1,8 +1,9 @@
-//! Change-history datasets (SPEC §1): which pages changed in which cycles.
+//! Change-history datasets (docs/src/reference/data.md): which pages changed in which
+//! cycles.
 //!
 //! A [`Dataset`] holds P pages × D cycles packed as bits (one `u64` word per 64 cycles
 //! per page), a mask of unknown cycles (`?`, failed downloads), and optional page ids,
-//! hosts and weights. Cycles are numbered from 1, as in the SPEC.
+//! hosts and weights. Cycles are numbered from 1.
 //!
 //! ```
 //! use freshgp::data::Dataset;
@@ -15,15 +16,17 @@
 //!
 //! The submodules build on it:
 //!
-//! - [`text`]: the SPEC §1 text format, read (streaming, strict) and written;
+//! - [`text`]: the text format (docs/src/reference/data.md#the-text-format), read
+//!   (streaming, strict) and written;
 //! - [`cache`]: a compact, versioned, checksummed binary copy that loads faster;
 //! - [`unknown`]: policies for unknown cycles (the paper's by default);
 //! - [`log`]: turning crawl logs (`url, fetch_time, content_hash`) into a history;
 //! - [`synth`]: a realistic synthetic generator driven by RON presets;
-//! - [`split`]: the temporal cross-validation of SPEC §2;
+//! - [`split`]: the temporal cross-validation (docs/src/reference/folds.md);
 //! - [`stats`]: summary figures of a history, the weight distribution included;
 //! - [`weights`]: page importance weights from a `page<TAB>weight` file, set by page id;
-//! - [`attributes`]: categorical page metadata (`category=`, `country=`, ...; SPEC §12).
+//! - [`attributes`]: categorical page metadata (`category=`, `country=`, ...;
+//!   docs/src/reference/data.md#attributes).
 //!
 //! One entry point reads any stored history: [`load`] detects the binary cache by its
 //! magic bytes, else reads text, then resolves unknown cycles by [`LoadOptions::unknown`]

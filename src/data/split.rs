@@ -1,4 +1,4 @@
-//! Temporal cross-validation (SPEC §2): 5 page folds × 3 cycle periods.
+//! Temporal cross-validation (docs/src/reference/folds.md): 5 page folds × 3 cycle periods.
 //!
 //! Pages are cut, in file order, into 5 contiguous folds whose sizes differ by at most 1
 //! (the first `P mod 5` get one extra page); cycles into 3 consecutive periods by the same
@@ -43,13 +43,14 @@ pub enum SplitError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Horizon {
-    /// Period 3 (SPEC §2): the temporal split.
+    /// Period 3 (docs/src/reference/folds.md#rotations): the temporal split.
     #[default]
     Temporal,
     /// Every cycle of the history (the warm-up, then all the rest scored): for policies
-    /// that learn as they crawl, such as the SPEC §10 bandit, which need more than one
-    /// period's cycles. The page folds are unchanged, so the test pages are still never
-    /// trained on; the test cycles overlap the training and validation periods.
+    /// that learn as they crawl, such as the EXP3 bandit (docs/src/reference/bandit.md),
+    /// which need more than one period's cycles. The page folds are unchanged, so the test
+    /// pages are still never trained on; the test cycles overlap the training and
+    /// validation periods.
     Whole,
 }
 
@@ -117,8 +118,9 @@ impl Split {
         Split::with_order(&order, cycles, rotation)
     }
 
-    /// As [`Split::new`], but pages are first shuffled by `seed` (SPEC §2's optional
-    /// shuffle). The same seed gives the same split on every platform.
+    /// As [`Split::new`], but pages are first shuffled by `seed` (the optional shuffle of
+    /// docs/src/reference/folds.md#page-folds). The same seed gives the same split on every
+    /// platform.
     pub fn shuffled(
         pages: usize,
         cycles: usize,

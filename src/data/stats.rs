@@ -7,7 +7,7 @@
 //! all 1, is *unweighted*: [`Stats::weights`] is `None` and the text says so.
 //!
 //! The weekday of cycle d is `(d - 1) mod 7` ("day 0" = the weekday of cycle 1), since the
-//! SPEC format carries no start date.
+//! text format carries no start date.
 //!
 //! ```
 //! use freshgp::data::{stats::Stats, Dataset};
@@ -65,7 +65,8 @@ pub struct Stats {
     pub weighted: bool,
     /// The weight distribution (`None` when unweighted: every page weighs 1).
     pub weights: Option<WeightStats>,
-    /// The categorical attributes (SPEC §12), in the order of the file.
+    /// The categorical attributes (docs/src/reference/data.md#attributes), in the order of
+    /// the file.
     pub attributes: Vec<AttributeStats>,
 }
 
@@ -413,8 +414,8 @@ impl fmt::Display for Stats {
 }
 
 /// Hosts, mean pages per host and the largest host (`None` without a host column), and
-/// the pages without a host. An empty host name is no host (SPEC §8): such pages are
-/// counted apart.
+/// the pages without a host. An empty host name is no host
+/// (docs/src/reference/data.md#hosts): such pages are counted apart.
 fn host_figures(d: &Dataset) -> (Option<usize>, Option<f64>, Option<usize>, usize) {
     let pages = d.pages();
     let Some(h) = (0..pages).map(|p| d.host(p)).collect::<Option<Vec<u32>>>() else {

@@ -1,4 +1,5 @@
-//! The SPEC §1 text format: one page per line, `BITS [TAB page_id [TAB host [TAB key=value ...]]]`.
+//! The text format (docs/src/reference/data.md#the-text-format): one page per line,
+//! `BITS [TAB page_id [TAB host [TAB key=value ...]]]`.
 //!
 //! Reading streams line by line (one reused buffer), so memory is the packed dataset plus
 //! the ids, never the whole file. It is strict: every malformed line is an error naming
@@ -10,9 +11,9 @@
 //! - `page_id` and `host` may be empty. The dataset has ids (hosts) when at least one line
 //!   has a non-empty id (host); pages without one get the empty string.
 //! - Attributes: `weight=<f64>` (finite, >= 0; default 1); any other `key=value` is a
-//!   categorical attribute (SPEC §12, see [`super::attributes`]). A bad key (`host` is
-//!   reserved), an empty value, a missing `=`, a repeated key or an empty attribute field is
-//!   an error.
+//!   categorical attribute (docs/src/reference/data.md#attributes, [`super::attributes`]).
+//!   A bad key (`host` is reserved), an empty value, a missing `=`, a repeated key or an
+//!   empty attribute field is an error.
 //!
 //! ```
 //! use freshgp::data::text;

@@ -1,10 +1,11 @@
 //! Unknown cycles (`?`, failed downloads): policies that drop pages or impute cycles.
 //!
-//! The default is the paper's (SPEC §1): a page with more than 2 unknown cycles is dropped;
-//! each remaining `?` at cycle d becomes `1` if the page's current no-change run is at least
-//! the most frequent length of its completed no-change runs before d, else `0`.
+//! The default is the paper's (docs/src/reference/data.md#unknown-cycles): a page with more
+//! than 2 unknown cycles is dropped; each remaining `?` at cycle d becomes `1` if the page's
+//! current no-change run is at least the most frequent length of its completed no-change
+//! runs before d, else `0`.
 //!
-//! Details the SPEC leaves open, fixed here:
+//! Details the paper leaves open, fixed here:
 //! - cycles are imputed left to right, and an imputed value counts as history for later `?`s;
 //! - the *current no-change run* at d is `d - 1 - last`, where `last` is the page's last
 //!   cycle before d holding a `1` (0 if none: monitoring starts with a fresh copy);

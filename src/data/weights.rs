@@ -1,7 +1,7 @@
-//! Page importance weights (SPEC §8) from a file of `page<TAB>weight` lines, set on a loaded
-//! history by page id: how a crawler operator attaches click counts, PageRank or revenue
-//! to a history built from crawl logs (`freshgp dataset from-log --weights`, `convert
-//! --weights`).
+//! Page importance weights (docs/src/reference/data.md#page-weights) from a file of
+//! `page<TAB>weight` lines, set on a loaded history by page id: how a crawler operator
+//! attaches click counts, PageRank or revenue to a history built from crawl logs
+//! (`freshgp dataset from-log --weights`, `convert --weights`).
 //!
 //! The file:
 //! - one page per line, `page_id<TAB>weight`, exactly two fields; a trailing `\r` is part

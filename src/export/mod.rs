@@ -4,18 +4,18 @@
 //! # Arguments and their order
 //!
 //! The generated function returns a double and takes one argument per terminal the formula
-//! reads (only those; a formula without terminals gives a function without arguments),
-//! each named as the terminal (case as in the SPEC), in freshgp's column order, the order
-//! of [`Terminal::ALL`](crate::formula::Terminal::ALL):
+//! reads (only those; a formula without terminals gives a function without arguments), each
+//! named as the terminal (case as in docs/src/reference/terminals.md), in freshgp's column
+//! order, the order of [`Terminal::ALL`](crate::formula::Terminal::ALL):
 //!
 //! `t n X CG NAD SAD AAD GAD w tc n7 X7 HR MLE n30 X30 GR P`
 //!
 //! restricted to the terminals the formula reads. [`arguments`] returns that list. The
 //! order depends only on which terminals the formula reads, never on where they appear in
 //! it: `MLE * w + tc` gives `(w, tc, MLE)`, and so does `tc + w * MLE`. The extended
-//! terminals of SPEC §8 (`w tc n7 X7 HR MLE`) come after `GAD`, so a formula over the
-//! terminals of GP4C_All exports exactly as it did before they existed. SPEC §12's
-//! frequency terminals (`n30 X30 GR`; `GR` the rate of the page's group, which the caller
+//! terminals (`w tc n7 X7 HR MLE`) come after `GAD`, so a formula over the terminals of
+//! GP4C_All exports exactly as it did before they existed. The frequency terminals of
+//! learned models (`n30 X30 GR`; `GR` the rate of the page's group, which the caller
 //! computes over the attribute it groups by) follow, and `P` (a learned model's predicted
 //! change probability) comes last; the caller computes it with the model and passes it
 //! like any terminal. Every export's

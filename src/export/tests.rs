@@ -8,8 +8,8 @@ use super::*;
 use crate::formula::ops::{BinaryKind, Kind, UnaryKind};
 use crate::formula::{Closure, Formula, Terminal};
 
-/// What the per-target tests export: a formula over terminals of GP4C_All and of SPEC §8,
-/// written out of column order.
+/// What the per-target tests export: a formula over terminals of GP4C_All and extended
+/// ones (`w tc n7 X7 HR MLE`), written out of column order.
 #[cfg(test)]
 pub(crate) mod fixtures {
     use super::{export, Closure, Formula, Language};

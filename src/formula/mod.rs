@@ -6,11 +6,11 @@
 //! (evaluation, printing, simplification, compilation, export) is one [`Formula::fold`], a
 //! forward pass with a stack of results.
 //!
-//! The leaves are [`Terminal`]s (the page statistics of SPEC §4) and numeric constants;
-//! the inner nodes are the [`BinaryOp`]s `+ - * / ^` and the [`UnaryOp`]s `log exp` and
-//! unary minus, so an operator's arity is its type. Which terminals,
-//! constants and operators a search may use, and which closure (protected-operator rules)
-//! gives every operation a value, is a [`Grammar`].
+//! The leaves are [`Terminal`]s (the page statistics of docs/src/reference/terminals.md)
+//! and numeric constants; the inner nodes are the [`BinaryOp`]s `+ - * / ^` and the
+//! [`UnaryOp`]s `log exp` and unary minus, so an operator's arity is its type. Which
+//! terminals, constants and operators a search may use, and which closure
+//! (protected-operator rules) gives every operation a value, is a [`Grammar`].
 //!
 //! ```
 //! use freshgp::formula::{Formula, Grammar};
@@ -42,8 +42,9 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
 
-/// A page statistic a formula can read (SPEC §4). The order is fixed: it is the index of
-/// the terminal's column wherever terminal values are stored side by side.
+/// A page statistic a formula can read (docs/src/reference/terminals.md). The order is
+/// fixed: it is the index of the terminal's column wherever terminal values are stored side
+/// by side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Terminal {
     /// Cycles since the last visit.
@@ -64,7 +65,7 @@ pub enum Terminal {
     AAD,
     /// Tan & Mitra: geometrically weighted adaptive rate.
     GAD,
-    /// The page's importance weight (SPEC §8).
+    /// The page's importance weight (docs/src/reference/terminals.md#importance-w).
     #[serde(rename = "w")]
     W,
     /// Cycles since the last detected change (the cycle number when none was detected).
@@ -80,19 +81,20 @@ pub enum Terminal {
     /// The maximum-likelihood Poisson change rate per cycle from the visit intervals
     /// (Cho & Garcia-Molina, irregular access).
     MLE,
-    /// Visits in the last 30 cycles (SPEC §12's month window).
+    /// Visits in the last 30 cycles (the month window of learned models' frequency
+    /// features, docs/src/reference/models.md#frequency-features).
     #[serde(rename = "n30")]
     N30,
     /// Detected changes in the last 30 cycles.
     X30,
-    /// The change rate of the page's group (SPEC §12's group rate as a terminal): its
-    /// group's detected changes over their visits, the group being the page's value of the
-    /// attribute the data is grouped by (`--group KEY`; the host when none is chosen, where
-    /// `GR` equals `HR`).
+    /// The change rate of the page's group (the group rate of learned models as a terminal,
+    /// docs/src/reference/terminals.md#neighbours-hr-and-gr): its group's detected changes
+    /// over their visits, the group being the page's value of the attribute the data is
+    /// grouped by (`--group KEY`; the host when none is chosen, where `GR` equals `HR`).
     GR,
-    /// The change probability a learned model predicts for the page (SPEC §12): given by
-    /// the model a policy is built with (`P * t [model m.json]`), from the page's own
-    /// observations.
+    /// The change probability a learned model predicts for the page
+    /// (docs/src/reference/terminals.md#p): given by the model a policy is built with
+    /// (`P * t [model m.json]`), from the page's own observations.
     P,
 }
 
@@ -121,7 +123,7 @@ impl Terminal {
         Terminal::P,
     ];
 
-    /// The name used in formula text (case as written in the SPEC).
+    /// The name used in formula text (case-sensitive, as in docs/src/reference/terminals.md).
     pub fn name(self) -> &'static str {
         match self {
             Terminal::T => "t",

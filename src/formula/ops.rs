@@ -1,4 +1,5 @@
-//! Closure: the rules that give every operation a value for every input (SPEC §5).
+//! Closure: the rules that give every operation a value for every input
+//! (docs/src/reference/formulas.md#closure).
 //!
 //! GP composes operators blindly, so `log` of a negative number or a division by zero
 //! must still produce a number. Two operator sets exist:

@@ -18,7 +18,8 @@ use std::fmt;
 /// The deepest nesting of parentheses, function calls, unary minus and `^` a formula may
 /// have. Each level costs the recursive-descent parser about 10 KiB of stack in debug
 /// builds (2 KiB optimised), so 128 levels fit a default 2 MiB thread stack with room to
-/// spare; formulas of depth 10 (SPEC §6) nest at most about 20 levels.
+/// spare; formulas of the default maximum depth 10 (docs/src/reference/gp.md#defaults) nest
+/// at most about 20 levels.
 pub const MAX_NESTING: usize = 128;
 
 /// Why formula text could not be read.

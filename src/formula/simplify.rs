@@ -1,12 +1,12 @@
 //! Simplification and canonical form.
 //!
-//! [`Formula::simplify`] folds constant subtrees and applies only identities that give
-//! the same value, bit for bit, for every input under the closure (SPEC §5). So `x / x`
-//! stays (it is 0, not 1, when `x` is 0), `x * 0` stays (it is `-0` for negative `x`),
-//! `log(exp(x))` stays (it is `inf` when `exp` overflows); but `x * 1`, `x ^ 0`,
-//! `x - x` (0 even for ±inf, whose NaN the closure makes 0) and `--x` go.
-//! A constant subtree is folded only when its value is finite, so every printed formula
-//! parses back.
+//! [`Formula::simplify`] folds constant subtrees and applies only identities that give the
+//! same value, bit for bit, for every input under the closure
+//! (docs/src/reference/formulas.md#closure). So `x / x` stays (it is 0, not 1, when `x` is
+//! 0), `x * 0` stays (it is `-0` for negative `x`), `log(exp(x))` stays (it is `inf` when
+//! `exp` overflows); but `x * 1`, `x ^ 0`, `x - x` (0 even for ±inf, whose NaN the closure
+//! makes 0) and `--x` go. A constant subtree is folded only when its value is finite, so
+//! every printed formula parses back.
 //!
 //! [`Formula::canonical`] also orders the operands of `+` and `*` (exact in IEEE
 //! arithmetic), so formulas that differ only by simplification or by commuted operands

@@ -1,4 +1,5 @@
-//! GP settings, checked once into a [`GpConfig`] (SPEC §6 defaults).
+//! GP settings, checked once into a [`GpConfig`] (defaults:
+//! docs/src/reference/gp.md#defaults).
 
 use super::ConstantSearch;
 use crate::formula::Formula;
@@ -32,8 +33,9 @@ pub enum ConfigError {
     },
 }
 
-/// GP settings as written in experiment files and flags (every field has the SPEC §6
-/// default); [`RawGpConfig::check`] turns them into a [`GpConfig`].
+/// GP settings as written in experiment files and flags (every field has the default of
+/// docs/src/reference/gp.md#defaults); [`RawGpConfig::check`] turns them into a
+/// [`GpConfig`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RawGpConfig {
@@ -132,7 +134,7 @@ impl std::ops::Deref for GpConfig {
 
 impl Default for GpConfig {
     fn default() -> Self {
-        // Invariant: the SPEC §6 defaults pass the check (unit test `defaults_are_the_spec`).
+        // Invariant: the book's defaults pass the check (unit test `defaults_are_the_spec`).
         RawGpConfig::default()
             .check()
             .expect("invariant: the defaults are valid")

@@ -1,9 +1,9 @@
 //! The genetic programming engine: evolves formulas for any [`Fitness`].
 //!
-//! One run ([`evolve`]) creates a ramped half-and-half population, then for each
-//! generation keeps the best individual (elitism) and fills the other slots by
-//! tournament selection, subtree crossover, reproduction, swap and replacement mutation
-//! ([`GpConfig`] holds the probabilities; SPEC §6 gives the defaults). Operators are
+//! One run ([`evolve`]) creates a ramped half-and-half population, then for each generation
+//! keeps the best individual (elitism) and fills the other slots by tournament selection,
+//! subtree crossover, reproduction, swap and replacement mutation ([`GpConfig`] holds the
+//! probabilities; docs/src/reference/gp.md#defaults gives the defaults). Operators are
 //! slice splices on the postfix arena (`operators.rs`).
 //!
 //! Fitness is cached on each individual's canonical form ([`Formula::canonical`]): an

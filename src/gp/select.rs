@@ -1,9 +1,9 @@
-//! Choosing the final function among the kept individuals (SPEC §6, de Almeida et al.
-//! 2007): *Best* takes the highest training fitness; *Sum_σ* maximises
-//! `f_train + f_val - σ` and *Avg_σ* maximises `(f_train + f_val) / 2 - σ`, where σ is the
-//! standard deviation (population form, dividing by the count) of the per-case values of
-//! both sets together. Sum_σ and Avg_σ prefer functions that do well on data they were
-//! not evolved on, and steadily so.
+//! Choosing the final function among the kept individuals
+//! (docs/src/reference/gp.md#choosing-the-final-formula, de Almeida et al. 2007): *Best*
+//! takes the highest training fitness; *Sum_σ* maximises `f_train + f_val - σ` and *Avg_σ*
+//! maximises `(f_train + f_val) / 2 - σ`, where σ is the standard deviation (population
+//! form, dividing by the count) of the per-case values of both sets together. Sum_σ and
+//! Avg_σ prefer functions that do well on data they were not evolved on, and steadily so.
 
 use super::Evaluation;
 use crate::formula::Formula;

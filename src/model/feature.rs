@@ -1,8 +1,8 @@
-//! The features a model reads (the seed's Table 1, `docs/src/reference/models.md`):
-//! [`Feature`], by name (`freqW`, `since_change`, `group:KEY`, `cat:KEY`), and
-//! [`FeatureSet`], the ordered list a model file carries and scores its inputs in. How each
-//! is computed from observations is `predict::features`; from a crawl's own statistics,
-//! `policy::predictor`.
+//! The features a model reads (Table 1 of the predictive-crawling paper,
+//! `docs/src/reference/models.md`): [`Feature`], by name (`freqW`, `since_change`,
+//! `group:KEY`, `cat:KEY`), and [`FeatureSet`], the ordered list a model file carries and
+//! scores its inputs in. How each is computed from observations is `predict::features`;
+//! from a crawl's own statistics, `policy::predictor`.
 
 use super::ModelError;
 use crate::data::Dataset;
@@ -12,7 +12,7 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Feature {
     /// The page's detected-change frequency over the last `w` cycles (1, 7 and 30 in the
-    /// seed; any `w >= 1` is allowed).
+    /// paper; any `w >= 1` is allowed).
     Frequency(u32),
     /// Cycles since the last detected change (the cycle number when none).
     SinceChange,
@@ -96,7 +96,7 @@ impl FeatureSet {
         FeatureSet(features)
     }
 
-    /// Every frequency feature of the seed for `data`: windows 1, 7 and 30, cycles since
+    /// Every frequency feature of the paper for `data`: windows 1, 7 and 30, cycles since
     /// the last change, and the group frequency of each attribute and of the host (when
     /// the dataset has hosts).
     pub fn frequency(data: &Dataset) -> FeatureSet {

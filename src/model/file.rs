@@ -1,10 +1,10 @@
 //! A learned change model (`docs/src/reference/models.md`) and its file: [`Model`] — a
-//! single frequency feature (the seed's baselines), a logistic regression over several (the
-//! seed's "frequency (combined)") or the seed's network ([`Network`]) — scores examples
-//! whose values follow its [`FeatureSet`], and is saved as a versioned JSON file that
-//! carries its feature list. Training is `predict`'s (`predict::logistic`,
-//! `predict::network`); this is what reading a model file and scoring with it need, below
-//! the policies that score pages with it.
+//! single frequency feature (the predictive-crawling paper's baselines), a logistic
+//! regression over several (the paper's "frequency (combined)") or the paper's network
+//! ([`Network`]) — scores examples whose values follow its [`FeatureSet`], and is saved as
+//! a versioned JSON file that carries its feature list. Training is `predict`'s
+//! (`predict::logistic`, `predict::network`); this is what reading a model file and scoring
+//! with it need, below the policies that score pages with it.
 //!
 //! Model files are version 2 since the network came; version 1 files (single features and
 //! logistic regressions) read as before.
@@ -56,7 +56,7 @@ pub enum Model {
         /// The L2 penalty selected on validation.
         alpha: f64,
     },
-    /// The seed's network ([`Network`]): the score is its predicted
+    /// The predictive-crawling paper's network ([`Network`]): the score is its predicted
     /// probability.
     Network(Network),
 }

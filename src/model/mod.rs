@@ -5,8 +5,8 @@
 //! - [`Feature`] and [`FeatureSet`] (`feature.rs`): the features a model reads, by name;
 //! - [`Model`] (`file.rs`): a single signed feature, a logistic regression or the network,
 //!   its score of one example or of many, and its versioned JSON file;
-//! - [`Network`] (`network.rs`): the seed's network, shapes checked, scored by its forward
-//!   pass without candle;
+//! - [`Network`] (`network.rs`): the predictive-crawling paper's network, shapes checked,
+//!   scored by its forward pass without candle;
 //! - [`ModelError`] (`error.rs`): why a feature name or a model file cannot be used.
 //!
 //! **Invariant:** this module computes no feature value: a model scores the values its

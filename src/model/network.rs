@@ -1,6 +1,6 @@
-//! The seed's network (issue 21) as a model file holds and scores it: a
-//! feed-forward classifier over the frequency features and embeddings of the categorical
-//! ones. Training it is `predict::network`'s.
+//! The predictive-crawling paper's network (docs/src/reference/models.md#the-network) as a
+//! model file holds and scores it: a feed-forward classifier over the frequency features
+//! and embeddings of the categorical ones. Training it is `predict::network`'s.
 //!
 //! # Architecture
 //!
@@ -31,7 +31,7 @@ use ndarray::linalg::general_mat_mul;
 use ndarray::{Array2, ArrayView2, Axis, Slice};
 use serde::{Deserialize, Serialize};
 
-/// The hidden layers' widths (the seed's).
+/// The hidden layers' widths (the paper's).
 pub const HIDDEN: [usize; 3] = [256, 128, 64];
 
 /// The widest embedding.

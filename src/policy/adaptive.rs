@@ -4,9 +4,10 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// The adaptive revisit interval of open-source crawlers (SPEC §9): each page keeps an
-/// interval `I` (cycles), initially `init`; after every visit `I ← max(min, I·(1 - dec))`
-/// when it found a change and `I ← min(max, I·(1 + inc))` when not; the score is `t / I`.
+/// The adaptive revisit interval of open-source crawlers
+/// (docs/src/reference/policies.md#adaptive-intervals): each page keeps an interval `I`
+/// (cycles), initially `init`; after every visit `I ← max(min, I·(1 - dec))` when it found
+/// a change and `I ← min(max, I·(1 + inc))` when not; the score is `t / I`.
 ///
 /// **Invariant:** `0 < min <= init <= max` (all finite), `inc >= 0`, `0 <= dec < 1`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

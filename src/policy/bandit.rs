@@ -1,6 +1,7 @@
-//! An adversarial bandit over policies (SPEC §10; EXP3, the seed on adversarial bandits,
-//! Algorithm 1): each scored cycle one of K *arms* (any policies) chooses the crawl, and
-//! the arm that chose is rewarded with the cycle's value of a metric.
+//! An adversarial bandit over policies (docs/src/reference/bandit.md; EXP3, the
+//! adversarial-bandit paper's Algorithm 1): each scored cycle one of K *arms* (any
+//! policies) chooses the crawl, and the arm that chose is rewarded with the cycle's value
+//! of a metric.
 //!
 //! [`Exp3`] is the checked description (arms, γ, reward metric), over arms of any kind
 //! that say what a bandit needs of them ([`Arm`]; a policy's bandit is
@@ -46,12 +47,13 @@ use crate::metric::Metric;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// The default exploration rate γ (SPEC §10).
+/// The default exploration rate γ (docs/src/reference/bandit.md#arms).
 pub const DEFAULT_GAMMA: f64 = 0.1;
 
-/// The bandit presets of the seed on adversarial bandits, by name. The seed's KAB5 has an
-/// impression-proportional arm; freshgp has no impression rates, so the crawl value
-/// (`value`, which weighs importance by the estimated change rate) takes that slot.
+/// The bandit presets of the adversarial-bandit paper, by name
+/// (docs/src/reference/bandit.md#presets). The paper's KAB5 has an impression-proportional
+/// arm; freshgp has no impression rates, so the crawl value (`value`, which weighs
+/// importance by the estimated change rate) takes that slot.
 pub const PRESETS: [(&str, &[&str]); 3] = [
     ("kab2", &["weight", "change"]),
     ("kab3", &["weight", "change", "uniform"]),
@@ -89,7 +91,8 @@ pub trait Arm: PartialEq + fmt::Display {
     fn remembers(&self) -> bool;
 }
 
-/// A checked EXP3 bandit over arms `A` (SPEC §10; policies: `Exp3<Policy>`).
+/// A checked EXP3 bandit over arms `A` (docs/src/reference/bandit.md; policies:
+/// `Exp3<Policy>`).
 ///
 /// **Invariant:** at least one arm; no arm is a bandit; no two arms are equal; at most one
 /// arm keeps per-page memory; `0 < gamma <= 1`.

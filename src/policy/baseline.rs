@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// A published baseline scoring function (SPEC §4).
+/// A published baseline scoring function (docs/src/reference/policies.md#baselines).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Baseline {
     /// Uniformly random order (seeded).

@@ -37,7 +37,7 @@ impl Features {
         Terminal::ALL.into_iter().filter(move |&t| self.contains(t))
     }
 
-    /// The SPEC §8 statistics a page must keep for these terminals to be read.
+    /// The tracked statistics ([`Track`]) a page must keep for these terminals to be read.
     pub fn track(self) -> Track {
         self.iter()
             .fold(Track::NONE, |track, t| track.with(Track::of(t)))

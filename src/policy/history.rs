@@ -1,5 +1,5 @@
-//! Visit histories for the `MLE` terminal (SPEC §8): Cho & Garcia-Molina's maximum-likelihood
-//! change rate under irregular access.
+//! Visit histories for the `MLE` terminal (docs/src/reference/terminals.md#mle): Cho &
+//! Garcia-Molina's maximum-likelihood change rate under irregular access.
 //!
 //! A page visited at cycles `v_1 < ... < v_n` (with `v_0 = 0`) has intervals
 //! `τ_i = v_i - v_{i-1}`; `z_i = 1` when visit `i` detected a change. Two pseudo-intervals of
@@ -17,8 +17,8 @@
 //! history, and is computed once however many pages reach it. [`Histories::mle`] solves the
 //! equation (cached per multiset and unchanged-time sum).
 //!
-//! The root is found by bracketed Newton iteration on `r` to a relative precision of 1e-12
-//! (SPEC asks 1e-9). With every `τ_i = 1` the root is `ln((n + 2) / (n - X + 1))`.
+//! The root is found by bracketed Newton iteration on `r` to a relative precision of 1e-12.
+//! With every `τ_i = 1` the root is `ln((n + 2) / (n - X + 1))`.
 //!
 //! ```
 //! use freshgp::policy::Histories;

@@ -9,8 +9,8 @@ use crate::eval::Program;
 use crate::formula::{Closure, Formula, ParseError, Terminal};
 
 /// A crawl policy, checked and ready to run: it scores every page at cycle `d` from what
-/// the crawl knows at the end of cycle `d - 1` (SPEC §3, §9), and the simulation visits the
-/// best-scored `k`. Every policy
+/// the crawl knows at the end of cycle `d - 1` (docs/src/reference/policies.md), and the
+/// simulation visits the best-scored `k`. Every policy
 ///
 /// - declares the page features it reads ([`Policy::features`]): the simulators and the
 ///   scheduler compute only those terminal columns;
@@ -30,19 +30,22 @@ use crate::formula::{Closure, Formula, ParseError, Terminal};
 pub enum Policy {
     /// An evolved formula, compiled.
     Formula(FormulaPolicy),
-    /// A built-in baseline (SPEC §4).
+    /// A built-in baseline (docs/src/reference/policies.md#baselines).
     Baseline(Baseline),
-    /// Adaptive revisit intervals (SPEC §9).
+    /// Adaptive revisit intervals (docs/src/reference/policies.md#adaptive-intervals).
     Adaptive(Adaptive),
-    /// A rate policy of the literature (SPEC §9): scores `ρ · t`.
+    /// A rate policy of the literature (docs/src/reference/policies.md#rate-policies):
+    /// scores `ρ · t`.
     Rate(RatePolicy),
-    /// The crawl value `w·(1 - (1 + δt)e^{-δt}) / δ` with `δ = MLE` (SPEC §9).
+    /// The crawl value `w·(1 - (1 + δt)e^{-δt}) / δ` with `δ = MLE`
+    /// (docs/src/reference/policies.md#the-crawl-value).
     Value,
-    /// A learned change model (SPEC §12, `model:FILE`): scores the predicted change
-    /// probability, from the page's own visits (see [`Predictor`]).
+    /// A learned change model (`model:FILE`, docs/src/reference/policies.md#learned-models):
+    /// scores the predicted change probability, from the page's own visits (see
+    /// [`Predictor`]).
     Model(Predictor),
-    /// An EXP3 bandit over policies (SPEC §10): each scored cycle one arm, drawn by the
-    /// run, scores the pages (see [`Exp3`]). A bandit is never scored
+    /// An EXP3 bandit over policies (docs/src/reference/bandit.md): each scored cycle one
+    /// arm, drawn by the run, scores the pages (see [`Exp3`]). A bandit is never scored
     /// itself: [`Policy::context`], [`Policy::score_one`] and [`Policy::score_into`] take
     /// one of its arms.
     Bandit(Exp3<Policy>),
@@ -84,7 +87,7 @@ pub enum PolicyError {
     /// Adaptive-interval parameters out of range.
     #[error(transparent)]
     Adaptive(#[from] AdaptiveError),
-    /// A bandit that cannot be (SPEC §10).
+    /// A bandit that cannot be (docs/src/reference/bandit.md#arms).
     #[error(transparent)]
     Bandit(#[from] BanditError),
     /// A learned model that cannot be used (unreadable, not a model file, a feature the

@@ -1,8 +1,9 @@
 //! The policy layer: crawl policies, the one thing the simulators, the scheduler,
 //! experiments and reports run. It knows nothing of the simulators.
 //!
-//! A [`Policy`] scores every page at cycle `d` from what the crawl knows at the end of cycle
-//! `d - 1` (SPEC §3, §9); the simulation visits the best-scored `k`. Every policy
+//! A [`Policy`] scores every page at cycle `d` from what the crawl knows at the end of
+//! cycle `d - 1` (docs/src/reference/policies.md); the simulation visits the best-scored
+//! `k`. Every policy
 //!
 //! - **declares the page features it reads** ([`Policy::features`]): the simulators and
 //!   the scheduler compute only those terminal columns;
@@ -13,11 +14,12 @@
 //!   or one page at a time ([`Policy::score_one`]), with the same result bit for bit.
 //!
 //! The kinds: an evolved [`Formula`](crate::formula::Formula) (compiled once, when the
-//! policy is built), a SPEC §4 [`Baseline`], and the policies of the literature (SPEC §9):
-//! the rate policies ([`RatePolicy`]: `uniform`, `change`, `weight`, `lambda`,
-//! `lambda-harmonic`), the crawl value (`value`) and the adaptive revisit intervals of
-//! open-source crawlers ([`Adaptive`]: `nutch`, `stormcrawler`, `adaptive(..)`); a learned
-//! model ([`Predictor`]) and an EXP3 bandit over policies ([`Exp3`]).
+//! policy is built), a GP4C [`Baseline`] (docs/src/reference/policies.md#baselines), and
+//! the policies of the literature: the rate policies ([`RatePolicy`]: `uniform`, `change`,
+//! `weight`, `lambda`, `lambda-harmonic`), the crawl value (`value`) and the adaptive
+//! revisit intervals of open-source crawlers ([`Adaptive`]: `nutch`, `stormcrawler`,
+//! `adaptive(..)`); a learned model ([`Predictor`]) and an EXP3 bandit over policies
+//! ([`Exp3`]).
 //!
 //! A rate policy's scores depend on every page through one number solved per cycle, so
 //! scores are computed in a [`ScoreContext`] that [`Policy::context`] makes from the

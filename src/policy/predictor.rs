@@ -1,10 +1,10 @@
-//! Predictor change models in the simulation (SPEC §12, issue 21): the policy `model:FILE`
-//! and the terminal `P` of formulas (`P * t [model m.json]`).
+//! Predictor change models in the simulation (docs/src/reference/policies.md#learned-models):
+//! the policy `model:FILE` and the terminal `P` of formulas (`P * t [model m.json]`).
 //!
 //! A [`Predictor`] is a model file (`freshgp model train`) bound to the statistics a
 //! crawler keeps: its prediction for a page at cycle `d` is the model's score of the
-//! page's features computed from the crawler's *own* visits, as SPEC §12's partial
-//! observability defines them:
+//! page's features computed from the crawler's *own* visits, as partial observability
+//! (docs/src/reference/models.md#observability) defines them:
 //!
 //! | feature | from the page's statistics |
 //! |---|---|

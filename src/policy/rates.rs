@@ -1,5 +1,5 @@
-//! The literature's crawl-rate policies and the crawl value (SPEC §9): the mathematics,
-//! apart from the simulation.
+//! The literature's crawl-rate policies and the crawl value (docs/src/reference/policies.md):
+//! the mathematics, apart from the simulation.
 //!
 //! A *rate policy* gives every page a crawl rate `ρ_p >= 0` (crawls per cycle) with
 //! `Σ ρ_p = k`, from its importance `μ_p` (the weight `w`) and its change rate `Δ_p` (the
@@ -10,7 +10,7 @@
 //!
 //! - `uniform`: `ρ = k / P`.
 //! - `change`: `ρ = k·Δ / ΣΔ`; `weight`: `ρ = k·μ / Σμ`.
-//! - `lambda` (LambdaCrawl; Azar et al. 2018, as in the seed on adversarial bandits): with
+//! - `lambda` (LambdaCrawl; Azar et al. 2018, as in the adversarial-bandit paper): with
 //!   `π = 1 - e^{-Δ}`, `ρ = clamp((√(μπ/λ) - π) / (1 - π), 0, 1)`. It maximizes the
 //!   expected weighted freshness `Σ μ·ρ / (π + ρ(1 - π))` of Bernoulli crawls of Bernoulli
 //!   changes, so at the solution each page's marginal gain `μπ / (π + ρ(1 - π))²` equals
@@ -28,11 +28,12 @@
 //! to rounding (λ exact over its unclamped pages to about 1e-15, tested to 1e-12), the
 //! second when `|Σρ - k| <= 1e-13·k` (λ to about 2e-13).
 //!
-//! Degenerate cases (SPEC §9, and choices where SPEC is silent, marked *choice*): with no
-//! pages every rate is 0; `lambda` gives every page ρ = 1 when `k >= P`, and ρ = 1 to the
-//! pages with `μπ > 0` (0 to the rest) when there are at most k of them; `weight`,
-//! `change` and `lambda-harmonic` fall back to `uniform` when their sum (Σμ, ΣΔ, ΣμΔ) is 0
-//! (*choice* for the last two, as SPEC gives it for `weight`).
+//! Degenerate cases (docs/src/reference/policies.md#rate-policies; where the papers are
+//! silent, our choices are marked *choice*): with no pages every rate is 0; `lambda` gives
+//! every page ρ = 1 when `k >= P`, and ρ = 1 to the pages with `μπ > 0` (0 to the rest)
+//! when there are at most k of them; `weight`, `change` and `lambda-harmonic` fall back to
+//! `uniform` when their sum (Σμ, ΣΔ, ΣμΔ) is 0 (*choice* for the last two, following
+//! `weight`).
 //!
 //! ```
 //! use freshgp::policy::{RateInput, RatePolicy};
@@ -47,7 +48,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A rate policy of the literature (SPEC §9).
+/// A rate policy of the literature (docs/src/reference/policies.md#rate-policies).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum RatePolicy {
     /// `ρ = k / P`: ranks as Age.
@@ -122,7 +123,7 @@ const SUM_PRECISION: f64 = 1e-13;
 const MAX_PASSES: usize = 200;
 
 impl RatePolicy {
-    /// All five, in the order of SPEC §9.
+    /// All five, in the order of docs/src/reference/policies.md#rate-policies.
     pub const ALL: [RatePolicy; 5] = [
         RatePolicy::Uniform,
         RatePolicy::Change,
@@ -418,7 +419,7 @@ fn solve_harmonic(pages: &[SolvePage], k: f64, start: f64) -> f64 {
     u
 }
 
-/// The crawl value of a page (SPEC §9, the seed on Google's crawl scheduling): the expected
+/// The crawl value of a page (docs/src/reference/policies.md#the-crawl-value): the expected
 /// weighted staleness a crawl now removes, `w·(1 - (1 + δt)·e^{-δt}) / δ = w·∫_0^t s·δe^{-δs}
 /// ds` for change rate `δ` (per cycle) and `t` cycles since the last visit. 0 when `δ = 0`;
 /// for small `δt` its series, so that it never loses digits to cancellation.
@@ -540,8 +541,8 @@ mod tests {
         }
 
         /// λ is the closed form over the pages the solution leaves unclamped, to 1e-12
-        /// relative (SPEC §9's precision): with `n1` pages at ρ = 1 and the set I of the
-        /// others with 0 < ρ < 1, `1/√λ = (k - n1 + Σ_I c·π/(1-π)) / Σ_I c·√(μπ)/(1-π)`.
+        /// relative: with `n1` pages at ρ = 1 and the set I of the others with 0 < ρ < 1,
+        /// `1/√λ = (k - n1 + Σ_I c·π/(1-π)) / Σ_I c·√(μπ)/(1-π)`.
         #[test]
         fn lambda_is_exact_over_its_unclamped_pages(pages in population(), share in 0.001..0.9f64) {
             let (_, k) = budget(&pages, share);
@@ -583,7 +584,8 @@ mod tests {
             }
         }
 
-        /// The crawl value grows with t and vanishes with δ; it is the integral SPEC gives.
+        /// The crawl value grows with t and vanishes with δ; it is the integral of
+        /// docs/src/reference/policies.md#the-crawl-value.
         #[test]
         fn crawl_value_grows_with_t(w in 0.1..10.0f64, delta in 1e-6..5.0f64, t in 1.0..60.0f64) {
             let v = crawl_value(w, delta, t);
@@ -614,7 +616,7 @@ mod tests {
 
     #[test]
     fn lambda_is_the_closed_form_when_no_clamp_binds() {
-        // Rates well inside (0, 1): the closed form of the seed's Table 2.
+        // Rates well inside (0, 1): the closed form of the adversarial-bandit paper's Table 2.
         let pages: Vec<(RateInput, u32)> = [(2.0, 0.3), (1.0, 0.5), (1.5, 0.2), (0.8, 0.9)]
             .iter()
             .map(|&(mu, delta)| (RateInput::new(mu, delta), 1))

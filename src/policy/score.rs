@@ -86,7 +86,8 @@ pub struct ScoreContext<'a> {
     cycle: u32,
     hosts: &'a HostRates,
     rates: Option<Rates>,
-    /// Whether a sampled decision reads the scores (rate policies score ρ, SPEC §11).
+    /// Whether a sampled decision reads the scores (rate policies score ρ:
+    /// docs/src/reference/simulation.md#sampled-decisions).
     sampling: bool,
 }
 
@@ -102,9 +103,9 @@ impl<'a> ScoreContext<'a> {
         }
     }
 
-    /// The same context for a sampled crawl decision (SPEC §11): a rate policy then
-    /// scores its rate ρ, the sampling weight, instead of `ρ · t`; other policies score
-    /// as for top-k.
+    /// The same context for a sampled crawl decision
+    /// (docs/src/reference/simulation.md#sampled-decisions): a rate policy then scores its
+    /// rate ρ, the sampling weight, instead of `ρ · t`; other policies score as for top-k.
     pub fn sampled(mut self) -> ScoreContext<'a> {
         self.sampling = true;
         self

@@ -4,11 +4,11 @@
 use super::stats::StatsKey;
 use super::{Histories, PageStats, Policy, NO_GROUP, NO_HOST};
 
-/// What the simulation knows about one page: the SPEC §3 statistics and the policy's own
-/// memory of it.
+/// What the simulation knows about one page: its statistics
+/// (docs/src/reference/simulation.md#the-state-of-a-page) and the policy's own memory of it.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct PageState {
-    /// Visits, detected changes and when (SPEC §3, §4).
+    /// Visits, detected changes and when, and the tracked statistics its policy reads.
     pub stats: PageStats,
     /// The policy's per-page memory (the revisit interval of an
     /// [`Adaptive`](super::Adaptive) policy; 0 for policies that keep none).

@@ -1,20 +1,21 @@
-//! Per-page crawl statistics and the terminals computed from them (SPEC §4).
+//! Per-page crawl statistics and the terminals computed from them
+//! (docs/src/reference/terminals.md).
 //!
 //! [`PageStats`] is everything a scoring function may know about a page: its visits, the
-//! changes they detected and when, and (SPEC §8) its weight, host, recent visits and visit
-//! intervals. It is updated by [`PageStats::visit`] and read by [`PageStats::terminal`],
-//! the single definition of every terminal used by the simulators, the scheduler and the
-//! tests.
+//! changes they detected and when, and (for the extended terminals) its weight, host,
+//! recent visits and visit intervals. It is updated by [`PageStats::visit`] and read by
+//! [`PageStats::terminal`], the single definition of every terminal used by the simulators,
+//! the scheduler and the tests.
 //!
-//! The SPEC §8 statistics cost memory and split pages into more groups, so a page tracks
-//! only those its policy reads ([`Track`], from the policy's features): `w` and `HR` keep
-//! the page's weight and host, `n7`/`X7` a 7-cycle window of visits and changes (two
+//! These *tracked* statistics cost memory and split pages into more groups, so a page
+//! tracks only those its policy reads ([`Track`], from the policy's features): `w` and `HR`
+//! keep the page's weight and host, `n7`/`X7` a 7-cycle window of visits and changes (two
 //! bit masks), `MLE` the interned multiset of its change-detecting intervals (see
 //! [`Histories`]) and its estimate, recomputed at each visit only. `tc` needs nothing new.
 //! `HR` reads the host's totals from a [`HostRates`] table the simulation keeps (a visit
-//! updates its page and its host only); `GR` (SPEC §12's group rate) the same totals of
-//! the page's *group*, its value of the attribute the data is grouped by (the host when
-//! none is chosen: then `GR` is `HR`, bit for bit). `n30`/`X30` read the 30-cycle masks.
+//! updates its page and its host only); `GR` (the group rate) the same totals of the page's
+//! *group*, its value of the attribute the data is grouped by (the host when none is
+//! chosen: then `GR` is `HR`, bit for bit). `n30`/`X30` read the 30-cycle masks.
 //!
 //! The Tan & Mitra rates are indexed by cycle, as in the authors' code: at cycle `d` they
 //! weigh the detected changes `H` against the `d - 1` cycles so far. `GAD`'s sums of
@@ -45,12 +46,12 @@ pub const NO_GROUP: u32 = u32::MAX;
 /// The longest window of visits a page keeps ([`Track::WINDOW30`]).
 pub const MAX_WINDOW: u32 = 30;
 
-/// Which SPEC §8 statistics a page keeps (a policy's choice, from the terminals it reads).
+/// Which tracked statistics a page keeps (a policy's choice, from the terminals it reads).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Track(u8);
 
 impl Track {
-    /// Only the SPEC §4 statistics.
+    /// Only the statistics every page keeps (visits, detected changes and when).
     pub const NONE: Track = Track(0);
     /// The page's weight (`w`).
     pub const WEIGHT: Track = Track(1);
@@ -201,8 +202,9 @@ impl HostRates {
     }
 
     /// `GR` of a page: its group's Σ X / Σ n, or its own X / n without a group (as `HR`:
-    /// a page lacking the attribute is its own group — a choice of ours where SPEC §12's
-    /// model feature is 0, so that `GR` over hosts is `HR`); 0 when nothing was visited.
+    /// a page lacking the attribute is its own group — a choice of ours where a learned
+    /// model's group feature is 0 (docs/src/reference/models.md#frequency-features), so
+    /// that `GR` over hosts is `HR`); 0 when nothing was visited.
     #[inline]
     pub fn group_rate(&self, page: &PageStats) -> f64 {
         self.groups.rate(page.group, page)
@@ -248,7 +250,7 @@ pub struct PageStats {
     /// Σ_{h∈H, h > last_change - 53} 2^(h - last_change) (GAD's numerator, scaled and
     /// exact; 0 when H is empty).
     pub(crate) gad_anchor: f64,
-    /// The SPEC §8 statistics kept (the rest stay at their defaults).
+    /// The tracked statistics kept (the rest stay at their defaults).
     pub(crate) track: Track,
     /// The page's weight (`w`; 0 unless tracked).
     pub(crate) weight: f64,
@@ -448,8 +450,9 @@ impl PageStats {
     }
 
     /// The detected-change frequency over the last `w` cycles (`d - w ..= d - 1`,
-    /// `1 <= w <=` [`MAX_WINDOW`]): detected changes / visits, 0 without a visit (SPEC §12's
-    /// `freqW` from the crawler's own visits).
+    /// `1 <= w <=` [`MAX_WINDOW`]): detected changes / visits, 0 without a visit (a learned
+    /// model's `freqW` from the crawler's own visits,
+    /// docs/src/reference/policies.md#learned-models).
     #[inline]
     pub(crate) fn frequency(&self, d: u32, w: u32) -> f64 {
         debug_assert!(self.track.has(Track::WINDOW30) && (1..=MAX_WINDOW).contains(&w));
@@ -533,7 +536,7 @@ impl PageStats {
     }
 }
 
-/// The SPEC §8 part of a [`StatsKey`] (all defaults unless tracked; the MLE rate is a
+/// The tracked part of a [`StatsKey`] (all defaults unless tracked; the MLE rate is a
 /// function of the intervals, so it is not part of the key).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Extra {
@@ -558,7 +561,7 @@ pub(crate) struct StatsKey {
     extra: Extra,
 }
 
-/// Hashes the SPEC §8 part only when something is tracked: without it (the hot path of
+/// Hashes the tracked part only when something is tracked: without it (the hot path of
 /// GP4C formulas) it never varies. Agrees with `Eq`, which compares everything.
 impl std::hash::Hash for StatsKey {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {

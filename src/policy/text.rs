@@ -11,8 +11,9 @@ use serde::Deserialize;
 use std::fmt;
 
 impl Policy {
-    /// Every named policy: the seven baselines of SPEC §4, the policies of §9, then the
-    /// bandit presets of §10 (`kab2`, `kab3`, `kab5`).
+    /// Every named policy (docs/src/reference/policies.md#names-and-text): the seven
+    /// baselines, the policies of the literature, then the bandit presets (`kab2`, `kab3`,
+    /// `kab5`).
     pub fn named() -> Vec<Policy> {
         let mut all = Policy::named_single();
         all.extend(

@@ -1,4 +1,5 @@
-//! The pages' categorical attributes in a live crawl (SPEC §12): the `key=value` metadata a
+//! The pages' categorical attributes in a live crawl
+//! (docs/src/reference/data.md#attributes): the `key=value` metadata a
 //! [`Scheduler`](super::Scheduler) keeps per page, interned per key.
 //!
 //! Each key is a column: its distinct values (in order of first use) and one code per

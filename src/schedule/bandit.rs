@@ -1,5 +1,6 @@
-//! A bandit policy in a live crawl (SPEC §10): the scheduler draws the arm of each batch
-//! and rewards it when the crawler reports the batch's downloads.
+//! A bandit policy in a live crawl
+//! (docs/src/reference/scheduler.md#bandits-in-a-live-crawl): the scheduler draws the arm
+//! of each batch and rewards it when the crawler reports the batch's downloads.
 //!
 //! A crawler cannot observe NDCG or freshness (they need the pages it did *not*
 //! download), so a scheduler rewards an arm with the **change rate** of its batch: the

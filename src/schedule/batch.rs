@@ -20,8 +20,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
     }
 
     /// Exactly `k` pages for `cycle` (all pages if fewer) drawn with inclusion
-    /// probabilities from their scores (SPEC §11, see the module docs), in rank order,
-    /// each with its score, weight and probability.
+    /// probabilities from their scores (docs/src/reference/simulation.md#sampled-decisions,
+    /// and the module docs), in rank order, each with its score, weight and probability.
     pub fn next_batch_sampled(
         &mut self,
         cycle: u32,
@@ -164,10 +164,11 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         Ok(())
     }
 
-    /// SPEC §11's draw of `k` pages from the scored groups into `chosen`, in rank order
-    /// (as the simulation's: systematic sampling in slot order). When at most `k` pages
-    /// score above 0 the decision is the top-k one: returns [`Decided::Certain`] and
-    /// leaves `chosen` to [`Scheduler::best_pages`].
+    /// The sampled decision's draw (docs/src/reference/simulation.md#sampled-decisions) of
+    /// `k` pages from the scored groups into `chosen`, in rank order (as the simulation's:
+    /// systematic sampling in slot order). When at most `k` pages score above 0 the
+    /// decision is the top-k one: returns [`Decided::Certain`] and leaves `chosen` to
+    /// [`Scheduler::best_pages`].
     pub(super) fn sample_pages(&mut self, cycle: u32, k: usize, salt: u64) -> Decided {
         let w = &mut self.work;
         w.classes.clear();

@@ -33,10 +33,11 @@ pub enum ScheduleError {
         /// The latest observed cycle.
         latest: u32,
     },
-    /// A host cap of 0 would refuse every page of a host (SPEC §8: a cap must be >= 1).
+    /// A host cap of 0 would refuse every page of a host (a cap must be >= 1:
+    /// docs/src/reference/simulation.md#politeness-the-host-cap).
     #[error("a host cap must be at least 1 (a cap of 0 would crawl no page of any host)")]
     ZeroHostCap,
-    /// A page weight that is not a finite number >= 0 (SPEC §8).
+    /// A page weight that is not a finite number >= 0 (docs/src/reference/data.md#page-weights).
     #[error("page {page}: weight {weight} must be a finite number >= 0")]
     Weight {
         /// The page.
@@ -58,7 +59,8 @@ pub enum ScheduleError {
         /// The pending batch's cycle.
         pending: u32,
     },
-    /// A sampled batch under a host cap (SPEC §11 defines the draw without one).
+    /// A sampled batch under a host cap (the draw of
+    /// docs/src/reference/simulation.md#sampled-decisions is defined without one).
     #[error(
         "a sampled batch cannot be host-capped: the draw fixes each page's inclusion \
          probability, which a cap would change (use top-k batches with a host cap)"
@@ -70,7 +72,7 @@ pub enum ScheduleError {
          observe {0}, which needs the pages it did not download): write `reward: changerate`"
     )]
     Reward(&'static str),
-    /// A bad attribute key or value (SPEC §12), with the reason.
+    /// A bad attribute key or value (docs/src/reference/data.md#attributes), with the reason.
     #[error("{0}")]
     Attribute(String),
     /// A learned model reads the group rate of an attribute the pages are not grouped by

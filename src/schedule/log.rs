@@ -3,11 +3,12 @@
 //! Format, fields separated by TAB:
 //! `page<TAB>cycle<TAB>0|1[<TAB>host[<TAB>weight[<TAB>key=value ...]]]` — the crawler's
 //! page id, the cycle of the download (from 1), `1` if the content had changed since the
-//! previous download and `0` if not, optionally the page's host, its weight (SPEC §8: a
-//! finite number >= 0) and its categorical attributes (SPEC §12: `category=shoes`, one
-//! per field; `key=` clears the page's value). The host and weight may be left empty when
-//! a later field follows (they are then not given). Blank lines and lines starting with `#`
-//! are ignored; a trailing `\r` is dropped.
+//! previous download and `0` if not, optionally the page's host, its weight (a finite
+//! number >= 0, docs/src/reference/data.md#page-weights) and its categorical attributes
+//! (docs/src/reference/data.md#attributes: `category=shoes`, one per field; `key=` clears
+//! the page's value). The host and weight may be left empty when a later field follows
+//! (they are then not given). Blank lines and lines starting with `#` are ignored; a
+//! trailing `\r` is dropped.
 //!
 //! [`apply`] feeds a log to a [`Scheduler`]: unknown pages are added (with their host and
 //! weight, if given; else without host and of weight 1), a host column sets the page's

@@ -1,18 +1,18 @@
 //! Scheduling a live crawl with a scoring formula: the simulation's ranking, for real.
 //!
-//! A [`Scheduler`] holds what a crawler knows about each of its pages — the SPEC §4
-//! statistics ([`PageStats`]) and the policy's memory of it ([`PageState`]) — keyed by the
-//! crawler's own page ids, and ranks them with a [`Policy`] (an evolved formula, a
+//! A [`Scheduler`] holds what a crawler knows about each of its pages — the statistics the
+//! terminals read ([`PageStats`]) and the policy's memory of it ([`PageState`]) — keyed by
+//! the crawler's own page ids, and ranks them with a [`Policy`] (an evolved formula, a
 //! baseline, adaptive intervals) exactly as the simulation does:
 //!
 //! * [`Scheduler::add`] / [`Scheduler::add_with_host`] / [`Scheduler::add_weighted`] /
 //!   [`Scheduler::remove`] keep the page set; [`Scheduler::set_host`] and
-//!   [`Scheduler::set_weight`] change a page's host and weight (SPEC §8);
+//!   [`Scheduler::set_weight`] change a page's host and weight;
 //! * [`Scheduler::observe`] records a download at a cycle that did or did not find the
 //!   page changed ([`Policy::visit`]);
 //! * [`Scheduler::next_batch`] returns the `k` best-scoring pages for a cycle, best first;
 //!   [`Scheduler::next_batch_capped`] also keeps at most `m` pages of one host per batch;
-//!   [`Scheduler::next_batch_sampled`] draws the `k` pages instead (SPEC §11);
+//!   [`Scheduler::next_batch_sampled`] draws the `k` pages instead;
 //! * [`Scheduler::save`] / [`Scheduler::load`] keep the state across restarts ([`state`]);
 //! * [`log`] reads observation logs (`page<TAB>cycle<TAB>0|1[<TAB>host[<TAB>weight]]`);
 //! * [`sql`] writes the batch as one SQL query over a table of those observations, for
@@ -44,37 +44,38 @@
 //!   cycle is decided before its downloads). A page added but never observed has
 //!   `last_visit = 0`, so its age is the cycle number itself (as in the simulation,
 //!   where every page starts at 0).
-//! * **Ranking** is the simulation's (SPEC §3): descending score, NaN last, equal scores
-//!   in the seeded pseudo-random order of (seed, cycle) applied to the page's *slot* — the
-//!   dense index it got when added (0, 1, 2, ... in insertion order). Added in a dataset's
-//!   order and fed the simulation's visits, a scheduler returns exactly the pages the
-//!   simulation visits each cycle, in the same order (tested on a real file).
+//! * **Ranking** is the simulation's (docs/src/reference/simulation.md#the-tie-rule):
+//!   descending score, NaN last, equal scores in the seeded pseudo-random order of (seed,
+//!   cycle) applied to the page's *slot* — the dense index it got when added (0, 1, 2, ...
+//!   in insertion order). Added in a dataset's order and fed the simulation's visits, a
+//!   scheduler returns exactly the pages the simulation visits each cycle, in the same
+//!   order (tested on a real file).
 //! * **Removal** leaves a hole: the other pages keep their slots (so their tie order is
 //!   unchanged), and the next page added takes the most recently freed slot.
-//! * **SPEC §8 statistics** are kept as the simulation keeps them, for the terminals the
+//! * **Tracked statistics** are kept as the simulation keeps them, for the terminals the
 //!   policy reads ([`Policy::fresh_page_of`], [`Track`]): every page has a **weight**
 //!   (default 1; finite and >= 0, else [`ScheduleError::Weight`]), held in its statistics
-//!   when the policy reads `w` (a new weight moves the page to the group of its new
-//!   state), and kept by the scheduler (and its state file) whatever the policy. **`HR`**
-//!   reads the Σ X / Σ n of the page's host over the host's *current* pages
-//!   ([`HostRates`], kept for every policy): adding, observing, removing a page or moving
-//!   it to another host ([`Scheduler::set_host`]) updates the totals of the hosts
-//!   concerned; a page without a host is its own host. When the policy reads `HR`, a
-//!   page's statistics hold its host (the scheduler's host index), so pages are grouped
-//!   per host. `n7`, `X7` and `MLE` need only [`Scheduler::observe`] (through
-//!   [`Policy::visit`] with the scheduler's [`Histories`]).
+//!   when the policy reads `w` (a new weight moves the page to the group of its new state),
+//!   and kept by the scheduler (and its state file) whatever the policy. **`HR`** reads the
+//!   Σ X / Σ n of the page's host over the host's *current* pages ([`HostRates`], kept for
+//!   every policy): adding, observing, removing a page or moving it to another host
+//!   ([`Scheduler::set_host`]) updates the totals of the hosts concerned; a page without a
+//!   host is its own host. When the policy reads `HR`, a page's statistics hold its host
+//!   (the scheduler's host index), so pages are grouped per host. `n7`, `X7` and `MLE` need
+//!   only [`Scheduler::observe`] (through [`Policy::visit`] with the scheduler's
+//!   [`Histories`]).
 //! * **Host cap** ([`Scheduler::next_batch_capped`]): walking the ranking best first, a page
 //!   whose host already has `m` pages in the batch is skipped and the next-ranked pages
 //!   (of other hosts) fill its place; pages without a host are never capped. If the cap
 //!   leaves too few eligible pages, the batch is shorter than `k`.
 //! * **Sampled batches** ([`Scheduler::next_batch_sampled`]) are the simulation's sampled
-//!   decision ([`crate::sim::Decision::Sample`], SPEC §11): exactly `k` pages drawn by
-//!   systematic sampling in slot order with inclusion probabilities from the scores (a
-//!   rate policy's rate ρ), the uniform drawn from (seed, cycle). The scheduler's seed is
-//!   the run seed: fed the simulation's visits, it draws the simulation's pages. Each
-//!   page's inclusion probability comes with it ([`Pick::probability`]), for estimates
-//!   that weigh a visited page by 1/π. A host cap is refused with sampling, as in the
-//!   simulation.
+//!   decision ([`crate::sim::Decision::Sample`],
+//!   docs/src/reference/simulation.md#sampled-decisions): exactly `k` pages drawn by
+//!   systematic sampling in slot order with inclusion probabilities from the scores (a rate
+//!   policy's rate ρ), the uniform drawn from (seed, cycle). The scheduler's seed is the
+//!   run seed: fed the simulation's visits, it draws the simulation's pages. Each page's
+//!   inclusion probability comes with it ([`Pick::probability`]), for estimates that weigh
+//!   a visited page by 1/π. A host cap is refused with sampling, as in the simulation.
 //!
 //! ## Speed
 //!

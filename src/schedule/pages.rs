@@ -12,9 +12,9 @@ use std::fmt::Debug;
 use std::hash::Hash;
 
 impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
-    /// Sets (or, with `None`, clears) the page's value of the attribute `key` (SPEC §12);
-    /// when the pages are grouped by `key`, its visits and changes move to its new
-    /// group's totals (`GR`).
+    /// Sets (or, with `None`, clears) the page's value of the attribute `key`
+    /// (docs/src/reference/data.md#attributes); when the pages are grouped by `key`, its
+    /// visits and changes move to its new group's totals (`GR`).
     pub fn set_attribute<Q>(
         &mut self,
         page: &Q,

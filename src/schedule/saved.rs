@@ -1,17 +1,16 @@
 //! A page's statistics as the scheduler's state file holds them, and their checks.
 //!
-//! [`SavedStats`] is the SPEC §4 part (every format version), [`SavedExtra`] the SPEC §8
-//! part (format version 3): which statistics the page keeps, its weight and host as its
-//! statistics hold them, the 7-cycle visit and change masks, its change-detecting visit
-//! intervals (an index into the file's list of interval multisets, [`SavedSets`]), the sum
-//! of its other intervals and its MLE rate.
+//! [`SavedStats`] is the part every page keeps (every format version), [`SavedExtra`] the
+//! tracked part ([`Track`], format version 3): which statistics the page keeps, its weight
+//! and host as its statistics hold them, the 7-cycle visit and change masks, its
+//! change-detecting visit intervals (an index into the file's list of interval multisets,
+//! [`SavedSets`]), the sum of its other intervals and its MLE rate.
 //!
 //! Interned multiset ids ([`SetId`]) are an in-memory detail of one [`Histories`]: the file
 //! lists each distinct multiset a live page uses once, as its intervals in ascending order
 //! (list 0 is always the empty multiset), and loading interns them again. A loaded page's
-//! MLE rate is recomputed from its intervals (it must agree with the saved one to 1e-9,
-//! the precision SPEC §8 asks), so the loaded scheduler's rates are exactly those its own
-//! later visits compute.
+//! MLE rate is recomputed from its intervals (it must agree with the saved one to 1e-9), so
+//! the loaded scheduler's rates are exactly those its own later visits compute.
 //!
 //! Every check returns what is wrong in words, for an error naming the file and the page.
 
@@ -19,7 +18,7 @@ use crate::policy::{Histories, PageStats, SetId, Track, NO_HOST};
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 
-/// One slot's SPEC §4 statistics, as saved (every format version).
+/// One slot's statistics that every page keeps, as saved (every format version).
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 pub(super) struct SavedStats {
     pub(super) n: u32,
@@ -44,7 +43,7 @@ impl From<PageStats> for SavedStats {
 }
 
 impl SavedStats {
-    /// These statistics over `fresh` (a page never visited, with the SPEC §8 fields the
+    /// These statistics over `fresh` (a page never visited, with the tracked fields the
     /// policy keeps).
     pub(super) fn over(self, fresh: PageStats) -> PageStats {
         PageStats {
@@ -93,7 +92,7 @@ impl SavedStats {
     }
 }
 
-/// The SPEC §8 statistics kept, one bit each, in the file.
+/// The tracked statistics kept, one bit each, in the file.
 const TRACKS: [(Track, u8, &str); 6] = [
     (Track::WEIGHT, 1, "w"),
     (Track::HOST, 2, "HR"),
@@ -163,7 +162,7 @@ pub(super) fn track_names(track: Track) -> String {
     }
 }
 
-/// One slot's SPEC §8 statistics, as saved (format version 3).
+/// One slot's tracked statistics, as saved (format version 3).
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 pub(super) struct SavedExtra {
     /// The statistics kept ([`track_bits`]).
@@ -202,7 +201,7 @@ impl SetWriter {
         }
     }
 
-    /// The SPEC §8 part of `stats` as saved, its multiset listed (once) in the sets.
+    /// The tracked part of `stats` as saved, its multiset listed (once) in the sets.
     pub(super) fn extra(&mut self, stats: &PageStats, histories: &Histories) -> SavedExtra {
         let next = self.sets.len() as u32;
         let changed_set = *self.index.entry(stats.changed_set).or_insert_with(|| {
@@ -252,8 +251,8 @@ pub(super) fn intern_sets(
         .collect()
 }
 
-/// What a page's statistics must hold besides its SPEC §4 part: the policy's track, the
-/// page's weight and host (scheduler host index or [`NO_HOST`]).
+/// What a page's statistics must hold besides the part every page keeps: the policy's
+/// track, the page's weight and host (scheduler host index or [`NO_HOST`]).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Expected {
     pub(super) track: Track,
@@ -262,7 +261,7 @@ pub(super) struct Expected {
 }
 
 impl SavedExtra {
-    /// The whole statistics: `base` with this SPEC §8 part, its multiset id taken from
+    /// The whole statistics: `base` with this tracked part, its multiset id taken from
     /// `sets` (the interned [`SavedSets`]) and its MLE rate recomputed in `histories`;
     /// or what is inconsistent.
     pub(super) fn stats(

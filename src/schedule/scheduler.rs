@@ -35,10 +35,11 @@ pub struct Pick<K> {
     /// can overflow, and JSON has no infinity; never NaN).
     #[serde(serialize_with = "score_json")]
     pub score: f64,
-    /// Its weight (SPEC §8).
+    /// Its weight (docs/src/reference/data.md#page-weights).
     pub weight: f64,
-    /// Its inclusion probability π in a sampled batch (SPEC §11; 1 for a page taken for
-    /// sure), `None` in a top-k batch.
+    /// Its inclusion probability π in a sampled batch
+    /// (docs/src/reference/simulation.md#sampled-decisions; 1 for a page taken for sure),
+    /// `None` in a top-k batch.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub probability: Option<f64>,
 }
@@ -62,24 +63,25 @@ pub struct Scheduler<K = String> {
     pub(super) free: Vec<u32>,
     /// Slot → host (NONE: no host).
     pub(super) host_of: Vec<u32>,
-    /// Slot → weight (SPEC §8; 1 for free slots), whether or not the policy reads it.
+    /// Slot → weight (1 for free slots), whether or not the policy reads it.
     pub(super) weight_of: Vec<f64>,
-    /// The SPEC §8 statistics the policy reads (what its pages' statistics keep).
+    /// The tracked statistics the policy reads (what its pages' statistics keep).
     pub(super) track: Track,
     pub(super) host_names: Vec<String>,
     pub(super) host_index: HashMap<String, u32>,
     pub(super) groups: Groups,
-    /// The interned visit intervals of the pages (SPEC §8 `MLE`).
+    /// The interned visit intervals of the pages (for `MLE`).
     pub(super) histories: Histories,
-    /// Σ X and Σ n of each host's current pages (SPEC §8 `HR`), whatever the policy, and
+    /// Σ X and Σ n of each host's current pages (for `HR`), whatever the policy, and
     /// of each rate group's (`GR`).
     pub(super) host_rates: HostRates,
-    /// The pages' categorical attributes (SPEC §12).
+    /// The pages' categorical attributes (docs/src/reference/data.md#attributes).
     pub(super) attributes: attributes::Attributes,
     /// The attribute (a column of `attributes`) pages are grouped by for `GR`; `None`:
     /// the host.
     pub(super) grouping: Option<usize>,
-    /// A bandit policy's weights and pending batch (SPEC §10).
+    /// A bandit policy's weights and pending batch
+    /// (docs/src/reference/scheduler.md#bandits-in-a-live-crawl).
     pub(super) bandit: Option<LiveBandit>,
     pub(super) work: Work,
 }
@@ -271,7 +273,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         self.ids.iter().flatten()
     }
 
-    /// The page's weight (SPEC §8; 1 unless set).
+    /// The page's weight (docs/src/reference/data.md#page-weights; 1 unless set).
     pub fn weight<Q>(&self, page: &Q) -> Option<f64>
     where
         K: Borrow<Q>,
@@ -281,12 +283,14 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         Some(self.weight_of[slot as usize])
     }
 
-    /// The totals of each host's current pages that `HR` reads (SPEC §8).
+    /// The totals of each host's current pages that `HR` reads
+    /// (docs/src/reference/terminals.md#neighbours-hr-and-gr).
     pub fn host_rates(&self) -> &HostRates {
         &self.host_rates
     }
 
-    /// The page's value of the attribute `key` (SPEC §12), if it has one.
+    /// The page's value of the attribute `key` (docs/src/reference/data.md#attributes), if
+    /// it has one.
     pub fn attribute<Q>(&self, page: &Q, key: &str) -> Option<&str>
     where
         K: Borrow<Q>,
@@ -314,7 +318,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             .map(|c| self.attributes.columns()[c].name.as_str())
     }
 
-    /// The interned visit intervals the pages' statistics point into (SPEC §8 `MLE`).
+    /// The interned visit intervals the pages' statistics point into (for
+    /// docs/src/reference/terminals.md#mle).
     pub fn histories(&self) -> &Histories {
         &self.histories
     }

@@ -6,29 +6,29 @@
 //! # The observations
 //!
 //! One table (or view), by default `visits(page, host, cycle, changed [, weight])`, names
-//! configurable ([`Observations`]): one row per download of a page at a cycle, `changed`
-//! 1 if the download found the content changed, else 0; `host` the page's host or NULL;
-//! `weight` (optional column) its importance, SPEC §8. It is what `freshgp schedule
-//! --observe` reads, as a table: a page's host and weight are those of its latest row that
-//! has one (weight 1 when none has), and a page's rows must have distinct cycles. Rows
-//! with a NULL page, cycle or `changed`, or a cycle below 1, are left out; any nonzero
-//! `changed` counts as a change (a boolean column works too). Names are unquoted
-//! identifiers; the page and host columns must compare exactly (SQLite's `NOCASE` is
-//! overridden; a case-insensitive collation elsewhere would merge pages).
+//! configurable ([`Observations`]): one row per download of a page at a cycle, `changed` 1
+//! if the download found the content changed, else 0; `host` the page's host or NULL;
+//! `weight` (optional column) its importance (docs/src/reference/data.md#page-weights). It
+//! is what `freshgp schedule --observe` reads, as a table: a page's host and weight are
+//! those of its latest row that has one (weight 1 when none has), and a page's rows must
+//! have distinct cycles. Rows with a NULL page, cycle or `changed`, or a cycle below 1, are
+//! left out; any nonzero `changed` counts as a change (a boolean column works too). Names
+//! are unquoted identifiers; the page and host columns must compare exactly (SQLite's
+//! `NOCASE` is overridden; a case-insensitive collation elsewhere would merge pages).
 //!
 //! # The query
 //!
 //! For the cycle `d` (given, or 1 + the latest cycle in the table) the query keeps the rows
-//! before `d`, and from them computes per page the SPEC §4 statistics and the terminals
-//! the formula reads, exactly as [`PageStats`](crate::policy::PageStats) does (the same
-//! expressions in the same order, so the same doubles): `t n X CG NAD SAD AAD GAD` and the
-//! SPEC §8 terminals `w tc n7 X7 HR`, and `n30 X30` (SPEC §12's month window). `GR` is
-//! not computed (the observations hold hosts, not the attribute pages are grouped by; a
-//! formula grouped by host reads the same value as `HR`), and `MLE` is not computed (it is an iterative estimate
-//! per page): a policy that reads it is refused, as are policies that are not formulas
-//! (the rate policies, the crawl value, adaptive intervals and bandits keep per-page
-//! memory a query over the observations does not have). The score is the formula's SQL
-//! export ([`crate::export`]), bit for bit freshgp's where the dialect's export is.
+//! before `d`, and from them computes per page the statistics and the terminals the formula
+//! reads, exactly as [`PageStats`](crate::policy::PageStats) does (the same expressions in
+//! the same order, so the same doubles): `t n X CG NAD SAD AAD GAD` and the extended
+//! terminals `w tc n7 X7 HR`, and `n30 X30` (the 30-cycle window). `GR` is not computed
+//! (the observations hold hosts, not the attribute pages are grouped by; a formula grouped
+//! by host reads the same value as `HR`), and `MLE` is not computed (it is an iterative
+//! estimate per page): a policy that reads it is refused, as are policies that are not
+//! formulas (the rate policies, the crawl value, adaptive intervals and bandits keep
+//! per-page memory a query over the observations does not have). The score is the formula's
+//! SQL export ([`crate::export`]), bit for bit freshgp's where the dialect's export is.
 //!
 //! The batch is the `k` best pages, best first: descending score, ties broken by the
 //! **tie key** `(i · m + o) mod P`, ascending, with `P = 2^31 − 1` (prime), `i` the

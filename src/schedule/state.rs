@@ -1,7 +1,7 @@
 //! Saving and loading a [`Scheduler`]: a versioned, checksummed binary file.
 //!
 //! A crawler restarts without losing history: everything the ranking depends on (the
-//! policy, the tie seed, the latest cycle, every slot's page id, statistics — SPEC §8 ones
+//! policy, the tie seed, the latest cycle, every slot's page id, statistics — tracked ones
 //! included —, policy memory, host and weight, the interned visit intervals, the free
 //! slots) is saved, and a loaded scheduler ranks exactly as the saved one would have.
 //!
@@ -31,18 +31,18 @@
 //! | `host_names` | the hosts, each once | 1 |
 //! | `free` | the free slots, the next to reuse last | 1 |
 //! | `memory` | per slot: the policy's memory of the page | 2 |
-//! | `extra` | per slot, SPEC §8: statistics kept (bits 1 `w`, 2 `HR`, 4 `n7`/`X7`, 8 `MLE`, 16 the 30-cycle window of `n30`/`X30`/`P` with 4, 32 `GR`), the weight and host the statistics hold, the 7-cycle visit and change masks, the index of its change-detecting intervals in `sets`, the sum of its other intervals, its MLE rate | 3 |
+//! | `extra` | per slot, the tracked statistics: statistics kept (bits 1 `w`, 2 `HR`, 4 `n7`/`X7`, 8 `MLE`, 16 the 30-cycle window of `n30`/`X30`/`P` with 4, 32 `GR`), the weight and host the statistics hold, the 7-cycle visit and change masks, the index of its change-detecting intervals in `sets`, the sum of its other intervals, its MLE rate | 3 |
 //! | `weights` | per slot: the page's weight (kept whatever the policy reads) | 3 |
 //! | `sets` | the distinct multisets of change-detecting visit intervals the pages use, each as its intervals in ascending order; the first is the empty one | 3 |
-//! | `bandit` | for a bandit policy (SPEC §10): the arms' log weights and the batch awaiting its reward (cycle, arm, every arm's probability, `k`, the batch's slots, changes found so far); none otherwise | 4 |
-//! | `windows` | for a policy that keeps 30 cycles (`n30`, `X30`, a learned model's `P`, `model:FILE`, SPEC §12): per slot, the 30-cycle visit and change masks (bit i: cycle last visit - i); empty otherwise. The policy itself holds the model file's text, so a state loads without the file | 5 |
-//! | `attributes` | the pages' categorical attributes (SPEC §12), per key: the key, its values, and per slot the code of the page's value (`u32::MAX`: none) | 6 |
+//! | `bandit` | for a bandit policy (docs/src/reference/bandit.md): the arms' log weights and the batch awaiting its reward (cycle, arm, every arm's probability, `k`, the batch's slots, changes found so far); none otherwise | 4 |
+//! | `windows` | for a policy that keeps 30 cycles (`n30`, `X30`, a learned model's `P`, `model:FILE`): per slot, the 30-cycle visit and change masks (bit i: cycle last visit - i); empty otherwise. The policy itself holds the model file's text, so a state loads without the file | 5 |
+//! | `attributes` | the pages' categorical attributes (docs/src/reference/data.md#attributes), per key: the key, its values, and per slot the code of the page's value (`u32::MAX`: none) | 6 |
 //! | `grouping` | the attribute (index in `attributes`) pages are grouped by for `GR`, or none for the host | 6 |
 //!
 //! The host and group totals `HR` and `GR` read are not saved: they are the sums of the
 //! pages' `X` and `n` per host and group, recomputed on loading (as is the group a page's
 //! statistics hold). Loading a version 1 or 2 file gives every page weight
-//! 1 and the SPEC §8 statistics of its known history; when the policy reads `n7`, `X7` or
+//! 1 and the tracked statistics of its known history; when the policy reads `n7`, `X7` or
 //! `MLE`, which need the visit history such files do not keep, a file with a page
 //! already visited is refused (start a new state file), one whose pages were never
 //! visited loads.
@@ -86,7 +86,7 @@ use std::path::Path;
 /// The first 8 bytes of every state file.
 pub(crate) const MAGIC: [u8; 8] = *b"\x89FGPSCH\n";
 /// The format version this build writes (it also reads version 1, from before policies
-/// kept per-page memory, version 2, from before the SPEC §8 statistics, and version 3,
+/// kept per-page memory, version 2, from before the tracked statistics, and version 3,
 /// from before bandits, version 4, from before learned models, and version 5, from
 /// before attributes).
 pub(crate) const VERSION: u32 = 6;
@@ -139,7 +139,7 @@ struct SavedRef<'a, K> {
     grouping: Option<u32>,
 }
 
-/// A version 1 state: everything but the policy memory and the SPEC §8 statistics.
+/// A version 1 state: everything but the policy memory and the tracked statistics.
 /// Bincode writes a struct as its fields in order, so nesting it first in [`SavedV2`]
 /// reads exactly the flat layout of [`SavedRef`]'s first fields.
 #[derive(Deserialize)]
@@ -161,7 +161,7 @@ struct SavedV2<K> {
     memory: Vec<f64>,
 }
 
-/// A version 3 state: version 2 and the SPEC §8 statistics.
+/// A version 3 state: version 2 and the tracked statistics.
 #[derive(Deserialize)]
 struct SavedV3<K> {
     v2: SavedV2<K>,
@@ -190,7 +190,7 @@ struct SavedV6<K> {
     grouping: Option<u32>,
 }
 
-/// What version 3 adds: per slot, the SPEC §8 statistics and the weight; the interval
+/// What version 3 adds: per slot, the tracked statistics and the weight; the interval
 /// multisets the statistics point into.
 #[derive(Deserialize)]
 struct Section8 {
@@ -347,7 +347,7 @@ fn check_lengths<K>(saved: &Saved<K>) -> Result<(), String> {
     }
     if let (false, Some(x)) = (section8_ok, &saved.section8) {
         return Err(format!(
-            "{} page ids, {} SPEC §8 statistics and {} weights",
+            "{} page ids, {} tracked statistics and {} weights",
             slots,
             x.extra.len(),
             x.weights.len()
@@ -371,11 +371,11 @@ fn free_flags(free: &[u32], slots: usize) -> Result<Vec<bool>, String> {
     Ok(is_free)
 }
 
-/// What a saved page brings besides its SPEC §4 statistics.
+/// What a saved page brings besides the statistics every page keeps.
 struct SavedPage<'a> {
     host: u32,
     memory: f64,
-    /// From a version 3 file: the SPEC §8 statistics and the weight.
+    /// From a version 3 file: the tracked statistics and the weight.
     section8: Option<(&'a SavedExtra, f64)>,
     /// From a version 5 file whose policy keeps 30 cycles.
     window30: Option<[u32; 2]>,
@@ -650,7 +650,7 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned> Scheduler<K> {
         Ok(())
     }
 
-    /// The whole statistics of a page saved by a version 1 or 2 file (without SPEC §8
+    /// The whole statistics of a page saved by a version 1 or 2 file (without tracked
     /// statistics): its weight and host are known, its visit history is not, so a page
     /// already visited is refused when the policy reads `n7`, `X7` or `MLE`.
     fn unsaved_section8(

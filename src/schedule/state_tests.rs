@@ -182,7 +182,7 @@ fn forge_v3(s: &Scheduler, change: impl FnOnce(&mut Parts, &mut Vec<f64>)) -> Ve
     )
 }
 
-/// A version 2 file of `s` (version 3 without the SPEC §8 part).
+/// A version 2 file of `s` (version 3 without the tracked part).
 fn forge_v2(s: &Scheduler) -> Vec<u8> {
     let p = parts(s);
     let v2 = (
@@ -303,7 +303,7 @@ fn inconsistent_section8_statistics_are_refused() {
     let why = reason(forge_v3(&s, |p, _| {
         p.extra.pop();
     }));
-    assert!(why.contains("SPEC §8 statistics"), "{why}");
+    assert!(why.contains("tracked statistics"), "{why}");
 }
 
 #[test]

@@ -43,7 +43,7 @@ fn random_history(pages: usize, cycles: usize, seed: u64) -> Dataset {
     d
 }
 
-/// A formula reading every SPEC §8 terminal (and some of §4).
+/// A formula reading every extended terminal (`w tc n7 X7 HR MLE`) and some of GP4C's.
 const EXTENDED: &str = "w * MLE * t / (HR + 0.1) + n7 - X7 * tc + X / (n + 1)";
 
 fn extended_rules() -> Vec<Policy> {
@@ -206,8 +206,9 @@ fn batches_are_the_simulations_visits_with_hosts_weights_and_section8_terminals(
     }
 }
 
-/// SPEC §11's sampled decision: fed the simulation's visits, the scheduler draws the pages
-/// the simulation draws, for every kind of policy (rates sample by ρ) and bandits.
+/// The sampled decision (docs/src/reference/simulation.md#sampled-decisions): fed the
+/// simulation's visits, the scheduler draws the pages the simulation draws, for every kind
+/// of policy (rates sample by ρ) and bandits.
 #[test]
 fn sampled_batches_are_the_simulations_visits() {
     let data = random_hosted_history(300, 16, 5);
@@ -400,7 +401,7 @@ fn host_cap_replaces_skipped_pages_with_other_hosts() {
     assert_eq!(
         s.next_batch_capped(10, 3, Some(0)),
         Err(ScheduleError::ZeroHostCap),
-        "a cap of 0 is an error, not an empty batch (SPEC §8)"
+        "a cap of 0 is an error, not an empty batch"
     );
 }
 
@@ -580,7 +581,8 @@ fn weights_are_checked_kept_and_regroup_pages_only_when_read() {
     );
 }
 
-/// Bandits (SPEC §10) rewarded by the change rate, the metric a crawler observes.
+/// Bandits (docs/src/reference/bandit.md) rewarded by the change rate, the metric a crawler
+/// observes.
 fn bandit_rules() -> Vec<Policy> {
     let extended = Grammar::extended();
     [
@@ -710,9 +712,10 @@ fn a_bandits_pending_batch_survives_removal_and_refuses_the_impossible() {
     assert!(Scheduler::<u32>::from_bytes(&forged.to_bytes().unwrap(), "f").is_err());
 }
 
-/// Learned models (SPEC §12): `model:FILE` and formulas over `P` give the simulation's
-/// visits, and a crawler restarted from its saved state (version 5: the 30-cycle windows
-/// and the model itself) ranks as an uninterrupted one, even with the model file gone.
+/// Learned models (docs/src/reference/policies.md#learned-models): `model:FILE` and
+/// formulas over `P` give the simulation's visits, and a crawler restarted from its saved
+/// state (version 5: the 30-cycle windows and the model itself) ranks as an uninterrupted
+/// one, even with the model file gone.
 #[test]
 fn learned_model_batches_are_the_simulations_visits_across_restarts() {
     use crate::model::{Feature, FeatureSet, Model};

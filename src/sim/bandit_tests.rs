@@ -1,5 +1,6 @@
-//! SPEC §10 in the simulation: a bandit run against its arms, its recorded choices
-//! against the EXP3 update, both simulators alike, and long runs.
+//! EXP3 bandits (docs/src/reference/bandit.md) in the simulation: a bandit run against its
+//! arms, its recorded choices against the EXP3 update, both simulators alike, and long
+//! runs.
 
 use super::*;
 use crate::data::synth::{generate, SynthParams};

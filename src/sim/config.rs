@@ -11,7 +11,8 @@ use std::num::NonZeroU32;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TieBreak {
-    /// A pseudo-random order fixed by (seed, cycle) — SPEC §3, the default.
+    /// A pseudo-random order fixed by (seed, cycle) — the default
+    /// (docs/src/reference/simulation.md#the-tie-rule).
     #[default]
     Seeded,
     /// The order GCC's `std::sort` leaves tied pages in when, as in the authors'
@@ -34,11 +35,13 @@ pub enum SimError {
         /// Period length.
         len: usize,
     },
-    /// A host cap of 0 (SPEC §8: an error, not an empty crawl).
+    /// A host cap of 0 (an error, not an empty crawl:
+    /// docs/src/reference/simulation.md#politeness-the-host-cap).
     #[error("the host cap must be at least 1 page per host and cycle, got 0")]
     ZeroHostCap,
-    /// Sampled decisions under a host cap (SPEC §11).
-    #[error("sampled crawl decisions cannot keep a host cap (SPEC §11), got a cap of {0}: use the top-k decision or no cap")]
+    /// Sampled decisions under a host cap
+    /// (docs/src/reference/simulation.md#sampled-decisions).
+    #[error("sampled crawl decisions cannot keep a host cap, got a cap of {0}: use the top-k decision or no cap")]
     SampleWithCap(u32),
     /// Sampled decisions with the authors' tie order.
     #[error("sampled crawl decisions break ties by the seeded order; the reference tie rule is for top-k parity runs")]
@@ -56,10 +59,12 @@ pub enum SimError {
     },
 }
 
-/// The paper's share of pages visited per scored cycle (SPEC §3): the default everywhere.
+/// The paper's share of pages visited per scored cycle
+/// (docs/src/reference/simulation.md#a-scored-cycle): the default everywhere.
 pub const DEFAULT_RESOURCES: f64 = 0.05;
 
-/// The paper's warm-up cycles, which visit every page (SPEC §3): the default everywhere.
+/// The paper's warm-up cycles, which visit every page
+/// (docs/src/reference/simulation.md#warm-up): the default everywhere.
 pub const DEFAULT_WARMUP: usize = 2;
 
 /// Checked simulation settings.
@@ -148,8 +153,9 @@ impl SimConfig {
         }
     }
 
-    /// The same settings with a host cap (SPEC §8: at most `cap` pages of one host per
-    /// cycle; `None`: no cap). A cap of 0 is an error.
+    /// The same settings with a host cap (at most `cap` pages of one host per cycle:
+    /// docs/src/reference/simulation.md#politeness-the-host-cap; `None`: no cap). A cap of 0
+    /// is an error.
     pub fn with_host_cap(mut self, cap: Option<u32>) -> Result<SimConfig, SimError> {
         self.host_cap = match cap {
             None => None,
@@ -159,8 +165,9 @@ impl SimConfig {
         Ok(self)
     }
 
-    /// The same settings with another crawl decision (SPEC §11: `top-k`, the default, or
-    /// `sample`). Sampling refuses a host cap and the reference tie rule.
+    /// The same settings with another crawl decision (`top-k`, the default, or `sample`:
+    /// docs/src/reference/simulation.md#sampled-decisions). Sampling refuses a host cap and
+    /// the reference tie rule.
     pub fn with_decision(mut self, decision: Decision) -> Result<SimConfig, SimError> {
         self.decision = decision;
         self.consistent()?;
@@ -172,9 +179,8 @@ impl SimConfig {
         self.decision
     }
 
-    /// Settings that cannot go together: sampling with a host cap (SPEC §11) or with the
-    /// authors' tie order (which exists for parity with their program, which has no
-    /// sampling).
+    /// Settings that cannot go together: sampling with a host cap or with the authors' tie
+    /// order (which exists for parity with their program, which has no sampling).
     fn consistent(&self) -> Result<(), SimError> {
         if self.decision == Decision::Sample {
             if let Some(cap) = self.host_cap {
@@ -188,7 +194,8 @@ impl SimConfig {
     }
 
     /// The same settings with another run metric: what a bandit that names no reward
-    /// metric is rewarded by (SPEC §10; default NDCG, the paper's fitness).
+    /// metric is rewarded by (docs/src/reference/bandit.md#rewards; default NDCG, the
+    /// paper's fitness).
     pub fn with_metric(mut self, metric: Metric) -> SimConfig {
         self.metric = metric;
         self
@@ -216,7 +223,8 @@ impl SimConfig {
         self
     }
 
-    /// The same settings with other resources (a budget sweep, SPEC §11).
+    /// The same settings with other resources (a budget sweep,
+    /// docs/src/reference/evaluation.md#budget-sweeps).
     pub fn with_resources(self, resources: f64) -> Result<SimConfig, SimError> {
         Ok(SimConfig {
             resources,

@@ -1,5 +1,8 @@
-//! SPEC §8 in the simulation: weighted metrics, the host cap and the extended terminals,
-//! by hand and fast-versus-reference on random weighted, hosted histories.
+//! Page importance, politeness and the extended terminals in the simulation: weighted
+//! metrics (docs/src/reference/metrics.md#wndcg), the host cap
+//! (docs/src/reference/simulation.md#politeness-the-host-cap) and the extended terminals
+//! (docs/src/reference/terminals.md), by hand and fast-versus-reference on random
+//! weighted, hosted histories.
 
 use super::metrics::discount;
 use super::*;

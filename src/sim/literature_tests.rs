@@ -1,5 +1,6 @@
-//! SPEC §9 in the simulation: the literature's policies against the formulas they equal,
-//! and against SPEC's rules, on heterogeneous synthetic data (weighted, with hosts).
+//! The literature's policies (docs/src/reference/policies.md) in the simulation: against
+//! the formulas they equal, and against the book's rules, on heterogeneous synthetic data
+//! (weighted, with hosts).
 //! The mathematics of the rates (Σρ = k, KKT, the closed form) is tested in `rates.rs`.
 
 use super::*;
@@ -94,9 +95,10 @@ fn literature_policies_simulate_alike_in_both_simulators() {
     }
 }
 
-/// LambdaCrawl spends its budget where `μπ` is large: on weighted data its WNDCG beats
-/// the uniform policy's, and with every weight 0 but one page's it crawls that page
-/// whenever it may (ρ = 1: SPEC's "at most k pages have μπ > 0").
+/// LambdaCrawl spends its budget where `μπ` is large: on weighted data its WNDCG beats the
+/// uniform policy's, and with every weight 0 but one page's it crawls that page whenever it
+/// may (ρ = 1 when at most k pages have μπ > 0:
+/// docs/src/reference/policies.md#lambdacrawl).
 #[test]
 fn lambda_crawls_what_is_worth_crawling() {
     let d = synthetic("brdc12", 1000, 8);

@@ -1,5 +1,5 @@
-//! What a simulated cycle is worth (SPEC §3, §8): ChangeRate, the authors' NDCG,
-//! Freshness, and their importance-weighted forms WNDCG and WFreshness.
+//! What a simulated cycle is worth (docs/src/reference/metrics.md): ChangeRate, the
+//! authors' NDCG, Freshness, and their importance-weighted forms WNDCG and WFreshness.
 //!
 //! The DCG discount is the authors': `g(1) = 1` and `g(i) = 1 / ln(i + 1)` for `i >= 2`.
 //! Sums run in rank order, as theirs do, so values agree to the last bit. The weighted
@@ -59,7 +59,8 @@ impl Discounts {
     }
 }
 
-/// The weighted sums of one scored cycle (SPEC §8).
+/// The weighted sums of one scored cycle, for WNDCG and WFreshness
+/// (docs/src/reference/metrics.md#wndcg).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct WeightedTally {
     /// Σ w·g(i) over the stale visited pages, in rank order.
@@ -194,8 +195,8 @@ impl Tally {
 pub struct Outcome {
     /// One entry per scored cycle, in order.
     pub cycles: Vec<CycleMetrics>,
-    /// A bandit's arm choice in each scored cycle, in order (SPEC §10; empty for every
-    /// other policy).
+    /// A bandit's arm choice in each scored cycle, in order
+    /// (docs/src/reference/bandit.md#the-update; empty for every other policy).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub choices: Vec<super::ArmChoice>,
 }

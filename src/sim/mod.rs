@@ -1,4 +1,5 @@
-//! The daily top-k crawl simulation (SPEC §3) — the fitness of every formula.
+//! The daily top-k crawl simulation (docs/src/reference/simulation.md) — the fitness of
+//! every formula.
 //!
 //! A [`Period`] is a set of pages over a run of cycles; a
 //! [`Policy`](crate::policy::Policy) is a formula, a baseline or any policy of the policy
@@ -26,8 +27,9 @@
 //! ```
 //!
 //! Two simulators implement the same semantics: the fast one groups pages of equal
-//! statistics (see `fast.rs`), the reference one is SPEC §3 read literally (see
-//! `naive.rs`) and serves as the tests' oracle and for [`TieBreak::Reference`].
+//! statistics (see `fast.rs`), the reference one is docs/src/reference/simulation.md read
+//! literally (see `naive.rs`) and serves as the tests' oracle and for
+//! [`TieBreak::Reference`].
 //!
 //! **Invariant:** the simulation knows nothing of GP; given (period, policy, config) its
 //! outcome is deterministic.

@@ -1,5 +1,6 @@
-//! Learned models in the simulation (SPEC §12): `model:FILE` and formulas over `P`, fast
-//! against reference, as text and in binary, and the errors a user meets.
+//! Learned models in the simulation (docs/src/reference/policies.md#learned-models):
+//! `model:FILE` and formulas over `P`, fast against reference, as text and in binary, and
+//! the errors a user meets.
 
 use super::*;
 use crate::data::text;

@@ -1,10 +1,10 @@
-//! The reference simulator: SPEC §3 read literally, one page at a time.
+//! The reference simulator: docs/src/reference/simulation.md read literally, one page at a
+//! time.
 //!
 //! Every scored cycle it scores every page, sorts them all and visits the first k (with a
-//! host cap, the first k the cap allows, SPEC §8). It is
-//! slow (O(P log P) per cycle) and kept simple on purpose: it is the oracle the fast
-//! simulator is tested against, and the only one that can rank ties the way the authors'
-//! program does ([`TieBreak::Reference`]).
+//! host cap, the first k the cap allows). It is slow (O(P log P) per cycle) and kept simple
+//! on purpose: it is the oracle the fast simulator is tested against, and the only one that
+//! can rank ties the way the authors' program does ([`TieBreak::Reference`]).
 
 use super::bandit::Chooser;
 use super::metrics::{
@@ -137,8 +137,8 @@ fn weighed(
     tally
 }
 
-/// The first `k` pages of `order`, skipping (SPEC §8) a page whose host already has `cap`
-/// pages chosen; into `chosen`. `host_taken` counts per host (any content; reset here).
+/// The first `k` pages of `order`, skipping a page whose host already has `cap` pages
+/// chosen; into `chosen`. `host_taken` counts per host (any content; reset here).
 fn choose(
     order: &[u32],
     period: &Period,
@@ -164,7 +164,7 @@ fn choose(
 }
 
 /// The cycle's visits into `chosen`, by `config`'s decision: the top k (under the host
-/// cap, if any) or SPEC §11's sample.
+/// cap, if any) or a sample (docs/src/reference/simulation.md#sampled-decisions).
 fn decide(
     config: &SimConfig,
     (order, scores): (&[u32], &[f64]),
@@ -178,9 +178,10 @@ fn decide(
     }
 }
 
-/// SPEC §11's sampled decision, literally: the inclusion probabilities of every page's
-/// score, systematic sampling in page order, the drawn pages in rank order (`order`
-/// when at most `k` pages have a positive score: the top-k decision).
+/// The sampled decision of docs/src/reference/simulation.md#sampled-decisions, literally:
+/// the inclusion probabilities of every page's score, systematic sampling in page order,
+/// the drawn pages in rank order (`order` when at most `k` pages have a positive score: the
+/// top-k decision).
 fn sample(
     order: &[u32],
     scores: &[f64],

@@ -1,14 +1,15 @@
 //! The slice of a change history one simulation runs over: a set of pages and a period.
 //!
-//! [`Period::new`] extracts, once, the change events of the chosen pages inside the
-//! chosen cycles, renumbered `1..=len` (SPEC §2: each simulation starts fresh at the
-//! start of its period). A GP run simulates thousands of formulas over the same period,
-//! so everything per-period is computed here and nothing per formula.
+//! [`Period::new`] extracts, once, the change events of the chosen pages inside the chosen
+//! cycles, renumbered `1..=len` (each simulation starts fresh at the start of its period:
+//! docs/src/reference/folds.md#periods). A GP run simulates thousands of formulas over the
+//! same period, so everything per-period is computed here and nothing per formula.
 //!
-//! A period also carries its pages' weights (SPEC §8; only when the dataset has any) and
-//! hosts, renumbered densely `0..hosts()` in order of first appearance (for `HR`, the host
-//! cap and reports), and their groups for `GR` (the data's grouping attribute,
-//! [`Dataset::group_by`]; the hosts when it has none), renumbered the same way.
+//! A period also carries its pages' weights (docs/src/reference/data.md#page-weights; only
+//! when the dataset has any) and hosts, renumbered densely `0..hosts()` in order of first
+//! appearance (for `HR`, the host cap and reports), and their groups for `GR` (the data's
+//! grouping attribute, [`Dataset::group_by`]; the hosts when it has none), renumbered the
+//! same way.
 
 use crate::data::Dataset;
 use crate::policy::{HostRates, Track, NO_GROUP, NO_HOST};

@@ -1,5 +1,6 @@
-//! Sampled crawl decisions (SPEC §11): instead of the top k pages, draw exactly k pages
-//! with inclusion probabilities that follow the scores.
+//! Sampled crawl decisions (docs/src/reference/simulation.md#sampled-decisions): instead
+//! of the top k pages, draw exactly k pages with inclusion probabilities that follow the
+//! scores.
 //!
 //! Each page gets a *sampling weight* `s_p = max(score, 0)` (a rate policy scores its
 //! rate ρ_p in this mode, see [`super::ScoreContext`]) and the inclusion probability
@@ -16,7 +17,8 @@
 //! - `C` is a floating-point sum, so `C_P` can miss k by an ulp; a draw that comes out one
 //!   page short (or over) takes the best-ranked page not drawn (drops the worst-ranked
 //!   drawn one). This happens with a probability of the order of 1e-16 per cycle and keeps
-//!   "exactly k" true always (our choice; SPEC §11 is silent on rounding).
+//!   "exactly k" true always (our choice, the rule of
+//!   docs/src/reference/simulation.md#sampled-decisions).
 //!
 //! The visited pages then enter NDCG in score order (ties by the seeded tie key), as a
 //! top-k crawl's do. Both simulators and the scheduler use these functions, and feed
@@ -35,10 +37,12 @@ use crate::hash::mix64;
 use crate::policy::ScoreContext;
 use serde::{Deserialize, Serialize};
 
-/// How a cycle's k visits are decided from the scores (SPEC §11).
+/// How a cycle's k visits are decided from the scores
+/// (docs/src/reference/simulation.md#sampled-decisions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum Decision {
-    /// The k best-scored pages (SPEC §3), the default.
+    /// The k best-scored pages (docs/src/reference/simulation.md#a-scored-cycle), the
+    /// default.
     #[default]
     #[serde(rename = "top-k")]
     TopK,
@@ -205,10 +209,11 @@ pub(crate) fn settle(
     drawn.truncate(k);
 }
 
-/// The inclusion probabilities SPEC §11 gives pages of these scores when `k` are visited
-/// (pages with a positive score, then the best-ranked others when they number k or
-/// fewer: those get 1, the rest 0; ties among the others are broken by the run's seeded
-/// order, so here every tied page gets its share of the remaining visits).
+/// The inclusion probabilities docs/src/reference/simulation.md#sampled-decisions gives
+/// pages of these scores when `k` are visited (pages with a positive score, then the
+/// best-ranked others when they number k or fewer: those get 1, the rest 0; ties among the
+/// others are broken by the run's seeded order, so here every tied page gets its share of
+/// the remaining visits).
 pub fn inclusion_probabilities(scores: &[f64], k: usize) -> Vec<f64> {
     let positive = scores.iter().filter(|&&s| weight_of(s) > 0.0).count();
     if positive <= k {

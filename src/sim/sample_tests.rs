@@ -1,5 +1,6 @@
-//! SPEC §11's sampled decisions in the simulation: exactly k pages a cycle, inclusion
-//! frequencies that match π, both simulators alike, and the refused combinations.
+//! Sampled decisions (docs/src/reference/simulation.md#sampled-decisions) in the
+//! simulation: exactly k pages a cycle, inclusion frequencies that match π, both simulators
+//! alike, and the refused combinations.
 
 use super::literature_tests::{synthetic, visits};
 use super::*;

@@ -76,11 +76,11 @@ impl Simulator {
         self
     }
 
-    /// The same simulator, skipping the weighted sums (SPEC §8: the ideal weighted DCG and
-    /// the fresh weight, O(P) per cycle) when `metric`, the only one the caller reads, is
-    /// not weighted — as a GP fitness does. Their metrics (WNDCG, WFreshness) then read
-    /// NaN over a weighted period; the others are unchanged, bit for bit. A bandit,
-    /// whose rewards may read them, always tallies them.
+    /// The same simulator, skipping the weighted sums (the ideal weighted DCG and the fresh
+    /// weight, O(P) per cycle) when `metric`, the only one the caller reads, is not
+    /// weighted — as a GP fitness does. Their metrics (WNDCG, WFreshness) then read NaN
+    /// over a weighted period; the others are unchanged, bit for bit. A bandit, whose
+    /// rewards may read them, always tallies them.
     ///
     /// ```
     /// use freshgp::data::text;

@@ -15,8 +15,8 @@ pub(super) struct Chosen {
     pub(super) found: usize,
     pub(super) newly: usize,
     dcg: f64,
-    /// Σ w·g(rank) over the stale pages chosen (SPEC §8), with weights; read only when
-    /// the walk tallies weights ([`Walk::weighted`]).
+    /// Σ w·g(rank) over the stale pages chosen (docs/src/reference/metrics.md#wndcg), with
+    /// weights; read only when the walk tallies weights ([`Walk::weighted`]).
     dcg_w: f64,
 }
 
@@ -37,12 +37,11 @@ impl Chosen {
     }
 }
 
-/// The ideal weighted DCG of a cycle (SPEC §8): over the weights of the pages stale
-/// before the visits (`stale`), the best `m`, read off the pages of `period` in
-/// descending weight order ([`Period::by_weight`]) until `m` stale ones are met. The
-/// sum runs in that order, as [`weighted_ideal`](super::metrics::weighted_ideal)'s
-/// (pages of equal weight add equal terms, in any order), so the value is its bit for
-/// bit.
+/// The ideal weighted DCG of a cycle (docs/src/reference/metrics.md#wndcg): over the
+/// weights of the pages stale before the visits (`stale`), the best `m`, read off the pages
+/// of `period` in descending weight order ([`Period::by_weight`]) until `m` stale ones are
+/// met. The sum runs in that order, as [`weighted_ideal`](super::metrics::weighted_ideal)'s
+/// (pages of equal weight add equal terms, in any order), so the value is its bit for bit.
 pub(super) fn stale_ideal(
     (stale, period): (&[bool], &Period),
     m: usize,

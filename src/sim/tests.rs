@@ -285,7 +285,7 @@ fn odd_adaptive() -> Adaptive {
 }
 
 /// The adaptive policy by hand on a two-page history: intervals, and hence ranks, follow
-/// SPEC §9 from the warm-up on.
+/// docs/src/reference/policies.md#adaptive-intervals from the warm-up on.
 #[test]
 fn adaptive_intervals_rank_pages() {
     // Page 0 changes every cycle, page 1 never; one visit a cycle after a 2-cycle warm-up.

@@ -1,4 +1,5 @@
-//! Categorical metadata for synthetic pages (SPEC §12): the optional `metadata` section.
+//! Categorical metadata for synthetic pages (docs/src/reference/data.md#attributes): the
+//! optional `metadata` section.
 //!
 //! Each attribute (e.g. a product category) has `values` values named `prefix0`,
 //! `prefix1`, ...; value j is drawn with probability ∝ `1 / (j + 1)^zipf` (a few popular

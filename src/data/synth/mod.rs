@@ -39,19 +39,20 @@
 //! λ as modified by a burst, 0 when dormant, then by a promotion; λ of ordinary pages
 //! includes the host activity; raised by persistence as above), or by a host event.
 //!
-//! 8. **Weights** (optional section `weights`, SPEC §8 page importance as click
-//!    popularity): page p of host h weighs `H_h · exp(σ·z_p - σ²/2)`, rounded to 4
-//!    significant digits, with `H_h` log-normal (mean 1, shape `weights.host_sigma`) and
-//!    `z_p = ρ·s_p + sqrt(1 - ρ²)·ε_p`: `s_p` is the normal score `Φ⁻¹((r + ½)/P)` of the
-//!    rank r of p's λ among all pages (ties share their mean rank), ε_p standard normal,
-//!    σ = `weights.sigma`, ρ = `weights.rate_correlation`. Heavy-tailed, mean about 1.
-//!    Without the section the history has no weights (every page weighs 1).
+//! 8. **Weights** (optional section `weights`, page importance as click popularity:
+//!    docs/src/reference/data.md#page-weights): page p of host h weighs
+//!    `H_h · exp(σ·z_p - σ²/2)`, rounded to 4 significant digits, with `H_h` log-normal
+//!    (mean 1, shape `weights.host_sigma`) and `z_p = ρ·s_p + sqrt(1 - ρ²)·ε_p`: `s_p` is
+//!    the normal score `Φ⁻¹((r + ½)/P)` of the rank r of p's λ among all pages (ties share
+//!    their mean rank), ε_p standard normal, σ = `weights.sigma`, ρ =
+//!    `weights.rate_correlation`. Heavy-tailed, mean about 1. Without the section the
+//!    history has no weights (every page weighs 1).
 //!
-//! 9. **Metadata** (optional section `metadata`, SPEC §12 categorical attributes such as a
-//!    product's category or a shop's country): each attribute's values have Zipf
-//!    popularity and a rate multiplier (mean 1) that scales λ of the non-static pages
-//!    holding them; see `src/data/synth/metadata.rs` for the model. Without the section the pages carry
-//!    no attributes and the bits are as before.
+//! 9. **Metadata** (optional section `metadata`, categorical attributes such as a
+//!    product's category or a shop's country: docs/src/reference/data.md#attributes): each
+//!    attribute's values have Zipf popularity and a rate multiplier (mean 1) that scales λ
+//!    of the non-static pages holding them; see `src/data/synth/metadata.rs` for the
+//!    model. Without the section the pages carry no attributes and the bits are as before.
 //!
 //! The optional sections default to none, so older preset files load unchanged.
 //!

@@ -45,7 +45,8 @@ pub struct SynthParams {
     /// Page importance weights (click popularity): none (unweighted) unless given.
     #[serde(default)]
     pub(crate) weights: Option<WeightParams>,
-    /// Categorical attributes (SPEC §12) that shift change rates: none unless given.
+    /// Categorical attributes (docs/src/reference/data.md#attributes) that shift change
+    /// rates: none unless given.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) metadata: Vec<AttributeParams>,
 }

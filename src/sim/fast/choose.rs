@@ -24,7 +24,7 @@ pub(super) struct Walk<'a> {
     pub(super) order: Option<&'a [u32]>,
     /// The period (its pages' weights and hosts).
     pub(super) period: &'a Period,
-    /// The host cap (SPEC §8), if any.
+    /// The host cap (docs/src/reference/simulation.md#politeness-the-host-cap), if any.
     pub(super) cap: Option<u32>,
     /// Whether the run tallies weighted sums: each stale page's rank is then needed
     /// with its weight, not only the ranks.
@@ -72,10 +72,11 @@ fn split_keys(
 }
 
 impl Fast {
-    /// Step 3 of a sampled decision (SPEC §11, see `sample.rs`): the inclusion
-    /// probabilities from the groups' scores, systematic sampling over the pages in page
-    /// order (O(P)), the drawn pages tallied in rank order. `None` when at most k pages
-    /// have a positive score: the decision is then the top-k one ([`Fast::choose`]).
+    /// Step 3 of a sampled decision (docs/src/reference/simulation.md#sampled-decisions,
+    /// see `sample.rs`): the inclusion probabilities from the groups' scores, systematic
+    /// sampling over the pages in page order (O(P)), the drawn pages tallied in rank order.
+    /// `None` when at most k pages have a positive score: the decision is then the top-k
+    /// one ([`Fast::choose`]).
     pub(super) fn sample(&mut self, walk: &Walk<'_>, seed: u64) -> Option<Chosen> {
         self.group_score.resize(self.groups.len(), 0.0);
         self.classes.clear();
@@ -162,8 +163,9 @@ impl Fast {
         chosen
     }
 
-    /// A class under a host cap (SPEC §8): its pages in rank order (the tie order), each
-    /// taken unless its host has `cap` pages chosen this cycle, until `k` are chosen.
+    /// A class under a host cap (docs/src/reference/simulation.md#politeness-the-host-cap):
+    /// its pages in rank order (the tie order), each taken unless its host has `cap` pages
+    /// chosen this cycle, until `k` are chosen.
     fn take_capped(&mut self, class: &Class, walk: &Walk<'_>, chosen: &mut Chosen) {
         let cap = walk.cap.unwrap_or(u32::MAX);
         self.class.clear();

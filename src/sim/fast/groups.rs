@@ -98,8 +98,8 @@ pub(crate) struct Fast {
     pub(super) below: Vec<u32>,
     pub(super) buffers: ScoreBuffers,
     pub(super) discounts: Discounts,
-    // SPEC §8: what the policy tracks, the visit histories, the host totals, and the
-    // per-cycle host counts of a capped walk.
+    // Tracked statistics: what the policy tracks, the visit histories, the host totals, and
+    // the per-cycle host counts of a capped walk.
     pub(super) track: Track,
     pub(super) histories: Histories,
     pub(super) host_rates: HostRates,
@@ -110,8 +110,8 @@ pub(crate) struct Fast {
     pub(super) keys: Vec<u64>,
     /// Tie keys of the other side, each placed among `keys` by a binary search (unsorted).
     pub(super) others: Vec<u64>,
-    // SPEC §11: each group's score this cycle (by group index) and the positive sampling
-    // weights with their numbers of pages, for a sampled decision.
+    // Sampled decisions: each group's score this cycle (by group index) and the positive
+    // sampling weights with their numbers of pages, for a sampled decision.
     pub(super) group_score: Vec<f64>,
     pub(super) classes: Vec<(f64, u64)>,
     /// The per-page simulator, for runs whose pages share no state ([`Flat::suits`]).

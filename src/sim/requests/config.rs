@@ -30,7 +30,7 @@ pub enum RequestError {
     /// The settings of the simulation.
     #[error(transparent)]
     Sim(#[from] SimError),
-    /// Data that cannot be split (SPEC §2).
+    /// Data that cannot be split into folds (docs/src/reference/folds.md).
     #[error(transparent)]
     Split(#[from] crate::data::split::SplitError),
     /// Pages that cannot be simulated.

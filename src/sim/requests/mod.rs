@@ -1,16 +1,16 @@
-//! The request-driven simulation of SPEC §12 (the seed's section 6): crawls triggered by
-//! requests (clicks) instead of a daily top k, and the resources a policy saves against
-//! crawling at random.
+//! The request-driven simulation (docs/src/reference/requests.md; the predictive-crawling
+//! paper's section 6): crawls triggered by requests (clicks) instead of a daily top k, and
+//! the resources a policy saves against crawling at random.
 //!
 //! A [`Requests`] stream is drawn once: at each scored cycle every page receives
 //! Poisson(r·w) requests (r such that the expected total is the number of pages), served in
 //! a seeded random order, each with its own uniform draw u. A run ([`RequestSim::run`])
-//! replays the stream: at cycle d every page is scored from the state at the end of d-1
-//! (SPEC §3, rate policies with `k = resources × P`), the scores become quantiles q in
-//! 1..=Q, and each request is first counted *fresh* (its page not stale) or not, then
-//! crawls its page when `u < min(1, (q/Q)·γ)`. `uniform` crawls when `u < R`. A crawl is a
-//! visit (SPEC §3): it updates the policy's statistics and makes the page fresh for its
-//! later requests. Freshness F = fresh requests / requests, resources R = crawls /
+//! replays the stream: at cycle d every page is scored from the state at the end of d-1 (as
+//! in docs/src/reference/simulation.md, rate policies with `k = resources × P`), the scores
+//! become quantiles q in 1..=Q, and each request is first counted *fresh* (its page not
+//! stale) or not, then crawls its page when `u < min(1, (q/Q)·γ)`. `uniform` crawls when
+//! `u < R`. A crawl is a visit: it updates the policy's statistics and makes the page fresh
+//! for its later requests. Freshness F = fresh requests / requests, resources R = crawls /
 //! requests.
 //!
 //! γ is found by bisection for a target F or R ([`RequestSim::tune`]), and [`savings`]
@@ -35,12 +35,13 @@
 //! assert!(some.crawls() <= all.crawls());
 //! ```
 //!
-//! Choices where SPEC §12 is silent: bisection stops after [`MAX_STEPS`] halvings when the
-//! tolerance cannot be met (F and R are step functions of γ) and keeps the γ whose F (or R)
-//! is closest to the target; a policy that cannot reach the target even at γ = Q reports
-//! the freshness it does reach (`reached = false`). Cycles with no request are left out
-//! of the per-cycle intervals. A bandit cannot drive the simulation (its rewards are
-//! top-k metrics).
+//! Choices the paper leaves open
+//! (docs/src/reference/requests.md#tuning-the-crawl-probability): bisection stops after
+//! [`MAX_STEPS`] halvings when the tolerance cannot be met (F and R are step functions of
+//! γ) and keeps the γ whose F (or R) is closest to the target; a policy that cannot reach
+//! the target even at γ = Q reports the freshness it does reach (`reached = false`). Cycles
+//! with no request are left out of the per-cycle intervals. A bandit cannot drive the
+//! simulation (its rewards are top-k metrics).
 //!
 //! **Invariant:** every method and every γ replays the same [`Requests`]: arrivals, order
 //! and draws; so differences between runs come from the decisions alone.

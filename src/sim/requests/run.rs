@@ -107,7 +107,8 @@ pub struct Tuned {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Pages {
-    /// The test fold's pages (SPEC §12: the default; unseen by a model).
+    /// The test fold's pages (the default; unseen by a model:
+    /// docs/src/reference/requests.md#requests).
     Unseen,
     /// The training fold's pages (seen by a model in training).
     Seen,
@@ -185,8 +186,9 @@ impl RequestSim {
         Ok(RequestSim { runs, config })
     }
 
-    /// The test period of each rotation in `rotations` (SPEC §2) over `pages`, with Poisson
-    /// requests (SPEC §12); [`Pages::Cold`] runs without warm-up, whatever `config` says.
+    /// The test period of each rotation in `rotations` (docs/src/reference/folds.md#rotations)
+    /// over `pages`, with Poisson requests (docs/src/reference/requests.md#requests);
+    /// [`Pages::Cold`] runs without warm-up, whatever `config` says.
     ///
     /// # Errors
     /// Data too small to split, a bad rotation, and as [`RequestSim::new`].
@@ -387,9 +389,10 @@ fn run_period(
     }
 }
 
-/// Each page's score quantile q in `1..=Q` into `out` (SPEC §12): with r the page's rank
-/// among all pages from the lowest score (1), tied scores sharing their mean rank,
-/// `q = ceil(Q·r/P)`, computed exactly in integers. `order` is scratch.
+/// Each page's score quantile q in `1..=Q` into `out`
+/// (docs/src/reference/requests.md#serving-a-request): with r the page's rank among all
+/// pages from the lowest score (1), tied scores sharing their mean rank, `q = ceil(Q·r/P)`,
+/// computed exactly in integers. `order` is scratch.
 pub fn quantiles(scores: &[f64], q: u32, order: &mut Vec<u32>, out: &mut [u32]) {
     let pages = scores.len();
     order.clear();

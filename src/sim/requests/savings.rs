@@ -8,7 +8,7 @@ use crate::stats::{mean_ci, MeanCi};
 use rayon::prelude::*;
 use serde::Serialize;
 
-/// Uniform's resource levels at which savings are read (SPEC §12).
+/// Uniform's resource levels at which savings are read (docs/src/reference/requests.md#savings).
 pub const LEVELS: [f64; 4] = [0.2, 0.4, 0.6, 0.8];
 
 /// One method's savings at one level of uniform.
@@ -99,8 +99,9 @@ pub fn savings_runs(methods: usize, levels: usize) -> usize {
 }
 
 /// For each of `levels`, uniform's freshness F* at R_u and every policy's γ, R and savings
-/// at F* (SPEC §12). Savings use the nominal R_u; the interval is that of the per-cycle
-/// ratio `1 - R_cycle / R_u` at the pooled γ. `progress` hears each simulation's end.
+/// at F* (docs/src/reference/requests.md#savings). Savings use the nominal R_u; the
+/// interval is that of the per-cycle ratio `1 - R_cycle / R_u` at the pooled γ. `progress`
+/// hears each simulation's end.
 ///
 /// # Errors
 /// As [`RequestSim::tune`].
