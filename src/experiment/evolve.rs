@@ -236,6 +236,9 @@ pub struct EvolveSettings {
     pub seeds: Vec<u64>,
     /// The cycles the test set is simulated over.
     pub horizon: Horizon,
+    /// The budgets formulas are trained and validated over, relative to the fittest seed
+    /// at each (docs/src/reference/gp.md#training-budgets); empty: `sim`'s alone.
+    pub train_resources: Vec<f64>,
     /// The learned model that gives `P` (docs/src/reference/terminals.md#p): needed exactly
     /// when the grammar has `P`.
     pub model: Option<Predictor>,
@@ -320,6 +323,19 @@ pub struct SeedFigures {
     pub validation: f64,
 }
 
+/// A formula on the Pareto front of size against validation fitness.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FrontPoint {
+    /// The formula, simplified.
+    pub formula: Formula,
+    /// Its nodes.
+    pub size: usize,
+    /// Training fitness.
+    pub train: f64,
+    /// Validation fitness.
+    pub validation: f64,
+}
+
 /// One seed's run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SeedRun {
@@ -335,6 +351,10 @@ pub struct SeedRun {
     /// where the search started from.
     #[serde(default)]
     pub best_seed: Option<SeedFigures>,
+    /// The kept formulas no other beats on both size and validation fitness, smallest
+    /// first (empty in results of older versions).
+    #[serde(default)]
+    pub front: Vec<FrontPoint>,
     /// Best, Sum_σ and Avg_σ choices.
     pub choices: Choices,
     /// Wall-clock seconds.
@@ -414,13 +434,15 @@ fn fitness_for(
     settings: &EvolveSettings,
 ) -> Result<CrawlFitness, ExperimentError> {
     settings.check_model()?;
-    CrawlFitness::new(
+    CrawlFitness::over_budgets(
         period.clone(),
         settings.sim,
+        &settings.train_resources,
         settings.metric,
         settings.grammar.closure(),
     )
     .and_then(|f| f.with_model(settings.model.clone()))
+    .map(|f| f.relative_to(&settings.gp.seed_formulas))
     .map_err(|source| ExperimentError::Sim { set, source })
 }
 
@@ -501,18 +523,37 @@ pub(crate) fn run_seed(
         .map(|i| i.canonical.clone())
         .collect();
     let validations = evaluate_all(&sets.validation, &kept);
+    let closure = settings.grammar.closure();
     let candidates: Vec<Candidate> = evolution
         .hall_of_fame
         .iter()
         .zip(validations)
         .map(|(i, v)| Candidate {
+            size: i.formula.simplify(closure).len(),
             formula: i.formula.clone(),
             train: (*i.evaluation).clone(),
             validation: v,
         })
         .collect();
+    let front = gp::front(&candidates)
+        .into_iter()
+        .map(|i| {
+            let c = &candidates[i];
+            FrontPoint {
+                formula: c.formula.simplify(closure),
+                size: c.size,
+                train: c.train.value,
+                validation: c.validation.value,
+            }
+        })
+        .collect();
     let choices = Choices::from_fn(|strategy| {
-        let c = &candidates[gp::choose(&candidates, strategy)];
+        let index = if settings.gp.parsimony {
+            gp::choose_parsimonious(&candidates, strategy)
+        } else {
+            gp::choose(&candidates, strategy)
+        };
+        let c = &candidates[index];
         let formula = c.formula.simplify(settings.grammar.closure());
         let outcome = test_outcome(&sets.test, &formula, settings);
         Choice {
@@ -542,6 +583,7 @@ pub(crate) fn run_seed(
         evaluations: evolution.evaluations,
         cache_hits: evolution.cache_hits,
         best_seed,
+        front,
         choices,
         seconds: start.elapsed().as_secs_f64(),
     }

@@ -222,6 +222,10 @@ pub struct Study {
     /// Resources at which the chosen functions and the baselines are also tested (Fig. 5;
     /// a study's `resources: [..]` sweep, docs/src/reference/evaluation.md#budget-sweeps).
     pub top_resources: Vec<f64>,
+    /// The budgets a formula is trained and validated over
+    /// (docs/src/reference/gp.md#training-budgets); empty: the study's resources alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub train_resources: Vec<f64>,
     /// Repeated test runs with run seeds 1..R
     /// (docs/src/reference/evaluation.md#repeated-runs); `None`: one run with the tie seed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -260,6 +264,8 @@ struct StoredStudy {
     test_horizon: Horizon,
     top_resources: Vec<f64>,
     #[serde(default)]
+    train_resources: Vec<f64>,
+    #[serde(default)]
     runs: Option<usize>,
     #[serde(default)]
     reference: Option<Policy>,
@@ -288,6 +294,7 @@ impl TryFrom<StoredStudy> for Study {
             sim: s.sim,
             test_horizon: s.test_horizon,
             top_resources: s.top_resources,
+            train_resources: s.train_resources,
             runs: s.runs,
             reference: s.reference,
             savings: s.savings,
@@ -557,6 +564,14 @@ impl Study {
             if !(r > 0.0 && r <= 1.0) || self.top_resources[..i].contains(&r) {
                 return Err(violation(
                     "top_resources",
+                    format!("{r}: distinct fractions in (0, 1]"),
+                ));
+            }
+        }
+        for (i, &r) in self.train_resources.iter().enumerate() {
+            if !(r > 0.0 && r <= 1.0) || self.train_resources[..i].contains(&r) {
+                return Err(violation(
+                    "train_resources",
                     format!("{r}: distinct fractions in (0, 1]"),
                 ));
             }

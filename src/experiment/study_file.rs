@@ -94,7 +94,7 @@ struct RawStudy {
     #[serde(default)]
     resources: Option<RawResources>,
     #[serde(default)]
-    train_resources: Option<f64>,
+    train_resources: Option<RawResources>,
     #[serde(default)]
     decision: Decision,
     #[serde(default)]
@@ -216,6 +216,10 @@ impl RawStudy {
             )
         })?;
         let (resources, top_resources) = self.budgets()?;
+        let train_resources = match &self.train_resources {
+            Some(RawResources::Sweep(list)) => list.clone(),
+            _ => Vec::new(),
+        };
         let sim = SimConfig::new(resources, self.warmup)
             .map_err(|e| violation("resources", e.to_string()))?
             .with_seed(self.tie_seed)
@@ -248,6 +252,7 @@ impl RawStudy {
             sim,
             test_horizon: self.test_horizon,
             top_resources,
+            train_resources,
             runs: self.runs,
             reference: self.reference,
             savings: self.savings,
@@ -260,14 +265,24 @@ impl RawStudy {
     /// The training budget and the other budgets tested: `resources: 0.05` (with
     /// `top_resources`, default 1%..5%, Fig. 5), or `resources: [..]`, a sweep
     /// (docs/src/reference/evaluation.md#budget-sweeps), trained at `train_resources`
-    /// (default the paper's 5%) and tested at every budget of the list.
+    /// (default the paper's 5%; of a list, its first is the study's budget) and tested at
+    /// every budget of the list. A list `train_resources: [..]` trains over its budgets
+    /// with either form.
     fn budgets(&self) -> Result<(f64, Vec<f64>), Violation> {
+        if let Some(RawResources::Sweep(list)) = &self.train_resources {
+            if list.is_empty() {
+                return Err(violation(
+                    "train_resources",
+                    "list at least one budget (or write one number)",
+                ));
+            }
+        }
         match &self.resources {
             None | Some(RawResources::One(_)) => {
-                if self.train_resources.is_some() {
+                if let Some(RawResources::One(_)) = self.train_resources {
                     return Err(violation(
                         "train_resources",
-                        "goes with a sweep, `resources: [..]`; with one budget, `resources` is the training budget",
+                        "one training budget goes with a sweep, `resources: [..]`; with one budget, `resources` is the training budget (a list, `train_resources: [..]`, trains over several)",
                     ));
                 }
                 let one = match self.resources {
@@ -286,7 +301,12 @@ impl RawStudy {
                 if list.is_empty() {
                     return Err(violation("resources", "list at least one budget"));
                 }
-                let train = self.train_resources.unwrap_or_else(paper_resources);
+                let train = match &self.train_resources {
+                    None => paper_resources(),
+                    Some(RawResources::One(r)) => *r,
+                    // Invariant: an empty list was refused above.
+                    Some(RawResources::Sweep(list)) => list[0],
+                };
                 let mut levels = list.clone();
                 levels.retain(|&r| r != train);
                 Ok((train, levels))

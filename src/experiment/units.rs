@@ -468,6 +468,7 @@ impl Runner {
             sim: self.study.sim,
             seeds: c.seeds.clone(),
             horizon: self.study.test_horizon,
+            train_resources: self.study.train_resources.clone(),
             model: self.models[index].clone(),
         }
     }

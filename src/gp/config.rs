@@ -84,6 +84,9 @@ pub struct RawGpConfig {
     pub literature_seeds: bool,
     /// The search over the constants of the best individuals (none by default).
     pub constants: ConstantSearch,
+    /// Each strategy chooses the smallest kept formula whose score is within one standard
+    /// error of its best (on by default; the GP4C paper's protocol turns it off).
+    pub parsimony: bool,
 }
 
 impl Default for RawGpConfig {
@@ -108,6 +111,7 @@ impl Default for RawGpConfig {
             seed_formulas: Vec::new(),
             literature_seeds: true,
             constants: ConstantSearch::default(),
+            parsimony: true,
         }
     }
 }

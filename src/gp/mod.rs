@@ -39,7 +39,7 @@ pub use constants::{tune, ConstantSearch, Tuned};
 pub(crate) use create::Primitives;
 pub(crate) use operators::{crossover, replacement_mutation, swap_mutation};
 pub use select::Strategy;
-pub(crate) use select::{choose, Candidate};
+pub(crate) use select::{choose, choose_parsimonious, front, Candidate};
 
 use crate::formula::{Formula, Grammar};
 use crate::hash::mix64;

@@ -4,7 +4,14 @@
 //! maximises `(f_train + f_val) / 2 - σ`, where σ is the standard deviation (population
 //! form, dividing by the count) of the per-case values of both sets together. Sum_σ and
 //! Avg_σ prefer functions that do well on data they were not evolved on, and steadily so.
+//!
+//! With parsimony ([`choose_parsimonious`]), each strategy takes instead the smallest
+//! candidate whose score is within the noise of the best score: one standard error of the
+//! mean of the best candidate's per-case values (of the training set for Best, of both
+//! sets for Sum_σ and Avg_σ), the "one standard error rule" of model selection. [`front`]
+//! lists the candidates no other beats on both size and validation fitness.
 
+use super::pareto::{fronts, Point};
 use super::Evaluation;
 use crate::formula::Formula;
 use serde::{Deserialize, Serialize};
@@ -54,6 +61,8 @@ pub(crate) struct Candidate {
     pub(crate) train: Evaluation,
     /// Evaluation on the validation set.
     pub(crate) validation: Evaluation,
+    /// Nodes of the formula as reported (simplified).
+    pub(crate) size: usize,
 }
 
 impl Candidate {
@@ -73,6 +82,81 @@ impl Candidate {
         let mean = values.iter().sum::<f64>() / n;
         (values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n).sqrt()
     }
+}
+
+/// The standard error of the mean of `values` (0 for fewer than two).
+fn standard_error(values: &[f64]) -> f64 {
+    if values.len() < 2 {
+        return 0.0;
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let variance = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0);
+    (variance / n).sqrt()
+}
+
+impl Strategy {
+    /// The noise of a score: the standard error of the mean of the per-case values the
+    /// strategy reads.
+    fn noise(self, c: &Candidate) -> f64 {
+        match self {
+            Strategy::Best => standard_error(&c.train.cases),
+            Strategy::SumSigma | Strategy::AvgSigma => {
+                let both: Vec<f64> = c
+                    .train
+                    .cases
+                    .iter()
+                    .chain(&c.validation.cases)
+                    .copied()
+                    .collect();
+                standard_error(&both)
+            }
+        }
+    }
+}
+
+/// Index of the candidate `strategy` picks with parsimony: among the candidates whose score
+/// is at least the best score minus its noise, the smallest, then the higher score, then
+/// the earlier one.
+///
+/// # Panics
+/// If `candidates` is empty.
+pub(crate) fn choose_parsimonious(candidates: &[Candidate], strategy: Strategy) -> usize {
+    let best = &candidates[choose(candidates, strategy)];
+    let floor = strategy.score(best) - strategy.noise(best);
+    let mut chosen: Option<usize> = None;
+    for (i, c) in candidates.iter().enumerate() {
+        if strategy.score(c) < floor {
+            continue;
+        }
+        let better = chosen.is_none_or(|k| {
+            let k = &candidates[k];
+            k.size
+                .cmp(&c.size)
+                .then(strategy.score(c).total_cmp(&strategy.score(k)))
+                == std::cmp::Ordering::Greater
+        });
+        if better {
+            chosen = Some(i);
+        }
+    }
+    // Invariant: the best candidate itself clears the floor.
+    chosen.expect("the best candidate is within its own noise")
+}
+
+/// The candidates on the Pareto front of size (fewer nodes) against validation fitness,
+/// smallest first.
+pub(crate) fn front(candidates: &[Candidate]) -> Vec<usize> {
+    let points: Vec<Point> = candidates
+        .iter()
+        .map(|c| Point {
+            fitness: c.validation.value,
+            size: c.size,
+        })
+        .collect();
+    let mut first = fronts(&points).into_iter().next().unwrap_or_default();
+    first.sort_by_key(|&i| (candidates[i].size, i));
+    first
 }
 
 /// Index of the candidate `strategy` picks: highest score, then fewer nodes, then the
@@ -105,8 +189,10 @@ mod tests {
             value: v.iter().sum::<f64>() / v.len() as f64,
             cases: v.to_vec(),
         };
+        let formula: Formula = text.parse().unwrap();
         Candidate {
-            formula: text.parse().unwrap(),
+            size: formula.len(),
+            formula,
             train: eval(train),
             validation: eval(validation),
         }
@@ -130,5 +216,32 @@ mod tests {
         let long = candidate("t + 0 * X", &[0.5], &[0.5]);
         let short = candidate("t", &[0.5], &[0.5]);
         assert_eq!(choose(&[long, short], Strategy::Best), 1);
+    }
+
+    #[test]
+    fn parsimony_takes_the_smallest_within_the_noise() {
+        // The best by training is long; a short one is within one standard error of it
+        // (training values 0.5 and 0.7: mean 0.6, standard error 0.1), another is not.
+        let long = candidate("t * t + X - n / (t + 1)", &[0.5, 0.7], &[0.6, 0.6]);
+        let close = candidate("t * X", &[0.45, 0.6], &[0.5, 0.5]);
+        let far = candidate("t", &[0.3, 0.3], &[0.9, 0.9]);
+        let all = [long, close, far];
+        assert_eq!(choose(&all, Strategy::Best), 0);
+        assert_eq!(choose_parsimonious(&all, Strategy::Best), 1);
+        // No noise: parsimony is the plain choice.
+        let steady = candidate("t * t + X", &[0.6, 0.6], &[0.6, 0.6]);
+        let short = candidate("t", &[0.59, 0.59], &[0.6, 0.6]);
+        assert_eq!(choose_parsimonious(&[steady, short], Strategy::Best), 0);
+    }
+
+    #[test]
+    fn the_front_trades_size_for_validation() {
+        let all = [
+            candidate("t * t + X", &[0.5], &[0.7]),
+            candidate("t * X", &[0.5], &[0.6]),
+            candidate("t * X + n", &[0.5], &[0.5]),
+            candidate("t", &[0.5], &[0.4]),
+        ];
+        assert_eq!(front(&all), [3, 1, 0]);
     }
 }

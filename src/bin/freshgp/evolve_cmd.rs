@@ -64,6 +64,12 @@ pub struct Args {
     /// `w * t`, the crawl value, ...).
     #[arg(long)]
     no_literature_seeds: bool,
+    /// Train and validate over these budgets (fractions of the pages a cycle,
+    /// comma-separated): a formula's fitness is then the mean over them of its fitness
+    /// relative to the fittest seed formula's (see the book's Genetic programming chapter).
+    /// The test stays at --resources.
+    #[arg(long, value_delimiter = ',', value_name = "FRACTIONS")]
+    train_resources: Vec<f64>,
     #[command(flatten)]
     sim: SimArgs,
     /// Print JSON instead of text.
@@ -149,8 +155,14 @@ fn settings(args: &Args) -> Result<EvolveSettings> {
         .map(|path| Policy::load_model(&path.to_string_lossy()))
         .transpose()
         .context("--model")?;
+    for (i, &r) in args.train_resources.iter().enumerate() {
+        if !(r > 0.0 && r <= 1.0) || args.train_resources[..i].contains(&r) {
+            bail!("--train-resources {r}: the budgets are distinct fractions in (0, 1]");
+        }
+    }
     let settings = EvolveSettings {
         model,
+        train_resources: args.train_resources.clone(),
         horizon: args.test_horizon.into(),
         grammar,
         metric: args.fitness,
@@ -248,6 +260,7 @@ fn print_json(
     }
     out.insert("metric".into(), json!(settings.metric.name()));
     out.insert("host_cap".into(), json!(settings.sim.host_cap()));
+    out.insert("train_resources".into(), json!(settings.train_resources));
     out.insert("rotation".into(), json!(run.rotation));
     out.insert("set_sizes".into(), json!(run.set_sizes));
     out.insert("evaluations".into(), json!(evaluations));
@@ -266,7 +279,19 @@ fn print_text(
     start: Instant,
 ) -> Result<()> {
     let (evaluations, cache_hits) = totals(run);
-    let metric = settings.metric.name();
+    let metric = match settings.train_resources.as_slice() {
+        [] => settings.metric.name().to_string(),
+        budgets => format!(
+            "{} relative to the fittest seed's, mean over budgets {} (test at {})",
+            settings.metric.name(),
+            budgets
+                .iter()
+                .map(f64::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            settings.sim.resources()
+        ),
+    };
     let cap = settings.sim.host_cap().map_or(String::new(), |m| {
         format!("; host cap {m} (pages of one host per cycle)")
     });
@@ -295,6 +320,12 @@ fn print_text(
                 best.train - start.train
             )?;
         }
+        let front: Vec<String> = seed
+            .front
+            .iter()
+            .map(|p| format!("{}:{:.4}", p.size, p.validation))
+            .collect();
+        writeln!(stdout, "  {:<9} {}", "front", front.join("  "))?;
         for c in &seed.choices {
             writeln!(
                 stdout,
