@@ -261,6 +261,8 @@ fn gp_methods(
                 validation: choice.validation,
                 test: choice.test,
                 score: choice.score,
+                best_seed: unit.run.best_seed.clone(),
+                front: unit.run.front.clone(),
             });
         }
         let mut m = method(

@@ -90,6 +90,10 @@ pub struct Chosen {
     pub test: f64,
     /// The strategy's score (what chose it).
     pub score: f64,
+    /// The winning seed's fittest seed formula in training (`None`: the run had no seeds).
+    pub best_seed: Option<crate::experiment::evolve::SeedFigures>,
+    /// The winning seed's front of size against validation fitness, smallest first.
+    pub front: Vec<crate::experiment::evolve::FrontPoint>,
 }
 
 /// A method's figures at one resources level.

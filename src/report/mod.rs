@@ -40,6 +40,7 @@ mod doc;
 mod files;
 mod html;
 pub mod plots;
+mod rivals;
 mod summary;
 
 pub use analysis::{Analysis, ArmComparison, AtResources, Chosen, Comparison};

@@ -343,6 +343,7 @@ pub fn all(a: &Analysis) -> Vec<(String, String)> {
         ),
     ));
     plots.extend(arm_plots(a));
+    plots.extend(front_plots(a));
     for g in &a.generations {
         let points = |v: &[f64]| -> Vec<(f64, f64)> {
             v.iter().enumerate().map(|(i, &y)| (i as f64, y)).collect()
@@ -370,6 +371,52 @@ pub fn all(a: &Analysis) -> Vec<(String, String)> {
                 ),
                 "generation",
                 g.fitness.title(),
+                &series,
+            ),
+        ));
+    }
+    plots
+}
+
+/// Per configuration, the fronts of size against validation fitness of the winning seeds
+/// (one series per rotation, of the first strategy reported).
+fn front_plots(a: &Analysis) -> Vec<(String, String)> {
+    let mut plots = Vec::new();
+    for c in &a.study.configurations {
+        let Some(m) = a
+            .methods
+            .iter()
+            .find(|m| m.configuration.as_deref() == Some(c.name.as_str()) && m.arms.is_empty())
+        else {
+            continue;
+        };
+        let series: Vec<Series> = m
+            .chosen
+            .iter()
+            .filter(|ch| !ch.front.is_empty())
+            .map(|ch| Series {
+                label: format!("rotation {}", ch.rotation),
+                points: ch
+                    .front
+                    .iter()
+                    .map(|p| (p.size as f64, p.validation))
+                    .collect(),
+                thin: false,
+            })
+            .collect();
+        if series.is_empty() {
+            continue;
+        }
+        plots.push((
+            format!("plots/front-{}.svg", c.name),
+            line_chart(
+                &format!(
+                    "{}: {} formulas kept, size against validation fitness (the Pareto front)",
+                    dataset(a),
+                    c.name
+                ),
+                "nodes of the simplified formula",
+                &format!("validation {}", c.fitness.title()),
                 &series,
             ),
         ));

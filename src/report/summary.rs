@@ -2,8 +2,9 @@
 //! [`doc`] document, written as `summary.md` (Markdown) and in `report.html`.
 
 use super::doc::{self, Block, Inline, Item};
-use super::{Analysis, Comparison, Kind, Method, COMPARED, RANKED};
+use super::{Analysis, Chosen, Comparison, Kind, Method, COMPARED, RANKED};
 use crate::data::stats::count;
+use crate::experiment::study::Study;
 use crate::metric::Metric;
 use crate::stats::MeanCi;
 
@@ -44,6 +45,7 @@ impl Summary {
         table4(&mut tables, a);
         top_of_schedule(&mut tables, a);
         budget_sweep(&mut tables, a);
+        super::rivals::section(&mut tables, a);
         savings(&mut tables, a);
         bandits(&mut tables, a);
         newly_visited(&mut tables, a);
@@ -283,7 +285,11 @@ fn table4(out: &mut Vec<Block>, a: &Analysis) {
         out,
         2,
         Inline::text("Table 4: chosen formulas"),
-        Inline::text("Per configuration, rotation and strategy: the winning seed's choice, its training and validation fitness and its test value of the same metric."),
+        Inline::text(if s.train_resources.is_empty() {
+            "Per configuration, rotation and strategy: the winning seed's choice, its training and validation fitness and its test value of the same metric.".to_string()
+        } else {
+            format!("Per configuration, rotation and strategy: the winning seed's choice, its training and validation fitness (the mean over the training budgets of the fitness relative to the fittest seed formula's: 1 is as good as it) and its test value of the same metric at {}.", percent(s.sim.resources()))
+        }),
     );
     for c in &s.configurations {
         out.push(Block::heading(
@@ -328,6 +334,52 @@ fn table4(out: &mut Vec<Block>, a: &Analysis) {
             }
         }
         out.push(Block::Table { head, rows });
+        seeds_and_fronts(out, &mine);
+    }
+}
+
+/// Under Table 4: per rotation, how far the search moved past its fittest seed formula, and
+/// the front of size against validation fitness it chose from (each strategy's winning seed
+/// once).
+fn seeds_and_fronts(out: &mut Vec<Block>, mine: &[&Method]) {
+    let Some(first) = mine.first() else {
+        return;
+    };
+    let mut items = Vec::new();
+    for r in 0..first.chosen.len() {
+        let mut seeds: Vec<&Chosen> = mine.iter().map(|m| &m.chosen[r]).collect();
+        seeds.dedup_by_key(|c| c.seed);
+        for ch in seeds {
+            if ch.front.is_empty() {
+                continue;
+            }
+            let front: Vec<String> = ch
+                .front
+                .iter()
+                .map(|p| format!("{} nodes {:.4}", p.size, p.validation))
+                .collect();
+            let mut line = Inline::text(format!(
+                "Rotation {}, seed {}: front (size, validation) {}",
+                ch.rotation,
+                ch.seed,
+                front.join("; ")
+            ));
+            if let Some(start) = &ch.best_seed {
+                line = line
+                    .and_text(format!(
+                        "; the fittest seed formula, train {:.4}, validation {:.4}: ",
+                        start.train, start.validation
+                    ))
+                    .and_code(start.formula.to_string());
+            }
+            items.push(Item {
+                text: line,
+                children: Vec::new(),
+            });
+        }
+    }
+    if !items.is_empty() {
+        out.push(Block::List(items));
     }
 }
 
@@ -352,6 +404,18 @@ fn method_table<'a>(
 }
 
 /// The top-of-schedule table (Fig. 5 in numbers).
+/// Where the study's formulas were evolved: "evolved at 5%", or over its training budgets.
+fn trained_at(s: &Study) -> String {
+    if s.train_resources.is_empty() {
+        return format!("evolved at {}", percent(s.sim.resources()));
+    }
+    let budgets: Vec<String> = s.train_resources.iter().map(|&r| percent(r)).collect();
+    format!(
+        "evolved over the training budgets {}, each relative to the fittest seed formula",
+        budgets.join(", ")
+    )
+}
+
 fn top_of_schedule(out: &mut Vec<Block>, a: &Analysis) {
     let s = &a.study;
     if s.top_resources.is_empty() {
@@ -362,8 +426,8 @@ fn top_of_schedule(out: &mut Vec<Block>, a: &Analysis) {
         2,
         Inline::text("Top of the schedule (Fig. 5)"),
         Inline::text(format!(
-            "The same functions (evolved at resources {}) when only the top fraction of the schedule is visited; mean over all test cycles. Bandits with an evolved arm are tested at the study's resources only (–).",
-            s.sim.resources()
+            "The same functions ({}) when only the top fraction of the schedule is visited; mean over all test cycles. Bandits with an evolved arm are tested at the study's resources only (–).",
+            trained_at(s)
         )),
     );
     for metric in RANKED {
@@ -407,8 +471,8 @@ fn budget_sweep(out: &mut Vec<Block>, a: &Analysis) {
     let mut levels = s.levels();
     levels.sort_by(f64::total_cmp);
     let mut intro = Inline::text(format!(
-        "Every method at every budget (evolved at {}), decision ",
-        percent(s.sim.resources())
+        "Every method at every budget ({}), decision ",
+        trained_at(s)
     ))
     .and_code(s.sim.decision().to_string())
     .and_text(format!(

@@ -513,4 +513,5 @@ fn weighted_history(dir: &Path) -> PathBuf {
     path
 }
 
+mod robust;
 mod studies;
