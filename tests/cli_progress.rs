@@ -122,7 +122,8 @@ fn evolution_draws_its_generations_with_the_time_left() {
     );
     let bars = std::fs::read_to_string(&out).unwrap();
     assert_eq!(choices(&bars), choices(&stdout));
-    assert_eq!(choices(&stdout).len(), 2 * 3 + 3, "{stdout}");
+    // Per seed its fittest seed formula, its front and three choices; then three winners.
+    assert_eq!(choices(&stdout).len(), 2 * 5 + 3, "{stdout}");
     // Quiet on a terminal too.
     let quiet = [&args[..], &["--quiet"]].concat();
     assert_eq!(on_terminal(tmp.path(), &quiet, Some(&out), "xterm"), "");

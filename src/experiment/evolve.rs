@@ -165,7 +165,7 @@ pub enum OverrideError {
 }
 
 /// Applies `overrides` to `raw`, checks that every seed formula fits `grammar`, checks the
-/// result and adds the literature's seeds ([`seeded`]).
+/// result and adds the literature's seeds when `literature_seeds` is on.
 pub fn apply_overrides(
     mut raw: RawGpConfig,
     overrides: &GpOverrides,

@@ -103,12 +103,18 @@ impl CrawlFitness {
             return self;
         }
         let mut scratch = self.scratch();
-        for b in 0..self.budgets.len() {
-            let best = references
-                .iter()
-                .map(|f| self.at_budget(b, f, &mut scratch[b]).0)
-                .fold(f64::NEG_INFINITY, f64::max);
-            self.budgets[b].reference = if best > 0.0 { best } else { 1.0 };
+        let bests: Vec<f64> = scratch
+            .iter_mut()
+            .enumerate()
+            .map(|(b, sim)| {
+                references
+                    .iter()
+                    .map(|f| self.at_budget(b, f, sim).0)
+                    .fold(f64::NEG_INFINITY, f64::max)
+            })
+            .collect();
+        for (budget, best) in self.budgets.iter_mut().zip(bests) {
+            budget.reference = if best > 0.0 { best } else { 1.0 };
         }
         self
     }

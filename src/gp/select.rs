@@ -66,15 +66,15 @@ pub(crate) struct Candidate {
 }
 
 impl Candidate {
+    /// The per-case values of both sets together.
+    fn both_cases(&self) -> Vec<f64> {
+        let (train, validation) = (&self.train.cases, &self.validation.cases);
+        train.iter().chain(validation).copied().collect()
+    }
+
     /// Standard deviation of the per-case values of both sets together.
     pub(crate) fn sigma(&self) -> f64 {
-        let values: Vec<f64> = self
-            .train
-            .cases
-            .iter()
-            .chain(&self.validation.cases)
-            .copied()
-            .collect();
+        let values = self.both_cases();
         if values.is_empty() {
             return 0.0;
         }
@@ -84,13 +84,13 @@ impl Candidate {
     }
 }
 
-/// The standard error of the mean of `values` (0 for fewer than two).
+/// The standard error of the mean of `values`, `√(s² / n)` (0 for fewer than two).
 fn standard_error(values: &[f64]) -> f64 {
     if values.len() < 2 {
         return 0.0;
     }
     let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
+    let mean = crate::stats::mean(values);
     let variance = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0);
     (variance / n).sqrt()
 }
@@ -101,16 +101,7 @@ impl Strategy {
     fn noise(self, c: &Candidate) -> f64 {
         match self {
             Strategy::Best => standard_error(&c.train.cases),
-            Strategy::SumSigma | Strategy::AvgSigma => {
-                let both: Vec<f64> = c
-                    .train
-                    .cases
-                    .iter()
-                    .chain(&c.validation.cases)
-                    .copied()
-                    .collect();
-                standard_error(&both)
-            }
+            Strategy::SumSigma | Strategy::AvgSigma => standard_error(&c.both_cases()),
         }
     }
 }
