@@ -128,6 +128,9 @@ fn cases(repo: &Path) -> Vec<Vec<String>> {
     cases.push(commerce(
         "evolve --grammar basic --population 20 --generations 2 --no-literature-seeds --gp-config constants.ron --json --quiet",
     ));
+    cases.push(commerce(
+        "evolve --grammar extended --fitness wndcg --population 30 --generations 3 --gp-config nsga2.ron --json --quiet",
+    ));
     cases
 }
 
@@ -167,6 +170,7 @@ fn outputs_are_bit_for_bit_as_recorded() {
     // The constant search on the best 3 of the hall of fame, 30 evaluations each.
     let constants = "(keep_best: 10, constants: (individuals: 3, evaluations: 30))";
     std::fs::write(dir.path().join("constants.ron"), constants).unwrap();
+    std::fs::write(dir.path().join("nsga2.ron"), "(selection: nsga2)").unwrap();
     let mut got = Vec::new();
     for args in std::iter::once(model).chain(cases(repo)) {
         let mut out = run(dir.path(), &args);

@@ -18,6 +18,20 @@ pub enum DepthPolicy {
     Parent,
 }
 
+/// How parents are selected and the next population formed
+/// (docs/src/reference/gp.md#selection).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Selection {
+    /// Tournaments on adjusted fitness, then size; the offspring replace the parents (with
+    /// elitism), as in the paper.
+    #[default]
+    Tournament,
+    /// NSGA-II over (fitness, size): tournaments on front, then crowding distance; the
+    /// next population is the survivors of parents and offspring together.
+    Nsga2,
+}
+
 /// Why GP settings are unusable.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ConfigError {
@@ -84,6 +98,8 @@ pub struct RawGpConfig {
     pub literature_seeds: bool,
     /// The search over the constants of the best individuals (none by default).
     pub constants: ConstantSearch,
+    /// How parents are selected and the next population formed.
+    pub selection: Selection,
     /// Each strategy chooses the smallest kept formula whose score is within one standard
     /// error of its best (on by default; the GP4C paper's protocol turns it off).
     pub parsimony: bool,
@@ -111,6 +127,7 @@ impl Default for RawGpConfig {
             seed_formulas: Vec::new(),
             literature_seeds: true,
             constants: ConstantSearch::default(),
+            selection: Selection::Tournament,
             parsimony: true,
         }
     }

@@ -18,6 +18,11 @@
 //! all generations are kept ([`Evolution::hall_of_fame`]); `choose` picks the final
 //! function from them by Best, Sum_σ or Avg_σ (de Almeida et al. 2007).
 //!
+//! With [`Selection::Nsga2`] the search weighs size against fitness as NSGA-II does (Deb
+//! et al. 2002, [`pareto`]): tournaments compare non-dominated fronts of (fitness, size),
+//! then crowding distance, and the next population is the best `population` of parents and
+//! offspring together, so small formulas survive beside fit ones.
+//!
 //! The first slots of the initial population hold the [seed
 //! formulas](RawGpConfig::seed_formulas), so a run (with elitism) ends at least as fit as
 //! the fittest of them. A [`ConstantSearch`] tunes the numeric constants of the best
@@ -34,7 +39,7 @@ mod operators;
 pub mod pareto;
 mod select;
 
-pub use config::{ConfigError, DepthPolicy, GpConfig, RawGpConfig, MAX_POPULATION};
+pub use config::{ConfigError, DepthPolicy, GpConfig, RawGpConfig, Selection, MAX_POPULATION};
 pub use constants::{tune, ConstantSearch, Tuned};
 pub(crate) use create::Primitives;
 pub(crate) use operators::{crossover, replacement_mutation, swap_mutation};
@@ -343,22 +348,67 @@ fn tune_population<F: Fitness>(
     }
 }
 
-/// The winner of a tournament of `size` drawn with replacement: better rank wins, the
-/// first drawn on a tie.
-fn tournament<'p>(rng: &mut impl Rng, population: &'p [Individual], size: usize) -> &'p Individual {
-    let mut best = &population[rng.gen_range(0..population.len())];
-    for _ in 1..size {
-        let other = &population[rng.gen_range(0..population.len())];
-        if other
-            .adjusted
-            .total_cmp(&best.adjusted)
-            .then(best.canonical.len().cmp(&other.canonical.len()))
-            == Ordering::Greater
-        {
-            best = other;
-        }
+/// The individuals offspring are bred from, with their NSGA-II standing when selection is
+/// [`Selection::Nsga2`].
+struct Parents<'p> {
+    population: &'p [Individual],
+    ranks: Option<Vec<pareto::Rank>>,
+}
+
+impl<'p> Parents<'p> {
+    fn new(population: &'p [Individual], selection: Selection) -> Parents<'p> {
+        let ranks = match selection {
+            Selection::Tournament => None,
+            Selection::Nsga2 => Some(pareto::ranks(&points(population))),
+        };
+        Parents { population, ranks }
     }
-    best
+
+    /// The winner of a tournament of `size` drawn with replacement, the first drawn on a
+    /// tie: the better adjusted fitness, then fewer nodes; or under NSGA-II the better
+    /// front, then the larger crowding distance.
+    fn tournament(&self, rng: &mut impl Rng, size: usize) -> &'p Individual {
+        let population = self.population;
+        let mut best = rng.gen_range(0..population.len());
+        for _ in 1..size {
+            let other = rng.gen_range(0..population.len());
+            let better = match &self.ranks {
+                Some(ranks) => ranks[other].cmp_better(&ranks[best]) == Ordering::Less,
+                None => {
+                    let (o, b) = (&population[other], &population[best]);
+                    o.adjusted
+                        .total_cmp(&b.adjusted)
+                        .then(b.canonical.len().cmp(&o.canonical.len()))
+                        == Ordering::Greater
+                }
+            };
+            if better {
+                best = other;
+            }
+        }
+        &population[best]
+    }
+}
+
+/// Each individual's (fitness, size) point: its fitness and its canonical form's nodes.
+fn points(population: &[Individual]) -> Vec<pareto::Point> {
+    population
+        .iter()
+        .map(|i| pareto::Point {
+            fitness: i.evaluation.value,
+            size: i.canonical.len(),
+        })
+        .collect()
+}
+
+/// NSGA-II's environmental selection over the parents and their offspring together: the
+/// `keep` survivors, in the order of `parents` then `children`.
+fn survive(parents: Vec<Individual>, children: Vec<Individual>, keep: usize) -> Vec<Individual> {
+    let mut all = parents;
+    all.extend(children);
+    let chosen = pareto::survivors(&points(&all), keep);
+    let mut slots: Vec<Option<Individual>> = all.into_iter().map(Some).collect();
+    chosen.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 /// Evolves formulas over `grammar` for `fitness`; `observe` sees each generation.
@@ -403,16 +453,23 @@ pub fn evolve<F: Fitness>(
                 .iter()
                 .min_by(|a, b| a.rank_cmp(b))
                 .expect("invariant: the population is not empty");
+            let nsga = config.selection == Selection::Nsga2;
+            let parents = Parents::new(&population, config.selection);
             let children: Vec<Formula> = (0..config.population)
                 .map(|slot| {
-                    if slot == 0 && config.elitism {
+                    // NSGA-II keeps the best through its survivors instead.
+                    if slot == 0 && config.elitism && !nsga {
                         return best.formula.clone();
                     }
-                    breed(config, &primitives, &population, seed, generation, slot)
+                    breed(config, &primitives, &parents, seed, generation, slot)
                 })
                 .collect();
             let (next, evaluated, hits) = evaluator.population(children);
-            population = next;
+            population = if nsga {
+                survive(population, next, config.population)
+            } else {
+                next
+            };
             let search = config.constants;
             if search.is_on() && search.every > 0 && generation % search.every == 0 {
                 tune_population(&mut evaluator, &mut population, search);
@@ -444,7 +501,7 @@ pub fn evolve<F: Fitness>(
 fn breed(
     config: &GpConfig,
     primitives: &Primitives,
-    population: &[Individual],
+    parents: &Parents<'_>,
     seed: u64,
     generation: usize,
     slot: usize,
@@ -453,12 +510,10 @@ fn breed(
     let (policy, retries, max_depth) =
         (config.depth_policy, config.depth_retries, config.max_depth);
     let mut child = if rng.gen_bool(config.reproduction) {
-        tournament(rng, population, config.tournament)
-            .formula
-            .clone()
+        parents.tournament(rng, config.tournament).formula.clone()
     } else if rng.gen_bool(config.crossover) {
-        let mother = tournament(rng, population, config.tournament);
-        let father = tournament(rng, population, config.tournament);
+        let mother = parents.tournament(rng, config.tournament);
+        let father = parents.tournament(rng, config.tournament);
         crossover(
             rng,
             &mother.formula,
@@ -468,9 +523,7 @@ fn breed(
             retries,
         )
     } else {
-        tournament(rng, population, config.tournament)
-            .formula
-            .clone()
+        parents.tournament(rng, config.tournament).formula.clone()
     };
     if rng.gen_bool(config.swap_mutation) {
         child = swap_mutation(rng, &child, max_depth, policy, retries);

@@ -299,3 +299,41 @@ fn constant_search_every_few_generations_is_deterministic_and_helps() {
     // Tuned in generations 2 and 4: the population's best improves there, not at the end.
     assert!(with.generations[2].best > without.generations[2].best);
 }
+
+/// A run on [`Target`] with `selection`.
+fn selected_run(selection: Selection) -> Evolution {
+    let config = RawGpConfig {
+        population: 60,
+        generations: 10,
+        keep_best: 10,
+        selection,
+        ..Default::default()
+    }
+    .check()
+    .unwrap();
+    evolve(&config, &Grammar::basic(), &Target, 11, |_| {})
+}
+
+#[test]
+fn nsga2_keeps_the_fittest_and_keeps_formulas_small() {
+    let nsga = selected_run(Selection::Nsga2);
+    let again = selected_run(Selection::Nsga2);
+    assert_eq!(nsga.best().formula, again.best().formula);
+    for pair in nsga.generations.windows(2) {
+        assert!(pair[1].best >= pair[0].best, "the fittest survives");
+    }
+    let tournament = selected_run(Selection::Tournament);
+    let mean_size = |run: &Evolution| {
+        run.hall_of_fame
+            .iter()
+            .map(|i| i.canonical.len() as f64)
+            .sum::<f64>()
+            / run.hall_of_fame.len() as f64
+    };
+    assert!(
+        mean_size(&nsga) < mean_size(&tournament),
+        "{} vs {}",
+        mean_size(&nsga),
+        mean_size(&tournament)
+    );
+}
