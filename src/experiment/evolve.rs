@@ -523,13 +523,19 @@ pub(crate) fn run_seed(
         .map(|i| i.canonical.clone())
         .collect();
     let validations = evaluate_all(&sets.validation, &kept);
-    let closure = settings.grammar.closure();
+    // Each kept formula as reported: simplified once.
+    let simplified: Vec<Formula> = evolution
+        .hall_of_fame
+        .iter()
+        .map(|i| i.formula.simplify(settings.grammar.closure()))
+        .collect();
     let candidates: Vec<Candidate> = evolution
         .hall_of_fame
         .iter()
         .zip(validations)
-        .map(|(i, v)| Candidate {
-            size: i.formula.simplify(closure).len(),
+        .zip(&simplified)
+        .map(|((i, v), s)| Candidate {
+            size: s.len(),
             formula: i.formula.clone(),
             train: (*i.evaluation).clone(),
             validation: v,
@@ -540,7 +546,7 @@ pub(crate) fn run_seed(
         .map(|i| {
             let c = &candidates[i];
             FrontPoint {
-                formula: c.formula.simplify(closure),
+                formula: simplified[i].clone(),
                 size: c.size,
                 train: c.train.value,
                 validation: c.validation.value,
@@ -554,7 +560,7 @@ pub(crate) fn run_seed(
             gp::choose(&candidates, strategy)
         };
         let c = &candidates[index];
-        let formula = c.formula.simplify(settings.grammar.closure());
+        let formula = simplified[index].clone();
         let outcome = test_outcome(&sets.test, &formula, settings);
         Choice {
             strategy,

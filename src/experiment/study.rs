@@ -420,6 +420,14 @@ fn valid_name(name: &str) -> bool {
         && !name.starts_with('.')
 }
 
+/// The first of `budgets` outside (0, 1] or equal to an earlier one: a list of budgets
+/// holds distinct fractions of the pages.
+pub fn first_bad_budget(budgets: &[f64]) -> Option<f64> {
+    (0..budgets.len())
+        .find(|&i| !(budgets[i] > 0.0 && budgets[i] <= 1.0) || budgets[..i].contains(&budgets[i]))
+        .map(|i| budgets[i])
+}
+
 /// The index of the first item equal to an earlier one.
 pub(super) fn first_repeat<T: PartialEq>(items: &[T]) -> Option<usize> {
     (1..items.len()).find(|&i| items[..i].contains(&items[i]))
@@ -560,22 +568,18 @@ impl Study {
                 ));
             }
         }
-        for (i, &r) in self.top_resources.iter().enumerate() {
-            if !(r > 0.0 && r <= 1.0) || self.top_resources[..i].contains(&r) {
+        for (field, budgets) in [
+            ("top_resources", &self.top_resources),
+            ("train_resources", &self.train_resources),
+        ] {
+            if let Some(r) = first_bad_budget(budgets) {
                 return Err(violation(
-                    "top_resources",
+                    field,
                     format!("{r}: distinct fractions in (0, 1]"),
                 ));
             }
         }
-        for (i, &r) in self.train_resources.iter().enumerate() {
-            if !(r > 0.0 && r <= 1.0) || self.train_resources[..i].contains(&r) {
-                return Err(violation(
-                    "train_resources",
-                    format!("{r}: distinct fractions in (0, 1]"),
-                ));
-            }
-        }
+
         if let Some(i) = first_repeat(&self.baselines) {
             return Err(violation(
                 "baselines",

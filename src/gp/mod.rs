@@ -273,16 +273,26 @@ impl<F: Fitness> Evaluator<'_, F> {
             .zip(canonical)
             .map(|(formula, canonical)| {
                 let evaluation = Arc::clone(&self.cache[&canonical]);
-                let adjusted = evaluation.value - self.length_penalty * canonical.len() as f64;
-                Individual {
-                    formula,
-                    canonical,
-                    evaluation,
-                    adjusted,
-                }
+                self.individual(formula, canonical, evaluation)
             })
             .collect();
         (individuals, evaluated, hits)
+    }
+
+    /// An individual: its adjusted fitness is the fitness minus the length penalty.
+    fn individual(
+        &self,
+        formula: Formula,
+        canonical: Formula,
+        evaluation: Arc<Evaluation>,
+    ) -> Individual {
+        let adjusted = evaluation.value - self.length_penalty * canonical.len() as f64;
+        Individual {
+            formula,
+            canonical,
+            evaluation,
+            adjusted,
+        }
     }
 
     /// Tunes the constants of `starts` ([`tune`], at most `budget` evaluations each, in
@@ -307,13 +317,7 @@ impl<F: Fitness> Evaluator<'_, F> {
                         .entry(canonical.clone())
                         .or_insert_with(|| Arc::new(t.evaluation)),
                 );
-                let adjusted = evaluation.value - self.length_penalty * canonical.len() as f64;
-                Individual {
-                    formula: t.formula,
-                    canonical,
-                    evaluation,
-                    adjusted,
-                }
+                self.individual(t.formula, canonical, evaluation)
             })
             .collect()
     }
@@ -336,11 +340,10 @@ fn tune_population<F: Fitness>(
     population: &mut [Individual],
     search: ConstantSearch,
 ) {
-    let starts: Vec<Individual> = best_distinct(population, search.individuals)
-        .into_iter()
-        .cloned()
-        .collect();
-    let tuned = evaluator.tune(&starts.iter().collect::<Vec<_>>(), search.evaluations);
+    let tuned = evaluator.tune(
+        &best_distinct(population, search.individuals),
+        search.evaluations,
+    );
     population.sort_by(|a, b| a.rank_cmp(b));
     let n = population.len();
     for (slot, individual) in (0..n).rev().zip(tuned) {

@@ -220,6 +220,16 @@ pub(crate) fn markdown(blocks: &[Block]) -> String {
     out
 }
 
+/// `r`, a fraction, as a percentage: `5%`, `0.1%`.
+pub(super) fn percent(r: f64) -> String {
+    let p = r * 100.0;
+    if (p - p.round()).abs() < 1e-9 {
+        format!("{}%", p.round())
+    } else {
+        format!("{p}%")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

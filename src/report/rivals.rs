@@ -4,10 +4,11 @@
 //! equality and the mean of the paired differences favours the GP method). Studies with
 //! at least two runs only (docs/src/reference/evaluation.md#repeated-runs).
 
-use super::doc::{Block, Inline};
+use super::doc::{percent, Block, Inline};
 use super::{Analysis, Kind, Method};
-use crate::experiment::sweep::{wilcoxon_against, RunMeans};
+use crate::experiment::sweep::RunMeans;
 use crate::metric::Metric;
+use crate::stats::wilcoxon;
 
 /// The significance level of a win or a loss.
 const ALPHA: f64 = 0.05;
@@ -33,18 +34,18 @@ pub(crate) fn compare(
     rival: &[RunMeans],
     metric: Metric,
 ) -> Option<(Outcome, f64)> {
-    let pairs: Vec<(f64, f64)> = runs
+    let (a, b): (Vec<f64>, Vec<f64>) = runs
         .iter()
         .filter_map(|r| {
             let partner = rival.iter().find(|o| o.seed == r.seed)?;
             Some((r.of(metric), partner.of(metric)))
         })
-        .collect();
-    if pairs.len() < 2 {
+        .unzip();
+    if a.len() < 2 {
         return None;
     }
-    let p = wilcoxon_against(runs, rival, metric)?;
-    let difference: f64 = pairs.iter().map(|(a, b)| a - b).sum();
+    let p = wilcoxon(&a, &b);
+    let difference: f64 = a.iter().zip(&b).map(|(x, y)| x - y).sum();
     let outcome = match (p < ALPHA, difference > 0.0) {
         (false, _) => Outcome::Tie,
         (true, true) => Outcome::Win,
@@ -110,11 +111,6 @@ fn name(outcome: Outcome) -> &'static str {
         Outcome::Tie => "tie",
         Outcome::Loss => "loss",
     }
-}
-
-/// `r` as a percentage.
-fn percent(r: f64) -> String {
-    format!("{}%", r * 100.0)
 }
 
 #[cfg(test)]

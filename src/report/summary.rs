@@ -1,7 +1,7 @@
 //! The summary of a study: the paper's tables and the study's further sections as a
 //! [`doc`] document, written as `summary.md` (Markdown) and in `report.html`.
 
-use super::doc::{self, Block, Inline, Item};
+use super::doc::{self, percent, Block, Inline, Item};
 use super::{Analysis, Chosen, Comparison, Kind, Method, COMPARED, RANKED};
 use crate::data::stats::count;
 use crate::experiment::study::Study;
@@ -14,15 +14,6 @@ fn ci(m: &MeanCi) -> String {
 
 fn metric_label(m: Metric) -> &'static str {
     m.title()
-}
-
-fn percent(r: f64) -> String {
-    let p = r * 100.0;
-    if (p - p.round()).abs() < 1e-9 {
-        format!("{}%", p.round())
-    } else {
-        format!("{p}%")
-    }
 }
 
 /// The summary in three parts: the title and settings, the tables, the list of files.

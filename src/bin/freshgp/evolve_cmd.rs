@@ -155,10 +155,8 @@ fn settings(args: &Args) -> Result<EvolveSettings> {
         .map(|path| Policy::load_model(&path.to_string_lossy()))
         .transpose()
         .context("--model")?;
-    for (i, &r) in args.train_resources.iter().enumerate() {
-        if !(r > 0.0 && r <= 1.0) || args.train_resources[..i].contains(&r) {
-            bail!("--train-resources {r}: the budgets are distinct fractions in (0, 1]");
-        }
+    if let Some(r) = freshgp::experiment::study::first_bad_budget(&args.train_resources) {
+        bail!("--train-resources {r}: the budgets are distinct fractions in (0, 1]");
     }
     let settings = EvolveSettings {
         model,
