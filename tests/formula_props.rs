@@ -94,7 +94,7 @@ fn value(negative_zero: bool) -> impl Strategy<Value = f64> {
 }
 
 fn rows(negative_zero: bool, max: usize) -> impl Strategy<Value = Vec<[f64; Terminal::COUNT]>> {
-    prop::collection::vec(prop::array::uniform18(value(negative_zero)), 1..max)
+    prop::collection::vec(prop::array::uniform19(value(negative_zero)), 1..max)
 }
 
 /// The nodes spelled out, so a failure is readable even if the printer is at fault.
@@ -155,7 +155,7 @@ proptest! {
     #[test]
     fn print_then_parse_is_identity(f in formula()) {
         let text = f.to_string();
-        let back = Formula::parse(&text, &Grammar::predictive())
+        let back = Formula::parse(&text, &Grammar::every())
             .map_err(|e| TestCaseError::fail(format!("`{text}` ({}) does not parse: {e}", postfix(&f))))?;
         prop_assert_eq!(back.nodes().len(), f.nodes().len(), "`{}` from {}", text, postfix(&f));
         prop_assert!(back == f, "`{}`: {} became {}", text, postfix(&f), postfix(&back));
@@ -264,7 +264,7 @@ proptest! {
         for closure in CLOSURES {
             for g in [f.simplify(closure), f.canonical(closure)] {
                 let text = g.to_string();
-                let back = Formula::parse(&text, &Grammar::predictive())
+                let back = Formula::parse(&text, &Grammar::every())
                     .map_err(|e| TestCaseError::fail(format!("`{text}` does not parse: {e}")))?;
                 prop_assert!(back == g, "`{}`: {} became {}", text, postfix(&g), postfix(&back));
             }
@@ -374,13 +374,13 @@ proptest! {
 
     #[test]
     fn parser_never_panics_on_token_soup(text in token_text()) {
-        check_parse(&text, &Grammar::predictive())?;
+        check_parse(&text, &Grammar::every())?;
         check_parse(&text, &Grammar::basic())?;
     }
 
     #[test]
     fn parser_never_panics_on_arbitrary_unicode(text in any::<String>()) {
-        check_parse(&text, &Grammar::predictive())?;
+        check_parse(&text, &Grammar::every())?;
     }
 }
 
@@ -411,7 +411,7 @@ fn deepest_accepted_nesting_does_not_overflow_a_small_stack() {
         .stack_size(3 << 19)
         .spawn(move || {
             for (text, height) in &texts {
-                let f = Formula::parse(text, &Grammar::predictive())
+                let f = Formula::parse(text, &Grammar::every())
                     .unwrap_or_else(|e| panic!("{}...: {e}", &text[..20]));
                 assert_eq!(f.depth(), *height, "{}...", &text[..20]);
             }
@@ -429,7 +429,7 @@ fn nesting_past_the_limit_is_an_error() {
         format!("{}t{}", "log(".repeat(depth), ")".repeat(depth)),
         format!("{}t", "-".repeat(depth)),
     ] {
-        let e = Formula::parse(&text, &Grammar::predictive()).unwrap_err();
+        let e = Formula::parse(&text, &Grammar::every()).unwrap_err();
         assert!(e.expected.contains("levels of nesting"), "{e}");
     }
 }
@@ -451,10 +451,10 @@ fn what_parses_at_the_nesting_limit_prints_back() {
         format!("{}t{}", "-(".repeat(depth / 2), " + 1)".repeat(depth / 2)),
     ];
     for text in &texts {
-        let f = Formula::parse(text, &Grammar::predictive())
+        let f = Formula::parse(text, &Grammar::every())
             .unwrap_or_else(|e| panic!("{}...: {e}", &text[..20]));
         let printed = f.to_string();
-        let back = Formula::parse(&printed, &Grammar::predictive())
+        let back = Formula::parse(&printed, &Grammar::every())
             .unwrap_or_else(|e| panic!("{}... printed {}...: {e}", &text[..20], &printed[..20]));
         assert_eq!(back, f);
     }

@@ -34,6 +34,7 @@ const POLICIES: &[&str] = &[
     "w * HR + tc / (n7 + 1) - X7",
     "w * (1 - exp(-CG * t)) / tc",
     "X30 / (n30 + 0.5) * t - n7",
+    "t * b + X / (b + 0.1) - log(b)",
     "Rand",
     "Age",
     "NAD",
@@ -159,9 +160,9 @@ fn sql_batch(db: &rusqlite::Connection, query: &str) -> Vec<(String, Option<Stri
     rows.map(Result::unwrap).collect()
 }
 
-/// A policy as the command line reads it (grammar `extended`).
+/// A policy as the command line reads it (grammar `every`).
 fn parse(text: &str) -> Policy {
-    Policy::parse(text, &Grammar::frequency()).unwrap()
+    Policy::parse(text, &Grammar::every()).unwrap()
 }
 
 /// Checks the query's batch against the scheduler's for `policy` at cycle `d`.
@@ -272,6 +273,8 @@ fn batches_equal_the_schedulers_on_a_synthetic_log() {
             check(&db, &rows, policy, 12, 25, cap);
         }
     }
+    // A batch of every page and more: the budget `b` is 1.
+    check(&db, &rows, "t * b + X / (b + 0.1)", 31, 500, None);
     // The reference closure's protected operators.
     let reference = Grammar::named_or_file("all-reference").unwrap();
     let policy = Policy::parse("X / (t - 3) + log(NAD - 0.5)", &reference).unwrap();
@@ -494,6 +497,7 @@ fn batches_equal_the_schedulers_in_other_engines() {
         "X / n * t + AAD",
         "GAD * t",
         "w * HR + tc / (n7 + 1) - X7 + AAD - SAD",
+        "t * b + X * b",
         "Rand",
     ];
     let all = [
@@ -501,6 +505,7 @@ fn batches_equal_the_schedulers_in_other_engines() {
         "1 - exp(-NAD * t)",
         "GAD",
         "w * HR + tc / (n7 + 1) - X7 + AAD - SAD",
+        "t * b + X / (b + 0.1) - log(b)",
         "Rand",
     ];
     check_engine(Dialect::Duckdb, &rows, &cases(&all));

@@ -8,7 +8,7 @@
 //! named as the terminal (case as in docs/src/reference/terminals.md), in freshgp's column
 //! order, the order of [`Terminal::ALL`](crate::formula::Terminal::ALL):
 //!
-//! `t n X CG NAD SAD AAD GAD w tc n7 X7 HR MLE n30 X30 GR P`
+//! `t n X CG NAD SAD AAD GAD w tc n7 X7 HR MLE n30 X30 GR P b`
 //!
 //! restricted to the terminals the formula reads. [`arguments`] returns that list. The
 //! order depends only on which terminals the formula reads, never on where they appear in
@@ -16,9 +16,10 @@
 //! terminals (`w tc n7 X7 HR MLE`) come after `GAD`, so a formula over the terminals of
 //! GP4C_All exports exactly as it did before they existed. The frequency terminals of
 //! learned models (`n30 X30 GR`; `GR` the rate of the page's group, which the caller
-//! computes over the attribute it groups by) follow, and `P` (a learned model's predicted
-//! change probability) comes last; the caller computes it with the model and passes it
-//! like any terminal. Every export's
+//! computes over the attribute it groups by) follow, then `P` (a learned model's predicted
+//! change probability; the caller computes it with the model and passes it like any
+//! terminal) and last `b`, the cycle's budget: the share `k / P` of the known pages the
+//! crawler visits this cycle, the same for every page of a batch. Every export's
 //! header comment repeats its arguments and the column order (for a formula that reads
 //! only terminals of GP4C_All, the order of those eight, as always).
 //!
@@ -28,10 +29,11 @@
 //!
 //! The terminal names are identifiers in every target, none is a reserved word of one
 //! (compared in lower case for SQL), none differs from another only by case, and none is
-//! a name the generated code uses itself (`v0`, `v1`, ... for locals, `a`, `b`, `x`, `y` in
-//! the helpers, `math` and `float` in Python, `HUGE_VAL` in C, `Double` in Java, the SQL
-//! functions and keywords of the query): this module's tests check every terminal. The
-//! function name may not be a terminal's name (in SQL, ignoring case).
+//! a name the generated code uses in the scoring function (`v0`, `v1`, ... for locals,
+//! `math` and `float` in Python, `HUGE_VAL` in C, `Double` in Java, the SQL functions and
+//! keywords of the query): this module's tests check every terminal. The helpers' own
+//! operands `a`, `b`, `x`, `y` are local to each helper, so the terminal `b` shadows
+//! nothing. The function name may not be a terminal's name (in SQL, ignoring case).
 //!
 //! # The code
 //!

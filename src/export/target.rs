@@ -173,12 +173,13 @@ pub(super) fn header(formula: &Formula, closure: Closure, lowered: &Lowered) -> 
 /// The column order the header spells out for a function of `params`: the terminals of
 /// GP4C_All (`t n X CG NAD SAD AAD GAD`) when `params` are all among them, as the header
 /// always said; else those of GP4C_Extended when they are all among them (as before `P`);
-/// else every terminal (the order of [`Terminal::ALL`]).
+/// else those of GP4C_Predictive (as before `b`); else every terminal (the order of
+/// [`Terminal::ALL`]).
 pub(super) fn column_order(params: &[Terminal]) -> String {
     let grammar = [Grammar::all(), Grammar::extended(), Grammar::predictive()]
         .into_iter()
         .find(|g| params.iter().all(|&t| g.has_terminal(t)))
-        .unwrap_or_else(Grammar::predictive);
+        .unwrap_or_else(Grammar::every);
     Terminal::ALL
         .into_iter()
         .filter(|&t| grammar.has_terminal(t))

@@ -29,16 +29,19 @@ pub(crate) mod fixtures {
     }
 }
 
-/// Names the generated code of `language` uses itself (besides the reserved words, the
-/// locals `v<k>` and the `<name>_...` helpers), which an argument must not be.
+/// Names the generated code of `language` uses in the scoring function's scope (besides
+/// the reserved words, the locals `v<k>` and the `<name>_...` helpers), which an argument
+/// must not be. The helpers' own parameters (`a`, `b`, `x`, `y`) are local to each
+/// helper, so the terminal `b` is free to be an argument:
+/// [`helper_parameters_stay_in_their_helpers`] checks it.
 fn generated_names(language: Language) -> &'static [&'static str] {
     match language {
-        Language::Python => &["a", "b", "x", "odd", "math", "float", "abs"],
+        Language::Python => &["odd", "math", "float", "abs"],
         Language::C => &[
-            "a", "b", "x", "y", "HUGE_VAL", "INFINITY", "NAN", "isnan", "fabs", "log", "exp", "pow",
+            "HUGE_VAL", "INFINITY", "NAN", "isnan", "fabs", "log", "exp", "pow",
         ],
-        Language::Java => &["a", "b", "x", "Math", "Double"],
-        Language::Rust => &["a", "b", "x", "f64", "std"],
+        Language::Java => &["Math", "Double"],
+        Language::Rust => &["f64", "std"],
         Language::Sql(_) => &[
             "abs",
             "atan2",
@@ -75,7 +78,7 @@ fn the_documented_column_order_is_terminal_all() {
         "the docs must say {line}"
     );
     let f = f(
-        "MLE * w + HR / tc - X7 ^ n7 + GAD * t + X + SAD + CG + n + NAD + AAD + P + GR + X30 * n30",
+        "MLE * w + HR / tc - X7 ^ n7 + GAD * t + X + SAD + CG + n + NAD + AAD + P + GR + X30 * n30 + b",
     );
     assert_eq!(arguments(&f), Terminal::ALL);
     assert_eq!(column_order(&arguments(&f)), order.join(" "));
@@ -84,6 +87,33 @@ fn the_documented_column_order_is_terminal_all() {
         "t n X CG NAD SAD AAD GAD"
     );
     assert_eq!(column_order(&[]), "t n X CG NAD SAD AAD GAD");
+}
+
+/// The names `a`, `b`, `x` and `y` appear only inside the helpers, as their parameters:
+/// the scoring function never reads them but as its own arguments.
+#[test]
+fn helper_parameters_stay_in_their_helpers() {
+    let g = f("b / t + log(b) ^ X - exp(b)");
+    for language in Language::ALL.into_iter().filter(|l| !l.is_sql()) {
+        let code = export(&g, Closure::Paper, language, "score").unwrap();
+        // The scoring function: from its header to the end.
+        let start = code
+            .find("score(")
+            .map(|i| code[..i].rfind('\n').map_or(0, |n| n + 1))
+            .unwrap();
+        let body = &code[start..];
+        let words: Vec<&str> = body
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .filter(|w| !w.is_empty())
+            .collect();
+        for name in ["a", "x", "y"] {
+            assert!(!words.contains(&name), "{language}: `{name}` in\n{body}");
+        }
+        assert!(
+            words.contains(&"b"),
+            "{language}: the argument b in\n{body}"
+        );
+    }
 }
 
 #[test]

@@ -91,14 +91,18 @@ const ALL_REFERENCE: &str = include_str!("../../grammars/all-reference.ron");
 const EXTENDED: &str = include_str!("../../grammars/extended.ron");
 const FREQUENCY: &str = include_str!("../../grammars/frequency.ron");
 const PREDICTIVE: &str = include_str!("../../grammars/predictive.ron");
+const BUDGET: &str = include_str!("../../grammars/budget.ron");
+const EVERY: &str = include_str!("../../grammars/every.ron");
 
 /// The grammars compiled into the crate: their names and `grammars/<name>.ron` texts.
-const BUILT_IN: [(&str, &str); 7] = [
+const BUILT_IN: [(&str, &str); 9] = [
     ("basic", BASIC),
     ("all", ALL),
     ("extended", EXTENDED),
+    ("budget", BUDGET),
     ("frequency", FREQUENCY),
     ("predictive", PREDICTIVE),
+    ("every", EVERY),
     ("basic-reference", BASIC_REFERENCE),
     ("all-reference", ALL_REFERENCE),
 ];
@@ -125,6 +129,11 @@ impl Grammar {
         shipped(EXTENDED, "grammars/extended.ron")
     }
 
+    /// GP4C_Budget: Extended plus `b`, the cycle's budget (from `grammars/budget.ron`).
+    pub fn budget() -> Grammar {
+        shipped(BUDGET, "grammars/budget.ron")
+    }
+
     /// GP4C_Frequency: Extended plus `n30 X30 GR` (from `grammars/frequency.ron`).
     pub fn frequency() -> Grammar {
         shipped(FREQUENCY, "grammars/frequency.ron")
@@ -135,8 +144,15 @@ impl Grammar {
         shipped(PREDICTIVE, "grammars/predictive.ron")
     }
 
-    /// A built-in grammar by name (`basic`, `all`, `extended`, `frequency`, `predictive`, `basic-reference`,
-    /// `all-reference`), or else a RON grammar file at that path.
+    /// Every terminal: Predictive plus `b` (from `grammars/every.ron`), with which formulas
+    /// given as policies are read when no grammar is named.
+    pub fn every() -> Grammar {
+        shipped(EVERY, "grammars/every.ron")
+    }
+
+    /// A built-in grammar by name (`basic`, `all`, `extended`, `budget`, `frequency`,
+    /// `predictive`, `every`, `basic-reference`, `all-reference`), or else a RON grammar file at
+    /// that path.
     pub fn named_or_file(spec: &str) -> Result<Grammar, GrammarError> {
         match Grammar::built_in(spec) {
             Some(grammar) => Ok(grammar),
@@ -145,8 +161,8 @@ impl Grammar {
         }
     }
 
-    /// The built-in grammar of this name (`basic`, `all`, `extended`, `frequency`, `predictive`, `basic-reference`,
-    /// `all-reference`), if it is one.
+    /// The built-in grammar of this name (`basic`, `all`, `extended`, `budget`, `frequency`,
+    /// `predictive`, `every`, `basic-reference`, `all-reference`), if it is one.
     pub fn built_in(name: &str) -> Option<Grammar> {
         BUILT_IN
             .iter()
@@ -390,7 +406,7 @@ mod tests {
         let message = Grammar::named_or_file("no-such").unwrap_err().to_string();
         assert!(
             message.contains(
-                "(basic, all, extended, frequency, predictive, basic-reference, all-reference)"
+                "(basic, all, extended, budget, frequency, predictive, every, basic-reference, all-reference)"
             ),
             "{message}"
         );

@@ -96,11 +96,16 @@ pub enum Terminal {
     /// (docs/src/reference/terminals.md#p): given by the model a policy is built with
     /// (`P * t [model m.json]`), from the page's own observations.
     P,
+    /// The cycle's budget `k / P`: the share of the known pages the crawler visits this
+    /// cycle (docs/src/reference/terminals.md#budget-b), the same for every page, so that
+    /// one formula can rank differently at different budgets.
+    #[serde(rename = "b")]
+    B,
 }
 
 impl Terminal {
     /// Number of terminals.
-    pub const COUNT: usize = 18;
+    pub const COUNT: usize = 19;
     /// Every terminal, in column order.
     pub const ALL: [Terminal; Terminal::COUNT] = [
         Terminal::T,
@@ -121,6 +126,7 @@ impl Terminal {
         Terminal::X30,
         Terminal::GR,
         Terminal::P,
+        Terminal::B,
     ];
 
     /// The name used in formula text (case-sensitive, as in docs/src/reference/terminals.md).
@@ -144,6 +150,7 @@ impl Terminal {
             Terminal::N30 => "n30",
             Terminal::X30 => "X30",
             Terminal::GR => "GR",
+            Terminal::B => "b",
         }
     }
 
@@ -763,7 +770,7 @@ impl std::str::FromStr for Formula {
 
     /// Parses with every terminal and operator allowed (the `predictive` grammar).
     fn from_str(s: &str) -> Result<Formula, ParseError> {
-        Formula::parse(s, &Grammar::predictive())
+        Formula::parse(s, &Grammar::every())
     }
 }
 

@@ -32,7 +32,7 @@
 //!
 //! ```
 //! use freshgp::formula::Grammar;
-//! use freshgp::policy::{Histories, HostRates, Policy, ScoreBuffers, ScoreContext};
+//! use freshgp::policy::{Histories, Surroundings, Policy, ScoreBuffers, ScoreContext};
 //!
 //! let all = Grammar::all();
 //! let nad = Policy::parse("NAD", &all)?;
@@ -41,7 +41,7 @@
 //! assert_eq!(evolved.to_string(), "X / n * t");
 //!
 //! // A page seen at cycles 1 and 2, changed at 2; scored at cycle 4.
-//! let (mut histories, hosts) = (Histories::default(), HostRates::default());
+//! let (mut histories, hosts) = (Histories::default(), Surroundings::default());
 //! let mut page = nutch.fresh_page();
 //! nutch.visit(&mut page, 1, false, &mut histories);
 //! nutch.visit(&mut page, 2, true, &mut histories);
@@ -66,7 +66,7 @@
 //! - `history.rs`: the interned multisets of change-detecting visit intervals and the MLE
 //!   solver ([`Histories`]);
 //! - `stats.rs`: a page's statistics and every terminal's value ([`PageStats`],
-//!   [`HostRates`], [`Track`]);
+//!   [`Surroundings`], [`Track`]);
 //! - `features.rs`: the set of terminals a policy reads ([`Features`]);
 //! - `rates.rs`: the rate policies' mathematics ([`RatePolicy`], [`crawl_value`]);
 //! - `baseline.rs`, `adaptive.rs`: the published baselines and the adaptive intervals;
@@ -111,7 +111,7 @@ pub use score::{ScoreBuffers, ScoreContext};
 pub use seeds::{literature_formulas, literature_seeds, LiteratureFormula};
 pub use state::PageState;
 pub(crate) use state::StateKey;
-pub use stats::{HostRates, PageStats, Track, MAX_WINDOW, NO_GROUP, NO_HOST};
+pub use stats::{PageStats, Surroundings, Track, MAX_WINDOW, NO_GROUP, NO_HOST};
 
 #[cfg(test)]
 mod tests;

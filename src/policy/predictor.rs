@@ -27,7 +27,7 @@
 //! four kinds above and at most one attribute's group rate, so [`Predictor::predict`]
 //! scores a page without allocating.
 
-use super::{HostRates, PageStats, Track, MAX_WINDOW};
+use super::{PageStats, Surroundings, Track, MAX_WINDOW};
 use crate::formula::Terminal;
 use crate::model::{Feature, Model};
 use std::fmt;
@@ -201,7 +201,7 @@ impl Predictor {
     /// The model's prediction for a page of statistics `stats` at cycle `d`, host and
     /// group rates `hosts` (the run grouped by [`Predictor::group`], if it names one).
     #[inline]
-    pub fn predict(&self, stats: &PageStats, d: u32, hosts: &HostRates) -> f64 {
+    pub fn predict(&self, stats: &PageStats, d: u32, hosts: &Surroundings) -> f64 {
         debug_assert!(stats.track().has(Track::WINDOW30));
         let mut row = [0.0; MAX_INPUTS];
         for (x, input) in row.iter_mut().zip(&self.0.inputs) {
@@ -250,7 +250,7 @@ mod tests {
         for (d, c) in [(1, true), (3, false), (10, true)] {
             s.visit(d, c, h);
         }
-        let hosts = HostRates::default();
+        let hosts = Surroundings::default();
         assert_eq!(s.frequency(12, 1), 0.0); // cycle 11: no visit
         assert_eq!(s.frequency(12, 2), 1.0); // cycles 10..=11: one visit, changed
         assert_eq!(s.frequency(12, 7), 1.0); // 5..=11

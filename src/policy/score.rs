@@ -3,7 +3,7 @@
 //! [`ScoreContext`] (the cycle, the host totals, a rate policy's solved rates), computing
 //! only the terminal columns the policy reads, in caller-owned [`ScoreBuffers`].
 
-use super::{crawl_value, Features, HostRates, PageState, Policy, RateInput, RatePolicy};
+use super::{crawl_value, Features, PageState, Policy, RateInput, RatePolicy, Surroundings};
 use super::{Rates, SolvePage};
 use crate::eval::{Columns, Scratch, Split};
 use crate::formula::Terminal;
@@ -14,7 +14,7 @@ use crate::formula::Terminal;
 pub(crate) fn eval_inputs(
     split: &Split,
     states: &[PageState],
-    (d, hosts): (u32, &HostRates),
+    (d, hosts): (u32, &Surroundings),
     out: &mut Vec<Vec<f64>>,
     buffers: &mut ScoreBuffers,
 ) {
@@ -47,7 +47,7 @@ fn extend_column(
     t: Terminal,
     pages: &[PageState],
     d: u32,
-    hosts: &HostRates,
+    hosts: &Surroundings,
 ) {
     macro_rules! per_terminal {
         ($($name:ident)*) => {
@@ -58,7 +58,7 @@ fn extend_column(
             }
         };
     }
-    per_terminal!(T N X CG NAD SAD AAD GAD W TC N7 X7 HR MLE N30 X30 GR P);
+    per_terminal!(T N X CG NAD SAD AAD GAD W TC N7 X7 HR MLE N30 X30 GR P B);
 }
 
 /// What a rate policy reads of a page, from its terminal values: `μ = w` and `Δ = MLE`
@@ -84,7 +84,7 @@ fn rate_input(policy: RatePolicy, value: impl Fn(Terminal) -> f64) -> RateInput 
 #[derive(Debug, Clone, Copy)]
 pub struct ScoreContext<'a> {
     cycle: u32,
-    hosts: &'a HostRates,
+    hosts: &'a Surroundings,
     rates: Option<Rates>,
     /// Whether a sampled decision reads the scores (rate policies score ρ:
     /// docs/src/reference/simulation.md#sampled-decisions).
@@ -94,7 +94,7 @@ pub struct ScoreContext<'a> {
 impl<'a> ScoreContext<'a> {
     /// The context at `cycle` for a policy whose scores do not depend on the population
     /// ([`Policy::needs_population`] is false; a rate policy needs [`Policy::context`]).
-    pub fn at(cycle: u32, hosts: &'a HostRates) -> ScoreContext<'a> {
+    pub fn at(cycle: u32, hosts: &'a Surroundings) -> ScoreContext<'a> {
         ScoreContext {
             cycle,
             hosts,
@@ -140,7 +140,7 @@ impl Policy {
         &self,
         cycle: u32,
         k: usize,
-        hosts: &'a HostRates,
+        hosts: &'a Surroundings,
         population: impl IntoIterator<Item = (&'p PageState, u32)>,
         buffers: &mut ScoreBuffers,
     ) -> ScoreContext<'a> {

@@ -52,7 +52,7 @@ impl<'de> serde::de::Visitor<'de> for WrittenPolicy {
     }
 
     fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Policy, E> {
-        Policy::parse(text, &Grammar::predictive()).map_err(E::custom)
+        Policy::parse(text, &Grammar::every()).map_err(E::custom)
     }
 
     fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<Policy, A::Error> {
@@ -70,8 +70,7 @@ impl<'de> serde::de::Visitor<'de> for WrittenPolicy {
                 let text: String = variant.newtype_variant()?;
                 let (text, closure) = Policy::split_closure(&text);
                 let (text, model) = Policy::split_model(text);
-                let formula =
-                    Formula::parse(text, &Grammar::predictive()).map_err(A::Error::custom)?;
+                let formula = Formula::parse(text, &Grammar::every()).map_err(A::Error::custom)?;
                 let model = model
                     .map(Policy::load_model)
                     .transpose()
@@ -88,7 +87,7 @@ impl<'de> serde::de::Visitor<'de> for WrittenPolicy {
             "file" => {
                 let path: String = variant.newtype_variant()?;
                 let text = read_policy_file(&path).map_err(A::Error::custom)?;
-                Policy::parse(&text, &Grammar::predictive())
+                Policy::parse(&text, &Grammar::every())
                     .map_err(|e| A::Error::custom(format!("{path}: {e}")))
             }
             "exp3" => {

@@ -12,7 +12,7 @@
 //! keep the page's weight and host, `n7`/`X7` a 7-cycle window of visits and changes (two
 //! bit masks), `MLE` the interned multiset of its change-detecting intervals (see
 //! [`Histories`]) and its estimate, recomputed at each visit only. `tc` needs nothing new.
-//! `HR` reads the host's totals from a [`HostRates`] table the simulation keeps (a visit
+//! `HR` reads the host's totals from a [`Surroundings`] table the simulation keeps (a visit
 //! updates its page and its host only); `GR` (the group rate) the same totals of the page's
 //! *group*, its value of the attribute the data is grouped by (the host when none is
 //! chosen: then `GR` is `HR`, bit for bit). `n30`/`X30` read the 30-cycle masks.
@@ -160,22 +160,48 @@ impl Totals {
     }
 }
 
-/// The change totals of each host (for `HR`) and of each group (for `GR`): Σ X and Σ n
-/// over their simulated pages.
+/// What a page's terminals read beyond the page itself: the change totals of each host
+/// (for `HR`) and of each group (for `GR`), Σ X and Σ n over their simulated pages, and the
+/// cycle's budget `k / P` (for `b`).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct HostRates {
+pub struct Surroundings {
     hosts: Totals,
     groups: Totals,
+    budget: f64,
 }
 
-impl HostRates {
+impl Surroundings {
     /// Totals of 0 for hosts `0..hosts` and groups `0..groups` (0 of either: the run
     /// keeps none, as when its policy reads neither `HR` nor `GR`).
-    pub fn new(hosts: usize, groups: usize) -> HostRates {
-        HostRates {
+    pub fn new(hosts: usize, groups: usize) -> Surroundings {
+        Surroundings {
             hosts: Totals::new(hosts),
             groups: Totals::new(groups),
+            budget: 0.0,
         }
+    }
+
+    /// The same, with the budget `b`: `k` visits this cycle among `pages` known pages
+    /// (see [`Surroundings::set_budget`]).
+    pub fn with_budget(mut self, k: usize, pages: usize) -> Surroundings {
+        self.set_budget(k, pages);
+        self
+    }
+
+    /// Sets the budget `b` to `k / pages`: the crawler visits `k` of `pages` known pages
+    /// this cycle (1 when `k` covers them all, 0 without pages).
+    pub fn set_budget(&mut self, k: usize, pages: usize) {
+        self.budget = if pages == 0 {
+            0.0
+        } else {
+            k.min(pages) as f64 / pages as f64
+        };
+    }
+
+    /// `b`: the cycle's budget, the share of the known pages visited (0 until set).
+    #[inline]
+    pub fn budget(&self) -> f64 {
+        self.budget
     }
 
     /// Counts a visit to a page of `host` and `group` (nothing for [`NO_HOST`] or
@@ -193,7 +219,7 @@ impl HostRates {
         self.hosts.rate(page.host, page)
     }
 
-    /// `HR` of a page of each host (by host index, as [`HostRates::rate`] gives it), into
+    /// `HR` of a page of each host (by host index, as [`Surroundings::rate`] gives it), into
     /// `out`; a page of a host outside the table (or of none) is its own host.
     pub(crate) fn host_rates_into(&self, out: &mut Vec<f64>) {
         let totals = &self.hosts;
@@ -217,7 +243,7 @@ impl HostRates {
         self.hosts.add(host, changes, visits);
     }
 
-    /// As [`HostRates::add_totals`], for a group.
+    /// As [`Surroundings::add_totals`], for a group.
     pub(crate) fn add_group_totals(&mut self, group: u32, changes: i64, visits: i64) {
         self.groups.add(group, changes, visits);
     }
@@ -473,7 +499,7 @@ impl PageStats {
     // Always inlined: a column loop calls it with a constant terminal, and the match
     // then folds away (`policy::extend_column`).
     #[inline(always)]
-    pub fn terminal(&self, terminal: Terminal, d: u32, hosts: &HostRates) -> f64 {
+    pub fn terminal(&self, terminal: Terminal, d: u32, hosts: &Surroundings) -> f64 {
         match terminal {
             Terminal::T => self.age(d),
             Terminal::N => self.n as f64,
@@ -501,12 +527,13 @@ impl PageStats {
             // The model's prediction is the policy's to compute (`Learned::predict`), from
             // these statistics; a page alone does not know it.
             Terminal::P => 0.0,
+            Terminal::B => hosts.budget(),
         }
     }
 
     /// All terminal values at cycle `d`, indexed by [`Terminal::index`] (the untracked
     /// ones at their defaults).
-    pub fn terminals(&self, d: u32, hosts: &HostRates) -> [f64; Terminal::COUNT] {
+    pub fn terminals(&self, d: u32, hosts: &Surroundings) -> [f64; Terminal::COUNT] {
         Terminal::ALL.map(|t| match Track::of(t) {
             needed if self.track.has(needed) => self.terminal(t, d, hosts),
             _ => 0.0,
@@ -604,25 +631,40 @@ mod tests {
         assert_eq!(s.gad(d), 5.0 / 31.0); // (2^0 + 2^2) / (2^0 + ... + 2^4)
     }
 
+    /// `b` is k / P for every page, at most 1, and 0 without pages or until set.
+    #[test]
+    fn the_budget_is_the_share_of_pages_visited() {
+        let page = PageStats::default();
+        let b = |s: &Surroundings| page.terminal(Terminal::B, 3, s);
+        assert_eq!(b(&Surroundings::default()), 0.0);
+        assert_eq!(b(&Surroundings::new(2, 0).with_budget(5, 100)), 0.05);
+        assert_eq!(b(&Surroundings::default().with_budget(1, 3)), 1.0 / 3.0);
+        assert_eq!(b(&Surroundings::default().with_budget(300, 100)), 1.0);
+        assert_eq!(b(&Surroundings::default().with_budget(3, 0)), 0.0);
+        let mut s = Surroundings::default().with_budget(5, 100);
+        s.clear();
+        assert_eq!(b(&s), 0.05, "forgetting visits keeps the budget");
+    }
+
     #[test]
     fn never_changed_and_never_visited() {
         let fresh = PageStats::default();
         assert_eq!(
-            fresh.terminals(3, &HostRates::default()),
+            fresh.terminals(3, &Surroundings::default()),
             [
                 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-                0.0, 0.0
+                0.0, 0.0, 0.0
             ]
         );
         let mut quiet = PageStats::default();
         quiet.visit(1, false, &mut Histories::default());
         quiet.visit(2, false, &mut Histories::default());
-        let values = quiet.terminals(3, &HostRates::default());
+        let values = quiet.terminals(3, &Surroundings::default());
         assert_eq!(
             values,
             [
                 1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-                0.0, 0.0
+                0.0, 0.0, 0.0
             ]
         );
         assert!(

@@ -27,8 +27,8 @@ fn pages() -> Vec<PageState> {
 }
 
 /// Host totals for `pages()`: host 1 has 10 changes in 40 visits.
-fn hosts() -> HostRates {
-    let mut hosts = HostRates::new(2, 1);
+fn hosts() -> Surroundings {
+    let mut hosts = Surroundings::new(2, 1);
     for i in 0..40 {
         hosts.record(1, 0, i % 4 == 0);
     }

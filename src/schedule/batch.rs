@@ -222,6 +222,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             (Policy::Bandit(b), Some(arm)) => &b.arms()[arm],
             (policy, _) => policy,
         };
+        self.host_rates.set_budget(k, self.index.len());
         let w = &mut self.work;
         w.live.clear();
         w.live_pages.clear();

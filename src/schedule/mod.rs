@@ -57,7 +57,7 @@
 //!   (default 1; finite and >= 0, else [`ScheduleError::Weight`]), held in its statistics
 //!   when the policy reads `w` (a new weight moves the page to the group of its new state),
 //!   and kept by the scheduler (and its state file) whatever the policy. **`HR`** reads the
-//!   Σ X / Σ n of the page's host over the host's *current* pages ([`HostRates`], kept for
+//!   Σ X / Σ n of the page's host over the host's *current* pages ([`Surroundings`], kept for
 //!   every policy): adding, observing, removing a page or moving it to another host
 //!   ([`Scheduler::set_host`]) updates the totals of the hosts concerned; a page without a
 //!   host is its own host. When the policy reads `HR`, a page's statistics hold its host
@@ -101,7 +101,7 @@
 //! [`Policy::visit`]: crate::policy::Policy::visit
 //! [`Policy::fresh_page_of`]: crate::policy::Policy::fresh_page_of
 //! [`Track`]: crate::policy::Track
-//! [`HostRates`]: crate::policy::HostRates
+//! [`Surroundings`]: crate::policy::Surroundings
 //! [`Histories`]: crate::policy::Histories
 
 mod attributes;

@@ -8,7 +8,7 @@ use super::bandit::LiveBandit;
 use super::groups::Groups;
 use super::ScheduleError;
 use crate::metric::Metric;
-use crate::policy::{Histories, HostRates, PageState, PageStats, Policy, ScoreBuffers, Track};
+use crate::policy::{Histories, PageState, PageStats, Policy, ScoreBuffers, Surroundings, Track};
 use crate::sim::Systematic;
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
@@ -74,7 +74,7 @@ pub struct Scheduler<K = String> {
     pub(super) histories: Histories,
     /// Σ X and Σ n of each host's current pages (for `HR`), whatever the policy, and
     /// of each rate group's (`GR`).
-    pub(super) host_rates: HostRates,
+    pub(super) host_rates: Surroundings,
     /// The pages' categorical attributes (docs/src/reference/data.md#attributes).
     pub(super) attributes: attributes::Attributes,
     /// The attribute (a column of `attributes`) pages are grouped by for `GR`; `None`:
@@ -143,7 +143,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             host_index: HashMap::default(),
             groups: Groups::default(),
             histories: Histories::default(),
-            host_rates: HostRates::default(),
+            host_rates: Surroundings::default(),
             attributes: attributes::Attributes::default(),
             grouping: None,
             work: Work::default(),
@@ -285,7 +285,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
 
     /// The totals of each host's current pages that `HR` reads
     /// (docs/src/reference/terminals.md#neighbours-hr-and-gr).
-    pub fn host_rates(&self) -> &HostRates {
+    pub fn host_rates(&self) -> &Surroundings {
         &self.host_rates
     }
 

@@ -369,6 +369,9 @@ impl Writer<'_> {
                     .to_string(),
             );
         }
+        if self.reads(Terminal::B) {
+            ctes.push(self.budget());
+        }
         ctes.push(self.pages());
         let score = sql_score(formula, closure, self.q.dialect, "fgp_pages");
         ctes.extend(score.ctes);
@@ -483,6 +486,27 @@ impl Writer<'_> {
         )
     }
 
+    /// `b`, the batch's share of the known pages: `k / pages` (at most 1), or
+    /// `floor(pages · r) / pages` for a fraction `r` (as `Surroundings::set_budget`
+    /// computes it).
+    fn budget(&self) -> String {
+        let pages = self.dbl("COUNT(*)");
+        let k = match self.q.size {
+            BatchSize::K(k) => self.dbl(&k.to_string()),
+            BatchSize::Resources(r) => {
+                format!("FLOOR({pages} * {})", sql_literal(self.q.dialect, r))
+            }
+        };
+        // No page, no score: 0 rather than a division by zero (an error in PostgreSQL);
+        // a batch of every page or more, 1.
+        format!(
+            "fgp_budget AS (\n  SELECT CASE WHEN COUNT(*) = 0 THEN {} WHEN {k} >= {pages} THEN {} \
+             ELSE {k} / {pages} END AS b\n  FROM fgp_counts\n)",
+            self.dbl("0"),
+            self.dbl("1"),
+        )
+    }
+
     /// A page's latest non-NULL `column`.
     fn latest(&self, name: &str, column: &str) -> String {
         format!(
@@ -508,6 +532,9 @@ impl Writer<'_> {
         }
         if self.reads(Terminal::HR) {
             joins.push_str("  LEFT JOIN fgp_host_totals ht ON ht.host = h.host\n");
+        }
+        if self.reads(Terminal::B) {
+            joins.push_str("  CROSS JOIN fgp_budget bz\n");
         }
         if self.q.observations.weight.is_some() && self.reads(Terminal::W) {
             joins.push_str("  LEFT JOIN fgp_weights w ON w.page = k.page\n");
@@ -571,6 +598,7 @@ impl Writer<'_> {
             Terminal::P => unreachable!("invariant: P is refused before writing"),
             // Invariant: `batch_query` refuses formulas that read GR before writing.
             Terminal::GR => unreachable!("invariant: GR is refused before writing"),
+            Terminal::B => "bz.b".to_string(),
         }
     }
 

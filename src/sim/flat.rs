@@ -34,7 +34,7 @@ use super::shared::Shared;
 use super::tally::{cycle_tally, stale_ideal, tallies_weights, Chosen};
 use super::SimConfig;
 use super::{Decision, Period};
-use crate::policy::{Histories, HostRates, Policy};
+use crate::policy::{Histories, Policy, Surroundings};
 use crate::policy::{PageState, ScoreBuffers, Track, NO_HOST};
 
 /// The per-page simulator's state and buffers, reused from one run to the next.
@@ -60,7 +60,7 @@ pub(crate) struct Flat {
     buffers: ScoreBuffers,
     discounts: Discounts,
     histories: Histories,
-    host_rates: HostRates,
+    host_rates: Surroundings,
     host_taken: Vec<u32>,
     touched_hosts: Vec<u32>,
 }
@@ -156,7 +156,7 @@ impl Flat {
         if track.has(Track::INTERVALS) {
             self.histories.trim();
         }
-        self.host_rates = period.rates(track);
+        self.host_rates = period.surroundings(track, config.k(period.pages()));
         self.host_taken.clear();
         self.host_taken.resize(period.hosts(), 0);
         self.touched_hosts.clear();

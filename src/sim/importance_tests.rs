@@ -36,8 +36,20 @@ fn dataset_in<B: AsRef<str>, H: AsRef<str>>(
     text::read(lines.as_bytes(), "<test>").unwrap()
 }
 
+/// `text` with each terminal `b` replaced by the constant `value`.
+fn replace_b(text: &str, value: f64) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let word = |i: usize| chars.get(i).is_some_and(|c| c.is_alphanumeric());
+    (0..chars.len())
+        .map(|i| match chars[i] {
+            'b' if (i == 0 || !word(i - 1)) && !word(i + 1) => format!("({value:?})"),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
 fn policy(text: &str) -> Policy {
-    Policy::parse(text, &Grammar::frequency()).unwrap()
+    Policy::parse(text, &Grammar::every()).unwrap()
 }
 
 /// Runs both simulators (and a prepared run) and checks they agree bit for bit.
@@ -247,7 +259,7 @@ fn extended_terminals_at_period_edges() {
             let changed = [2, 5, 9].contains(&c);
             policy.visit(&mut page, c, changed, &mut histories);
         }
-        policy.score_one(&page, &ScoreContext::at(d as u32, &HostRates::default()))
+        policy.score_one(&page, &ScoreContext::at(d as u32, &Surroundings::default()))
     };
     assert_eq!(terminal_at("tc", 1), 1.0); // no change detected yet: tc = d
     assert_eq!(terminal_at("tc", 3), 1.0); // detected at 2
@@ -276,8 +288,9 @@ fn thirty_cycle_windows_at_their_edges() {
     let pol = policy("n30 + 100 * X30");
     let mut histories = Histories::default();
     let mut page = pol.fresh_page_of(1.0, NO_HOST, crate::policy::NO_GROUP);
-    let at =
-        |page: &PageState, d: u32| pol.score_one(page, &ScoreContext::at(d, &HostRates::default()));
+    let at = |page: &PageState, d: u32| {
+        pol.score_one(page, &ScoreContext::at(d, &Surroundings::default()))
+    };
     assert_eq!(at(&page, 1), 0.0);
     for (d, changed) in [(1, true), (3, false), (10, true)] {
         pol.visit(&mut page, d, changed, &mut histories);
@@ -291,7 +304,7 @@ fn thirty_cycle_windows_at_their_edges() {
                                     // n7/X7 read the same masks when the 30-cycle window is kept.
     let both = policy("n7 + 100 * X7 + 0 * n30");
     assert_eq!(
-        both.score_one(&page, &ScoreContext::at(12, &HostRates::default())),
+        both.score_one(&page, &ScoreContext::at(12, &Surroundings::default())),
         1.0 + 100.0
     );
     pol.visit(&mut page, 70, false, &mut histories);
@@ -306,14 +319,14 @@ fn windows_empty_after_a_long_gap() {
     let mut page = pol.fresh_page_of(1.0, NO_HOST, crate::policy::NO_GROUP);
     pol.visit(&mut page, 1, true, &mut histories);
     pol.visit(&mut page, 3, true, &mut histories);
-    let at = |d: u32| pol.score_one(&page, &ScoreContext::at(d, &HostRates::default()));
+    let at = |d: u32| pol.score_one(&page, &ScoreContext::at(d, &Surroundings::default()));
     assert_eq!(at(4), 4.0); // visits 1, 3, changes 1, 3
     assert_eq!(at(9), 2.0); // window 2..8: visit 3 only
     assert_eq!(at(10), 2.0); // window 3..9
     assert_eq!(at(11), 0.0); // window 4..10
     pol.visit(&mut page, 30, false, &mut histories);
     assert_eq!(
-        pol.score_one(&page, &ScoreContext::at(31, &HostRates::default())),
+        pol.score_one(&page, &ScoreContext::at(31, &Surroundings::default())),
         1.0
     );
 }
@@ -322,7 +335,7 @@ fn windows_empty_after_a_long_gap() {
 #[test]
 fn host_and_group_rates_pool_their_pages() {
     use crate::policy::NO_GROUP;
-    let mut rates = HostRates::new(1, 2);
+    let mut rates = Surroundings::new(1, 2);
     let (hr, gr) = (policy("HR"), policy("GR"));
     let mut histories = Histories::default();
     // Page a: host 0, group 1; the page alone has neither.
@@ -386,6 +399,9 @@ fn fast_equals_reference_with_weights_hosts_and_caps() {
         "n7",
         "GR * t + n30 - X30",
         "X30 / (n30 + 1) + GR * HR",
+        // The budget, beside state-only and per-page subtrees.
+        "t * b + X / (b + 0.1)",
+        "w * exp(-MLE * t * b) + HR / b",
         "NAD",
         "Rand",
         "nutch",
@@ -444,6 +460,20 @@ fn fast_equals_reference_with_weights_hosts_and_caps() {
         }
         for text in texts {
             both(&p, &policy(text), config);
+        }
+        // `b` is the run's k / P, in every simulator: the formula reads as the one with
+        // that constant in its place.
+        let b = config.k(p.pages()) as f64 / p.pages() as f64;
+        for text in texts
+            .iter()
+            .filter(|t| policy(t).features().contains(crate::formula::Terminal::B))
+        {
+            let constant = policy(&replace_b(text, b));
+            assert_eq!(
+                both(&p, &policy(text), config),
+                both(&p, &constant, config),
+                "{text} at b = {b:?}, case {case}"
+            );
         }
         // Grouped by host, GR is HR.
         if !grouped {
@@ -506,7 +536,7 @@ fn group_rates_pool_an_attributes_pages() {
     let config = SimConfig::new(0.5, 2).unwrap();
     let mut pages: Vec<PageState> = Vec::new();
     let pol = policy("GR");
-    let mut rates = p.rates(pol.features().track());
+    let mut rates = p.surroundings(pol.features().track(), 1);
     let mut histories = Histories::default();
     for page in 0..3u32 {
         let mut s = pol.fresh_page_of(1.0, p.host(page), p.group(page));

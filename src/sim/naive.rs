@@ -12,7 +12,7 @@ use super::metrics::{
 };
 use super::sample::{inclusion_scale, page_classes, sample_u, settle, weight_of, Systematic};
 use super::{score_key, stdsort, tie_key, tie_salt, Decision, Period, SimConfig, TieBreak};
-use crate::policy::{Histories, HostRates, PageState, Policy, ScoreBuffers};
+use crate::policy::{Histories, PageState, Policy, ScoreBuffers, Surroundings};
 
 /// Runs `policy` over `period`.
 pub(crate) fn run(period: &Period, policy: &Policy, config: &SimConfig) -> Outcome {
@@ -31,7 +31,7 @@ pub(crate) fn run_traced(
     let k = config.k(pages);
     let warmup = config.warmup();
     let mut histories = Histories::default();
-    let mut hosts = period.rates(policy.features().track());
+    let mut hosts = period.surroundings(policy.features().track(), k);
     let mut state: Vec<PageState> = (0..pages as u32)
         .map(|p| policy.fresh_page_of(period.weight(p), period.host(p), period.group(p)))
         .collect();
@@ -46,10 +46,11 @@ pub(crate) fn run_traced(
     let mut buffers = ScoreBuffers::default();
     let mut outcome = Outcome::default();
     let mut chooser = Chooser::new(policy, config.seed(), config.metric());
-    let mut visit = |state: &mut PageState, hosts: &mut HostRates, p: u32, cycle: u32, changed| {
-        policy.visit(state, cycle, changed, &mut histories);
-        hosts.record(period.host(p), period.group(p), changed);
-    };
+    let mut visit =
+        |state: &mut PageState, hosts: &mut Surroundings, p: u32, cycle: u32, changed| {
+            policy.visit(state, cycle, changed, &mut histories);
+            hosts.record(period.host(p), period.group(p), changed);
+        };
     for d in 1..=period.len() {
         for &p in period.changes(d) {
             if !stale[p as usize] {
@@ -208,7 +209,7 @@ fn score(
     policy: &Policy,
     state: &[PageState],
     (cycle, k, decision): (u32, usize, Decision),
-    hosts: &HostRates,
+    hosts: &Surroundings,
     scores: &mut [f64],
     buffers: &mut ScoreBuffers,
 ) {

@@ -12,7 +12,7 @@
 //! same way.
 
 use crate::data::Dataset;
-use crate::policy::{HostRates, Track, NO_GROUP, NO_HOST};
+use crate::policy::{Surroundings, Track, NO_GROUP, NO_HOST};
 use rustc_hash::FxHashMap as HashMap;
 use std::ops::RangeInclusive;
 
@@ -236,14 +236,16 @@ impl Period {
         self.grouping.as_deref()
     }
 
-    /// Empty host and group totals for a run whose pages keep `track` (tables only for
-    /// what its terminals read: `HR`, `GR`).
-    pub fn rates(&self, track: Track) -> HostRates {
+    /// The surroundings at the start of a run that visits `k` of these pages a cycle and
+    /// whose pages keep `track`: empty host and group totals (tables only for what its
+    /// terminals read: `HR`, `GR`) and the budget `b = k / pages`.
+    pub fn surroundings(&self, track: Track, k: usize) -> Surroundings {
         let size = |kept: Track, n: usize| if track.has(kept) { n } else { 0 };
-        HostRates::new(
+        Surroundings::new(
             size(Track::HOST, self.hosts()),
             size(Track::GROUP, self.groups()),
         )
+        .with_budget(k, self.pages())
     }
 
     /// Local indices of the pages whose content changed in cycle `d` (1-based).

@@ -28,7 +28,7 @@ use super::Period;
 use crate::eval::{Columns, Scratch, Split};
 use crate::formula::Terminal;
 use crate::policy::{eval_inputs, FormulaPolicy, PageState, StateKey};
-use crate::policy::{Histories, HostRates, Policy, ScoreBuffers, NO_GROUP, NO_HOST};
+use crate::policy::{Histories, Policy, ScoreBuffers, Surroundings, NO_GROUP, NO_HOST};
 use rustc_hash::FxHashMap as HashMap;
 
 /// No state yet (a move not made this cycle).
@@ -187,7 +187,7 @@ impl Shared {
     pub(super) fn score(
         &mut self,
         period: &Period,
-        (d, hosts): (u32, &HostRates),
+        (d, hosts): (u32, &Surroundings),
         scores: &mut Vec<f64>,
         buffers: &mut ScoreBuffers,
     ) {

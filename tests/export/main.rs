@@ -56,6 +56,9 @@ const EXTENDED: &[&str] = &[
     "P * w / (tc + MLE) + log(1 - P)",
     "X30 / (n30 + 1) * GR - n30 ^ X30",
     "GR * t + log(X30) * P - HR / n30",
+    // `b` is also the name of the helpers' second operand, in their own scope.
+    "w * (1 - exp(-MLE * t)) / (b + 0.01) + log(b) * tc",
+    "pow(b, NAD) - b / (X + b) + exp(b * t)",
 ];
 
 /// One test case: a formula, its closure and the terminal values to try.
@@ -113,8 +116,8 @@ fn gp4c_all() -> Vec<Terminal> {
 /// One page's terminal values: adversarial ones ([`random_value`]) for the terminals of
 /// GP4C_All, and for the extended terminals values in their real ranges
 /// (docs/src/reference/terminals.md), edges included: `w >= 0`, `tc >= 1`,
-/// `0 <= X7 <= n7 <= 7`, `0 <= HR <= 1`, `MLE > 0`, and a probability `0 <= P <= 1`
-/// (docs/src/reference/terminals.md#p).
+/// `0 <= X7 <= n7 <= 7`, `0 <= HR <= 1`, `MLE > 0`, a probability `0 <= P <= 1`
+/// (docs/src/reference/terminals.md#p) and a budget `0 < b <= 1`.
 fn input(rng: &mut Pcg64) -> [f64; Terminal::COUNT] {
     let mut v: [f64; Terminal::COUNT] = std::array::from_fn(|_| random_value(rng));
     let n7 = rng.gen_range(0..=7u32);
@@ -153,6 +156,11 @@ fn input(rng: &mut Pcg64) -> [f64; Terminal::COUNT] {
                 0 => 0.0,
                 1 => 1.0,
                 _ => rng.gen_range(0.0..=1.0),
+            },
+            Terminal::B => match rng.gen_range(0..4) {
+                0 => 0.001,
+                1 => 1.0,
+                _ => rng.gen_range(0.0001..=1.0),
             },
             _ => continue,
         };
@@ -216,7 +224,7 @@ fn deep_formula() -> Formula {
 }
 
 fn extended_formula(text: &str) -> Formula {
-    Formula::parse(text, &Grammar::predictive()).unwrap_or_else(|e| panic!("{text}: {e}"))
+    Formula::parse(text, &Grammar::every()).unwrap_or_else(|e| panic!("{text}: {e}"))
 }
 
 /// [`FORMULAS`] random formulas over every terminal (alternating closures), then each of

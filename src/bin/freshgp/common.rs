@@ -229,11 +229,11 @@ pub struct PolicyArgs {
     /// A built-in baseline: Rand, Age, NAD, SAD, AAD, GAD or CG.
     #[arg(long)]
     pub baseline: Option<String>,
-    /// Grammar whose terminals a formula may use (basic, all, extended, frequency,
-    /// predictive, basic-reference, all-reference, or a RON file); its closure evaluates
-    /// the formula. The default, predictive, allows every terminal (see the book's
+    /// Grammar whose terminals a formula may use (basic, all, extended, budget, frequency,
+    /// predictive, every, basic-reference, all-reference, or a RON file); its closure
+    /// evaluates the formula. The default, every, allows every terminal (see the book's
     /// Terminals and estimators chapter) under the paper's closure.
-    #[arg(long, default_value = "predictive")]
+    #[arg(long, default_value = "every")]
     pub grammar: String,
 }
 
@@ -276,7 +276,7 @@ impl PolicyArgs {
 /// `adaptive(init: 7, ...)`, do not separate), each read as `--policy` reads one; errors
 /// name `flag`, the flag that gave the list.
 pub fn policy_list(flag: &str, list: &str) -> Result<Vec<Policy>> {
-    let grammar = Grammar::predictive();
+    let grammar = Grammar::every();
     let (mut items, mut depth, mut start) = (Vec::new(), 0i32, 0);
     for (i, c) in list.char_indices() {
         match c {

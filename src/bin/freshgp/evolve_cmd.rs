@@ -17,9 +17,10 @@ use std::time::Instant;
 pub struct Args {
     #[command(flatten)]
     data: DataArgs,
-    /// Grammar: basic, all, extended, frequency (extended plus n30, X30, GR; GR's groups
-    /// by --group), predictive (frequency plus P, which needs --model),
-    /// basic-reference, all-reference, or a RON file.
+    /// Grammar: basic, all, extended, budget (extended plus b, the cycle's budget; train
+    /// over several with --train-resources), frequency (extended plus n30, X30, GR; GR's
+    /// groups by --group), predictive (frequency plus P, which needs --model), every
+    /// (predictive plus b), basic-reference, all-reference, or a RON file.
     #[arg(long, default_value = "all")]
     grammar: String,
     /// The learned model file (`freshgp model train`) whose prediction is the terminal P

@@ -7,7 +7,7 @@ use super::super::flat::Flat;
 use super::super::metrics::Discounts;
 use super::super::rank::Ranked;
 use super::super::{Period, SimConfig};
-use crate::policy::{Baseline, Histories, HostRates, PageState, PageStats, Policy};
+use crate::policy::{Baseline, Histories, PageState, PageStats, Policy, Surroundings};
 use crate::policy::{ScoreBuffers, StateKey, Track};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -102,7 +102,7 @@ pub(crate) struct Fast {
     // the per-cycle host counts of a capped walk.
     pub(super) track: Track,
     pub(super) histories: Histories,
-    pub(super) host_rates: HostRates,
+    pub(super) host_rates: Surroundings,
     pub(super) host_taken: Vec<u32>,
     pub(super) touched_hosts: Vec<u32>,
     pub(super) stale_pages: Vec<(u64, u32)>,
@@ -126,14 +126,15 @@ pub(crate) struct Fast {
 }
 
 impl Fast {
-    /// Every page of `period` unvisited, in the groups of `policy`'s fresh page states.
-    pub(super) fn reset(&mut self, period: &Period, policy: &Policy) {
+    /// Every page of `period` unvisited, in the groups of `policy`'s fresh page states, for
+    /// a run that visits `k` pages a cycle.
+    pub(super) fn reset(&mut self, period: &Period, policy: &Policy, k: usize) {
         let pages = period.pages();
         self.track = policy.features().track();
         if self.track.has(Track::INTERVALS) {
             self.histories.trim();
         }
-        self.host_rates = period.rates(self.track);
+        self.host_rates = period.surroundings(self.track, k);
         self.host_taken.clear();
         self.host_taken.resize(period.hosts(), 0);
         self.touched_hosts.clear();
@@ -245,7 +246,7 @@ impl Fast {
         policy: &Policy,
         config: &SimConfig,
     ) -> usize {
-        self.reset(period, policy);
+        self.reset(period, policy, config.k(period.pages()));
         let cycles = config.warmup().min(period.len());
         for d in 1..=cycles {
             self.mark_changes(period, d);

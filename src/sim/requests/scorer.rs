@@ -4,7 +4,7 @@
 
 use super::super::{Period, SimError};
 use super::config::{RequestConfig, RequestError};
-use crate::policy::{Histories, HostRates, PageState, Policy, ScoreBuffers};
+use crate::policy::{Histories, PageState, Policy, ScoreBuffers, Surroundings};
 
 /// What scores the pages of a request-driven run: a [`Policy`], or a learned model
 /// (`freshgp::predict::ModelScorer`). It starts one [`ScoredRun`] per period.
@@ -89,7 +89,7 @@ impl Scorer for Policy {
                 .map(|p| self.fresh_page_of(period.weight(p), period.host(p), period.group(p)))
                 .collect(),
             histories: Histories::default(),
-            hosts: period.rates(self.features().track()),
+            hosts: period.surroundings(self.features().track(), k),
             buffers: ScoreBuffers::default(),
         }))
     }
@@ -102,7 +102,7 @@ struct PolicyRun<'p> {
     k: usize,
     state: Vec<PageState>,
     histories: Histories,
-    hosts: HostRates,
+    hosts: Surroundings,
     buffers: ScoreBuffers,
 }
 
