@@ -150,7 +150,43 @@ fn train_writes_a_model_file_and_refuses_bad_input() {
     let text = std::fs::read_to_string(&model).unwrap();
     let (m, k) = freshgp::model::Model::from_json_with_horizon(&text, "m.json").unwrap();
     assert_eq!(k, 1);
-    assert_eq!(m.features().len(), 8);
+    // The default features are those a policy computes: the frequencies and the host's
+    // group rate (no other grouping was asked for), so the model runs as a policy.
+    let names = |m: &freshgp::model::Model| -> Vec<String> {
+        (m.features().features().iter())
+            .map(|f| f.to_string())
+            .collect()
+    };
+    assert_eq!(
+        names(&m),
+        ["freq1", "freq7", "freq30", "since_change", "group:host"]
+    );
+    let policy = format!("NAD,model:{}", model.display());
+    let run = freshgp()
+        .args(["baselines", "--data"])
+        .arg(&data)
+        .args(["--policies", &policy])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", stderr(&run));
+    // Grouped by an attribute, the default reads its group rate too, and says how to run it.
+    let grouped = dir.path().join("g.json");
+    let out = freshgp()
+        .args(["model", "train", "--group", "category", "--data"])
+        .arg(&data)
+        .arg("--out")
+        .arg(&grouped)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("runs on data grouped by category (--group category)"),
+        "{}",
+        stderr(&out)
+    );
+    let text = std::fs::read_to_string(&grouped).unwrap();
+    let g = freshgp::model::Model::from_json(&text, "g.json").unwrap();
+    assert_eq!(names(&g)[4..], ["group:category", "group:host"]);
     let bad = |extra: &[&str], want: &str| refuses_training(&data, dir.path(), extra, want);
     bad(&["--memory", "0"], "--memory 0: expected at least 1 (MiB)");
     bad(
@@ -177,7 +213,12 @@ fn examples_over_the_memory_limit_are_streamed_to_the_same_regression() {
     let train = |memory: &str, out: &str| {
         let out = dir.path().join(out);
         let run = freshgp()
-            .args(["model", "train", "--memory", memory, "--data"])
+            .args(["model", "train", "--memory", memory])
+            .args([
+                "--features",
+                "freq1,freq7,freq30,since_change,group:category,group:brand",
+            ])
+            .args(["--features", "group:country,group:host", "--data"])
             .arg(&data)
             .arg("--out")
             .arg(&out)
@@ -237,7 +278,7 @@ fn a_model_over_a_category_rate_runs_where_the_data_is_grouped_by_it() {
         assert!(!out.status.success(), "{command}");
         assert!(
             stderr(&out).contains(
-                "reads group:category, but the data is grouped by host: run with --group category"
+                "reads group:category, but the data is grouped by host: it runs on data whose pages have the attribute `category`, grouped by it (--group category"
             ),
             "{command}: {}",
             stderr(&out)
@@ -262,6 +303,36 @@ fn a_model_over_a_category_rate_runs_where_the_data_is_grouped_by_it() {
         text.contains(&format!("model:{}", model.display())),
         "{text}"
     );
+    // A study with that model and no grouping is refused before its output exists, so a
+    // second try says the same (not that the directory holds results).
+    let study = dir.path().join("s.ron");
+    std::fs::write(
+        &study,
+        format!(
+            "(name: \"s\", dataset: Path({:?}), seeds: 1, gp: (population: 4, generations: 1, keep_best: 2),\n\
+             configurations: [(name: \"A\", grammar: \"all\", fitness: ndcg)], baselines: [NAD, model({:?})])",
+            data.display().to_string(),
+            model.display().to_string()
+        ),
+    )
+    .unwrap();
+    let out_dir = dir.path().join("out");
+    for _ in 0..2 {
+        let out = freshgp()
+            .arg("experiment")
+            .arg(&study)
+            .arg("--out")
+            .arg(&out_dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("reads group:category, but the data is grouped by host"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(!out_dir.exists(), "{}", stderr(&out));
+    }
 }
 
 #[test]
@@ -280,6 +351,13 @@ fn a_network_trains_reports_its_epochs_and_drives_the_table_and_the_requests() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("epoch 2/2: training cross-entropy"));
+    // The seed paper's network reads codes, which no policy can: training says so.
+    assert!(
+        stderr(&out).contains("note: not usable as a policy (model:")
+            && stderr(&out).contains("reads cat:category"),
+        "{}",
+        stderr(&out)
+    );
     let text = std::fs::read_to_string(&model).unwrap();
     let m = freshgp::model::Model::from_json(&text, "n.json").unwrap();
     let names: Vec<String> = m
@@ -383,4 +461,49 @@ fn a_network_trains_reports_its_epochs_and_drives_the_table_and_the_requests() {
         .filter_map(|w| w.parse().ok())
         .collect();
     assert!(aucs.len() >= 6 && aucs[0] > 0.6 && aucs[2] > 0.6, "{row}");
+}
+
+/// A formula reading `P` without its model is refused with a hint every command can
+/// follow: the model in the policy text, not a flag only `evolve` has.
+#[test]
+fn the_hint_for_p_without_a_model_names_no_missing_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = commerce(dir.path());
+    let state = dir.path().join("s.state");
+    let runs: [Vec<std::ffi::OsString>; 3] = [
+        vec![
+            "simulate".into(),
+            "--data".into(),
+            data.clone().into(),
+            "--formula".into(),
+            "P * t".into(),
+        ],
+        vec![
+            "baselines".into(),
+            "--data".into(),
+            data.clone().into(),
+            "--policies".into(),
+            "NAD,P * t".into(),
+        ],
+        vec![
+            "schedule".into(),
+            "--state".into(),
+            state.clone().into(),
+            "--formula".into(),
+            "P * t".into(),
+            "--k".into(),
+            "1".into(),
+        ],
+    ];
+    for args in runs {
+        let out = freshgp().args(&args).output().unwrap();
+        let said = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {said}");
+        assert!(
+            said.contains("give its model in the policy text: `P * t [model FILE]`"),
+            "{args:?}: {said}"
+        );
+        assert!(!said.contains("--model"), "{args:?}: {said}");
+    }
+    assert!(!state.exists());
 }

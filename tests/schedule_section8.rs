@@ -258,7 +258,7 @@ fn frequency_terminals_grouped_by_an_attribute_schedule_as_they_simulate() {
     let e = Simulator::new(config)
         .run(&Period::whole(&d).unwrap(), &learned)
         .unwrap_err();
-    assert!(e.to_string().contains("run with --group kind"), "{e}");
+    assert!(e.to_string().contains("grouped by it (--group kind"), "{e}");
     let mut s: Scheduler = Scheduler::new(learned);
     s.add("p".to_string()).unwrap();
     let e = s.next_batch(3, 1).unwrap_err();
@@ -426,6 +426,18 @@ fn cli_group_by_an_attribute() {
     let back: freshgp::schedule::Scheduler = freshgp::schedule::Scheduler::load(&state).unwrap();
     assert_eq!(back.grouping(), Some("category"));
     assert_eq!(back.attribute("b", "category"), Some("x"));
+    // A key no page of the state has is refused, and the state kept as it was.
+    let before = std::fs::read(&state).unwrap();
+    let err = freshgp()
+        .args(["schedule", "--state", s, "--k", "1", "--group", "color"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8(err.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("--group color: no page has that attribute (the pages have: host, category)"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&state).unwrap(), before, "the state changed");
     let bad = write(dir.path(), "bad.tsv", "a\t2\t1\t\t\tcategory\n");
     let err = refused_log(s, &bad);
     assert!(

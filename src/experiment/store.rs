@@ -156,9 +156,14 @@ pub(crate) fn difference(stored: &Study, given: &Study) -> Option<(String, Strin
     let b = serde_json::to_value(given).expect("a study serializes");
     let (a, b) = (a.as_object()?, b.as_object()?);
     let null = serde_json::Value::Null;
-    a.iter()
-        .filter(|(key, _)| *key != "description" && *key != "reports")
-        .find_map(|(key, va)| first_difference(key.clone(), va, b.get(key).unwrap_or(&null)))
+    // Every key of either: a field left out when at its default (`test_horizon`, `group`)
+    // is in one study only when the other changed it.
+    let keys = a.keys().chain(b.keys().filter(|k| !a.contains_key(*k)));
+    keys.filter(|key| *key != "description" && *key != "reports")
+        .find_map(|key| {
+            let (va, vb) = (a.get(key).unwrap_or(&null), b.get(key).unwrap_or(&null));
+            first_difference(key.clone(), va, vb)
+        })
         .map(|(path, x, y)| (path, short(x), short(y)))
 }
 

@@ -379,6 +379,16 @@ impl Runner {
         for index in 0..runner.study.configurations.len() {
             runner.settings(index).check_model()?;
         }
+        // Before any output: a model whose group rate the data's grouping does not keep
+        // would fail only at its first unit.
+        let grouping = runner.dataset.grouping();
+        let models = runner.models.iter().flatten();
+        for model in models {
+            (model.check_grouping(grouping)).map_err(|e| ExperimentError::Model(e.to_string()))?;
+        }
+        for policy in &runner.study.baselines {
+            (policy.check_grouping(grouping)).map_err(|e| ExperimentError::Model(e.to_string()))?;
+        }
         for &rotation in &runner.study.rotations {
             let split = Split::new(runner.dataset.pages(), runner.dataset.cycles(), rotation)
                 .map_err(ExperimentError::from)?

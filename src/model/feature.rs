@@ -118,6 +118,27 @@ impl FeatureSet {
         FeatureSet(f)
     }
 
+    /// The frequency features a policy can compute over `data` as it is grouped: windows
+    /// 1, 7 and 30, cycles since the last change, the group frequency of the attribute
+    /// the data is grouped by (if any) and of the host (when the dataset has hosts). A
+    /// simulation keeps one grouping besides the hosts, so a model of these runs as a
+    /// policy wherever the data is grouped alike.
+    pub fn for_policy(data: &Dataset) -> FeatureSet {
+        let mut f = vec![
+            Feature::Frequency(1),
+            Feature::Frequency(7),
+            Feature::Frequency(30),
+            Feature::SinceChange,
+        ];
+        if let Some(key) = data.grouping() {
+            f.push(Feature::Group(key.into()));
+        }
+        if data.host(0).is_some() {
+            f.push(Feature::Group("host".into()));
+        }
+        FeatureSet(f)
+    }
+
     /// The network's features for `data`: [`FeatureSet::frequency`], then the code
     /// (`cat:KEY`) of each attribute and of the host (when the dataset has hosts).
     pub fn network(data: &Dataset) -> FeatureSet {

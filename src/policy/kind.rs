@@ -129,7 +129,7 @@ impl Policy {
     ) -> Result<Policy, PolicyError> {
         match (formula.terminals().contains(&Terminal::P), model) {
             (true, None) => Err(PolicyError::Model(format!(
-                "`{formula}` reads P, a learned model's prediction: give the model (`{formula} [model FILE]`, --model FILE)"
+                "`{formula}` reads P, a learned model's prediction: give its model in the policy text: `{formula} [model FILE]`"
             ))),
             (false, Some(m)) => Err(PolicyError::Model(format!(
                 "`{formula}` does not read P: the model {} would not be used",

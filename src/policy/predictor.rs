@@ -48,7 +48,7 @@ enum Input {
 /// A learned model reads `group:KEY` but the run is grouped by another attribute (or by
 /// host): the simulation keeps the group totals of the data's grouping only.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("model {model} reads group:{key}, but the data is grouped by {}: run with --group {key} (a study's `group: \"{key}\"`)", grouping.as_deref().unwrap_or("host"))]
+#[error("model {model} reads group:{key}, but the data is grouped by {}: it runs on data whose pages have the attribute `{key}`, grouped by it (--group {key}; a study's `group: \"{key}\"`)", grouping.as_deref().unwrap_or("host"))]
 pub struct GroupingError {
     /// The model file, as written.
     pub model: String,

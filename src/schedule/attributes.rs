@@ -129,6 +129,14 @@ impl Attributes {
         }
     }
 
+    /// The keys some slot has a value of (a freed slot has none).
+    pub(crate) fn keys_in_use(&self) -> Vec<&str> {
+        (self.columns.iter())
+            .filter(|c| c.codes.iter().any(|&code| code != NONE))
+            .map(|c| c.name.as_str())
+            .collect()
+    }
+
     /// The columns, for saving.
     pub(crate) fn columns(&self) -> &[Column] {
         &self.columns

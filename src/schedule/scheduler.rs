@@ -312,6 +312,11 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         }
     }
 
+    /// The attribute keys some scheduled page has, in the order they were first set.
+    pub fn attribute_keys(&self) -> Vec<&str> {
+        self.attributes.keys_in_use()
+    }
+
     /// The attribute pages are grouped by for `GR`, `None` for the host.
     pub fn grouping(&self) -> Option<&str> {
         self.grouping

@@ -247,7 +247,7 @@ fn what_cannot_run_is_a_clear_error() {
     let e = sim.run(&Period::whole(&d).unwrap(), &policy).unwrap_err();
     assert!(
         e.to_string().ends_with(
-            "reads group:category, but the data is grouped by host: run with --group category (a study's `group: \"category\"`)"
+            "reads group:category, but the data is grouped by host: it runs on data whose pages have the attribute `category`, grouped by it (--group category; a study's `group: \"category\"`)"
         ),
         "{e}"
     );

@@ -74,6 +74,34 @@ fn a_weighted_fitness_under_a_host_cap_runs_and_reports() {
             && stderr.contains("(stored 2, file 3)"),
         "{stderr}"
     );
+    // Every field that changes a unit's result is the study's identity, also those left
+    // out at their defaults; a refused resume leaves study.json as it was.
+    let stored = std::fs::read(out.join("study.json")).unwrap();
+    for (change, field) in [
+        ("    seeds: 1,\n    test_horizon: whole,", "test_horizon"),
+        ("    seeds: 1,\n    runs: 2,", "runs"),
+        ("    seeds: 1,\n    group: \"category\",", "group"),
+    ] {
+        let other = write_study(tmp.path(), &POLITE.replace("    seeds: 1,", change));
+        let refused = freshgp()
+            .arg("experiment")
+            .arg(&other)
+            .arg("--out")
+            .arg(&out)
+            .arg("--resume")
+            .assert()
+            .code(2);
+        let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+        assert!(
+            stderr.contains("holds a different study") && stderr.contains(&format!("`{field}")),
+            "{field}: {stderr}"
+        );
+        assert_eq!(
+            std::fs::read(out.join("study.json")).unwrap(),
+            stored,
+            "{field}: study.json rewritten"
+        );
+    }
     // A cap of 0 names the file, the line and the field.
     let zero = write_study(tmp.path(), &POLITE.replace("host_cap: 2", "host_cap: 0"));
     let refused = freshgp().arg("experiment").arg(&zero).assert().code(2);

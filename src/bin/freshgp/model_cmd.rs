@@ -55,8 +55,10 @@ struct TrainArgs {
     #[arg(long, default_value = "logistic")]
     kind: String,
     /// Comma-separated features (freqW, since_change, group:KEY, and cat:KEY for a
-    /// network); default every frequency feature: freq1, freq7, freq30, since_change and
-    /// group:KEY for each attribute and the host, and for a network also cat:KEY for each.
+    /// network); default the frequency features a policy can compute: freq1, freq7,
+    /// freq30, since_change, group:KEY for the --group attribute (if given) and
+    /// group:host; for a network every frequency feature and cat:KEY for each attribute
+    /// and the host (the seed paper's; such a model serves `model eval`, not a policy).
     #[arg(long, value_delimiter = ',')]
     features: Vec<String>,
     /// Memory (MiB) the training and validation examples may take; beyond it they are
@@ -145,7 +147,7 @@ fn train(args: TrainArgs) -> Result<()> {
     let set = if args.features.is_empty() && kind == ModelKind::Network {
         FeatureSet::network(&data)
     } else if args.features.is_empty() {
-        FeatureSet::frequency(&data)
+        FeatureSet::for_policy(&data)
     } else {
         let features = args
             .features
@@ -201,8 +203,24 @@ fn train(args: TrainArgs) -> Result<()> {
     };
     let t = eval::train(&data, &set, &options, &mut progress)?;
     bar.finish_and_clear();
-    std::fs::write(&args.out, t.model.to_json_with_horizon(args.horizon))
+    let json = t.model.to_json_with_horizon(args.horizon);
+    std::fs::write(&args.out, &json)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
+    // A model the policy `model:FILE` cannot run still serves `model eval`: say so now,
+    // not when the user first tries it.
+    let shown_path = args.out.display().to_string();
+    if let Err(why) = freshgp::policy::Predictor::from_text(&shown_path, &json) {
+        shown.note(format_args!(
+            "note: not usable as a policy (model:{shown_path}): {why}"
+        ));
+    } else if let Some(key) = (t.model.features().features().iter()).find_map(|f| match f {
+        Feature::Group(key) if key != "host" => Some(key),
+        _ => None,
+    }) {
+        shown.note(format_args!(
+            "note: as a policy, model:{shown_path} runs on data grouped by {key} (--group {key})"
+        ));
+    }
     let mut out = std::io::stdout().lock();
     writeln!(
         out,

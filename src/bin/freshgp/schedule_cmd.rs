@@ -140,6 +140,7 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(path) = &args.remove {
         remove_pages(&mut scheduler, path)?;
     }
+    check_grouping(&scheduler, &args)?;
     let cycle = match args.cycle {
         Some(d) => d,
         None => scheduler
@@ -302,6 +303,23 @@ fn open_state(
         }
         Ok(s)
     })
+}
+
+/// Refuses `--group KEY` when the state has pages and none has `KEY` (after this run's
+/// log): `GR` would silently read each page's own rate. Nothing is saved then.
+fn check_grouping(scheduler: &Scheduler, args: &Args) -> Result<()> {
+    let Some(key) = args.group.as_deref().filter(|&k| k != "host") else {
+        return Ok(());
+    };
+    let keys = scheduler.attribute_keys();
+    if scheduler.is_empty() || keys.contains(&key) {
+        return Ok(());
+    }
+    let have = match keys.is_empty() {
+        true => "no page has any attribute; group by host".to_string(),
+        false => format!("the pages have: host, {}", keys.join(", ")),
+    };
+    bail!("--group {key}: no page has that attribute ({have}); nothing was saved, this run's log included")
 }
 
 /// Records the log at `path` (`-`: stdin) and reports what was recorded and skipped.
