@@ -34,7 +34,12 @@ fn prints_and_writes_savings_against_uniform() {
     let json = dir.path().join("savings.json");
     let run = |extra: &[&str]| {
         freshgp()
-            .args(["requests", "--policies", "NAD,Age", "--rotations", "2"])
+            .args([
+                "requests",
+                "--policies",
+                "NAD,Age,uniform,w * (1 - exp(-MLE * t)) + 0.001",
+            ])
+            .args(["--rotations", "2"])
             .args(["--levels", "0.2,0.6", "--data"])
             .arg(&data)
             .args(extra)
@@ -49,6 +54,26 @@ fn prints_and_writes_savings_against_uniform() {
         2,
         "{table}"
     );
+    // The reference is named apart from the rate policy `uniform`, listed as a method.
+    assert!(
+        table.contains("Savings against the blind crawler")
+            && table.contains("not the rate policy `uniform`"),
+        "{table}"
+    );
+    assert!(table.contains("  R_b      F*  method"), "{table}");
+    // Columns stay aligned past a long method name: every row's γ ends where the header's does.
+    let header = table.lines().find(|l| l.contains("R_b")).unwrap();
+    let end = header.find(" γ").unwrap() + " γ".len();
+    for row in table.lines().filter(|l| l.starts_with(" 0.")) {
+        let gamma = row
+            .chars()
+            .take(header[..end].chars().count())
+            .collect::<String>();
+        assert!(
+            gamma.ends_with(|c: char| c.is_ascii_digit()),
+            "misaligned {row:?} under {header:?}"
+        );
+    }
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(v["rotations"], 2);
     let set = &v["sets"][0];

@@ -476,6 +476,8 @@ fn cli_errors_name_the_problem() {
     // Neither --k nor --resources.
     let err = run_err(&["schedule", "--baseline", "Age", "--state", s]);
     assert!(err.contains("--k"), "{err}");
+    // A failed run leaves no lock file behind.
+    assert!(!freshgp::schedule::StateLock::path_of(&state).exists());
 }
 
 #[test]
@@ -520,6 +522,10 @@ fn two_runs_on_one_state_never_lose_observations() {
     }
     let scheduler: Scheduler = Scheduler::load(&state).unwrap();
     assert_eq!(scheduler.len(), 8, "every run's page was recorded");
+    assert!(
+        !dir.path().join("crawl.state.lock").exists(),
+        "a lock file left"
+    );
 }
 
 #[test]

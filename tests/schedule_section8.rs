@@ -509,4 +509,26 @@ fn cli_weight_column_sets_weights_and_bad_weights_name_the_line() {
         .code(2);
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(err.contains("--host-cap must be at least 1"), "{err}");
+    // So is a batch of 0 pages, as --resources 0 is, in a run and in the query.
+    let saved = std::fs::read(&state).unwrap();
+    for args in [&["--state", s][..], &["--emit-sql", "--formula", "t"][..]] {
+        let out = freshgp()
+            .args(["schedule", "--k", "0"])
+            .args(args)
+            .assert()
+            .code(2);
+        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(err.contains("--k must be at least 1"), "{args:?}: {err}");
+    }
+    let out = freshgp()
+        .args(["schedule", "--state", s, "--resources", "0"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("resources"), "{err}");
+    assert_eq!(
+        std::fs::read(&state).unwrap(),
+        saved,
+        "the state is not written"
+    );
 }

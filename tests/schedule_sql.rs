@@ -337,8 +337,9 @@ fn policies_the_query_cannot_compute_are_refused() {
         ("w * MLE", "reads MLE"),
         ("GR * t", "reads GR"),
     ] {
-        let err = batch_query(&parse(policy), &q).unwrap_err();
-        assert!(err.to_string().contains(want), "{policy}: {err}");
+        let err = batch_query(&parse(policy), &q).unwrap_err().to_string();
+        assert!(err.contains(want), "{policy}: {err}");
+        assert!(!err.contains("  "), "{policy}: a run of spaces in {err:?}");
     }
     let q = BatchQuery::new(Dialect::Sqlite, BatchSize::Resources(1.5));
     assert_eq!(batch_query(&parse("t"), &q), Err(SqlError::Resources(1.5)));

@@ -53,10 +53,12 @@ pub enum StoreError {
         dir: String,
     },
     /// The directory holds another study.
-    #[error("{dir} holds a different study: `{field}` differs from the experiment file's (stored {stored}, file {given})")]
+    #[error("{dir} holds a different study: `{field}` differs from {} (stored {stored}, {} {given})", against.source(), against.label())]
     Different {
         /// The directory.
         dir: String,
+        /// What it is compared with.
+        against: Against,
         /// The path of the first differing value of `study.json`.
         field: String,
         /// The stored value (JSON).
@@ -137,6 +139,33 @@ fn being_created(dir: &Path) -> std::io::Result<bool> {
         }
     }
     Ok(true)
+}
+
+/// What a directory's study is compared with when it is refused as a different study.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Against {
+    /// The experiment file being run or resumed.
+    ExperimentFile,
+    /// The study of this output directory (merging a shard into it).
+    Directory(String),
+}
+
+impl Against {
+    /// What the message compares with.
+    fn source(&self) -> String {
+        match self {
+            Against::ExperimentFile => "the experiment file's".into(),
+            Against::Directory(dir) => format!("the study of {dir}"),
+        }
+    }
+
+    /// How the message names the compared value.
+    fn label(&self) -> String {
+        match self {
+            Against::ExperimentFile => "file".into(),
+            Against::Directory(dir) => format!("in {dir}"),
+        }
+    }
 }
 
 fn io(path: &Path, e: std::io::Error) -> StoreError {
@@ -244,6 +273,7 @@ impl Store {
             if let Some((field, stored, given)) = difference(&stored, study) {
                 return Err(StoreError::Different {
                     dir: shown,
+                    against: Against::ExperimentFile,
                     field,
                     stored,
                     given,
@@ -350,8 +380,10 @@ impl Store {
         let (theirs, their_study) = Store::open(other)?;
         let ours = self.study()?;
         if let Some((field, stored, given)) = difference(&ours, &their_study) {
+            let ours = self.dir.display().to_string();
             return Err(StoreError::Different {
                 dir: other.display().to_string(),
+                against: Against::Directory(ours),
                 field,
                 stored: given,
                 given: stored,

@@ -329,6 +329,16 @@ impl Study {
             .collect()
     }
 
+    /// Indices into [`Study::levels`] in order of budget, each budget once (the study's
+    /// own budget may also be among `top_resources`): the columns of a table by budget.
+    pub fn budget_order(&self) -> Vec<usize> {
+        let levels = self.levels();
+        let mut order: Vec<usize> = (0..levels.len()).collect();
+        order.sort_by(|&x, &y| levels[x].total_cmp(&levels[y]).then(x.cmp(&y)));
+        order.dedup_by(|later, earlier| levels[*later] == levels[*earlier]);
+        order
+    }
+
     /// Loads (or generates) the dataset, relative paths resolved against `base`.
     pub(crate) fn load_dataset(&self, base: &Path) -> Result<Dataset, StudyError> {
         let mut dataset = self.read_dataset(base)?;

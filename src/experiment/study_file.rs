@@ -466,6 +466,10 @@ mod tests {
         assert_eq!(s.configurations[1].gp.population, 12);
         assert_eq!(s.configurations[1].gp.tournament, 2);
         assert_eq!(s.configurations[1].fitness, Metric::Ndcg);
+        // The study's budget is also the last of the default top_resources: a table by
+        // budget has it once.
+        assert_eq!(s.levels(), [0.05, 0.01, 0.02, 0.03, 0.04, 0.05]);
+        assert_eq!(s.budget_order(), [1, 2, 3, 4, 0]);
     }
 
     #[test]

@@ -434,8 +434,14 @@ fn budget_plots(a: &Analysis) -> Vec<(String, String)> {
         .into_iter()
         .map(|metric| {
             let series = series_of(a, |m| {
-                m.budgets
-                    .iter()
+                // Each budget once: the study's own may also be among `top_resources`.
+                let mut seen = Vec::new();
+                (m.budgets.iter())
+                    .filter(|b| {
+                        let new = !seen.contains(&b.resources);
+                        seen.push(b.resources);
+                        new
+                    })
                     .filter_map(|b| Some((b.resources * 100.0, b.of(metric)?.median)))
                     .collect()
             });

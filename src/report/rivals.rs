@@ -57,8 +57,7 @@ pub(crate) fn compare(
 /// The section: per GP method and metric, a table of rivals by budgets, and a count.
 pub(super) fn section(out: &mut Vec<Block>, a: &Analysis) {
     let levels = a.study.levels();
-    let mut order: Vec<usize> = (0..levels.len()).collect();
-    order.sort_by(|&x, &y| levels[x].total_cmp(&levels[y]));
+    let order = a.study.budget_order();
     let gp: Vec<&Method> = a
         .methods
         .iter()

@@ -459,8 +459,8 @@ fn budget_sweep(out: &mut Vec<Block>, a: &Analysis) {
         return;
     }
     let seeds = s.run_seeds();
-    let mut levels = s.levels();
-    levels.sort_by(f64::total_cmp);
+    let all = s.levels();
+    let levels: Vec<f64> = s.budget_order().into_iter().map(|i| all[i]).collect();
     let mut intro = Inline::text(format!(
         "Every method at every budget ({}), decision ",
         trained_at(s)

@@ -91,7 +91,9 @@ pub enum SqlError {
     ReadsModel,
     /// The formula reads `GR`.
     #[error(
-        "the formula reads GR, the change rate of the page's group, which the query does not          compute: the observations hold hosts, not the attribute pages are grouped by (grouped          by host, GR equals HR: write HR)"
+        "the formula reads GR, the change rate of the page's group, which the query does not \
+         compute: the observations hold hosts, not the attribute pages are grouped by (grouped \
+         by host, GR equals HR: write HR)"
     )]
     ReadsGroup,
     /// A table or column name that is not a plain SQL identifier, or a table name the

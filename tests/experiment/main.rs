@@ -299,6 +299,24 @@ fn shards_merge_into_the_unsharded_report() {
         .assert()
         .success();
     assert_same_reports(&whole, &s0);
+    // A shard of another study is refused, naming the two directories, no experiment file.
+    let other = write_study(tmp.path(), &TINY.replace("seeds: 2", "seeds: 3"));
+    let s2 = tmp.path().join("s2");
+    run(&other, &s2, &["--shard", "1/2"]);
+    let out = freshgp()
+        .arg("report")
+        .arg(&s0)
+        .arg("--merge")
+        .arg(&s2)
+        .assert()
+        .failure();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("holds a different study")
+            && stderr.contains(&format!("differs from the study of {}", s0.display()))
+            && !stderr.contains("experiment file"),
+        "{stderr}"
+    );
 }
 
 /// `--shard auto` in a Slurm array (`sbatch --array=1-2`): each task runs its shard into
@@ -311,7 +329,7 @@ fn slurm_array_tasks_shard_a_study_into_one_directory() {
     run(&study, &whole, &[]);
     let shared = tmp.path().join("shared");
     for task in ["1", "2"] {
-        freshgp()
+        let done = freshgp()
             .env("SLURM_ARRAY_TASK_ID", task)
             .env("SLURM_ARRAY_TASK_COUNT", "2")
             .env("SLURM_ARRAY_TASK_MIN", "1")
@@ -322,6 +340,13 @@ fn slurm_array_tasks_shard_a_study_into_one_directory() {
             .arg(&study)
             .assert()
             .success();
+        if task == "1" {
+            let said = String::from_utf8_lossy(&done.get_output().stderr).into_owned();
+            assert!(
+                said.contains("shards run into this directory (--resume) write the report when the last of them ends"),
+                "{said}"
+            );
+        }
         let expected = if task == "1" { 13 } else { 25 };
         assert_eq!(unit_files(&shared).len(), expected, "after task {task}");
     }

@@ -103,7 +103,10 @@ pub fn run(args: Args) -> Result<()> {
         .count();
     if missing > 0 {
         eprintln!(
-            "ran {ran} units in {:.1}s; {missing} units of the study are in other shards: merge them with `freshgp report {} --merge OTHER_DIR`",
+            "ran {ran} units in {:.1}s; {missing} units of the study are in other shards: \
+             shards run into this directory (--resume) write the report when the last of them \
+             ends; shards run into other directories are merged with `freshgp report {} \
+             --merge OTHER_DIR`",
             start.elapsed().as_secs_f64(),
             out.display()
         );

@@ -1,5 +1,5 @@
 //! `freshgp requests`: the request-driven (click-triggered) simulation
-//! (docs/src/reference/requests.md) — the crawls each policy saves against uniform at equal
+//! (docs/src/reference/requests.md) — the crawls each policy saves against the blind crawler at equal
 //! freshness.
 
 use crate::common::{check_out, policy_list, DataArgs};
@@ -61,7 +61,7 @@ pub struct Args {
     /// Also write the tables as JSON to this file.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
-    /// Also draw the savings against uniform's resources, one line per method and page
+    /// Also draw the savings against the blind crawler's R_b, one line per method and page
     /// set (the shape of the seed's Figure 11), as SVG to this file.
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
@@ -149,6 +149,12 @@ pub fn run(args: Args) -> Result<()> {
         start.elapsed().as_secs_f64()
     ));
     let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "Savings against the blind crawler, which crawls each request with probability R_b \
+         whatever its page (uniform crawling; not the rate policy `uniform`), at the freshness \
+         F* it reaches."
+    )?;
     for set in &sets {
         writeln!(
             out,
@@ -220,7 +226,7 @@ fn learn<'a>(
     Ok(models)
 }
 
-/// [`requests::savings`] with its bar: every simulation of uniform and of the bisections,
+/// [`requests::savings`] with its bar: every simulation of the blind crawler and of the bisections,
 /// a tuning's unspent runs counted done when it ends; each tuned γ is a line.
 fn tune(
     sim: &RequestSim,
@@ -230,7 +236,7 @@ fn tune(
 ) -> Result<Vec<Level>> {
     let runs = requests::savings_runs(methods.len(), levels.len());
     let bar = shown.bar("simulations", runs as u64);
-    bar.set_message("uniform and the bisections of γ");
+    bar.set_message("the blind crawler and the bisections of γ");
     let levels = requests::savings(sim, methods, levels, &|event| match event {
         requests::Progress::Goal { .. } | requests::Progress::Bisection { .. } => bar.inc(1),
         requests::Progress::Tuned {
@@ -240,7 +246,7 @@ fn tune(
             runs,
         } => {
             bar.inc((requests::MAX_RUNS - runs) as u64);
-            let line = format!("{method} at uniform's R = {level}: γ = {gamma:.4}");
+            let line = format!("{method} at the blind crawler's R = {level}: γ = {gamma:.4}");
             bar.set_message(line.clone());
             shown.note(format_args!("  {line}"));
         }
@@ -249,7 +255,7 @@ fn tune(
     Ok(levels)
 }
 
-/// Savings (%) against uniform's resources (%), one line per method and page set; the
+/// Savings (%) against the blind crawler's R_b (%), one line per method and page set; the
 /// policies (the first `policies` methods) thin, the learned models thick.
 fn savings_plot(sets: &[Set], policies: usize) -> String {
     let mut series = Vec::new();
@@ -268,27 +274,29 @@ fn savings_plot(sets: &[Set], policies: usize) -> String {
         }
     }
     line_chart(
-        "Request-driven crawling: crawls saved against uniform at equal freshness",
-        "uniform's resources (% of requests crawled)",
+        "Request-driven crawling: crawls saved against the blind crawler at equal freshness",
+        "the blind crawler's R_b (% of requests crawled)",
         "crawls saved (%)",
         &series,
     )
 }
 
-/// One line per (level, method): uniform's R and F*, the method's γ, R, savings and the
-/// per-cycle 95% interval.
+/// One line per (level, method): the blind crawler's R_b and F*, the method's γ, R,
+/// savings and the per-cycle 95% interval; the method column as wide as the longest name.
 fn print_table(out: &mut impl std::io::Write, levels: &[Level]) -> std::io::Result<()> {
+    let names = levels.iter().flat_map(|l| &l.methods);
+    let w = names.map(|m| m.method.chars().count()).fold(24, usize::max);
     writeln!(
         out,
-        "{:>5} {:>7}  {:<24} {:>9} {:>7} {:>8}  per-cycle 95% CI",
-        "R_u", "F*", "method", "γ", "R", "savings"
+        "{:>5} {:>7}  {:<w$} {:>9} {:>7} {:>8}  per-cycle 95% CI",
+        "R_b", "F*", "method", "γ", "R", "savings"
     )?;
     for level in levels {
         for m in &level.methods {
             let ci = m.per_cycle;
             writeln!(
                 out,
-                "{:>5.2} {:>7.4}  {:<24} {:>9.4} {:>7.4} {:>7.1}%  [{:.1}%, {:.1}%]{}",
+                "{:>5.2} {:>7.4}  {:<w$} {:>9.4} {:>7.4} {:>7.1}%  [{:.1}%, {:.1}%]{}",
                 level.uniform_resources,
                 level.freshness,
                 m.method,

@@ -60,7 +60,7 @@ pub struct Args {
     /// removed after --observe is recorded. Ids not scheduled are counted on stderr.
     #[arg(long, value_name = "FILE")]
     remove: Option<PathBuf>,
-    /// Pages in the batch.
+    /// Pages in the batch, at least 1.
     #[arg(long)]
     k: Option<usize>,
     /// Pages in the batch as a fraction of the scheduled pages, in (0, 1]
@@ -100,6 +100,10 @@ pub struct Args {
 
 /// Runs `freshgp schedule`.
 pub fn run(args: Args) -> Result<()> {
+    if args.k == Some(0) {
+        // As --resources 0 and --host-cap 0, before anything is read or written.
+        bail!("--k must be at least 1 (a batch of 0 pages would crawl nothing)");
+    }
     if args.emit_sql {
         return emit_sql(&args);
     }
