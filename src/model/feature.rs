@@ -96,16 +96,21 @@ impl FeatureSet {
         FeatureSet(features)
     }
 
-    /// Every frequency feature of the paper for `data`: windows 1, 7 and 30, cycles since
-    /// the last change, and the group frequency of each attribute and of the host (when
-    /// the dataset has hosts).
-    pub fn frequency(data: &Dataset) -> FeatureSet {
-        let mut f = vec![
+    /// A page's own features: windows 1, 7 and 30, and cycles since the last change.
+    fn own() -> FeatureSet {
+        FeatureSet(vec![
             Feature::Frequency(1),
             Feature::Frequency(7),
             Feature::Frequency(30),
             Feature::SinceChange,
-        ];
+        ])
+    }
+
+    /// Every frequency feature of the paper for `data`: windows 1, 7 and 30, cycles since
+    /// the last change, and the group frequency of each attribute and of the host (when
+    /// the dataset has hosts).
+    pub fn frequency(data: &Dataset) -> FeatureSet {
+        let mut f = FeatureSet::own().0;
         f.extend(
             data.attributes()
                 .names()
@@ -124,12 +129,7 @@ impl FeatureSet {
     /// simulation keeps one grouping besides the hosts, so a model of these runs as a
     /// policy wherever the data is grouped alike.
     pub fn for_policy(data: &Dataset) -> FeatureSet {
-        let mut f = vec![
-            Feature::Frequency(1),
-            Feature::Frequency(7),
-            Feature::Frequency(30),
-            Feature::SinceChange,
-        ];
+        let mut f = FeatureSet::own().0;
         if let Some(key) = data.grouping() {
             f.push(Feature::Group(key.into()));
         }

@@ -58,16 +58,17 @@ fn a_weighted_fitness_under_a_host_cap_runs_and_reports() {
         assert!(svg.contains("All-WNDCG/best"), "{plot}");
     }
     // Another cap is another study: resuming with it is refused.
-    let other = write_study(tmp.path(), &POLITE.replace("host_cap: 2", "host_cap: 3"));
-    let refused = freshgp()
-        .arg("experiment")
-        .arg(&other)
-        .arg("--out")
-        .arg(&out)
-        .arg("--resume")
-        .assert()
-        .code(2);
-    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    let resume_refused = |text: &str| {
+        let other = write_study(tmp.path(), text);
+        let refused = (freshgp().arg("experiment").arg(&other))
+            .arg("--out")
+            .arg(&out)
+            .arg("--resume")
+            .assert()
+            .code(2);
+        String::from_utf8_lossy(&refused.get_output().stderr).into_owned()
+    };
+    let stderr = resume_refused(&POLITE.replace("host_cap: 2", "host_cap: 3"));
     assert!(
         stderr.contains("holds a different study")
             && stderr.contains("`sim.host_cap` differs")
@@ -82,16 +83,7 @@ fn a_weighted_fitness_under_a_host_cap_runs_and_reports() {
         ("    seeds: 1,\n    runs: 2,", "runs"),
         ("    seeds: 1,\n    group: \"category\",", "group"),
     ] {
-        let other = write_study(tmp.path(), &POLITE.replace("    seeds: 1,", change));
-        let refused = freshgp()
-            .arg("experiment")
-            .arg(&other)
-            .arg("--out")
-            .arg(&out)
-            .arg("--resume")
-            .assert()
-            .code(2);
-        let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+        let stderr = resume_refused(&POLITE.replace("    seeds: 1,", change));
         assert!(
             stderr.contains("holds a different study") && stderr.contains(&format!("`{field}")),
             "{field}: {stderr}"
