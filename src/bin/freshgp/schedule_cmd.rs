@@ -319,9 +319,10 @@ fn check_grouping(scheduler: &Scheduler, args: &Args) -> Result<()> {
     if scheduler.is_empty() || keys.contains(&key) {
         return Ok(());
     }
-    let have = match keys.is_empty() {
-        true => "no page has any attribute; group by host".to_string(),
-        false => format!("the pages have: host, {}", keys.join(", ")),
+    let have = if keys.is_empty() {
+        "no page has any attribute; group by host".to_string()
+    } else {
+        format!("the pages have: host, {}", keys.join(", "))
     };
     bail!("--group {key}: no page has that attribute ({have}); nothing was saved, this run's log included")
 }
