@@ -1,5 +1,9 @@
 //! Savings against uniform ([`savings`]): each method's γ tuned to the freshness uniform
 //! reaches with 20, 40, 60 and 80% of the requests crawled, and the resources it saves.
+//!
+//! *Uniform* here is [`Crawler::Uniform`], uniform crawling: each request crawled with
+//! probability R_u whatever its page. `freshgp requests` calls it the blind crawler and
+//! R_u its R_b, apart from the rate policy `uniform` a user may list among the methods.
 
 use super::config::RequestError;
 use super::run::{ratio, RequestSim, Target, Tuned, MAX_RUNS};
