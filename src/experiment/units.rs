@@ -22,7 +22,7 @@ use crate::formula::Grammar;
 use crate::gp::{GenerationReport, Strategy};
 use crate::metric::CycleMetrics;
 use crate::policy::Predictor;
-use crate::policy::{BanditError, Policy};
+use crate::policy::{BanditError, GroupingError, Policy};
 use crate::sim::{ArmChoice, Period, SimConfig, Simulator};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -382,12 +382,12 @@ impl Runner {
         // Before any output: a model whose group rate the data's grouping does not keep
         // would fail only at its first unit.
         let grouping = runner.dataset.grouping();
-        let models = runner.models.iter().flatten();
-        for model in models {
-            (model.check_grouping(grouping)).map_err(|e| ExperimentError::Model(e.to_string()))?;
+        let refused = |e: GroupingError| ExperimentError::Model(e.to_string());
+        for model in runner.models.iter().flatten() {
+            model.check_grouping(grouping).map_err(refused)?;
         }
         for policy in &runner.study.baselines {
-            (policy.check_grouping(grouping)).map_err(|e| ExperimentError::Model(e.to_string()))?;
+            policy.check_grouping(grouping).map_err(refused)?;
         }
         for &rotation in &runner.study.rotations {
             let split = Split::new(runner.dataset.pages(), runner.dataset.cycles(), rotation)

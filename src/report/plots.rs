@@ -433,15 +433,11 @@ fn budget_plots(a: &Analysis) -> Vec<(String, String)> {
     super::summary::sweep_metrics(a)
         .into_iter()
         .map(|metric| {
+            // Each budget once, in order (the study's own may also be among `top_resources`).
+            let (levels, order) = (a.study.levels(), a.study.budget_order());
             let series = series_of(a, |m| {
-                // Each budget once: the study's own may also be among `top_resources`.
-                let mut seen = Vec::new();
-                (m.budgets.iter())
-                    .filter(|b| {
-                        let new = !seen.contains(&b.resources);
-                        seen.push(b.resources);
-                        new
-                    })
+                (order.iter())
+                    .filter_map(|&i| m.budgets.iter().find(|b| b.resources == levels[i]))
                     .filter_map(|b| Some((b.resources * 100.0, b.of(metric)?.median)))
                     .collect()
             });

@@ -209,17 +209,17 @@ fn train(args: TrainArgs) -> Result<()> {
     // A model the policy `model:FILE` cannot run still serves `model eval`: say so now,
     // not when the user first tries it.
     let shown_path = args.out.display().to_string();
-    if let Err(why) = freshgp::policy::Predictor::from_text(&shown_path, &json) {
-        shown.note(format_args!(
+    match freshgp::policy::Predictor::from_text(&shown_path, &json) {
+        Err(why) => shown.note(format_args!(
             "note: not usable as a policy (model:{shown_path}): {why}"
-        ));
-    } else if let Some(key) = (t.model.features().features().iter()).find_map(|f| match f {
-        Feature::Group(key) if key != "host" => Some(key),
-        _ => None,
-    }) {
-        shown.note(format_args!(
-            "note: as a policy, model:{shown_path} runs on data grouped by {key} (--group {key})"
-        ));
+        )),
+        Ok(policy) => {
+            if let Some(key) = policy.group() {
+                shown.note(format_args!(
+                    "note: as a policy, model:{shown_path} runs on data grouped by {key} (--group {key})"
+                ));
+            }
+        }
     }
     let mut out = std::io::stdout().lock();
     writeln!(
