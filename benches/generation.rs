@@ -43,5 +43,38 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// The same over the extended grammar with WNDCG fitness on 100,000 offers of the
+/// `commerce` preset (19 cycles; pages share few states), without a cap and under a cap
+/// of 2 pages per host: `gp-300-extended-wndcg-commerce-100k/{initial,initial+bred}` and
+/// `.../cap2-*`.
+fn extended(c: &mut Criterion) {
+    let mut params = SynthParams::preset("commerce").unwrap();
+    params.pages = 100_000;
+    params.days = 19;
+    let period = Period::whole(&generate(&params, 1).unwrap()).unwrap();
+    let grammar = Grammar::extended();
+    let mut group = c.benchmark_group("gp-300-extended-wndcg-commerce-100k");
+    group.sample_size(10);
+    for (cap, label) in [(None, ""), (Some(2), "cap2-")] {
+        let sim = SimConfig::paper().with_host_cap(cap).unwrap();
+        let fitness =
+            CrawlFitness::new(period.clone(), sim, Metric::WNdcg, grammar.closure()).unwrap();
+        for (name, generations) in [("initial", 0), ("initial+bred", 1)] {
+            let config = RawGpConfig {
+                population: 300,
+                generations,
+                ..Default::default()
+            }
+            .check()
+            .unwrap();
+            let id = BenchmarkId::from_parameter(format!("{label}{name}"));
+            group.bench_with_input(id, &config, |b, config| {
+                b.iter(|| evolve(config, &grammar, &fitness, 1, |_| {}))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, extended);
 criterion_main!(benches);

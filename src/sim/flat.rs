@@ -6,25 +6,28 @@
 //! finds no group to share: every page is a group of its own, and the group bookkeeping
 //! (a group created and freed per visit, the page states gathered per cycle) is pure
 //! cost. Such a run is simulated here, the reference simulator's way but without its
-//! O(P log P) sort: per cycle it
+//! O(P log P) sort; so is a run under a host cap that leaves few pages per host (see
+//! [`Flat::suits`]). Per cycle it
 //!
 //! 1. marks the pages that changed this cycle stale;
 //! 2. scores every page in one batch over the page states, held in page order (or, for
 //!    a formula whose only per-page terminals are `w` and `HR`, over the states pages
 //!    share: [`Shared`]);
-//! 3. ranks by a linear selection: the candidates, the pages whose score reaches a bound
-//!    sampled a little below the k-th score, first; only the pages down to the k-th score are
-//!    sorted (under a host cap, chunk after chunk until k pages are taken, the other
-//!    pages after the candidates if need be), and only a class of equal scores is
+//! 3. under a host cap M, finds each host's M highest scores (the quotas), which leave
+//!    out every page that the cap would skip;
+//! 4. ranks by a linear selection: the candidates, the pages the quotas leave in whose
+//!    score reaches a bound sampled a little below the k-th score, first; only the pages
+//!    down to the k-th score are sorted (chunk after chunk until k pages are taken, the
+//!    other pages after the candidates if need be), and only a class of equal scores is
 //!    ordered by the seeded tie key;
-//! 4. tallies the chosen pages in rank order and visits them (each page's state in place,
+//! 5. tallies the chosen pages in rank order and visits them (each page's state in place,
 //!    or its move to another shared state).
 //!
 //! O(P + k log k) per cycle. The result is bit for bit the reference simulator's (the
 //! sums run in rank order, as there; tested with the fast simulator's cases).
 //!
-//! **Invariant:** used only for the top-k decision ([`Decision::TopK`]); a sampled
-//! decision keeps the grouped path.
+//! A sampled decision draws the pages instead of steps 3 and 4, as the grouped simulator
+//! does ([`Flat::sample`]).
 
 use super::bandit::Chooser;
 use super::metrics::{Discounts, Outcome};
@@ -32,7 +35,7 @@ use super::rank::{score_key, tie_key, tie_salt};
 use super::rank::{sort_chunk, Ranked};
 use super::shared::Shared;
 use super::tally::{cycle_tally, stale_ideal, tallies_weights, Chosen};
-use super::SimConfig;
+use super::{inclusion_scale, sample_u, settle, weight_of, SimConfig, Systematic};
 use super::{Decision, Period};
 use crate::policy::{Histories, Policy, Surroundings};
 use crate::policy::{PageState, ScoreBuffers, Track, NO_HOST};
@@ -54,8 +57,15 @@ pub(crate) struct Flat {
     below: Option<u64>,
     /// A sample of the cycle's score keys, for the candidates' bound.
     sample: Vec<u64>,
+    /// Under a host cap c, each host's c highest score keys this cycle, best first (`c`
+    /// slots per host); empty when the quota pass is off ([`Flat::quotas`]).
+    quota: Vec<u64>,
+    /// The cap the quota slots are laid out for (0: the pass is off).
+    quota_cap: usize,
     /// One class of equal scores: (tie key, page).
     class: Vec<(u64, u32)>,
+    /// A sampled decision's positive sampling weights, each with a count of 1.
+    classes: Vec<(f64, u64)>,
     visited: Vec<u32>,
     buffers: ScoreBuffers,
     discounts: Discounts,
@@ -76,16 +86,25 @@ struct Cycle<'a> {
 
 impl Flat {
     /// Whether a run of `policy` over `period` under `config` is better simulated page by
-    /// page: a top-k decision by a policy that reads the weights of a period with more
-    /// than P/4 distinct weights (the grouped simulator would find few pages of equal
-    /// state, and fewer after each visit splits them by history). The brdc12 preset's
-    /// weights, rounded to 4 digits, are about 32% distinct at 100,000 pages; the
-    /// commerce preset's, 68% at 20,000.
+    /// page: a run
+    /// - by a policy that reads the weights of a period with more than P/4 distinct
+    ///   weights (the grouped simulator would find few pages of equal state, and fewer
+    ///   after each visit splits them by history; the brdc12 preset's weights, rounded to
+    ///   4 digits, are about 32% distinct at 100,000 pages, the commerce preset's 68% at
+    ///   20,000);
+    /// - or under a host cap whose quotas bind ([`Flat::quotas`]), for a policy that reads
+    ///   the weights or when the quotas leave at most 2k pages. The grouped walk under a
+    ///   cap reads its classes page by page, deeper the more pages the cap skips; here
+    ///   only the pages the quotas leave in are ranked. (On the full brdc12 preset a GP4C
+    ///   formula runs faster grouped under caps of 10 and 50, a formula of `w` faster
+    ///   here.)
     pub(crate) fn suits(period: &Period, policy: &Policy, config: &SimConfig) -> bool {
-        config.decision() == Decision::TopK
-            && policy.features().track().has(Track::WEIGHT)
-            && period.weights().is_some()
-            && period.distinct_weights() * 4 > period.pages()
+        let weighs = policy.features().track().has(Track::WEIGHT) && period.weights().is_some();
+        let k = config.k(period.pages());
+        (weighs && period.distinct_weights() * 4 > period.pages())
+            || config.host_cap().is_some_and(|c| {
+                Flat::quotas_bind(period, c) && (weighs || Flat::quotas_fill(period, c, k))
+            })
     }
 
     /// Simulates `policy` over `period` (any period and policy; [`Flat::suits`] says when
@@ -112,11 +131,6 @@ impl Flat {
             stale_count += self.mark_changes(period, d);
             let cycle = d as u32;
             self.score(chooser.scorer(cycle), (period, cycle), k, config.decision());
-            self.rank(if config.host_cap().is_some() {
-                2 * k
-            } else {
-                k
-            });
             let at = Cycle {
                 k,
                 warmup: config.warmup(),
@@ -127,7 +141,17 @@ impl Flat {
             let stale_before = stale_count;
             let ideal_w = tallied
                 .then(|| stale_ideal((&self.stale, period), stale_before.min(k), &self.discounts));
-            let found = self.choose(&at);
+            let sampled = match config.decision() {
+                Decision::Sample => self.sample(&at, config.seed(), cycle),
+                Decision::TopK => None,
+            };
+            let found = sampled.unwrap_or_else(|| {
+                self.quotas(period, config.host_cap());
+                // Under a cap without quotas some pages are skipped: rank twice k.
+                let skips = config.host_cap().is_some() && self.quota_cap == 0;
+                self.rank(period, if skips { 2 * k } else { k });
+                self.choose(&at)
+            });
             let visited = std::mem::take(&mut self.visited);
             for &p in &visited {
                 self.visit(period, policy, p, cycle, tracks_hosts);
@@ -237,18 +261,125 @@ impl Flat {
         }
     }
 
-    /// Puts the cycle's candidates into `self.ranked`, unsorted: every page whose score
-    /// key reaches a bound that about `want` pages (and some more) reach, from a sample
-    /// of the keys. Which pages are candidates changes no outcome: `choose` reads the
-    /// candidates first, and the other pages, all of lower scores, only if it needs more.
-    /// The selection then works on a few times k pages, not all P.
-    fn rank(&mut self, want: usize) {
+    /// A sampled decision (docs/src/reference/simulation.md#sampled-decisions): the
+    /// inclusion probabilities from the pages' scores, systematic sampling over the pages
+    /// in page order, the drawn pages tallied in rank order into `self.visited`; as the
+    /// grouped simulator's `Fast::sample`, with every page its own class. `None` when at
+    /// most k pages have a positive score: the decision is then the top-k one.
+    fn sample(&mut self, at: &Cycle<'_>, seed: u64, cycle: u32) -> Option<Chosen> {
+        let mut classes = std::mem::take(&mut self.classes);
+        classes.clear();
+        let positive = self
+            .scores
+            .iter()
+            .map(|&s| weight_of(s))
+            .filter(|&s| s > 0.0);
+        classes.extend(positive.map(|s| (s, 1)));
+        let drawn = (classes.len() > at.k).then(|| {
+            let mut draw =
+                Systematic::new(inclusion_scale(&mut classes, at.k), sample_u(seed, cycle));
+            self.visited.clear();
+            for (p, &score) in self.scores.iter().enumerate() {
+                if draw.draws(weight_of(score)) {
+                    self.visited.push(p as u32);
+                }
+            }
+            let scores = &self.scores;
+            let key = |p: u32| (!score_key(scores[p as usize]), tie_key(at.salt, p));
+            settle(&mut self.visited, at.k, 0..scores.len() as u32, key);
+            let mut found = Chosen::default();
+            let visited = std::mem::take(&mut self.visited);
+            for &p in &visited {
+                self.tally(p, at, &mut found);
+            }
+            self.visited = visited;
+            found
+        });
+        self.classes = classes;
+        drawn
+    }
+
+    /// The quota pass of a host cap `c`: each host's `c` highest score keys this cycle,
+    /// into `self.quota`. A page whose key is below its host's c-th highest can never be
+    /// taken (its host has c pages ranked above it, and the walk in rank order takes a
+    /// host's pages until it has c), so the ranking leaves it out ([`Flat::eligible`]).
+    /// Pages of equal keys at a host's c-th stay in, and the walk's count of each host's
+    /// pages decides among them: the walk over the pages left in takes exactly the pages
+    /// the walk over every page would. Without a cap, or with one so large that few hosts
+    /// could fill it, the pass is off ([`Flat::quotas_bind`]).
+    fn quotas(&mut self, period: &Period, cap: Option<u32>) {
+        self.quota.clear();
+        self.quota_cap = 0;
+        let Some(cap) = cap else { return };
+        if !Flat::quotas_bind(period, cap) {
+            return;
+        }
+        let c = cap as usize;
+        self.quota_cap = c;
+        self.quota.resize(c * period.hosts(), 0);
+        for (p, &s) in self.scores.iter().enumerate() {
+            let h = period.host(p as u32);
+            if h == NO_HOST {
+                continue;
+            }
+            let key = score_key(s);
+            let slots = &mut self.quota[h as usize * c..][..c];
+            // Slots hold keys best first, 0 where the host has fewer pages so far (a NaN's
+            // key, the lowest: such a page is never left out).
+            if key > slots[c - 1] {
+                let mut i = c - 1;
+                while i > 0 && slots[i - 1] < key {
+                    slots[i] = slots[i - 1];
+                    i -= 1;
+                }
+                slots[i] = key;
+            }
+        }
+    }
+
+    /// Whether the quota pass of a host cap `cap` runs over `period`: when it has hosts
+    /// and at most every page could be in a host's quota (`cap` times the hosts at most
+    /// the pages).
+    fn quotas_bind(period: &Period, cap: u32) -> bool {
+        period.hosts() > 0 && (cap as usize).saturating_mul(period.hosts()) <= period.pages()
+    }
+
+    /// Whether the quotas of a host cap `cap` leave so few pages (at most 2k, `cap` times
+    /// the hosts) that a walk in rank order would read most of the ranking to fill k: a
+    /// grouped walk then reads page after page of every class, where the per-page
+    /// simulator ranks only the pages the quotas leave in.
+    fn quotas_fill(period: &Period, cap: u32, k: usize) -> bool {
+        Flat::quotas_bind(period, cap) && (cap as usize) * period.hosts() <= 2 * k
+    }
+
+    /// Whether page `p`, of score key `key`, can be taken under the cycle's quotas
+    /// ([`Flat::quotas`]): always without them.
+    #[inline]
+    fn eligible(&self, period: &Period, p: u32, key: u64) -> bool {
+        if self.quota_cap == 0 {
+            return true;
+        }
+        let h = period.host(p);
+        h == NO_HOST || key >= self.quota[(h as usize + 1) * self.quota_cap - 1]
+    }
+
+    /// Puts the cycle's candidates into `self.ranked`, unsorted: every page (that its
+    /// host's quota leaves in) whose score key reaches a bound that about `want` pages
+    /// (and some more) reach, from a sample of the keys. Which pages are candidates
+    /// changes no outcome: `choose` reads the candidates first, and the other pages, all
+    /// of lower scores, only if it needs more. The selection then works on a few times k
+    /// pages, not all P.
+    fn rank(&mut self, period: &Period, want: usize) {
         let pages = self.scores.len();
         // Every (pages / SAMPLE)-th page; each sampled key stands for about that many.
         let step = pages.div_ceil(SAMPLE).max(1);
         self.sample.clear();
-        self.sample
-            .extend(self.scores.iter().step_by(step).map(|&s| score_key(s)));
+        for p in (0..pages).step_by(step) {
+            let key = score_key(self.scores[p]);
+            if self.eligible(period, p as u32, key) {
+                self.sample.push(key);
+            }
+        }
         // Sampled keys expected above the want-th: want / step, with a margin.
         let reach = want / step + want / step / 4 + 8;
         self.below = (reach < self.sample.len())
@@ -259,23 +390,26 @@ impl Flat {
         self.ranked.clear();
         for (p, &s) in self.scores.iter().enumerate() {
             let key = score_key(s);
-            if key >= bound {
+            if key >= bound && (self.quota_cap == 0 || self.eligible(period, p as u32, key)) {
                 self.ranked.push(Ranked::new(key, p as u32));
             }
         }
     }
 
-    /// Appends the pages below the candidates' bound to `self.ranked` (all of lower
-    /// score than any candidate); false if there are none.
-    fn rank_the_rest(&mut self) -> bool {
+    /// Appends the pages below the candidates' bound (that their hosts' quotas leave in)
+    /// to `self.ranked`, all of lower score than any candidate; false if there are none.
+    fn rank_the_rest(&mut self, period: &Period) -> bool {
         let Some(bound) = self.below.take() else {
             return false;
         };
+        let mut ranked = std::mem::take(&mut self.ranked);
+        let len = ranked.len();
         let rest = (self.scores.iter().enumerate())
             .map(|(p, &s)| Ranked::new(score_key(s), p as u32))
-            .filter(|r| r.key() < bound);
-        self.ranked.extend(rest);
-        true
+            .filter(|r| r.key() < bound && self.eligible(period, r.group(), r.key()));
+        ranked.extend(rest);
+        self.ranked = ranked;
+        len < self.ranked.len()
     }
 
     /// Chooses the cycle's pages into `self.visited`, in rank order: chunks of the
@@ -286,10 +420,12 @@ impl Flat {
         let mut found = Chosen::default();
         self.visited.clear();
         let mut start = 0;
-        while found.taken < at.k && (start < self.ranked.len() || self.rank_the_rest()) {
+        while found.taken < at.k && (start < self.ranked.len() || self.rank_the_rest(at.period)) {
             let room = at.k - found.taken;
-            // Under a cap some pages are skipped: read ahead twice what is missing.
-            let want = if at.cap.is_some() { room * 2 } else { room };
+            // Under a cap some pages are skipped: read ahead twice what is missing (the
+            // quotas leave few to skip).
+            let skips = at.cap.is_some() && self.quota_cap == 0;
+            let want = if skips { room * 2 } else { room };
             let end =
                 sort_chunk(&mut self.ranked[start..], want, <[Ranked]>::sort_unstable) + start;
             let mut i = start;
@@ -356,6 +492,14 @@ impl Flat {
                 *taken += 1;
             }
         }
+        self.tally(p, at, found);
+        self.visited.push(p);
+    }
+
+    /// Counts page `p` as the next one chosen: its rank, whether it finds a change,
+    /// whether it was not visited since the warm-up.
+    #[inline]
+    fn tally(&self, p: u32, at: &Cycle<'_>, found: &mut Chosen) {
         found.taken += 1;
         if self.stale[p as usize] {
             found.stale_at(found.taken, at.period.weight(p), &self.discounts);
@@ -367,7 +511,6 @@ impl Flat {
         if page.stats.last_visit as usize <= at.warmup {
             found.newly += 1;
         }
-        self.visited.push(p);
     }
 }
 

@@ -61,10 +61,8 @@ fn both(period: &Period, policy: &Policy, config: SimConfig) -> Outcome {
         fast, reference,
         "fast and reference differ for {policy} ({config:?})"
     );
-    if config.decision() == Decision::TopK {
-        let flat = sim.run_flat(period, policy);
-        assert_eq!(flat, reference, "per-page simulator differs for {policy}");
-    }
+    let flat = sim.run_flat(period, policy);
+    assert_eq!(flat, reference, "per-page simulator differs for {policy}");
     unweighted_tallies_alike(period, policy, config, &fast);
     let prepared = Prepared::new(period, config).unwrap();
     assert_eq!(

@@ -45,6 +45,11 @@ fn both_simulators_sample_alike() {
                 fast,
                 "{policy}"
             );
+            // Both simulators: the per-page one, and the grouped one (a scrambled
+            // simulator keeps every run grouped).
+            assert_eq!(sim.run_flat(&period, &policy), fast, "per page: {policy}");
+            let grouped = Simulator::new(config).scrambled().run(&period, &policy);
+            assert_eq!(grouped.unwrap(), fast, "grouped: {policy}");
         }
     }
 }

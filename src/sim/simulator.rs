@@ -69,7 +69,8 @@ impl Simulator {
         }
     }
 
-    /// Tests only: the same simulator with its groups scrambled (`Fast::scramble`).
+    /// Tests only: the same simulator with its groups scrambled (`Fast::scramble`), and
+    /// every run kept in the grouped simulator (none handed to the per-page one).
     #[cfg(test)]
     pub(crate) fn scrambled(mut self) -> Simulator {
         self.fast.scramble = true;
@@ -182,10 +183,9 @@ impl Simulator {
 
 #[cfg(test)]
 impl Simulator {
-    /// Simulates a top-k run with the per-page simulator, whether or not
-    /// [`Simulator::run`] would hand it there (the tests check it on every case).
+    /// Simulates a run with the per-page simulator, whether or not [`Simulator::run`]
+    /// would hand it there (the tests check it on every case).
     pub(crate) fn run_flat(&self, period: &Period, policy: &Policy) -> Outcome {
-        assert_eq!(self.config.decision(), super::Decision::TopK);
         super::flat::Flat::default().run(period, policy, &self.config, self.fast.unweighted)
     }
 }

@@ -126,6 +126,15 @@ pub(crate) struct Fast {
 }
 
 impl Fast {
+    /// Whether every run stays grouped: a scrambled simulator's, the tests', so that its
+    /// runs check the grouped simulator even where the per-page one is faster.
+    pub(super) fn grouped_only(&self) -> bool {
+        #[cfg(test)]
+        return self.scramble;
+        #[cfg(not(test))]
+        false
+    }
+
     /// Every page of `period` unvisited, in the groups of `policy`'s fresh page states, for
     /// a run that visits `k` pages a cycle.
     pub(super) fn reset(&mut self, period: &Period, policy: &Policy, k: usize) {

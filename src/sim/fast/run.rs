@@ -24,7 +24,7 @@ impl Fast {
         config: &SimConfig,
         prepared: Option<(&TieOrder, &Warm)>,
     ) -> Outcome {
-        if Flat::suits(period, policy, config) {
+        if Flat::suits(period, policy, config) && !self.grouped_only() {
             return self.flat.run(period, policy, config, self.unweighted);
         }
         let pages = period.pages();
