@@ -62,6 +62,11 @@ pub(crate) struct Flat {
     quota: Vec<u64>,
     /// The cap the quota slots are laid out for (0: the pass is off).
     quota_cap: usize,
+    /// A class's quotas: each host's lowest tie keys (`quota_cap` slots per host, all
+    /// `u64::MAX` between classes; [`Flat::class_quotas`]).
+    tie_quota: Vec<u64>,
+    /// The hosts whose `tie_quota` slots a class filled.
+    tie_hosts: Vec<u32>,
     /// One class of equal scores: (tie key, page).
     class: Vec<(u64, u32)>,
     /// A sampled decision's positive sampling weights, each with a count of 1.
@@ -462,7 +467,13 @@ impl Flat {
                 .map(|r| (tie_key(at.salt, r.group()), r.group())),
         );
         let room = at.k - found.taken;
-        if at.cap.is_none() && class.len() > room {
+        // Under quotas a large class keeps only what the walk takes: then, as without a
+        // cap, its first `room` pages in tie order are all taken.
+        let exact = at.cap.is_none() || (self.quota_cap > 0 && class.len() > CLASS_QUOTAS);
+        if at.cap.is_some() && exact {
+            self.class_quotas(&mut class, at.period);
+        }
+        if exact && class.len() > room {
             class.select_nth_unstable(room - 1);
             class.truncate(room);
         }
@@ -474,6 +485,52 @@ impl Flat {
             self.take(p, at, found);
         }
         self.class = class;
+    }
+
+    /// Leaves in `class` (a class of equal scores, as (tie key, page)) only the pages the
+    /// walk along its tie order would take under the quotas' cap M: of each host with
+    /// `r` places left this cycle (M less its pages taken), the `r` pages of lowest tie
+    /// key (tie keys are distinct), and every page without a host. O(class size · M)
+    /// instead of sorting the class whole.
+    fn class_quotas(&mut self, class: &mut Vec<(u64, u32)>, period: &Period) {
+        let c = self.quota_cap;
+        // Invariant: every slot is u64::MAX between calls (the touched ones reset below).
+        self.tie_quota.resize(c * period.hosts(), u64::MAX);
+        let left = |taken: &[u32], h: u32| c - (taken[h as usize] as usize).min(c);
+        for &(key, p) in class.iter() {
+            let h = period.host(p);
+            if h == NO_HOST {
+                continue;
+            }
+            let r = left(&self.host_taken, h);
+            if r == 0 {
+                continue;
+            }
+            // The host's lowest keys so far, ascending, u64::MAX where it has fewer.
+            let slots = &mut self.tie_quota[h as usize * c..][..r];
+            if key < slots[r - 1] {
+                if slots[0] == u64::MAX {
+                    self.tie_hosts.push(h);
+                }
+                let mut i = r - 1;
+                while i > 0 && slots[i - 1] > key {
+                    slots[i] = slots[i - 1];
+                    i -= 1;
+                }
+                slots[i] = key;
+            }
+        }
+        class.retain(|&(key, p)| {
+            let h = period.host(p);
+            if h == NO_HOST {
+                return true;
+            }
+            let r = left(&self.host_taken, h);
+            r > 0 && key <= self.tie_quota[h as usize * c + r - 1]
+        });
+        for h in self.tie_hosts.drain(..) {
+            self.tie_quota[h as usize * c..][..c].fill(u64::MAX);
+        }
     }
 
     /// Takes page `p` as the next in rank order, unless the host cap forbids it.
@@ -517,6 +574,11 @@ impl Flat {
 /// Score keys sampled per cycle for the bound of the candidates ([`Flat::rank`]).
 const SAMPLE: usize = 1024;
 
+/// A class of equal scores larger than this is cut to what the walk takes under a host
+/// cap's quotas ([`Flat::class_quotas`]) before it is sorted; a smaller one is sorted
+/// whole.
+const CLASS_QUOTAS: usize = 64;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -529,11 +591,14 @@ mod tests {
     }
 
     #[test]
-    fn a_chunk_holds_its_last_class_whole_and_sorted() {
-        let mut r = ranked(&[5, 9, 7, 7, 1, 7, 3]);
-        let end = sort_chunk(&mut r, 2, <[Ranked]>::sort_unstable);
+    fn a_chunk_holds_its_last_class_whole_after_the_higher_scores() {
+        let mut r = ranked(&[5, 9, 7, 7, 1, 8, 7, 3]);
+        let end = sort_chunk(&mut r, 3, <[Ranked]>::sort_unstable);
         let got: Vec<(u64, u32)> = r[..end].iter().map(|r| (r.key(), r.group())).collect();
-        assert_eq!(got, [(9, 1), (7, 2), (7, 3), (7, 5)]);
+        assert_eq!(got[..2], [(9, 1), (8, 5)]);
+        let mut class = got[2..].to_vec();
+        class.sort_unstable();
+        assert_eq!(class, [(7, 2), (7, 3), (7, 6)]);
         let mut rest: Vec<u64> = r[end..].iter().map(|r| r.key()).collect();
         rest.sort_unstable();
         assert_eq!(rest, [1, 3, 5]);

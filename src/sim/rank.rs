@@ -90,10 +90,13 @@ impl Ranked {
     }
 }
 
-/// Sorts the first entries of `ranked` with `sort`: at least `want` of them (all if
-/// fewer), and with the last one's whole class (the entries of its score). Returns how
-/// many are sorted; the rest are left in some order. O(len + m log m) for m sorted. (The
-/// grouped walk's prefix of the ranking too, sorted by score alone: `Fast::rank_prefix`.)
+/// Ranks the first entries of `ranked`: at least `want` of them (all if fewer), and the
+/// last one's whole class (the entries of its score), in score order. Returns how many
+/// are ranked; the rest are left in some order. The entries above the last class are
+/// sorted with `sort`; the last class (of equal keys) is left in some order after them,
+/// since every reader orders a class by its own rule (the pages' tie keys). O(len + m log
+/// m) for m sorted. (The grouped walk's prefix of the ranking too, sorted by score alone:
+/// `Fast::rank_prefix`.)
 pub(super) fn sort_chunk(ranked: &mut [Ranked], want: usize, sort: fn(&mut [Ranked])) -> usize {
     if want >= ranked.len() {
         sort(ranked);
@@ -108,6 +111,14 @@ pub(super) fn sort_chunk(ranked: &mut [Ranked], want: usize, sort: fn(&mut [Rank
             end += 1;
         }
     }
-    sort(&mut ranked[..end]);
+    // The higher scores first, then the class: only those above it are sorted.
+    let mut above = 0;
+    for i in 0..end {
+        if ranked[i].key() != boundary {
+            ranked.swap(i, above);
+            above += 1;
+        }
+    }
+    sort(&mut ranked[..above]);
     end
 }
