@@ -211,6 +211,13 @@ impl SimConfig {
         self.host_cap.map(NonZeroU32::get)
     }
 
+    /// The host cap as it binds over `period`: none over a period whose pages have no
+    /// host (pages without a host are never capped, so the walk skips nothing), and the
+    /// simulators then take the uncapped way to the same outcome.
+    pub(crate) fn host_cap_over(&self, period: &super::Period) -> Option<u32> {
+        self.host_cap().filter(|_| period.hosts() > 0)
+    }
+
     /// The same settings with another tie-break seed.
     pub fn with_seed(mut self, seed: u64) -> SimConfig {
         self.seed = seed;

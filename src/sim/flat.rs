@@ -107,7 +107,7 @@ impl Flat {
         let weighs = policy.features().track().has(Track::WEIGHT) && period.weights().is_some();
         let k = config.k(period.pages());
         (weighs && period.distinct_weights() * 4 > period.pages())
-            || config.host_cap().is_some_and(|c| {
+            || config.host_cap_over(period).is_some_and(|c| {
                 Flat::quotas_bind(period, c) && (weighs || Flat::quotas_fill(period, c, k))
             })
     }
@@ -140,7 +140,7 @@ impl Flat {
                 k,
                 warmup: config.warmup(),
                 salt: tie_salt(config.seed(), cycle),
-                cap: config.host_cap(),
+                cap: config.host_cap_over(period),
                 period,
             };
             let stale_before = stale_count;
@@ -151,9 +151,9 @@ impl Flat {
                 Decision::TopK => None,
             };
             let found = sampled.unwrap_or_else(|| {
-                self.quotas(period, config.host_cap());
+                self.quotas(period, config.host_cap_over(period));
                 // Under a cap without quotas some pages are skipped: rank twice k.
-                let skips = config.host_cap().is_some() && self.quota_cap == 0;
+                let skips = config.host_cap_over(period).is_some() && self.quota_cap == 0;
                 self.rank(period, if skips { 2 * k } else { k });
                 self.choose(&at)
             });

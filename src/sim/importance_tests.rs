@@ -613,3 +613,24 @@ fn a_simulator_reused_across_policies_gives_fresh_outcomes() {
         assert_eq!(reused.run(&p, &policy).unwrap(), fresh, "{text}");
     }
 }
+
+/// A host cap over a period whose pages have no host skips nothing: every simulator gives
+/// the uncapped outcome (the fast ones take the uncapped way to it).
+#[test]
+fn a_cap_over_pages_without_hosts_changes_nothing() {
+    let mut state = 5u64;
+    let rows: Vec<(String, String, Option<f64>)> = (0..400)
+        .map(|i| {
+            let bits = random_bits(&mut state, 10, [0, 10, 50, 90][i % 4]);
+            let weight = (lcg(&mut state) % 1000) as f64 / 10.0;
+            (bits, String::new(), Some(weight))
+        })
+        .collect();
+    let p = Period::whole(&dataset(&rows)).unwrap();
+    assert_eq!(p.hosts(), 0);
+    for text in ["w * t", "t * X + CG", "lambda", "kab5"] {
+        let uncapped = both(&p, &policy(text), SimConfig::paper());
+        let capped = SimConfig::paper().with_host_cap(Some(1)).unwrap();
+        assert_eq!(both(&p, &policy(text), capped), uncapped, "{text}");
+    }
+}

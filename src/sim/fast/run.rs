@@ -57,7 +57,7 @@ impl Fast {
         for d in first..=period.len() {
             stale_count += self.mark_changes(period, d);
             let cycle = d as u32;
-            let capped = config.host_cap().is_some();
+            let capped = config.host_cap_over(period).is_some();
             self.score_and_rank(chooser.scorer(cycle), (cycle, k, capped), config.decision());
             let walk = Walk {
                 cycle,
@@ -67,7 +67,7 @@ impl Fast {
                 salt: tie_salt(config.seed(), cycle),
                 order: order.map(|o| o.cycle(d)),
                 period,
-                cap: config.host_cap(),
+                cap: config.host_cap_over(period),
                 weighted: tallied,
             };
             let stale_before = stale_count;
