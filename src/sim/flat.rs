@@ -49,13 +49,15 @@ pub(crate) struct Flat {
     shared: Shared,
     stale: Vec<bool>,
     scores: Vec<f64>,
-    /// The cycle's candidates (every page whose score key is at least `below`), then, if
-    /// the candidates run out before k pages are taken, the other pages.
+    /// The cycle's candidates (every page its host's quota leaves in whose score key is at
+    /// least `below`), then, if the candidates run out before k pages are taken, the other
+    /// pages the quotas leave in.
     ranked: Vec<Ranked>,
     /// The score key the candidates reach; the pages below it are not yet in `ranked`
     /// (`None`: every page is).
     below: Option<u64>,
-    /// A sample of the cycle's score keys, for the candidates' bound.
+    /// A sample of the cycle's score keys (of pages the quotas leave in), for the
+    /// candidates' bound.
     sample: Vec<u64>,
     /// Under a host cap c, each host's c highest score keys this cycle, best first (`c`
     /// slots per host); empty when the quota pass is off ([`Flat::quotas`]).
@@ -349,8 +351,8 @@ impl Flat {
         period.hosts() > 0 && (cap as usize).saturating_mul(period.hosts()) <= period.pages()
     }
 
-    /// Whether the quotas of a host cap `cap` leave so few pages (at most 2k, `cap` times
-    /// the hosts) that a walk in rank order would read most of the ranking to fill k: a
+    /// Whether the quotas of a host cap `cap` leave so few pages (`cap` times the hosts at
+    /// most 2k; pages without a host and ties at a host's M-th score aside) that a walk in rank order would read most of the ranking to fill k: a
     /// grouped walk then reads page after page of every class, where the per-page
     /// simulator ranks only the pages the quotas leave in.
     fn quotas_fill(period: &Period, cap: u32, k: usize) -> bool {
@@ -602,6 +604,93 @@ mod tests {
         let mut rest: Vec<u64> = r[end..].iter().map(|r| r.key()).collect();
         rest.sort_unstable();
         assert_eq!(rest, [1, 3, 5]);
+    }
+
+    /// A period from lines `(bits, host, weight)` (host "" for none).
+    fn period(rows: &[(String, &str, f64)]) -> Period {
+        let text: String = (rows.iter().enumerate())
+            .map(|(i, (bits, host, w))| format!("{bits}\tp{i}\t{host}\tweight={w}\n"))
+            .collect();
+        Period::whole(&crate::data::text::read(text.as_bytes(), "<test>").unwrap()).unwrap()
+    }
+
+    /// Bits of `cycles` cycles for page `i`: changes at cycles where `(i * 7 + d) % m == 0`.
+    fn bits(i: usize, cycles: usize, m: usize) -> String {
+        (1..=cycles)
+            .map(|d| {
+                if (i * 7 + d).is_multiple_of(m) {
+                    '1'
+                } else {
+                    '0'
+                }
+            })
+            .collect()
+    }
+
+    /// A large class of equal scores under a cap: a host that already has a page taken
+    /// (one place left of two), a host with none, pages without a host, all tied. The
+    /// class is cut by the quotas (more than `CLASS_QUOTAS` pages) and the walk equals
+    /// the reference's.
+    #[test]
+    fn a_large_tied_class_under_a_cap_is_walked_as_the_reference_walks_it() {
+        let mut rows = vec![(bits(0, 8, 2), "a", 10.0)];
+        rows.extend((1..120).map(|i| (bits(i, 8, 3 + i % 4), "a", 1.0)));
+        rows.extend((120..240).map(|i| (bits(i, 8, 2 + i % 5), "b", 1.0)));
+        rows.extend((240..280).map(|i| (bits(i, 8, 4), "", 1.0)));
+        let p = period(&rows);
+        let policy = Policy::parse("w", &crate::formula::Grammar::every()).unwrap();
+        for (share, cap) in [(0.02, 2), (0.1, 2), (0.2, 1), (0.5, 3)] {
+            let config = SimConfig::new(share, 2)
+                .unwrap()
+                .with_host_cap(Some(cap))
+                .unwrap();
+            let sim = crate::sim::Simulator::new(config);
+            let reference = sim.run_reference(&p, &policy).unwrap();
+            assert_eq!(sim.run_flat(&p, &policy), reference, "{share} cap {cap}");
+        }
+    }
+
+    /// One per-page simulator reused across runs of other caps, host counts and
+    /// decisions gives each run the outcome a fresh one gives it (its quota buffers carry
+    /// nothing over).
+    #[test]
+    fn a_reused_simulator_carries_no_quota_over() {
+        let make = |hosts: usize, pages: usize| {
+            let names: Vec<String> = (0..hosts).map(|h| format!("h{h}")).collect();
+            let rows: Vec<(String, &str, f64)> = (0..pages)
+                .map(|i| {
+                    let host = if i % 9 == 0 {
+                        ""
+                    } else {
+                        names[i % hosts].as_str()
+                    };
+                    (bits(i, 10, 2 + i % 6), host, (i % 13) as f64)
+                })
+                .collect();
+            period(&rows)
+        };
+        let (few, many) = (make(3, 200), make(40, 300));
+        let policy = Policy::parse("w * t", &crate::formula::Grammar::every()).unwrap();
+        let mut reused = Flat::default();
+        for (p, cap, decision) in [
+            (&few, Some(2), Decision::TopK),
+            (&many, Some(1), Decision::TopK),
+            (&few, None, Decision::TopK),
+            (&many, None, Decision::Sample),
+            (&few, Some(3), Decision::TopK),
+            (&many, Some(2), Decision::TopK),
+        ] {
+            let config = SimConfig::new(0.1, 2)
+                .unwrap()
+                .with_host_cap(cap)
+                .unwrap()
+                .with_decision(decision)
+                .unwrap();
+            let fresh = Flat::default().run(p, &policy, &config, false);
+            assert_eq!(reused.run(p, &policy, &config, false), fresh, "{cap:?}");
+            let reference = crate::sim::Simulator::new(config).run_reference(p, &policy);
+            assert_eq!(fresh, reference.unwrap(), "{cap:?} {decision:?}");
+        }
     }
 
     #[test]

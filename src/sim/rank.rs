@@ -69,8 +69,10 @@ impl TieOrder {
 }
 
 /// A live group in ranking order: sorted ascending, higher scores come first and equal
-/// scores by group index (the per-page simulator sorts so; the grouped walk sorts by
-/// score alone, [`sort_by_score`]). One `u128` sorts faster than a `(key, group)` pair.
+/// scores by group index (the per-page simulator sorts so, but for the class a chunk ends
+/// with: [`sort_chunk`]; the grouped walk sorts by score alone, [`sort_by_score`]). A
+/// class's own order is read by no one: each reader orders it by its pages' tie keys. One
+/// `u128` sorts faster than a `(key, group)` pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct Ranked(u128);
 

@@ -22,7 +22,7 @@ fn both(period: &Period, policy: &Policy, config: SimConfig) -> Outcome {
         "fast and reference simulators differ for {}",
         policy.label()
     );
-    if config.ties() == TieBreak::Seeded && config.decision() == Decision::TopK {
+    if config.ties() == TieBreak::Seeded {
         let flat = sim.run_flat(period, policy);
         assert_eq!(flat, reference, "per-page simulator differs for {policy}");
     }

@@ -147,8 +147,9 @@ impl Fast {
         }
     }
 
-    /// Leaves in `ranked` only the prefix of the ranking an uncapped top-k walk reads,
-    /// sorted: every group ranked above the k-th, and the whole class (score) of the k-th.
+    /// Leaves in `ranked` only the prefix of the ranking an uncapped top-k walk reads, in
+    /// score order: every group ranked above the k-th (sorted), and the whole class (score)
+    /// of the k-th after them.
     /// A live group holds a page at least, so the walk takes k pages inside it. O(G + k
     /// log k) instead of sorting all G groups.
     fn rank_prefix(&mut self, k: usize) {
