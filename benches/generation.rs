@@ -13,9 +13,20 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use freshgp::data::synth::{generate, SynthParams};
 use freshgp::experiment::fitness::CrawlFitness;
 use freshgp::formula::Grammar;
-use freshgp::gp::{evolve, RawGpConfig};
+use freshgp::gp::{evolve, GpConfig, RawGpConfig};
 use freshgp::metric::Metric;
 use freshgp::sim::{Period, SimConfig};
+
+/// The settings of a run of 300 individuals over `generations` bred generations.
+fn population_300(generations: usize) -> GpConfig {
+    RawGpConfig {
+        population: 300,
+        generations,
+        ..Default::default()
+    }
+    .check()
+    .unwrap()
+}
 
 fn bench(c: &mut Criterion) {
     let mut params = SynthParams::preset("brdc12").unwrap();
@@ -29,13 +40,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("gp-300-individuals-100k-pages-19-cycles");
     group.sample_size(10);
     for (name, generations) in [("initial", 0), ("initial+bred", 1)] {
-        let config = RawGpConfig {
-            population: 300,
-            generations,
-            ..Default::default()
-        }
-        .check()
-        .unwrap();
+        let config = population_300(generations);
         group.bench_with_input(BenchmarkId::from_parameter(name), &config, |b, config| {
             b.iter(|| evolve(config, &grammar, &fitness, 1, |_| {}))
         });
@@ -60,13 +65,7 @@ fn extended(c: &mut Criterion) {
         let fitness =
             CrawlFitness::new(period.clone(), sim, Metric::WNdcg, grammar.closure()).unwrap();
         for (name, generations) in [("initial", 0), ("initial+bred", 1)] {
-            let config = RawGpConfig {
-                population: 300,
-                generations,
-                ..Default::default()
-            }
-            .check()
-            .unwrap();
+            let config = population_300(generations);
             let id = BenchmarkId::from_parameter(format!("{label}{name}"));
             group.bench_with_input(id, &config, |b, config| {
                 b.iter(|| evolve(config, &grammar, &fitness, 1, |_| {}))
