@@ -30,8 +30,19 @@ pub(crate) fn write_with(
     result
 }
 
-/// Writes `bytes` to `path` atomically.
-pub(crate) fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// Writes `bytes` to `path` atomically: `path` holds its old content or `bytes`, never a
+/// part, whatever stops the write (an error, a full disk, a file-size limit, a kill).
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("freshgp-atomic-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("out.txt");
+/// freshgp::atomic::write(&path, b"new")?;
+/// assert_eq!(std::fs::read(&path)?, b"new");
+/// std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_with(path, |out| out.write_all(bytes))
 }
 

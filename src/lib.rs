@@ -31,7 +31,7 @@
 //!
 //! See `ARCHITECTURE.md` for the code map and the invariants each layer keeps.
 
-mod atomic;
+pub mod atomic;
 pub mod data;
 pub mod eval;
 pub mod experiment;

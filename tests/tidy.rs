@@ -7,6 +7,8 @@
 //!   comment or message containing "invariant");
 //! - library code does not print (`println!`, `eprintln!`, `print!`, `dbg!`): long runs
 //!   report through callbacks, the binary prints;
+//! - no code in src/ but `src/atomic.rs` writes a file in place (`fs::write`,
+//!   `File::create`): a user's file is replaced whole or not at all;
 //! - no function in src/ is longer than [`MAX_FUNCTION_LINES`] lines, and no `.rs` file in
 //!   src/, tests/, benches/ or examples/ longer than [`MAX_FILE_LINES`];
 //! - ARCHITECTURE.md names every source file of src/, and every `*.rs` it names exists;
@@ -159,6 +161,34 @@ fn the_library_does_not_print() {
         }
     }
     check(problems, "printing in library code");
+}
+
+#[test]
+fn user_files_are_written_atomically() {
+    let mut problems = Vec::new();
+    for path in rust_files(&root().join("src")) {
+        let rel = relative(&path);
+        if rel == "src/atomic.rs" || rel.ends_with("tests.rs") {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        for (i, line) in non_test_lines(&text).iter().enumerate() {
+            let code = line.trim_start();
+            if code.starts_with("//") {
+                continue;
+            }
+            for call in ["fs::write(", "File::create("] {
+                if code.contains(call) {
+                    problems.push(format!("{rel}:{}: {code}", i + 1));
+                }
+            }
+        }
+    }
+    check(
+        problems,
+        "a file written in place (a failed write leaves it half written): use \
+         freshgp::atomic::write (or atomic::write_with)",
+    );
 }
 
 /// `(line, length, name)` of each function in `lines`: from its `fn` line to the line

@@ -64,6 +64,7 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 }
 
 fn main() {
+    survive_file_size_limit();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Formula(args) => formula_cmd::run(args),
@@ -87,5 +88,19 @@ fn main() {
             eprintln!("  caused by: {cause}");
         }
         std::process::exit(2);
+    }
+}
+
+/// A write past the file-size limit (`ulimit -f`) raises SIGXFSZ, whose default action
+/// kills the process in the middle of the write: no error message, and the temporary file
+/// of an atomic write left behind. With the signal handled (a flag nobody reads), the
+/// write fails with "File too large" instead, and the writer removes its temporary file
+/// and reports the file like any other I/O error; the old file stays as it was.
+fn survive_file_size_limit() {
+    #[cfg(unix)]
+    {
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        // Without the handler the default action stays: nothing better to do then.
+        let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, flag);
     }
 }

@@ -204,7 +204,7 @@ fn train(args: TrainArgs) -> Result<()> {
     let t = eval::train(&data, &set, &options, &mut progress)?;
     bar.finish_and_clear();
     let json = t.model.to_json_with_horizon(args.horizon);
-    std::fs::write(&args.out, &json)
+    freshgp::atomic::write(&args.out, json.as_bytes())
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     // A model the policy `model:FILE` cannot run still serves `model eval`: say so now,
     // not when the user first tries it.
@@ -298,7 +298,8 @@ fn evaluate(args: EvalArgs) -> Result<()> {
     write!(out, "{table}")?;
     if let Some(json) = &args.json {
         let text = serde_json::to_string_pretty(&table)? + "\n";
-        std::fs::write(json, text).with_context(|| format!("cannot write {}", json.display()))?;
+        freshgp::atomic::write(json, text.as_bytes())
+            .with_context(|| format!("cannot write {}", json.display()))?;
         writeln!(out, "wrote {}", json.display())?;
     }
     Ok(())

@@ -171,11 +171,12 @@ pub fn run(args: Args) -> Result<()> {
             sets: &sets,
         };
         let text = serde_json::to_string_pretty(&output)? + "\n";
-        std::fs::write(json, text).with_context(|| format!("cannot write {}", json.display()))?;
+        freshgp::atomic::write(json, text.as_bytes())
+            .with_context(|| format!("cannot write {}", json.display()))?;
         writeln!(out, "wrote {}", json.display())?;
     }
     if let Some(plot) = &args.plot {
-        std::fs::write(plot, savings_plot(&sets, policies.len()))
+        freshgp::atomic::write(plot, savings_plot(&sets, policies.len()).as_bytes())
             .with_context(|| format!("cannot write {}", plot.display()))?;
         writeln!(out, "wrote {}", plot.display())?;
     }
