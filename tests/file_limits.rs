@@ -12,18 +12,12 @@ fn freshgp() -> PathBuf {
     assert_cmd::cargo::cargo_bin("freshgp")
 }
 
+#[path = "common/run.rs"]
+mod common;
+
 /// Runs freshgp with `args` in `dir` (without a limit); panics unless it succeeds.
 fn run(dir: &Path, args: &[&str]) {
-    let out = Command::new(freshgp())
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::run_in(dir, args);
 }
 
 /// Runs freshgp with `args` in `dir` under a file-size limit of one block (512 bytes in

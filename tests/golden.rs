@@ -13,7 +13,6 @@
 //! ```
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const EXPECTED: &str = "tests/golden/outputs.txt";
 
@@ -41,21 +40,12 @@ fn digest(bytes: &[u8]) -> u64 {
     })
 }
 
-/// Runs `freshgp args` in `dir` and returns its standard output; a failure is a test
-/// failure naming the command.
+#[path = "common/run.rs"]
+mod common;
+
+/// Runs `freshgp args` in `dir` and returns its standard output.
 fn run(dir: &Path, args: &[String]) -> Vec<u8> {
-    let out = Command::new(env!("CARGO_BIN_EXE_freshgp"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "freshgp {} failed:\n{}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
+    common::run_in(dir, args)
 }
 
 fn words(text: &str) -> Vec<String> {

@@ -17,19 +17,13 @@ fn freshgp() -> PathBuf {
     assert_cmd::cargo::cargo_bin("freshgp")
 }
 
+#[path = "common/run.rs"]
+mod common;
+
 /// Runs freshgp with `args` in `dir`; panics unless it succeeds. Returns its wall time.
 fn run(dir: &Path, args: &[&str]) -> Duration {
     let start = Instant::now();
-    let out = Command::new(freshgp())
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::run_in(dir, args);
     start.elapsed()
 }
 
