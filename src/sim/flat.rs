@@ -59,8 +59,9 @@ pub(crate) struct Flat {
     /// A sample of the cycle's score keys (of pages the quotas leave in), for the
     /// candidates' bound.
     sample: Vec<u64>,
-    /// Under a host cap c, each host's c highest score keys this cycle, best first (`c`
-    /// slots per host); empty when the quota pass is off ([`Flat::quotas`]).
+    /// Under a host cap c, each host's c highest score keys this cycle, as their
+    /// complements (`!key`), lowest first (`c` slots per host, [`keep_lowest`]); empty
+    /// when the quota pass is off ([`Flat::quotas`]).
     quota: Vec<u64>,
     /// The cap the quota slots are laid out for (0: the pass is off).
     quota_cap: usize,
@@ -108,7 +109,9 @@ impl Flat {
         let weighs = policy.features().track().has(Track::WEIGHT) && period.weights().is_some();
         let k = config.k(period.pages());
         (weighs && period.distinct_weights() * 4 > period.pages())
-            || (config.host_cap_over(period)).is_some_and(|c| Flat::quotas_fill(period, c, k))
+            || config
+                .host_cap_over(period)
+                .is_some_and(|c| Flat::quotas_fill(period, c, k))
     }
 
     /// Simulates `policy` over `period` (any period and policy; [`Flat::suits`] says when
@@ -150,10 +153,9 @@ impl Flat {
                 Decision::TopK => None,
             };
             let found = sampled.unwrap_or_else(|| {
-                self.quotas(period, config.host_cap_over(period));
+                self.quotas(period, at.cap);
                 // Under a cap without quotas some pages are skipped: rank twice k.
-                let skips = config.host_cap_over(period).is_some() && self.quota_cap == 0;
-                self.rank(period, if skips { 2 * k } else { k });
+                self.rank(period, if self.skips(at.cap) { 2 * k } else { k });
                 self.choose(&at)
             });
             let visited = std::mem::take(&mut self.visited);
@@ -320,23 +322,13 @@ impl Flat {
         }
         let c = cap as usize;
         self.quota_cap = c;
-        self.quota.resize(c * period.hosts(), 0);
+        // u64::MAX where the host has fewer pages so far: the complement of a NaN's key,
+        // the lowest, so such a page is never left out.
+        self.quota.resize(c * period.hosts(), u64::MAX);
         for (p, &s) in self.scores.iter().enumerate() {
             let h = period.host(p as u32);
-            if h == NO_HOST {
-                continue;
-            }
-            let key = score_key(s);
-            let slots = &mut self.quota[h as usize * c..][..c];
-            // Slots hold keys best first, 0 where the host has fewer pages so far (a NaN's
-            // key, the lowest: such a page is never left out).
-            if key > slots[c - 1] {
-                let mut i = c - 1;
-                while i > 0 && slots[i - 1] < key {
-                    slots[i] = slots[i - 1];
-                    i -= 1;
-                }
-                slots[i] = key;
+            if h != NO_HOST {
+                keep_lowest(&mut self.quota[h as usize * c..][..c], !score_key(s));
             }
         }
     }
@@ -356,6 +348,12 @@ impl Flat {
         Flat::quotas_bind(period, cap) && (cap as usize) * period.hosts() <= 2 * k
     }
 
+    /// Whether the walk under `cap` may skip many candidates: under a cap the quotas are
+    /// off for (they leave few to skip).
+    fn skips(&self, cap: Option<u32>) -> bool {
+        cap.is_some() && self.quota_cap == 0
+    }
+
     /// Whether page `p`, of score key `key`, can be taken under the cycle's quotas
     /// ([`Flat::quotas`]): always without them.
     #[inline]
@@ -364,7 +362,7 @@ impl Flat {
             return true;
         }
         let h = period.host(p);
-        h == NO_HOST || key >= self.quota[(h as usize + 1) * self.quota_cap - 1]
+        h == NO_HOST || !key <= self.quota[(h as usize + 1) * self.quota_cap - 1]
     }
 
     /// Puts the cycle's candidates into `self.ranked`, unsorted: every page (that its
@@ -394,7 +392,7 @@ impl Flat {
         self.ranked.clear();
         for (p, &s) in self.scores.iter().enumerate() {
             let key = score_key(s);
-            if key >= bound && (self.quota_cap == 0 || self.eligible(period, p as u32, key)) {
+            if key >= bound && self.eligible(period, p as u32, key) {
                 self.ranked.push(Ranked::new(key, p as u32));
             }
         }
@@ -426,10 +424,8 @@ impl Flat {
         let mut start = 0;
         while found.taken < at.k && (start < self.ranked.len() || self.rank_the_rest(at.period)) {
             let room = at.k - found.taken;
-            // Under a cap some pages are skipped: read ahead twice what is missing (the
-            // quotas leave few to skip).
-            let skips = at.cap.is_some() && self.quota_cap == 0;
-            let want = if skips { room * 2 } else { room };
+            // Under a cap some pages are skipped: read ahead twice what is missing.
+            let want = if self.skips(at.cap) { room * 2 } else { room };
             let end =
                 sort_chunk(&mut self.ranked[start..], want, <[Ranked]>::sort_unstable) + start;
             let mut i = start;
@@ -505,18 +501,11 @@ impl Flat {
             if r == 0 {
                 continue;
             }
-            // The host's lowest keys so far, ascending, u64::MAX where it has fewer.
+            // The host's lowest keys so far, u64::MAX where it has fewer.
             let slots = &mut self.tie_quota[h as usize * c..][..r];
-            if key < slots[r - 1] {
-                if slots[0] == u64::MAX {
-                    self.tie_hosts.push(h);
-                }
-                let mut i = r - 1;
-                while i > 0 && slots[i - 1] > key {
-                    slots[i] = slots[i - 1];
-                    i -= 1;
-                }
-                slots[i] = key;
+            let first = slots[0] == u64::MAX;
+            if keep_lowest(slots, key) && first {
+                self.tie_hosts.push(h);
             }
         }
         class.retain(|&(key, p)| {
@@ -568,6 +557,25 @@ impl Flat {
             found.newly += 1;
         }
     }
+}
+
+/// Keeps in `slots` (ascending, `u64::MAX` where empty) the lowest values it has seen,
+/// `value` among them if it is lower than the last; returns whether it was kept. The
+/// quotas' insertion ([`Flat::quotas`], [`Flat::class_quotas`]): O(1) for a value that is
+/// not kept, O(slots) at most.
+#[inline]
+fn keep_lowest(slots: &mut [u64], value: u64) -> bool {
+    let last = slots.len() - 1;
+    if value >= slots[last] {
+        return false;
+    }
+    let mut i = last;
+    while i > 0 && slots[i - 1] > value {
+        slots[i] = slots[i - 1];
+        i -= 1;
+    }
+    slots[i] = value;
+    true
 }
 
 /// Score keys sampled per cycle for the bound of the candidates ([`Flat::rank`]).
