@@ -46,6 +46,50 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_with(path, |out| out.write_all(bytes))
 }
 
+/// Like [`write`], but leaves `path` alone when it already holds exactly `bytes`
+/// (compared byte for byte, after a size check); returns whether it wrote. A large file
+/// rewritten unchanged (a scheduler state after a batch that observed nothing) then
+/// costs one read instead of a write and a sync.
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("freshgp-atomic-doc2-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("out.txt");
+/// assert!(freshgp::atomic::write_if_changed(&path, b"new")?);
+/// assert!(!freshgp::atomic::write_if_changed(&path, b"new")?);
+/// assert!(freshgp::atomic::write_if_changed(&path, b"newer")?);
+/// assert_eq!(std::fs::read(&path)?, b"newer");
+/// std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    if holds(path, bytes).unwrap_or(false) {
+        return Ok(false);
+    }
+    write(path, bytes)?;
+    Ok(true)
+}
+
+/// Whether the file at `path` holds exactly `bytes` (read in blocks, never whole).
+fn holds(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    use std::io::Read;
+    let mut file = File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() || meta.len() != bytes.len() as u64 {
+        return Ok(false);
+    }
+    let mut block = vec![0; 1 << 20];
+    for expected in bytes.chunks(block.len()) {
+        let got = &mut block[..expected.len()];
+        file.read_exact(got)?;
+        if got != expected {
+            return Ok(false);
+        }
+    }
+    // Nothing after: the file may have grown since its size was read.
+    Ok(file.read(&mut block[..1])? == 0)
+}
+
 /// `.NAME.PID.NONCE.tmp` beside `path` (same directory, so the rename stays on one file
 /// system). The nonce (the clock's nanoseconds and a per-process count, mixed) keeps apart
 /// writers with the same process id: threads of one process, or processes on different

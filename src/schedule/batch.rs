@@ -45,11 +45,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             .chosen
             .iter()
             // Invariant: `rank` chooses only slots that hold a page.
-            .map(|&(_, _, slot)| {
-                self.ids[slot as usize]
-                    .clone()
-                    .expect("invariant: live slot")
-            })
+            .map(|&(_, _, slot)| self.ids.get(slot))
             .collect())
     }
 
@@ -73,9 +69,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
                 let score = w.group_score[self.group_of[slot as usize] as usize];
                 Pick {
                     // Invariant: `rank` chooses only slots that hold a page.
-                    page: self.ids[slot as usize]
-                        .clone()
-                        .expect("invariant: live slot"),
+                    page: self.ids.get(slot),
                     score,
                     weight: self.weight_of[slot as usize],
                     probability: match w.decided {
@@ -101,7 +95,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         self.check_batch(cycle, host_cap, decision)?;
         self.work.chosen.clear();
         self.work.decided = Decided::TopK;
-        let pages = self.index.len();
+        let pages = self.ids.len();
         let k = k.min(pages);
         if k == 0 {
             return Ok(());
@@ -222,7 +216,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             (Policy::Bandit(b), Some(arm)) => &b.arms()[arm],
             (policy, _) => policy,
         };
-        self.host_rates.set_budget(k, self.index.len());
+        self.host_rates.set_budget(k, self.ids.len());
         let w = &mut self.work;
         w.live.clear();
         w.live_pages.clear();

@@ -93,7 +93,8 @@
 //!
 //! The parts: `scheduler.rs` ([`Scheduler`], [`Pick`]), `pages.rs` (the page set and
 //! observations), `batch.rs` (batches), `attributes.rs`, `groups.rs`, `bandit.rs`,
-//! `saved.rs` and [`state`] (state files), [`log`], [`sql`], `lock.rs`, `error.rs`.
+//! `saved.rs`, [`state`], `compact.rs` and `legacy.rs` (state files), `ids.rs` (page ids,
+//! decoded when first looked up), [`log`], [`sql`], `lock.rs`, `error.rs`.
 //!
 //! [`PageStats`]: crate::policy::PageStats
 //! [`PageState`]: crate::policy::PageState
@@ -107,8 +108,11 @@
 mod attributes;
 mod bandit;
 mod batch;
+mod compact;
 mod error;
 mod groups;
+mod ids;
+mod legacy;
 mod lock;
 pub mod log;
 mod pages;

@@ -29,7 +29,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         let bad = |why: String| ScheduleError::Attribute(format!("page {page:?}: {why}"));
         let c = self
             .attributes
-            .column_or_add(key, self.ids.len())
+            .column_or_add(key, self.ids.slots())
             .map_err(bad)?;
         let (old, new) = self.attributes.set(c, slot, value).map_err(bad)?;
         if self.grouping == Some(c) && old != new {
@@ -45,7 +45,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             None | Some("host") => None,
             Some(key) => Some(
                 self.attributes
-                    .column_or_add(key, self.ids.len())
+                    .column_or_add(key, self.ids.slots())
                     .map_err(ScheduleError::Attribute)?,
             ),
         };
@@ -130,6 +130,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         Q: Hash + Eq + Debug + ?Sized,
     {
         let slot = self
+            .ids
+            .decoded_mut()
             .index
             .remove(page)
             .ok_or_else(|| ScheduleError::UnknownPage(format!("{page:?}")))?;
@@ -148,7 +150,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         self.group_of[s] = NONE;
         self.host_of[s] = NONE;
         self.weight_of[s] = 1.0;
-        self.ids[s] = None;
+        self.ids.decoded_mut().ids[s] = None;
+        self.ids.counted(false);
         self.free.push(slot);
         Ok(())
     }
@@ -190,9 +193,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + Debug + ?Sized,
     {
-        self.index
-            .get(page)
-            .copied()
+        self.ids
+            .slot(page)
             .ok_or_else(|| ScheduleError::UnknownPage(format!("{page:?}")))
     }
 
@@ -231,8 +233,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
     /// changed, or on loading).
     pub(super) fn regroup(&mut self) {
         self.host_rates.clear_groups();
-        for slot in 0..self.ids.len() {
-            if self.ids[slot].is_none() {
+        for slot in 0..self.group_of.len() {
+            if self.group_of[slot] == NONE {
                 continue;
             }
             let group = self.rate_group(slot);
@@ -257,25 +259,28 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
     /// Adds `page` of host `host` (NONE: none) and a checked `weight`, never observed, in
     /// a free slot (the last freed) or a new one.
     pub(super) fn insert(&mut self, page: K, host: u32, weight: f64) -> Result<u32, ScheduleError> {
-        if self.index.contains_key(&page) {
+        if self.ids.slot(&page).is_some() {
             return Err(ScheduleError::DuplicatePage(format!("{page:?}")));
         }
         let slot = match self.free.pop() {
             Some(slot) => slot,
             None => {
-                if self.ids.len() >= (u32::MAX - 1) as usize {
+                if self.ids.slots() >= (u32::MAX - 1) as usize {
                     return Err(ScheduleError::Full);
                 }
-                self.ids.push(None);
+                self.ids.decoded_mut().ids.push(None);
                 self.group_of.push(NONE);
                 self.host_of.push(NONE);
                 self.weight_of.push(1.0);
                 self.attributes.push_slot();
-                (self.ids.len() - 1) as u32
+                (self.group_of.len() - 1) as u32
             }
         };
         let s = slot as usize;
-        self.ids[s] = Some(page.clone());
+        let ids = self.ids.decoded_mut();
+        ids.ids[s] = Some(page.clone());
+        ids.index.insert(page, slot);
+        self.ids.counted(true);
         self.host_of[s] = host;
         let group = self.rate_group(s);
         self.group_of[s] = self
@@ -285,7 +290,6 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         // A page never visited adds nothing, but the tables grow to hold its host and group.
         self.host_rates.add_totals(host, 0, 0);
         self.host_rates.add_group_totals(group, 0, 0);
-        self.index.insert(page, slot);
         Ok(slot)
     }
 }

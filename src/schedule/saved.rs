@@ -302,7 +302,7 @@ impl SavedExtra {
 }
 
 /// The weight and host the statistics hold are the page's (or the defaults, untracked).
-fn check_kept(s: &PageStats, expected: Expected) -> Result<(), String> {
+pub(super) fn check_kept(s: &PageStats, expected: Expected) -> Result<(), String> {
     let weight = if s.track.has(Track::WEIGHT) {
         expected.weight
     } else {

@@ -6,6 +6,7 @@
 use super::attributes::{self, NONE};
 use super::bandit::LiveBandit;
 use super::groups::Groups;
+use super::ids::PageIds;
 use super::ScheduleError;
 use crate::metric::Metric;
 use crate::policy::{Histories, PageState, PageStats, Policy, ScoreBuffers, Surroundings, Track};
@@ -54,9 +55,8 @@ pub struct Scheduler<K = String> {
     pub(super) policy: Policy,
     pub(super) seed: u64,
     pub(super) latest: u32,
-    /// Slot → page id (`None`: a free slot).
-    pub(super) ids: Vec<Option<K>>,
-    pub(super) index: HashMap<K, u32>,
+    /// Slot → page id and page id → slot.
+    pub(super) ids: PageIds<K>,
     /// Slot → group (NONE: a free slot).
     pub(super) group_of: Vec<u32>,
     /// Free slots; the last one is reused first.
@@ -133,8 +133,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             policy,
             seed: 0,
             latest: 0,
-            ids: Vec::new(),
-            index: HashMap::default(),
+            ids: PageIds::default(),
             group_of: Vec::new(),
             free: Vec::new(),
             host_of: Vec::new(),
@@ -204,12 +203,12 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
 
     /// Number of pages scheduled.
     pub fn len(&self) -> usize {
-        self.index.len()
+        self.ids.len()
     }
 
     /// Whether no page is scheduled.
     pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
+        self.ids.len() == 0
     }
 
     /// Number of distinct statistics among the pages (what a batch scores).
@@ -223,7 +222,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.index.contains_key(page)
+        self.ids.slot(page).is_some()
     }
 
     /// The page's statistics.
@@ -232,7 +231,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        let slot = *self.index.get(page)?;
+        let slot = self.ids.slot(page)?;
         Some(&self.groups.pages[self.group_of[slot as usize] as usize].stats)
     }
 
@@ -242,7 +241,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        let slot = *self.index.get(page)?;
+        let slot = self.ids.slot(page)?;
         Some(&self.groups.pages[self.group_of[slot as usize] as usize])
     }
 
@@ -252,7 +251,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        let slot = *self.index.get(page)?;
+        let slot = self.ids.slot(page)?;
         match self.host_of[slot as usize] {
             NONE => None,
             h => Some(&self.host_names[h as usize]),
@@ -265,12 +264,12 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.index.get(page).copied()
+        self.ids.slot(page)
     }
 
     /// The scheduled pages, in slot order.
     pub fn pages(&self) -> impl Iterator<Item = &K> {
-        self.ids.iter().flatten()
+        self.ids.decoded().ids.iter().flatten()
     }
 
     /// The page's weight (docs/src/reference/data.md#page-weights; 1 unless set).
@@ -279,7 +278,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        let slot = *self.index.get(page)?;
+        let slot = self.ids.slot(page)?;
         Some(self.weight_of[slot as usize])
     }
 
@@ -296,7 +295,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        let slot = *self.index.get(page)?;
+        let slot = self.ids.slot(page)?;
         self.attributes.value(key, slot as usize)
     }
 
@@ -306,8 +305,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        match self.index.get(page) {
-            Some(&slot) => self.attributes.of(slot as usize).collect(),
+        match self.ids.slot(page) {
+            Some(slot) => self.attributes.of(slot as usize).collect(),
             None => Vec::new(),
         }
     }

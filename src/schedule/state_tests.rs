@@ -2,7 +2,11 @@
 
 use super::*;
 use crate::formula::Grammar;
-use crate::policy::{Adaptive, Baseline, Histories};
+use crate::policy::{Adaptive, Baseline, Histories, PageState, PageStats, Policy};
+use crate::schedule::attributes::NONE;
+use crate::schedule::legacy::{codec, SavedRef};
+use crate::schedule::saved::{SavedExtra, SavedSets, SavedStats, SetWriter};
+use bincode::Options;
 
 fn sample() -> Scheduler {
     let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Gad)).with_seed(9);
@@ -59,8 +63,8 @@ fn damaged_files_are_clear_errors() {
     flipped[30] ^= 0x10;
     assert!(reason(&flipped).contains("checksum"));
     let mut version = bytes.clone();
-    version[8] = 7;
-    assert!(reason(&version).contains("version 7"));
+    version[8] = 8;
+    assert!(reason(&version).contains("version 8"));
     // A consistent checksum over an inconsistent state is still refused.
     let policy = Policy::Baseline(Baseline::Age);
     let saved = SavedRef::<String> {
@@ -88,7 +92,7 @@ fn damaged_files_are_clear_errors() {
         attributes: &[],
         grouping: None,
     };
-    assert!(reason(&forge(VERSION, &saved)).contains("more changes than visits"));
+    assert!(reason(&forge(6, &saved)).contains("more changes than visits"));
     let nutch = Policy::Adaptive(Adaptive::NUTCH);
     let impossible = SavedRef {
         policy: &nutch,
@@ -96,7 +100,7 @@ fn damaged_files_are_clear_errors() {
         memory: vec![0.5],
         ..saved
     };
-    let why = reason(&forge(VERSION, &impossible));
+    let why = reason(&forge(6, &impossible));
     assert!(
         why.contains("policy memory 0.5 is impossible for nutch"),
         "{why}"
@@ -120,7 +124,7 @@ fn damaged_files_are_clear_errors() {
             attributes: &[],
             grouping: None,
         };
-        let why = reason(&forge(VERSION, &bad_weight));
+        let why = reason(&forge(6, &bad_weight));
         assert_eq!(
             why,
             format!("page \"a\": weight {shown} is not a finite number >= 0")
@@ -169,7 +173,7 @@ fn forge_v3(s: &Scheduler, change: impl FnOnce(&mut Parts, &mut Vec<f64>)) -> Ve
             &s.policy,
             s.seed,
             s.latest,
-            &s.ids,
+            &s.ids.decoded().ids,
             p.stats,
             &s.host_of,
             &s.host_names,
@@ -189,7 +193,7 @@ fn forge_v2(s: &Scheduler) -> Vec<u8> {
         s.policy(),
         s.seed(),
         s.latest_cycle(),
-        &s.ids,
+        &s.ids.decoded().ids,
         p.stats,
         &s.host_of,
         &s.host_names,
@@ -372,7 +376,7 @@ fn version_1_states_still_load() {
         s.policy(),
         s.seed(),
         s.latest_cycle(),
-        &s.ids,
+        &s.ids.decoded().ids,
         stats,
         &s.host_of,
         &s.host_names,

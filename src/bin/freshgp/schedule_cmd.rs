@@ -195,6 +195,8 @@ pub fn run(args: Args) -> Result<()> {
         }
     }
     out.flush()?;
+    // The process ends here: freeing millions of page ids one by one would only delay it.
+    std::mem::forget(scheduler);
     Ok(())
 }
 
