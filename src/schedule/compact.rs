@@ -201,17 +201,7 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned + 'static> Sche
                     }
                     false => {}
                 }
-                let state = PageState {
-                    stats,
-                    memory: entry.memory,
-                };
-                if !self.policy.valid_memory(state.memory) {
-                    return Err(named(&format!(
-                        "policy memory {} is impossible for {}",
-                        state.memory, self.policy
-                    )));
-                }
-                Ok(state)
+                checked_memory(&self.policy, stats, entry.memory).map_err(|r| named(&r))
             })
             .collect()
     }
@@ -387,6 +377,19 @@ impl Columns {
             Err(_) => format!("of slot {slot}"),
         }
     }
+}
+
+/// The page state of `stats` and the policy memory `memory`, if `policy` can remember
+/// that.
+pub(super) fn checked_memory(
+    policy: &Policy,
+    stats: PageStats,
+    memory: f64,
+) -> Result<PageState, String> {
+    if !policy.valid_memory(memory) {
+        return Err(format!("policy memory {memory} is impossible for {policy}"));
+    }
+    Ok(PageState { stats, memory })
 }
 
 /// Which of `slots` slots are free, from the free list (each listed once).

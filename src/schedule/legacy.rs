@@ -27,10 +27,10 @@
 
 use super::attributes::{Column, NONE};
 use super::bandit::LiveBandit;
-use super::compact::{begin, end, free_flags};
+use super::compact::{begin, checked_memory, end, free_flags};
 use super::saved::{intern_sets, window30, Expected, SavedExtra, SavedSets, SavedStats};
 use super::Scheduler;
-use crate::policy::{PageState, PageStats, Policy, SetId, Track};
+use crate::policy::{PageStats, Policy, SetId, Track};
 use bincode::Options;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -410,16 +410,8 @@ impl<K: Hash + Eq + Clone + Debug + DeserializeOwned> Scheduler<K> {
                 .unsaved_section8(saved, weight, host, extra.version)
                 .map_err(|reason| named(&reason))?,
         };
-        let state = PageState {
-            stats,
-            memory: extra.memory,
-        };
-        if !self.policy.valid_memory(state.memory) {
-            return Err(named(&format!(
-                "policy memory {} is impossible for {}",
-                state.memory, self.policy
-            )));
-        }
+        let state = checked_memory(&self.policy, stats, extra.memory)
+            .map_err(|reason: String| named(&reason))?;
         let ids = self.ids.decoded_mut();
         if ids.index.insert(page.clone(), slot).is_some() {
             return Err(named("listed twice"));
@@ -480,7 +472,7 @@ where
     let mut windows = Vec::new();
     for &g in &s.group_of {
         let page = match g {
-            NONE => PageState::default(),
+            NONE => crate::policy::PageState::default(),
             g => s.groups.pages[g as usize],
         };
         stats.push(page.stats.into());
