@@ -46,7 +46,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_with(path, |out| out.write_all(bytes))
 }
 
-/// Like [`write`], but leaves `path` alone when it already holds exactly `bytes`
+/// Like [`write()`], but leaves `path` alone when it already holds exactly `bytes`
 /// (compared byte for byte, after a size check); returns whether it wrote. A large file
 /// rewritten unchanged (a scheduler state after a batch that observed nothing) then
 /// costs one read instead of a write and a sync.

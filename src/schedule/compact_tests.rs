@@ -229,6 +229,35 @@ fn ids_that_do_not_decode_or_repeat_are_refused() {
 }
 
 #[test]
+fn a_file_of_many_repeated_ids_is_refused_quickly() {
+    let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Nad));
+    for i in 0..100_000 {
+        s.add(format!("x{i:06}")).unwrap();
+        s.add(format!("y{i:06}")).unwrap();
+    }
+    let mut bytes = s.to_bytes().unwrap();
+    let (.., ids, _) = layout(&bytes);
+    let n = bytes.len() - 4;
+    for b in &mut bytes[ids..n] {
+        if *b == b'y' {
+            *b = b'x';
+        }
+    }
+    let start = std::time::Instant::now();
+    assert_eq!(reason(&resealed(bytes)), "page \"x000000\" is listed twice");
+    // Comparing every pair of the 200,000 slots would take minutes.
+    assert!(start.elapsed().as_secs_f64() < 5.0, "{:?}", start.elapsed());
+}
+
+#[test]
+fn removing_an_unknown_page_keeps_the_ids_encoded() {
+    let s = varied("X / n * t", 8);
+    let mut back: Scheduler = Scheduler::from_bytes(&s.to_bytes().unwrap(), "s7").unwrap();
+    assert!(back.remove("nowhere").is_err());
+    assert!(back.ids.encoded.is_some());
+}
+
+#[test]
 fn ids_of_other_types_are_checked_too() {
     let mut s: Scheduler<u64> = Scheduler::new(Policy::Baseline(Baseline::Nad));
     for page in [5, 300, 7] {

@@ -185,12 +185,16 @@ impl Encoded {
                 (self.decode(a as usize), self.decode(b as usize));
             matches!((a, b), (Ok(a), Ok(b)) if a == b)
         };
-        // The lowest slot that repeats an id of a lower slot.
+        // The lowest slot that repeats an id of a lower slot, compared only within each
+        // run of equal hashes (so a file of many repeated ids is refused in linear time).
         let first = twice
-            .iter()
-            .enumerate()
-            .filter(|&(i, &(h, slot))| twice[..i].iter().any(|&(g, s)| g == h && same(s, slot)))
-            .map(|(_, &(_, slot))| slot)
+            .chunk_by(|a, b| a.0 == b.0)
+            .flat_map(|run| {
+                run.iter()
+                    .enumerate()
+                    .filter(|&(i, &(_, slot))| run[..i].iter().any(|&(_, s)| same(s, slot)))
+                    .map(|(_, &(_, slot))| slot)
+            })
             .min();
         match first.map(|slot| self.decode::<K>(slot as usize)) {
             Some(Ok(id)) => Err(format!("page {id:?} is listed twice")),

@@ -129,6 +129,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + Debug + ?Sized,
     {
+        // Looked up first: an unknown page leaves the ids as they are (encoded, if so).
+        self.slot_of(page)?;
         let slot = self
             .ids
             .decoded_mut()
