@@ -12,6 +12,12 @@ pub struct CycleMetrics {
     pub cycle: usize,
     /// Fraction of the k visited pages that had changed.
     pub change_rate: f64,
+    /// Weight of the visited pages that had changed over the weight of the k heaviest
+    /// pages (docs/src/reference/metrics.md#weighted-change-rate; 0 when that is 0): the
+    /// change rate with weights, which a crawler observes of its own visits. Without
+    /// weights it is `change_rate`.
+    #[serde(default)]
+    pub wchange_rate: f64,
     /// DCG of the visits over the ideal DCG (0 when no page was stale).
     pub ndcg: f64,
     /// Fraction of all pages not stale after the cycle's visits.

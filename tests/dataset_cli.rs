@@ -342,7 +342,10 @@ fn dash_reads_stdin_and_writes_stdout_and_errors_say_why() {
     let mut nope = freshgp();
     nope.args(["dataset", "synth", "--preset", "nope", "--out", "-"]);
     let err = stderr_of_failure(nope);
-    assert!(err.contains("built-in preset (brdc12, commerce)"), "{err}");
+    assert!(
+        err.contains("built-in preset (brdc12, commerce, regimes)"),
+        "{err}"
+    );
 }
 
 /// The stderr of `command`, which must exit with status 2.

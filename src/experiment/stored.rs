@@ -20,6 +20,8 @@ struct StoredCycle {
     ndcg: f64,
     freshness: f64,
     #[serde(default)]
+    wchange_rate: Option<f64>,
+    #[serde(default)]
     wndcg: Option<f64>,
     #[serde(default)]
     wfreshness: Option<f64>,
@@ -33,6 +35,7 @@ impl From<StoredCycle> for CycleMetrics {
         CycleMetrics {
             cycle: c.cycle,
             change_rate: c.change_rate,
+            wchange_rate: c.wchange_rate.unwrap_or(c.change_rate),
             ndcg: c.ndcg,
             freshness: c.freshness,
             wndcg: c.wndcg.unwrap_or(c.ndcg),

@@ -14,6 +14,15 @@
 //! ([`draw_arm`]), and hands out the arm that scores the cycle; after the cycle it
 //! updates the arm's weight with the reward it measured ([`Exp3::update`]).
 //!
+//! How the weights learn is the bandit's [`Learning`] (docs/src/reference/bandit.md#learning):
+//! γ fixed, set for a known horizon ([`Rate::Horizon`], Auer et al.'s Corollary 3.2) or
+//! for the cycles so far ([`Rate::Anytime`]); the step `η` per unit of estimated reward
+//! (Auer's `γ/K` unless given); and what it forgets ([`Forget`]: nothing, as EXP3; old
+//! estimates discounted, as discounted EXP3; or a share of the total weight passed to every
+//! arm, as EXP3.S), for data whose best arm changes over time. What rewards the drawn arm
+//! is its [`Reward`]: a metric, or [`Reward::Found`], the weight its own visits found
+//! changed, which a crawler observes.
+//!
 //! Every arm's own state observes every visit, whichever arm chose it: the bandit's page
 //! statistics track the union of what its arms read ([`super::Policy::features`]), and the
 //! per-page memory is that of its one arm that keeps memory, if any (a page holds one
@@ -60,6 +69,158 @@ pub const PRESETS: [(&str, &[&str]); 3] = [
     ("kab5", &["uniform", "change", "weight", "value", "lambda"]),
 ];
 
+/// What rewards the arm drawn for a cycle (docs/src/reference/bandit.md#rewards).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Reward {
+    /// The cycle's value of a metric.
+    Metric(Metric),
+    /// The weight of the cycle's visits that found a change over the weight of the `k`
+    /// heaviest pages (`CycleMetrics::wchange_rate`): what the drawn arm's own crawl found,
+    /// as a crawler observes it. Without weights it is ChangeRate.
+    Found,
+}
+
+impl Reward {
+    /// The name written after `reward:` (a metric's name, or `found`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Reward::Metric(m) => m.name(),
+            Reward::Found => "found",
+        }
+    }
+
+    /// Its name in tables and plots.
+    pub fn title(self) -> &'static str {
+        match self {
+            Reward::Metric(m) => m.title(),
+            Reward::Found => "found (weighted change rate)",
+        }
+    }
+
+    /// Its value in the cycle of `m`.
+    pub fn of(self, m: &crate::metric::CycleMetrics) -> f64 {
+        match self {
+            Reward::Metric(metric) => metric.of(m),
+            Reward::Found => m.wchange_rate,
+        }
+    }
+}
+
+/// How γ is set (docs/src/reference/bandit.md#learning).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Rate {
+    /// γ as given, every cycle.
+    #[default]
+    Fixed,
+    /// γ = min(1, √(K·ln K / ((e−1)·T))) for a run of `T` cycles (Auer et al. 2002,
+    /// Corollary 3.2, with the bound g = T on the best arm's total reward).
+    Horizon(u32),
+    /// The horizon's γ with `T` the cycles played so far, counting the current one: large
+    /// at first, shrinking as 1/√t.
+    Anytime,
+}
+
+/// What the weights forget between cycles (docs/src/reference/bandit.md#learning).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Forget {
+    /// Nothing (EXP3).
+    #[default]
+    None,
+    /// Discounted EXP3: before each update every log weight is multiplied by
+    /// `1 − 1/window`, so an estimate `window` cycles old counts `1/e` as much.
+    Discount {
+        /// The memory in cycles (at least 1).
+        window: u32,
+    },
+    /// EXP3.S (Auer et al. 2002, Fig. 8): after the update every arm's weight gains
+    /// `e·α/K` of the total weight before it, so no arm falls too far behind to come back.
+    Share {
+        /// The share α, in (0, 1].
+        alpha: f64,
+    },
+}
+
+/// How a bandit's weights learn: its exploration γ (or how it is set), its step η per unit
+/// of estimated reward, and what it forgets.
+///
+/// **Invariant** (once checked by [`Exp3::new`]): γ in (0, 1]; η finite and > 0 when
+/// given, and not given with a rate schedule (`γ` is then unused: text that gives it with
+/// one is refused where it is read); a horizon and a window at least 1; α in (0, 1].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Learning {
+    /// Exploration γ (for [`Rate::Fixed`]).
+    pub gamma: f64,
+    /// Step per unit of estimated reward; `None`: γ/K, as EXP3.
+    pub eta: Option<f64>,
+    /// How γ is set.
+    pub rate: Rate,
+    /// What the weights forget.
+    pub forget: Forget,
+}
+
+impl Default for Learning {
+    /// EXP3 with γ = [`DEFAULT_GAMMA`].
+    fn default() -> Learning {
+        Learning::exp3(DEFAULT_GAMMA)
+    }
+}
+
+impl Learning {
+    /// EXP3 with exploration `gamma`: fixed, η = γ/K, nothing forgotten.
+    pub fn exp3(gamma: f64) -> Learning {
+        Learning {
+            gamma,
+            eta: None,
+            rate: Rate::Fixed,
+            forget: Forget::None,
+        }
+    }
+
+    /// Whether it is EXP3 (only γ may differ from the defaults).
+    pub fn is_exp3(&self) -> bool {
+        self.eta.is_none() && self.rate == Rate::Fixed && self.forget == Forget::None
+    }
+
+    /// Why it is refused, if it is.
+    fn check(&self) -> Result<(), BanditError> {
+        if !(self.gamma > 0.0 && self.gamma <= 1.0) {
+            return Err(BanditError::Gamma(self.gamma));
+        }
+        if let Some(eta) = self.eta {
+            if !(eta > 0.0 && eta.is_finite()) {
+                return Err(BanditError::Eta(eta));
+            }
+        }
+        if self.rate != Rate::Fixed && self.eta.is_some() {
+            return Err(BanditError::Schedule);
+        }
+        if self.rate == Rate::Horizon(0) {
+            return Err(BanditError::Horizon);
+        }
+        match self.forget {
+            Forget::Discount { window: 0 } => Err(BanditError::Window),
+            Forget::Share { alpha } if !(alpha > 0.0 && alpha <= 1.0) => {
+                Err(BanditError::Alpha(alpha))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// γ in the `t`-th cycle played (from 1) with `k` arms.
+    pub fn gamma_at(&self, k: usize, t: u32) -> f64 {
+        let horizon = match self.rate {
+            Rate::Fixed => return self.gamma,
+            Rate::Horizon(h) => h,
+            Rate::Anytime => t.max(1),
+        };
+        let k = k as f64;
+        let e1 = std::f64::consts::E - 1.0;
+        (k * k.ln() / (e1 * horizon as f64)).sqrt().min(1.0)
+    }
+}
+
 /// Why a bandit was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum BanditError {
@@ -69,6 +230,21 @@ pub enum BanditError {
     /// γ outside (0, 1].
     #[error("gamma must be in (0, 1], got {0}")]
     Gamma(f64),
+    /// η not finite and positive.
+    #[error("eta must be finite and > 0, got {0}")]
+    Eta(f64),
+    /// γ or η given with a rate schedule that sets them.
+    #[error("gamma and eta are set by the rate schedule (horizon or anytime): give neither, or use `rate: fixed`")]
+    Schedule,
+    /// A horizon of 0 cycles.
+    #[error("rate: horizon(T) needs T >= 1 cycles")]
+    Horizon,
+    /// A discount window of 0 cycles.
+    #[error("forget: discount(window: W) needs W >= 1 cycles")]
+    Window,
+    /// α outside (0, 1].
+    #[error("forget: share(alpha: ..) needs alpha in (0, 1], got {0}")]
+    Alpha(f64),
     /// An arm that is itself a bandit.
     #[error("arm {0} is a bandit: arms must be plain policies (a preset name in `arms` stands for its arms)")]
     Nested(usize),
@@ -95,24 +271,26 @@ pub trait Arm: PartialEq + fmt::Display {
 /// `Exp3<Policy>`).
 ///
 /// **Invariant:** at least one arm; no arm is a bandit; no two arms are equal; at most one
-/// arm keeps per-page memory; `0 < gamma <= 1`.
+/// arm keeps per-page memory; its [`Learning`] checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Exp3<A> {
     arms: Vec<A>,
-    gamma: f64,
-    reward: Option<Metric>,
+    learning: Learning,
+    reward: Option<Reward>,
 }
 
 impl<A: Arm> Exp3<A> {
-    /// A bandit over `arms` with exploration rate `gamma`, rewarded by `reward` (`None`:
-    /// the run's metric, `sim::SimConfig::metric`; in a scheduler, the change rate).
-    pub fn new(arms: Vec<A>, gamma: f64, reward: Option<Metric>) -> Result<Exp3<A>, BanditError> {
+    /// A bandit over `arms` learning by `learning`, rewarded by `reward` (`None`: the run's
+    /// metric, `sim::SimConfig::metric`; in a scheduler, the change rate).
+    pub fn new(
+        arms: Vec<A>,
+        learning: Learning,
+        reward: Option<Reward>,
+    ) -> Result<Exp3<A>, BanditError> {
         if arms.is_empty() {
             return Err(BanditError::NoArms);
         }
-        if !(gamma > 0.0 && gamma <= 1.0) {
-            return Err(BanditError::Gamma(gamma));
-        }
+        learning.check()?;
         let mut remembering = None;
         for (i, arm) in arms.iter().enumerate() {
             if arm.is_bandit() {
@@ -135,7 +313,7 @@ impl<A: Arm> Exp3<A> {
         }
         Ok(Exp3 {
             arms,
-            gamma,
+            learning,
             reward,
         })
     }
@@ -147,7 +325,7 @@ impl<A: Arm> Exp3<A> {
     {
         let mut arms = self.arms.clone();
         arms.push(arm);
-        Exp3::new(arms, self.gamma, self.reward)
+        Exp3::new(arms, self.learning, self.reward)
     }
 
     /// The arms, in order.
@@ -160,13 +338,18 @@ impl<A: Arm> Exp3<A> {
         self.arms
     }
 
-    /// The exploration rate γ.
+    /// The exploration rate γ as given (for [`Rate::Fixed`]).
     pub fn gamma(&self) -> f64 {
-        self.gamma
+        self.learning.gamma
     }
 
-    /// The reward metric it names (`None`: the run's).
-    pub fn reward(&self) -> Option<Metric> {
+    /// How its weights learn.
+    pub fn learning(&self) -> &Learning {
+        &self.learning
+    }
+
+    /// The reward it names (`None`: the run's metric).
+    pub fn reward(&self) -> Option<Reward> {
         self.reward
     }
 
@@ -179,13 +362,22 @@ impl<A: Arm> Exp3<A> {
     pub fn start(&self) -> Exp3State {
         Exp3State {
             log_weights: vec![0.0; self.arms.len()],
+            plays: 0,
         }
     }
 
-    /// `q_j = (1 - γ)·w_j / Σw + γ/K` into `q` (one per arm; Σq = 1 up to rounding). The
-    /// weights are normalized by the largest, in arm order, so no exponential overflows.
+    /// γ of the next cycle played from `state`.
+    fn gamma_next(&self, state: &Exp3State) -> f64 {
+        let t = state.plays.saturating_add(1);
+        self.learning.gamma_at(self.arms.len(), t)
+    }
+
+    /// `q_j = (1 - γ)·w_j / Σw + γ/K` into `q` (one per arm; Σq = 1 up to rounding), with
+    /// γ of the next cycle played ([`Learning::gamma_at`]). The weights are normalized by
+    /// the largest, in arm order, so no exponential overflows.
     pub fn probabilities(&self, state: &Exp3State, q: &mut Vec<f64>) {
         let k = self.arms.len() as f64;
+        let gamma = self.gamma_next(state);
         let top = state
             .log_weights
             .iter()
@@ -195,16 +387,51 @@ impl<A: Arm> Exp3<A> {
         q.extend(state.log_weights.iter().map(|&lw| (lw - top).exp()));
         let sum: f64 = q.iter().sum();
         for qj in q.iter_mut() {
-            *qj = (1.0 - self.gamma) * *qj / sum + self.gamma / k;
+            *qj = (1.0 - gamma) * *qj / sum + gamma / k;
         }
     }
 
-    /// `w_A ← w_A · exp(γ·x / (K·q_A))`, in log space: arm `arm`, drawn with probability
-    /// `q_arm`, earned reward `x` (in [0, 1]; the run measures it, by [`Exp3::reward`] or
-    /// its own metric).
+    /// One cycle's update, in log space: arm `arm`, drawn with probability `q_arm`, earned
+    /// reward `x` (in [0, 1]; the run measures it, by [`Exp3::reward`] or its own metric).
+    /// With the step `η` (γ/K of the cycle unless given) and `x̂ = x / q_arm`:
+    ///
+    /// - EXP3: `w_A ← w_A · exp(η·x̂)`;
+    /// - [`Forget::Discount`]: every `ln w` first multiplied by `1 − 1/window`;
+    /// - [`Forget::Share`]: `w_j ← w_j · exp(η·x̂_j) + (e·α/K)·Σw` for every arm (`x̂_j = 0`
+    ///   for the arms not drawn), then the log weights shifted so the smallest is 0 (the
+    ///   probabilities do not depend on a common factor).
     pub fn update(&self, state: &mut Exp3State, arm: usize, q_arm: f64, x: f64) {
         let k = self.arms.len() as f64;
-        state.log_weights[arm] += self.gamma * x / (k * q_arm);
+        // EXP3's `γ·x / (K·q)` computed in that order, as it always was (bit for bit).
+        let gain = match self.learning.eta {
+            Some(eta) => eta * x / q_arm,
+            None => self.gamma_next(state) * x / (k * q_arm),
+        };
+        state.plays = state.plays.saturating_add(1);
+        let lw = &mut state.log_weights;
+        match self.learning.forget {
+            Forget::None => lw[arm] += gain,
+            Forget::Discount { window } => {
+                let keep = 1.0 - 1.0 / window as f64;
+                for w in lw.iter_mut() {
+                    *w *= keep;
+                }
+                lw[arm] += gain;
+            }
+            Forget::Share { alpha } => {
+                let top = lw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let total: f64 = lw.iter().map(|w| (w - top).exp()).sum();
+                let shared = std::f64::consts::E * alpha / k * total;
+                for (j, w) in lw.iter_mut().enumerate() {
+                    let own = if j == arm { gain } else { 0.0 };
+                    *w = ((*w - top + own).exp() + shared).ln() + top;
+                }
+                let low = lw.iter().copied().fold(f64::INFINITY, f64::min);
+                for w in lw.iter_mut() {
+                    *w -= low;
+                }
+            }
+        }
     }
 }
 
@@ -234,16 +461,27 @@ fn unit(bits: u64) -> f64 {
     (bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
-/// A bandit's weights during a run (log space, one per arm).
+/// A bandit's weights during a run (log space, one per arm) and the cycles played.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Exp3State {
     log_weights: Vec<f64>,
+    plays: u32,
 }
 
 impl Exp3State {
     /// The arms' log weights.
     pub fn log_weights(&self) -> &[f64] {
         &self.log_weights
+    }
+
+    /// The cycles played (updates made) so far.
+    pub fn plays(&self) -> u32 {
+        self.plays
+    }
+
+    /// A state of `log_weights` after `plays` cycles (as a saved state holds it).
+    pub(crate) fn from_parts(log_weights: Vec<f64>, plays: u32) -> Exp3State {
+        Exp3State { log_weights, plays }
     }
 
     /// Whether this state fits `bandit` (one finite log weight per arm; for checking
@@ -290,7 +528,12 @@ mod tests {
         let before = s.clone();
         b.probabilities(&s, &mut q);
         b.update(&mut s, 1, q[1], 0.0);
-        assert_eq!(s, before, "a reward of 0 changes nothing");
+        assert_eq!(
+            s.log_weights(),
+            before.log_weights(),
+            "a reward of 0 changes no weight"
+        );
+        assert_eq!(s.plays(), before.plays() + 1);
         assert!((q.iter().sum::<f64>() - 1.0).abs() < 1e-15);
     }
 
@@ -366,7 +609,7 @@ mod tests {
             ("exp3(arms: [uniform], gamma: nan)", "1:26: Expected float"),
             (
                 "exp3(arms: [uniform], reward: clicks)",
-                "reward: not a metric",
+                "reward: not a reward",
             ),
             (
                 "exp3(arms: [uniform, uniform])",
@@ -377,6 +620,43 @@ mod tests {
             ("exp3(arms: [lamda])", "unknown policy `lamda`"),
             ("exp3(arms: [uniform], gama: 0.1)", "gama"),
             ("exp3(arms: [formula(\"t *\")])", "expected an operand"),
+            (
+                "exp3(arms: [uniform], forget: discount(window: 0))",
+                "W >= 1",
+            ),
+            ("exp3(arms: [uniform], rate: horizon(0))", "T >= 1"),
+            (
+                "exp3(arms: [uniform], rate: sometimes)",
+                "rate: expected fixed",
+            ),
+            (
+                "exp3(arms: [uniform], forget: all)",
+                "forget: expected none",
+            ),
+            (
+                "exp3(arms: [uniform], forget: share(alpha: 0))",
+                "alpha in (0, 1]",
+            ),
+            (
+                "exp3(arms: [uniform], forget: share(alpha: 1.5))",
+                "alpha in (0, 1]",
+            ),
+            (
+                "exp3(arms: [uniform], eta: -1)",
+                "eta must be finite and > 0",
+            ),
+            (
+                "exp3(arms: [uniform], eta: 0)",
+                "eta must be finite and > 0",
+            ),
+            (
+                "exp3(arms: [uniform], gamma: 0.2, rate: anytime)",
+                "set by the rate schedule",
+            ),
+            (
+                "exp3(arms: [uniform], eta: 0.2, rate: horizon(9))",
+                "set by the rate schedule",
+            ),
         ] {
             let err = Policy::parse(text, &all).unwrap_err().to_string();
             assert!(err.contains(says), "{text}: {err}");
@@ -406,6 +686,107 @@ mod tests {
         assert!(empty.contains("holds no policy"), "{empty}");
     }
 
+    /// The log weights after `updates` (arm, reward) of `b` from the start, each arm drawn
+    /// with the probability the bandit gives it then.
+    fn after(b: &Exp3<Policy>, updates: &[(usize, f64)]) -> (Exp3State, Vec<f64>) {
+        let mut s = b.start();
+        let mut q = Vec::new();
+        for &(arm, x) in updates {
+            b.probabilities(&s, &mut q);
+            b.update(&mut s, arm, q[arm], x);
+        }
+        (s, q)
+    }
+
+    #[test]
+    fn discounted_exp3_by_hand() {
+        // K = 2, γ = 0.2, η = 1, window 2 (each log weight kept at 1/2 per cycle).
+        let b = bandit(
+            "exp3(arms: [uniform, change], gamma: 0.2, eta: 1, forget: discount(window: 2))",
+        );
+        // Cycle 1: q = (0.5, 0.5); arm 0 earns 0.5: x̂ = 1, log weights (1, 0).
+        let (s, q) = after(&b, &[(0, 0.5)]);
+        assert_eq!(q, [0.5, 0.5]);
+        assert_eq!(s.log_weights(), [1.0, 0.0]);
+        // Cycle 2: q1 = 0.8·1/(1 + e) + 0.1; arm 1 earns 1: (1·½, 0·½ + 1/q1).
+        let (s, q) = after(&b, &[(0, 0.5), (1, 1.0)]);
+        let q1 = 0.8 / (1.0 + 1f64.exp()) + 0.1;
+        assert!((q[1] - q1).abs() < 1e-15);
+        assert!((s.log_weights()[0] - 0.5).abs() < 1e-15);
+        assert!((s.log_weights()[1] - 1.0 / q1).abs() < 1e-12);
+        assert_eq!(s.plays(), 2);
+    }
+
+    #[test]
+    fn exp3s_by_hand_in_plain_weights() {
+        // EXP3.S (Auer et al. 2002, Fig. 8) over plain weights, K = 2, γ = 0.2, α = 0.5,
+        // η = γ/K = 0.1: w_j ← w_j·exp(η·x̂_j) + (e·α/K)·Σw.
+        let b = bandit("exp3(arms: [uniform, change], gamma: 0.2, forget: share(alpha: 0.5))");
+        let updates = [(0, 1.0), (0, 0.3), (1, 0.9), (0, 0.0)];
+        let (s, _) = after(&b, &updates);
+        let mut w = [1.0f64, 1.0];
+        for (arm, x) in updates {
+            let total = w[0] + w[1];
+            let q: Vec<f64> = w.iter().map(|wj| 0.8 * wj / total + 0.1).collect();
+            let share = std::f64::consts::E * 0.5 / 2.0 * total;
+            for j in 0..2 {
+                let gain = if j == arm { 0.1 * x / q[j] } else { 0.0 };
+                w[j] = w[j] * gain.exp() + share;
+            }
+        }
+        // The state keeps ln w shifted so the smallest is 0: compare the ratio.
+        let ratio = s.log_weights()[0] - s.log_weights()[1];
+        assert!((ratio - (w[0] / w[1]).ln()).abs() < 1e-12, "{ratio} {w:?}");
+        assert!(s.log_weights().contains(&0.0));
+    }
+
+    #[test]
+    fn rate_schedules_set_gamma_as_auer() {
+        let e1 = std::f64::consts::E - 1.0;
+        let horizon = bandit("exp3(arms: [uniform, change], rate: horizon(55))");
+        let g55 = (2.0 * 2f64.ln() / (e1 * 55.0)).sqrt();
+        assert!((horizon.learning().gamma_at(2, 1) - g55).abs() < 1e-15);
+        assert_eq!(
+            horizon.learning().gamma_at(2, 1),
+            horizon.learning().gamma_at(2, 40)
+        );
+        // One update from the start: step γ/K, q = 1/2.
+        let (s, _) = after(&horizon, &[(1, 0.6)]);
+        assert!((s.log_weights()[1] - g55 / 2.0 * 0.6 / 0.5).abs() < 1e-15);
+        // Anytime: γ of the t-th cycle, min(1, √(K ln K / ((e-1) t))).
+        let any = bandit("exp3(arms: [uniform, change, weight], rate: anytime)");
+        let l = any.learning();
+        assert_eq!(l.gamma_at(3, 1), 1.0, "3 ln 3 / (e - 1) > 1");
+        let g9 = (3.0 * 3f64.ln() / (e1 * 9.0)).sqrt();
+        assert!((l.gamma_at(3, 9) - g9).abs() < 1e-15);
+        // After 8 plays the probabilities use γ of cycle 9.
+        let (s, _) = after(&any, &[(0, 1.0); 8]);
+        let mut q = Vec::new();
+        any.probabilities(&s, &mut q);
+        let w: Vec<f64> = s.log_weights().iter().map(|x| x.exp()).collect();
+        let sum: f64 = w.iter().sum();
+        assert!((q[0] - ((1.0 - g9) * w[0] / sum + g9 / 3.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn found_rewards_the_weight_found() {
+        use crate::metric::CycleMetrics;
+        let m = CycleMetrics {
+            cycle: 1,
+            change_rate: 0.5,
+            wchange_rate: 0.25,
+            ndcg: 0.1,
+            freshness: 0.2,
+            wndcg: 0.3,
+            wfreshness: 0.4,
+            newly_visited: 0.0,
+            stale: 3,
+            visited: 2,
+        };
+        assert_eq!(Reward::Found.of(&m), 0.25);
+        assert_eq!(Reward::Metric(Metric::WFreshness).of(&m), 0.4);
+    }
+
     fn with_in(dir: &std::path::Path, text: &str) -> Result<Policy, PolicyError> {
         with_policy_files_in(dir, || Policy::parse(text, &Grammar::all()))
     }
@@ -426,6 +807,10 @@ mod tests {
             "exp3(arms: [lambda-harmonic, formula(\"w - t\")], gamma: 0.5)",
             "exp3(arms: [adaptive(init: 7, min: 1, max: 28, inc: 0.25, dec: 0.5)], gamma: 1)",
             r#"exp3(arms: [formula("X / n [Reference closure]")], gamma: 0.1)"#,
+            "exp3(arms: [weight, value], gamma: 0.1, reward: found)",
+            "exp3(arms: [weight, value], gamma: 0.2, eta: 1.5, forget: discount(window: 7))",
+            "exp3(arms: [weight, change], rate: horizon(55), forget: share(alpha: 0.01), reward: wfreshness)",
+            "exp3(arms: [weight, change], rate: anytime, reward: found)",
         ] {
             let policy = Policy::parse(text, &all).unwrap();
             let written = policy.to_string();

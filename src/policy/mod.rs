@@ -97,7 +97,8 @@ mod text;
 
 pub use adaptive::{Adaptive, AdaptiveError, RawAdaptive};
 pub use bandit::{
-    draw_arm, Arm, BanditError, Exp3, Exp3State, DEFAULT_GAMMA, PRESETS as BANDIT_PRESETS,
+    draw_arm, Arm, BanditError, Exp3, Exp3State, Forget, Learning, Rate, Reward, DEFAULT_GAMMA,
+    PRESETS as BANDIT_PRESETS,
 };
 pub use baseline::Baseline;
 pub use features::Features;

@@ -8,6 +8,7 @@ use super::files::read_policy_file;
 use super::text::RawExp3;
 use super::RawAdaptive;
 use super::{Adaptive, BanditError, Baseline, Exp3, Policy, PolicyError, Predictor, RatePolicy};
+use super::{Learning, Reward};
 use crate::formula::{Closure, Formula, Grammar};
 use crate::metric::Metric;
 use serde::{Deserialize, Serialize};
@@ -91,7 +92,7 @@ impl<'de> serde::de::Visitor<'de> for WrittenPolicy {
                     .map_err(|e| A::Error::custom(format!("{path}: {e}")))
             }
             "exp3" => {
-                const FIELDS: &[&str] = &["arms", "gamma", "reward"];
+                const FIELDS: &[&str] = &["arms", "gamma", "eta", "rate", "forget", "reward"];
                 let raw = variant.struct_variant(FIELDS, Exp3Fields)?;
                 Ok(Policy::Bandit(
                     Exp3::try_from(raw).map_err(A::Error::custom)?,
@@ -112,7 +113,7 @@ impl<'de> serde::de::Visitor<'de> for Exp3Fields {
     type Value = RawExp3;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("the fields arms, gamma and reward")
+        f.write_str("the fields arms, gamma, eta, rate, forget and reward")
     }
 
     fn visit_map<M: serde::de::MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
@@ -206,6 +207,17 @@ pub(crate) enum PolicySpec {
         path: String,
         /// The model file's text.
         text: String,
+    },
+    /// A bandit that learns otherwise than EXP3, or is rewarded by [`Reward::Found`]
+    /// (docs/src/reference/bandit.md#learning). Every other bandit is written as
+    /// [`PolicySpec::Bandit`], as before this variant existed, so its files are unchanged.
+    Exp3 {
+        /// Its arms.
+        arms: Vec<ArmSpec>,
+        /// How its weights learn.
+        learning: Learning,
+        /// Its reward (`None`: the run's metric).
+        reward: Option<Reward>,
     },
 }
 
@@ -303,7 +315,7 @@ impl ArmSpec {
                 path,
                 text,
             },
-            PolicySpec::Bandit { .. } => return None,
+            PolicySpec::Bandit { .. } | PolicySpec::Exp3 { .. } => return None,
         })
     }
 }
@@ -324,13 +336,16 @@ impl TryFrom<PolicySpec> for Policy {
                 arms,
                 gamma,
                 reward,
-            } => {
-                let arms = arms
-                    .into_iter()
-                    .map(|arm| Policy::try_from(PolicySpec::try_from(arm)?))
-                    .collect::<Result<Vec<Policy>, PolicyError>>()?;
-                Policy::Bandit(Exp3::new(arms, gamma, reward)?)
-            }
+            } => Policy::Bandit(Exp3::new(
+                arm_policies(arms)?,
+                Learning::exp3(gamma),
+                reward.map(Reward::Metric),
+            )?),
+            PolicySpec::Exp3 {
+                arms,
+                learning,
+                reward,
+            } => Policy::Bandit(Exp3::new(arm_policies(arms)?, learning, reward)?),
             PolicySpec::Model { path, text } => {
                 Policy::Model(Predictor::from_text(&path, &text).map_err(PolicyError::Model)?)
             }
@@ -345,6 +360,13 @@ impl TryFrom<PolicySpec> for Policy {
             }
         })
     }
+}
+
+/// The policies of a saved bandit's arms.
+fn arm_policies(arms: Vec<ArmSpec>) -> Result<Vec<Policy>, PolicyError> {
+    arms.into_iter()
+        .map(|arm| Policy::try_from(PolicySpec::try_from(arm)?))
+        .collect()
 }
 
 impl From<Policy> for PolicySpec {
@@ -370,16 +392,32 @@ impl From<Policy> for PolicySpec {
             Policy::Adaptive(a) => PolicySpec::Adaptive(a.into()),
             Policy::Rate(r) => PolicySpec::Rate(r),
             Policy::Value => PolicySpec::Value,
-            Policy::Bandit(b) => PolicySpec::Bandit {
+            Policy::Bandit(b) => {
                 // Invariant: `Exp3::new` refuses bandits as arms.
-                arms: b
+                let arms = b
                     .arms()
                     .iter()
                     .map(|arm| ArmSpec::of(arm).expect("invariant: no arm is a bandit"))
-                    .collect(),
-                gamma: b.gamma(),
-                reward: b.reward(),
-            },
+                    .collect();
+                let learning = *b.learning();
+                match b.reward() {
+                    None if learning.is_exp3() => PolicySpec::Bandit {
+                        arms,
+                        gamma: learning.gamma,
+                        reward: None,
+                    },
+                    Some(Reward::Metric(m)) if learning.is_exp3() => PolicySpec::Bandit {
+                        arms,
+                        gamma: learning.gamma,
+                        reward: Some(m),
+                    },
+                    reward => PolicySpec::Exp3 {
+                        arms,
+                        learning,
+                        reward,
+                    },
+                }
+            }
         }
     }
 }

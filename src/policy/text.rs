@@ -4,7 +4,7 @@
 //! presets (`kab2`, `kab3`, `kab5`).
 
 use super::{Adaptive, BanditError, Baseline, Exp3, Policy, PolicyError, RatePolicy};
-use super::{BANDIT_PRESETS, DEFAULT_GAMMA};
+use super::{Forget, Learning, Rate, Reward, BANDIT_PRESETS, DEFAULT_GAMMA};
 use crate::formula::{Closure, Formula, Grammar, Terminal};
 use crate::metric::Metric;
 use serde::Deserialize;
@@ -220,24 +220,75 @@ fn identifiers(text: &str) -> String {
 pub(crate) struct RawExp3 {
     /// The arms: policies; a preset's name stands for its arms.
     pub(crate) arms: Vec<Policy>,
-    #[serde(default = "default_gamma")]
-    pub(crate) gamma: f64,
-    #[serde(default, deserialize_with = "metric")]
-    pub(crate) reward: Option<Metric>,
+    #[serde(default, deserialize_with = "number")]
+    pub(crate) gamma: Option<f64>,
+    #[serde(default, deserialize_with = "number")]
+    pub(crate) eta: Option<f64>,
+    #[serde(default, deserialize_with = "rate")]
+    pub(crate) rate: Rate,
+    #[serde(default, deserialize_with = "forget")]
+    pub(crate) forget: Forget,
+    #[serde(default, deserialize_with = "reward")]
+    pub(crate) reward: Option<Reward>,
 }
 
-fn default_gamma() -> f64 {
-    DEFAULT_GAMMA
+/// `gamma: 0.5` (not RON's `Some(0.5)`).
+fn number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    f64::deserialize(d).map(Some)
 }
 
-/// `reward: ndcg` (not RON's `Some(ndcg)`); anything else is an error listing the metrics
-/// (the reader adds where).
-fn metric<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Metric>, D::Error> {
+/// `reward: ndcg` or `reward: found` (not RON's `Some(..)`); anything else is an error
+/// listing the rewards (the reader adds where).
+fn reward<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Reward>, D::Error> {
     use serde::de::Error;
-    Metric::deserialize(d).map(Some).map_err(|_| {
-        D::Error::custom(
-            "reward: not a metric (expected changerate, ndcg, freshness, wfreshness or wndcg)",
-        )
+    /// The words `reward:` takes (a metric's, with its aliases, or `found`).
+    #[derive(Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    enum Word {
+        Found,
+        #[serde(alias = "ChangeRate")]
+        ChangeRate,
+        #[serde(alias = "NDCG")]
+        Ndcg,
+        #[serde(alias = "Freshness")]
+        Freshness,
+        #[serde(alias = "WFreshness")]
+        WFreshness,
+        #[serde(alias = "WNDCG")]
+        WNdcg,
+    }
+    let word = Word::deserialize(d).map_err(|_| D::Error::custom(REWARDS))?;
+    Ok(Some(match word {
+        Word::Found => Reward::Found,
+        Word::ChangeRate => Reward::Metric(Metric::ChangeRate),
+        Word::Ndcg => Reward::Metric(Metric::Ndcg),
+        Word::Freshness => Reward::Metric(Metric::Freshness),
+        Word::WFreshness => Reward::Metric(Metric::WFreshness),
+        Word::WNdcg => Reward::Metric(Metric::WNdcg),
+    }))
+}
+
+const REWARDS: &str =
+    "reward: not a reward (expected found, changerate, ndcg, freshness, wfreshness or wndcg)";
+
+/// `rate: fixed`, `horizon(T)` or `anytime`, with the reason when it is none of them.
+fn rate<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Rate, D::Error> {
+    use serde::de::Error;
+    Rate::deserialize(d).map_err(|e| {
+        D::Error::custom(format!(
+            "rate: expected fixed, horizon(T) with T >= 1 cycles, or anytime ({e})"
+        ))
+    })
+}
+
+/// `forget: none`, `discount(window: W)` or `share(alpha: A)`, with the reason when it is
+/// none of them.
+fn forget<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Forget, D::Error> {
+    use serde::de::Error;
+    Forget::deserialize(d).map_err(|e| {
+        D::Error::custom(format!(
+            "forget: expected none, discount(window: W) or share(alpha: A) ({e})"
+        ))
     })
 }
 
@@ -254,7 +305,16 @@ impl TryFrom<RawExp3> for Exp3<Policy> {
                 arm => arms.push(arm),
             }
         }
-        Exp3::new(arms, raw.gamma, raw.reward)
+        if raw.rate != Rate::Fixed && raw.gamma.is_some() {
+            return Err(BanditError::Schedule);
+        }
+        let learning = Learning {
+            gamma: raw.gamma.unwrap_or(DEFAULT_GAMMA),
+            eta: raw.eta,
+            rate: raw.rate,
+            forget: raw.forget,
+        };
+        Exp3::new(arms, learning, raw.reward)
     }
 }
 
@@ -269,7 +329,7 @@ impl Exp3<Policy> {
             .iter()
             .map(|a| Policy::by_name(a))
             .collect::<Option<_>>()?;
-        Exp3::new(arms, DEFAULT_GAMMA, None).ok()
+        Exp3::new(arms, Learning::default(), None).ok()
     }
 
     /// Reads `(arms: [..], gamma: .., reward: ..)`, the text after `exp3`. Names may be
@@ -291,6 +351,26 @@ impl Exp3<Policy> {
     }
 }
 
+impl fmt::Display for Learning {
+    /// The fields of `exp3(..)` that say how it learns, as they are read: `gamma: ..` (for
+    /// a fixed rate), then `eta`, `rate` and `forget` when they are not the defaults.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.rate {
+            Rate::Fixed => write!(f, "gamma: {}", self.gamma)?,
+            Rate::Horizon(t) => write!(f, "rate: horizon({t})")?,
+            Rate::Anytime => f.write_str("rate: anytime")?,
+        }
+        if let Some(eta) = self.eta {
+            write!(f, ", eta: {eta}")?;
+        }
+        match self.forget {
+            Forget::None => Ok(()),
+            Forget::Discount { window } => write!(f, ", forget: discount(window: {window})"),
+            Forget::Share { alpha } => write!(f, ", forget: share(alpha: {alpha})"),
+        }
+    }
+}
+
 impl fmt::Display for Exp3<Policy> {
     /// A preset's name, or `exp3(arms: [..], gamma: .., reward: ..)` with each arm as RON
     /// writes a policy (names as identifiers, formulas as `formula("..")`).
@@ -305,7 +385,7 @@ impl fmt::Display for Exp3<Policy> {
             }
             write!(f, "{}", arm.ron())?;
         }
-        write!(f, "], gamma: {}", self.gamma())?;
+        write!(f, "], {}", self.learning())?;
         if let Some(reward) = self.reward() {
             write!(f, ", reward: {}", reward.name())?;
         }

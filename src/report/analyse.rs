@@ -14,7 +14,7 @@ use crate::experiment::sweep;
 use crate::experiment::units::{self, gp_file_name, BanditRun, BaselineUnit, GpUnit, Unit};
 use crate::gp::Strategy;
 use crate::metric::{CycleMetrics, Metric};
-use crate::policy::Policy;
+use crate::policy::{Policy, Reward};
 use crate::sim::ArmChoice;
 use crate::stats::{mean, mean_ci, paired_t_test, MeanCi};
 
@@ -53,6 +53,7 @@ fn method(
         top_cycles,
         arms: Vec::new(),
         reward: None,
+        rewarded_by: None,
         arm_shares: Vec::new(),
         choices: Vec::new(),
         budgets: Vec::new(),
@@ -67,10 +68,17 @@ impl Method {
     fn with_arms(
         mut self,
         arms: Vec<String>,
-        reward: Metric,
+        (reward, metric): (Option<Reward>, Metric),
         choices: Vec<Vec<ArmChoice>>,
     ) -> Method {
-        self.reward = Some(reward);
+        self.reward = Some(match reward {
+            Some(Reward::Metric(m)) => m,
+            _ => metric,
+        });
+        self.rewarded_by = match reward {
+            Some(Reward::Found) => Some(Reward::Found.name().to_string()),
+            _ => None,
+        };
         self.arm_shares = crate::sim::arm_shares(choices.iter().flatten(), arms.len());
         self.arms = arms;
         self.choices = choices;
@@ -341,11 +349,8 @@ fn bandit_methods(
                 arms.push(format!("{}/{}", c.name, strategy.name()));
             }
             let choices = runs.iter().map(|r| r.choices.clone()).collect();
-            let reward = bandit
-                .bandit()
-                .and_then(|b| b.reward())
-                .unwrap_or(c.fitness);
-            out.push(m.with_arms(arms, reward, choices));
+            let reward = bandit.bandit().and_then(|b| b.reward());
+            out.push(m.with_arms(arms, (reward, c.fitness), choices));
         }
     }
     Ok(out)
@@ -404,8 +409,7 @@ fn baseline_methods(study: &Study, units: &[BaselineUnit]) -> Vec<Method> {
                         .iter()
                         .map(|u| u.baselines[b].choices.clone())
                         .collect();
-                    let reward = bandit.reward().unwrap_or(study.sim.metric());
-                    m.with_arms(arms, reward, choices)
+                    m.with_arms(arms, (bandit.reward(), study.sim.metric()), choices)
                 }
                 None => m,
             }

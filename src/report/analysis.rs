@@ -140,9 +140,13 @@ pub struct Method {
     /// A bandit's arms (docs/src/reference/bandit.md#arms; empty for every other method).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub arms: Vec<String>,
-    /// The metric a bandit was rewarded by.
+    /// The metric a bandit is compared with its arms on: the metric it was rewarded by,
+    /// or the study's for a bandit rewarded by `found`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reward: Option<Metric>,
+    /// A bandit rewarded otherwise than by a metric: the reward's name (`found`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewarded_by: Option<String>,
     /// The share of all test cycles in which each arm was drawn.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub arm_shares: Vec<f64>,

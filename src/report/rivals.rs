@@ -125,6 +125,7 @@ mod tests {
                 let cycle = CycleMetrics {
                     cycle: 1,
                     change_rate: 0.0,
+                    wchange_rate: 0.0,
                     ndcg: 0.0,
                     freshness: 0.0,
                     wndcg: v,

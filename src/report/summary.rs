@@ -570,7 +570,14 @@ fn bandits(out: &mut Vec<Block>, a: &Analysis) {
         let reward = m.reward.unwrap_or_default();
         out.push(Block::heading(
             3,
-            Inline::text(format!("{} (rewarded by {})", m.name, metric_label(reward))),
+            Inline::text(match &m.rewarded_by {
+                Some(by) => format!(
+                    "{} (rewarded by {by}; compared on {})",
+                    m.name,
+                    metric_label(reward)
+                ),
+                None => format!("{} (rewarded by {})", m.name, metric_label(reward)),
+            }),
         ));
         let rows = m
             .arms

@@ -32,6 +32,42 @@ pub(crate) struct LiveBandit {
     pub(crate) settled: Option<Pending>,
 }
 
+/// A bandit as state files of versions 4 to 7 hold it: the weights without the count of
+/// cycles played (those files hold EXP3 bandits only, which do not read it: it loads as 0).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct LiveBanditV7 {
+    state: WeightsV7,
+    pending: Option<Pending>,
+}
+
+/// A bandit's log weights as versions 4 to 7 hold them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct WeightsV7 {
+    log_weights: Vec<f64>,
+}
+
+impl From<LiveBanditV7> for LiveBandit {
+    fn from(old: LiveBanditV7) -> LiveBandit {
+        LiveBandit {
+            state: Exp3State::from_parts(old.state.log_weights, 0),
+            pending: old.pending,
+            settled: None,
+        }
+    }
+}
+
+impl From<&LiveBandit> for LiveBanditV7 {
+    /// The older layout (for forging old files in tests; the count of plays is dropped).
+    fn from(live: &LiveBandit) -> LiveBanditV7 {
+        LiveBanditV7 {
+            state: WeightsV7 {
+                log_weights: live.state.log_weights().to_vec(),
+            },
+            pending: live.pending.clone(),
+        }
+    }
+}
+
 /// The batch of one cycle, until it is rewarded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Pending {

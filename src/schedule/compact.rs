@@ -31,7 +31,7 @@
 //! (`legacy.rs`): [`begin`] and [`end`].
 
 use super::attributes::{Attributes, Column, NONE};
-use super::bandit::LiveBandit;
+use super::bandit::{LiveBandit, LiveBanditV7};
 use super::ids::{Encoded, PageIds};
 use super::saved::{intern_sets, window30, Expected, SavedExtra, SavedSets, SavedStats, SetWriter};
 use super::Scheduler;
@@ -70,9 +70,28 @@ struct Head<P, B, T, C> {
     table: Vec<SavedGroup>,
 }
 
+impl<P, B, T, C> Head<P, B, T, C> {
+    /// The same head with its bandit's state converted by `f`.
+    fn map_bandit<B2>(self, f: impl FnOnce(B) -> B2) -> Head<P, B2, T, C> {
+        Head {
+            policy: self.policy,
+            seed: self.seed,
+            latest: self.latest,
+            slots: self.slots,
+            host_names: self.host_names,
+            free: self.free,
+            bandit: self.bandit.map(f),
+            attributes: self.attributes,
+            grouping: self.grouping,
+            sets: self.sets,
+            table: self.table,
+        }
+    }
+}
+
 /// The head as written (borrowing the scheduler) and as read.
 type HeadRef<'a> = Head<&'a Policy, &'a LiveBandit, &'a [String], &'a [Column]>;
-type HeadOwned = Head<Policy, LiveBandit, Vec<String>, Vec<Column>>;
+type HeadOwned<B> = Head<Policy, B, Vec<String>, Vec<Column>>;
 
 fn codec() -> impl Options {
     bincode::DefaultOptions::new().reject_trailing_bytes()
@@ -134,13 +153,20 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned + 'static> Sche
         self.ids.write(out).map_err(|e| e.to_string())
     }
 
-    /// The scheduler of the version 7 payload `bytes[payload]`, every invariant checked.
+    /// The scheduler of the compact payload `bytes[payload]` of a file of `version` (7 or
+    /// 8: version 7 holds a bandit without its count of plays), every invariant checked.
     /// From a file read whole (`Cow::Owned`), the ids stay in it, not copied.
     pub(super) fn from_compact(
+        version: u32,
         bytes: Cow<'_, [u8]>,
         payload: Range<usize>,
     ) -> Result<Scheduler<K>, String> {
-        let (head, head_len) = split_head(&bytes[payload.clone()])?;
+        let (head, head_len) = if version == 7 {
+            let (head, len) = split_head::<LiveBanditV7>(&bytes[payload.clone()])?;
+            (head.map_bandit(LiveBandit::from), len)
+        } else {
+            split_head::<LiveBandit>(&bytes[payload.clone()])?
+        };
         let slots = head.slots as usize;
         let mut s = begin(
             head.policy,
@@ -297,7 +323,7 @@ fn put_u64s(out: &mut Vec<u8>, values: impl ExactSizeIterator<Item = u64>) {
 }
 
 /// The head of a version 7 payload and its length.
-fn split_head(payload: &[u8]) -> Result<(HeadOwned, usize), String> {
+fn split_head<B: DeserializeOwned>(payload: &[u8]) -> Result<(HeadOwned<B>, usize), String> {
     let short = || "truncated: the head's length is missing".to_string();
     let length = u64::from_le_bytes(
         payload
@@ -313,7 +339,7 @@ fn split_head(payload: &[u8]) -> Result<(HeadOwned, usize), String> {
             rest.len()
         ));
     }
-    let head: HeadOwned = codec()
+    let head: HeadOwned<B> = codec()
         .with_limit(length)
         .deserialize(&rest[..length as usize])
         .map_err(|e| format!("cannot decode the head ({e})"))?;

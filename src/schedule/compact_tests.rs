@@ -52,11 +52,13 @@ fn comparable(s: &Scheduler, page: &str) -> Option<(PageStats, Vec<u32>)> {
 
 const FORMULA: &str = "w * MLE * t / (HR + 0.1) + n7 - X7 * tc + GR * n30 - X30";
 
-/// Where the columns of a version 7 file start: (entries, hosts, weights, ends, ids, slots).
+/// Where the columns of a version 8 file start: (entries, hosts, weights, ends, ids, slots).
 fn layout(bytes: &[u8]) -> (usize, usize, usize, usize, usize, usize) {
     let payload = 20;
     let head_len = u64::from_le_bytes(bytes[payload..payload + 8].try_into().unwrap()) as usize;
-    let (head, _) = split_head(&bytes[payload..bytes.len() - 4]).unwrap();
+    let (head, _) =
+        split_head::<crate::schedule::bandit::LiveBandit>(&bytes[payload..bytes.len() - 4])
+            .unwrap();
     let slots = head.slots as usize;
     let entries = payload + 8 + head_len;
     let hosts = entries + 4 * slots;
@@ -94,7 +96,7 @@ fn each_state_is_saved_once_and_a_page_takes_24_bytes_besides_its_id() {
     }
     let bytes = s.to_bytes().unwrap();
     assert_eq!(&bytes[..8], &MAGIC);
-    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 7);
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 8);
     let (_, _, _, _, ids, slots) = layout(&bytes);
     assert_eq!(slots, 10_000);
     // Six distinct states: the head is small, the rest is columns and ids (11 bytes each).
@@ -323,4 +325,47 @@ fn version_6_files_load_and_save_as_version_7() {
     assert_eq!(u32::from_le_bytes(v6[8..12].try_into().unwrap()), 6);
     let back: Scheduler = Scheduler::from_bytes(&v6, "old").unwrap();
     assert_eq!(back.to_bytes().unwrap(), s.to_bytes().unwrap());
+}
+
+/// A version 7 file held a bandit's weights without its count of plays: it still loads (as
+/// 0 plays: version 7 held EXP3 bandits only, which do not read it) and ranks as before.
+#[test]
+fn version_7_bandit_states_still_load() {
+    use crate::schedule::bandit::{LiveBandit, LiveBanditV7};
+    let kab3 = Policy::parse("kab3", &Grammar::all()).unwrap();
+    let mut s: Scheduler = Scheduler::new(kab3).with_seed(4);
+    for i in 0..20 {
+        s.add_weighted(format!("p{i}"), Some("h.org"), 1.0 + i as f64)
+            .unwrap();
+    }
+    for d in 1..=6u32 {
+        let batch = s.next_batch(d, 5).unwrap();
+        for page in batch {
+            s.observe(page.as_str(), d, d % 2 == 0).unwrap();
+        }
+    }
+    let v8 = s.to_bytes().unwrap();
+    // The same state in the version 7 layout: the head with the older bandit record.
+    let payload = &v8[20..v8.len() - 4];
+    let (head, head_len) = split_head::<LiveBandit>(payload).unwrap();
+    let old = bincode::DefaultOptions::new()
+        .serialize(&head.map_bandit(|b| LiveBanditV7::from(&b)))
+        .unwrap();
+    let mut body = (old.len() as u64).to_le_bytes().to_vec();
+    body.extend_from_slice(&old);
+    body.extend_from_slice(&payload[8 + head_len..]);
+    let mut v7 = MAGIC.to_vec();
+    v7.extend_from_slice(&7u32.to_le_bytes());
+    v7.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    v7.extend_from_slice(&body);
+    v7.extend_from_slice(&crc32fast::hash(&v7).to_le_bytes());
+    let mut back = Scheduler::<String>::from_bytes(&v7, "old.state").unwrap();
+    let (weights, plays) = {
+        let live = back.bandit.as_ref().unwrap();
+        (live.state.log_weights().to_vec(), live.state.plays())
+    };
+    let live = s.bandit.as_ref().unwrap();
+    assert_eq!(weights, live.state.log_weights());
+    assert_eq!((plays, live.state.plays()), (0, 5));
+    assert_eq!(back.next_batch(7, 5).unwrap(), s.next_batch(7, 5).unwrap());
 }

@@ -26,7 +26,7 @@
 //! version 7 file of the same state gives, and saving it writes version 7.
 
 use super::attributes::{Column, NONE};
-use super::bandit::LiveBandit;
+use super::bandit::{LiveBandit, LiveBanditV7};
 use super::compact::{begin, checked_memory, end, free_flags};
 use super::saved::{intern_sets, window30, Expected, SavedExtra, SavedSets, SavedStats};
 use super::Scheduler;
@@ -56,7 +56,7 @@ pub(super) struct SavedRef<'a, K> {
     pub(super) extra: Vec<SavedExtra>,
     pub(super) weights: &'a [f64],
     pub(super) sets: SavedSets,
-    pub(super) bandit: Option<&'a LiveBandit>,
+    pub(super) bandit: Option<LiveBanditV7>,
     pub(super) windows: Vec<[u32; 2]>,
     pub(super) attributes: &'a [Column],
     pub(super) grouping: Option<u32>,
@@ -95,7 +95,7 @@ struct SavedV3<K> {
 #[derive(Deserialize)]
 struct SavedV4<K> {
     v3: SavedV3<K>,
-    bandit: Option<LiveBandit>,
+    bandit: Option<LiveBanditV7>,
 }
 
 /// A version 5 state: version 4 and the 30-cycle windows of a learned model's policy.
@@ -152,7 +152,7 @@ impl<K> Saved<K> {
             base: v4.v3.v2.base,
             memory: v4.v3.v2.memory,
             section8: Some(v4.v3.section8),
-            bandit: v4.bandit,
+            bandit: v4.bandit.map(LiveBandit::from),
             windows,
             attributes,
             grouping,
@@ -216,7 +216,7 @@ fn decode<K: DeserializeOwned>(
                 base: v3.v2.base,
                 memory: v3.v2.memory,
                 section8: Some(v3.section8),
-                bandit,
+                bandit: bandit.map(LiveBandit::from),
                 windows: Vec::new(),
                 attributes: Vec::new(),
                 grouping: None,
@@ -495,7 +495,7 @@ where
         extra,
         weights: &s.weight_of,
         sets: sets.finish(),
-        bandit: s.bandit.as_ref(),
+        bandit: s.bandit.as_ref().map(LiveBanditV7::from),
         windows,
         attributes: s.attributes.columns(),
         grouping: s.grouping.map(|c| c as u32),

@@ -9,7 +9,8 @@ use super::groups::Groups;
 use super::ids::PageIds;
 use super::ScheduleError;
 use crate::metric::Metric;
-use crate::policy::{Histories, PageState, PageStats, Policy, ScoreBuffers, Surroundings, Track};
+use crate::policy::{Histories, PageState, PageStats, Policy, Reward, ScoreBuffers};
+use crate::policy::{Surroundings, Track};
 use crate::sim::Systematic;
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
@@ -153,8 +154,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
     /// change rate (or name no reward metric), the one a crawler observes.
     pub fn check_policy(policy: &Policy) -> Result<(), ScheduleError> {
         match policy.bandit().and_then(|b| b.reward()) {
-            Some(metric) if metric != Metric::ChangeRate => {
-                Err(ScheduleError::Reward(metric.name()))
+            Some(reward) if reward != Reward::Metric(Metric::ChangeRate) => {
+                Err(ScheduleError::Reward(reward.name()))
             }
             _ => Ok(()),
         }

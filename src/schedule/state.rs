@@ -11,12 +11,13 @@
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `\x89FGPSCH\n` |
-//! | 4 | format version, little-endian (`7`; versions `1` to `6` are read too) |
+//! | 4 | format version, little-endian (`8`; versions `1` to `7` are read too) |
 //! | 8 | payload length, little-endian |
 //! | n | payload |
 //! | 4 | CRC-32 of every byte before it; the file ends here |
 //!
-//! The payload of version 7, the one written, is compact and columnar (`compact.rs`):
+//! The payload of version 8, the one written (and of version 7, which held a bandit's
+//! weights without the count of cycles it played), is compact and columnar (`compact.rs`):
 //! each distinct page state once, then per slot its state's index, host, weight and the
 //! end of its id, then the ids; about 24 bytes per page besides its id, read with no
 //! allocation per page, the ids decoded only when a page is looked up by id. Versions 1
@@ -63,8 +64,9 @@ use std::path::Path;
 
 /// The first 8 bytes of every state file.
 pub(crate) const MAGIC: [u8; 8] = *b"\x89FGPSCH\n";
-/// The format version this build writes (it also reads versions 1 to 6: `legacy.rs`).
-pub(crate) const VERSION: u32 = 7;
+/// The format version this build writes (it also reads version 7, whose bandits lack the
+/// count of plays, and versions 1 to 6: `legacy.rs`).
+pub(crate) const VERSION: u32 = 8;
 
 const HEADER: usize = 8 + 4 + 8;
 const TRAILER: usize = 4;
@@ -169,7 +171,7 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned + 'static> Sche
         }
         let payload = HEADER..body.len();
         match version {
-            VERSION => Scheduler::from_compact(bytes, payload),
+            7.. => Scheduler::from_compact(version, bytes, payload),
             _ => Scheduler::from_legacy(version, &bytes[payload]),
         }
         .map_err(bad)

@@ -63,8 +63,8 @@ fn damaged_files_are_clear_errors() {
     flipped[30] ^= 0x10;
     assert!(reason(&flipped).contains("checksum"));
     let mut version = bytes.clone();
-    version[8] = 8;
-    assert!(reason(&version).contains("version 8"));
+    version[8] = 9;
+    assert!(reason(&version).contains("version 9"));
     // A consistent checksum over an inconsistent state is still refused.
     let policy = Policy::Baseline(Baseline::Age);
     let saved = SavedRef::<String> {

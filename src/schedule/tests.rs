@@ -589,6 +589,10 @@ fn bandit_rules() -> Vec<Policy> {
         "kab5".to_string(),
         "exp3(arms: [kab3], gamma: 0.3, reward: changerate)".to_string(),
         format!("exp3(arms: [nutch, lambda, formula({EXTENDED:?})], gamma: 0.5)"),
+        // The learning rules (docs/src/reference/bandit.md#learning); `anytime` reads the
+        // count of plays, which a restart must keep.
+        "exp3(arms: [weight, change], rate: anytime, forget: discount(window: 3))".to_string(),
+        "exp3(arms: [kab3], eta: 0.8, forget: share(alpha: 0.1), reward: changerate)".to_string(),
     ]
     .iter()
     .map(|text| Policy::parse(text, &extended).unwrap())

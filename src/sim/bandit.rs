@@ -5,7 +5,7 @@
 //! and the [`ArmChoice`] each scored cycle records in the [`Outcome`](super::Outcome).
 
 use crate::metric::{CycleMetrics, Metric};
-use crate::policy::{draw_arm, Exp3State, Policy};
+use crate::policy::{draw_arm, Exp3State, Policy, Reward};
 use serde::{Deserialize, Serialize};
 
 /// One scored cycle of a bandit: the arm drawn, every arm's probability, and the reward.
@@ -17,7 +17,7 @@ pub struct ArmChoice {
     pub arm: usize,
     /// Every arm's probability in that cycle.
     pub q: Vec<f64>,
-    /// The reward the arm earned (the cycle's value of the reward metric).
+    /// The reward the arm earned (the cycle's value of the bandit's reward).
     pub reward: f64,
 }
 
@@ -53,7 +53,7 @@ struct Running {
     state: Exp3State,
     q: Vec<f64>,
     seed: u64,
-    reward: Metric,
+    reward: Reward,
     /// The arm drawn for the cycle scored last (until it is rewarded).
     drawn: Option<usize>,
 }
@@ -67,7 +67,7 @@ impl<'p> Chooser<'p> {
                 state: b.start(),
                 q: Vec::new(),
                 seed,
-                reward: b.reward().unwrap_or(metric),
+                reward: b.reward().unwrap_or(Reward::Metric(metric)),
                 drawn: None,
             }),
             _ => None,

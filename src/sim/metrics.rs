@@ -71,6 +71,10 @@ pub(crate) struct WeightedTally {
     pub(crate) fresh: f64,
     /// Σ of all weights.
     pub(crate) total: f64,
+    /// Σ w over the stale visited pages, in rank order.
+    pub(crate) found: f64,
+    /// [`Period::top_weight`](super::Period::top_weight) of the budget.
+    pub(crate) top: f64,
 }
 
 impl WeightedTally {
@@ -81,6 +85,8 @@ impl WeightedTally {
         ideal_dcg: f64::NAN,
         fresh: f64::NAN,
         total: f64::NAN,
+        found: f64::NAN,
+        top: f64::NAN,
     };
 }
 
@@ -165,8 +171,9 @@ impl Tally {
         let k = k as f64;
         let ndcg = ratio_or_zero(self.dcg, self.ideal_dcg);
         let freshness = (self.pages - self.stale_after) as f64 / self.pages as f64;
-        let (wndcg, wfreshness) = match &self.weighted {
-            None => (ndcg, freshness),
+        let change_rate = self.found as f64 / k;
+        let (wndcg, wfreshness, wchange_rate) = match &self.weighted {
+            None => (ndcg, freshness, change_rate),
             Some(w) => (
                 ratio_or_zero(w.dcg, w.ideal_dcg),
                 if w.total == 0.0 {
@@ -174,11 +181,13 @@ impl Tally {
                 } else {
                     w.fresh / w.total
                 },
+                ratio_or_zero(w.found, w.top),
             ),
         };
         CycleMetrics {
             cycle: self.cycle,
-            change_rate: self.found as f64 / k,
+            change_rate,
+            wchange_rate,
             ndcg,
             freshness,
             wndcg,

@@ -104,7 +104,7 @@ pub(crate) fn run_traced(
         };
         let metrics = weighed(
             (tally, k),
-            counted.dcg_w,
+            (counted.dcg_w, counted.found_w),
             &stale,
             &mut stale_weights,
             period,
@@ -118,11 +118,11 @@ pub(crate) fn run_traced(
 }
 
 /// `tally` with its weighted sums when the period has weights: the chosen stale pages'
-/// weighted DCG `dcg_w`, the ideal one over `stale_weights` (the weights of the pages
+/// weighted DCG `dcg_w` and weight `found_w`, the ideal one over `stale_weights` (the weights of the pages
 /// stale before the visits; the top `k`), the fresh weight after them.
 fn weighed(
     (mut tally, k): (Tally, usize),
-    dcg_w: f64,
+    (dcg_w, found_w): (f64, f64),
     stale: &[bool],
     stale_weights: &mut [f64],
     period: &Period,
@@ -134,6 +134,8 @@ fn weighed(
         ideal_dcg: weighted_ideal(stale_weights, m, ideal),
         fresh: fresh_weight(stale, weights),
         total: period.total_weight(),
+        found: found_w,
+        top: period.top_weight(k),
     });
     tally
 }
@@ -246,6 +248,7 @@ struct Found {
     found: usize,
     dcg: f64,
     dcg_w: f64,
+    found_w: f64,
     newly: usize,
 }
 
@@ -262,6 +265,7 @@ fn found(
         found: 0,
         dcg: 0.0,
         dcg_w: 0.0,
+        found_w: 0.0,
         newly: 0,
     };
     for (i, &p) in chosen.iter().enumerate() {
@@ -269,6 +273,7 @@ fn found(
             f.found += 1;
             f.dcg += discount(i + 1);
             f.dcg_w += period.weight(p) * discount(i + 1);
+            f.found_w += period.weight(p);
         }
         if state[p as usize].stats.last_visit as usize <= warmup {
             f.newly += 1;

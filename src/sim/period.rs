@@ -197,6 +197,15 @@ impl Period {
         &self.by_weight
     }
 
+    /// Σ of the `k` largest weights, added in descending order (`k` without weights): the
+    /// most any `k` visits can weigh (docs/src/reference/metrics.md#weighted-change-rate).
+    pub(crate) fn top_weight(&self, k: usize) -> f64 {
+        match &self.weights {
+            None => k as f64,
+            Some(w) => self.by_weight.iter().take(k).map(|&p| w[p as usize]).sum(),
+        }
+    }
+
     /// Σ of the weights of all pages (summed in the simulators' order of the fresh
     /// pages' weights, four interleaved lanes: with every page fresh, WFreshness is 1).
     pub fn total_weight(&self) -> f64 {

@@ -18,6 +18,8 @@ pub(super) struct Chosen {
     /// Σ w·g(rank) over the stale pages chosen (docs/src/reference/metrics.md#wndcg), with
     /// weights; read only when the walk tallies weights ([`Walk::weighted`]).
     dcg_w: f64,
+    /// Σ w over the stale pages chosen, in rank order (read as `dcg_w` is).
+    found_w: f64,
 }
 
 impl Chosen {
@@ -27,6 +29,7 @@ impl Chosen {
         self.found += 1;
         self.dcg += discounts.of(rank);
         self.dcg_w += weight * discounts.of(rank);
+        self.found_w += weight;
     }
 
     /// Counts a stale page at `rank` in a walk that tallies no weights (`dcg_w` left).
@@ -87,6 +90,8 @@ pub(super) fn cycle_tally(
             ideal_dcg: ideal,
             fresh: fresh_weight(stale, weights),
             total: period.total_weight(),
+            found: chosen.found_w,
+            top: period.top_weight(k),
         },
         None => WeightedTally::NOT_TALLIED,
     });

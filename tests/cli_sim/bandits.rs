@@ -120,9 +120,25 @@ fn bandits_run_from_the_command_line() {
         ("exp3(arms: [uniform], gamma: 0)", "gamma must be in (0, 1]"),
         (
             "exp3(arms: [uniform], reward: clicks)",
-            "reward: not a metric",
+            "reward: not a reward (expected found",
         ),
         ("exp3(arms: [nutch, stormcrawler])", "one such arm"),
+        (
+            "exp3(arms: [uniform, weight], forget: discount(window: 0))",
+            "discount(window: W) needs W >= 1",
+        ),
+        (
+            "exp3(arms: [uniform, weight], rate: horizon(0))",
+            "horizon(T) needs T >= 1",
+        ),
+        (
+            "exp3(arms: [uniform, weight], rate: weekly)",
+            "rate: expected fixed, horizon(T)",
+        ),
+        (
+            "exp3(arms: [uniform, weight], gamma: 0.3, rate: anytime)",
+            "set by the rate schedule",
+        ),
     ] {
         fails_with(&["simulate", "--data", SAMPLE, "--policy", bad], says);
     }

@@ -8,7 +8,7 @@ use crate::progress::Progress;
 use anyhow::Result;
 use freshgp::experiment::baselines;
 use freshgp::metric::Metric;
-use freshgp::policy::Policy;
+use freshgp::policy::{Policy, Reward};
 use serde_json::json;
 use std::io::Write as _;
 
@@ -73,7 +73,7 @@ pub fn run(args: Args) -> Result<()> {
                     json!({
                         "arms": arms,
                         "gamma": bandit.gamma(),
-                        "reward": bandit.reward().unwrap_or(config.metric()).name(),
+                        "reward": bandit.reward().unwrap_or(Reward::Metric(config.metric())).name(),
                         "shares": r.arm_shares(),
                         "choices": r.choices,
                     }),
@@ -153,7 +153,10 @@ fn print_arm_shares(
             "{}: arms drawn in {} of the cycles (rewarded by {})",
             r.policy.label(),
             shares.join(", "),
-            bandit.reward().unwrap_or(run_metric).title()
+            bandit
+                .reward()
+                .unwrap_or(Reward::Metric(run_metric))
+                .title()
         )?;
     }
     Ok(())

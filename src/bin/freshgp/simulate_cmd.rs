@@ -6,7 +6,7 @@ use clap::ValueEnum;
 use freshgp::data::split::Split;
 use freshgp::data::stats::count;
 use freshgp::metric::Metric;
-use freshgp::policy::{Exp3, Policy};
+use freshgp::policy::{Exp3, Policy, Reward};
 use freshgp::sim::{arm_shares, Outcome, Period, Simulator};
 use serde_json::json;
 use std::io::Write;
@@ -117,7 +117,7 @@ fn bandit_json(bandit: &Exp3<Policy>, outcome: &Outcome, run_metric: Metric) -> 
     json!({
         "arms": arms,
         "gamma": bandit.gamma(),
-        "reward": bandit.reward().unwrap_or(run_metric).name(),
+        "reward": bandit.reward().unwrap_or(Reward::Metric(run_metric)).name(),
         "shares": arm_shares(&outcome.choices, arms.len()),
         "choices": outcome.choices,
     })
@@ -131,12 +131,12 @@ fn print_choices(
     outcome: &Outcome,
     run_metric: Metric,
 ) -> Result<()> {
-    let reward = bandit.reward().unwrap_or(run_metric);
+    let reward = bandit.reward().unwrap_or(Reward::Metric(run_metric));
     writeln!(
         stdout,
-        "\nbandit: {} arms, gamma {}, rewarded by {}",
+        "\nbandit: {} arms, {}, rewarded by {}",
         bandit.arms().len(),
-        bandit.gamma(),
+        bandit.learning(),
         reward.title()
     )?;
     write!(stdout, "{:>5} {:>4} {:>8}", "cycle", "arm", "reward")?;

@@ -4,6 +4,7 @@
 
 use super::metadata::Metadata;
 use super::params::{PromotionParams, SynthParams};
+use super::regimes::RateChange;
 use super::streams::rand_distr_lite::{lognormal, standard_normal};
 use super::streams::{host_stream, BITS_STREAMS, PROMOTION_STREAMS};
 use super::weights::page_weights;
@@ -34,20 +35,29 @@ pub fn generate(params: &SynthParams, seed: u64) -> Result<Dataset, DataError> {
     let sizes = host_sizes(params, seed);
     let words = params.days.div_ceil(64);
     let metadata = Metadata::new(&params.metadata, seed);
+    let calendar = Calendar::of(params);
     let hosts: Vec<(HostOutput, _)> = sizes
         .par_iter()
         .enumerate()
         .map(|(h, &size)| {
             let meta = metadata.host(h, size);
-            (host_rows(params, seed, h, &meta.factors, words), meta)
+            let host = HostIn {
+                h,
+                factors: &meta.factors,
+                words,
+                calendar: &calendar,
+            };
+            (host_rows(params, seed, host), meta)
         })
         .collect();
     let mut bits = Vec::with_capacity(params.pages * words);
     let mut rates = Vec::with_capacity(params.pages);
+    let mut featured = Vec::new();
     let mut metas = Vec::with_capacity(hosts.len());
     for (host, meta) in hosts {
         bits.extend_from_slice(&host.rows);
         rates.extend_from_slice(&host.rates);
+        featured.extend_from_slice(&host.featured);
         metas.push(meta);
     }
     let unknown = vec![0; bits.len()];
@@ -69,7 +79,11 @@ pub fn generate(params: &SynthParams, seed: u64) -> Result<Dataset, DataError> {
         (0..sizes.len()).map(|h| format!("h{h}.example")).collect(),
     );
     if let Some(w) = &params.weights {
-        d.set_weights(page_weights(w, seed, &sizes, &rates));
+        let mut weights = page_weights(w, seed, &sizes, &rates);
+        if let Some(r) = &params.regimes {
+            r.reweigh(&mut weights, &featured);
+        }
+        d.set_weights(weights);
     }
     if !params.metadata.is_empty() {
         d.set_attributes(metadata.attributes(&mut metas, params.pages));
@@ -77,11 +91,39 @@ pub fn generate(params: &SynthParams, seed: u64) -> Result<Dataset, DataError> {
     Ok(d)
 }
 
-/// The rows of one host and the change rate λ of each of its pages (0 for static pages,
-/// before weekday, bursts and promotions).
+/// The rows of one host, the change rate λ of each of its pages (0 for static pages,
+/// before weekday, bursts, regimes and promotions) and which are featured (empty without
+/// regimes).
 struct HostOutput {
     rows: Vec<u64>,
     rates: Vec<f64>,
+    featured: Vec<bool>,
+}
+
+/// The rate change of each day under the regimes (docs/src/reference/data.md#regimes), for
+/// featured pages and the others; empty without a `regimes` section.
+struct Calendar {
+    featured: Vec<RateChange>,
+    others: Vec<RateChange>,
+}
+
+impl Calendar {
+    fn of(params: &SynthParams) -> Calendar {
+        let (featured, others) = match &params.regimes {
+            Some(r) => r.calendar(params.days),
+            None => (Vec::new(), Vec::new()),
+        };
+        Calendar { featured, others }
+    }
+}
+
+/// What one host's rows are drawn for: its index, one metadata rate multiplier per page,
+/// the words of a row, the regimes' calendar.
+struct HostIn<'a> {
+    h: usize,
+    factors: &'a [f64],
+    words: usize,
+    calendar: &'a Calendar,
 }
 
 /// A page's fixed traits: static or not, its rate, its class.
@@ -135,16 +177,20 @@ fn page_traits(
     }
 }
 
-/// The rows of host `h`, one page per entry of `factors` (each page's metadata rate
-/// multiplier), from its own random streams.
-fn host_rows(
-    params: &SynthParams,
-    seed: u64,
-    h: usize,
-    factors: &[f64],
-    words: usize,
-) -> HostOutput {
+/// The rows of host `host.h`, one page per entry of `host.factors` (each page's metadata
+/// rate multiplier), from its own random streams.
+fn host_rows(params: &SynthParams, seed: u64, host: HostIn) -> HostOutput {
+    let HostIn {
+        h,
+        factors,
+        words,
+        calendar,
+    } = host;
     let size = factors.len();
+    let featured = params
+        .regimes
+        .as_ref()
+        .map_or_else(Vec::new, |r| r.featured_pages(seed, h, size));
     let mut rng = host_stream(seed, BITS_STREAMS, h);
     let hp = &params.hosts;
     let activity = lognormal(
@@ -162,6 +208,7 @@ fn host_rows(
     let mut out = HostOutput {
         rows: vec![0u64; size * words],
         rates: Vec::with_capacity(size),
+        featured: Vec::new(),
     };
     for (p, &factor) in factors.iter().enumerate() {
         let page = page_traits(params, activity, factor, &mut rng);
@@ -169,23 +216,46 @@ fn host_rows(
         if let Some(pr) = &mut promotions {
             pr.page_days(&mut promoted);
         }
+        let regime: &[RateChange] = match featured.get(p) {
+            Some(true) => &calendar.featured,
+            Some(false) => &calendar.others,
+            None => &[],
+        };
         let row = &mut out.rows[p * words..(p + 1) * words];
-        page_days(params, &page, &events, &promoted, &mut rng, row);
+        let days = Days {
+            events: &events,
+            promoted: &promoted,
+            regime,
+        };
+        page_days(params, &page, days, &mut rng, row);
     }
+    out.featured = featured;
     out
 }
 
-/// Draws page `page`'s days into `row`: its burst/dormancy chain, weekday, promotions
-/// (`promoted[k]`: day k+1 is in a promotion the page takes part in), persistence and host
-/// events, from the host's bits stream.
+/// A page's calendar: host events, the days it is promoted, its regime's rate change per
+/// day (empty without regimes).
+struct Days<'a> {
+    events: &'a [bool],
+    promoted: &'a [bool],
+    regime: &'a [RateChange],
+}
+
+/// Draws page `page`'s days into `row`: its burst/dormancy chain, regimes, weekday,
+/// promotions (`promoted[k]`: day k+1 is in a promotion the page takes part in),
+/// persistence and host events, from the host's bits stream.
 fn page_days(
     params: &SynthParams,
     page: &PageTraits,
-    events: &[bool],
-    promoted: &[bool],
+    days: Days,
     rng: &mut rand_pcg::Pcg64,
     row: &mut [u64],
 ) {
+    let Days {
+        events,
+        promoted,
+        regime,
+    } = days;
     let (b, dm) = (&params.bursts, &params.dormancy);
     // Stationary distribution of the normal/burst/dormant chain.
     let (wb, wd) = (b.start * b.mean_days, dm.start * dm.mean_days);
@@ -208,6 +278,9 @@ fn page_days(
             2 => 0.0,
             _ => page.lambda,
         };
+        if let (Some(change), false) = (regime.get(k), state == 2) {
+            base = change.apply(base, page.is_static);
+        }
         if promoted[k] {
             if let Some(pr) = &params.promotions {
                 base = base * pr.factor + pr.boost;

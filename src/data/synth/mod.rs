@@ -54,6 +54,12 @@
 //!    of the non-static pages holding them; see `src/data/synth/metadata.rs` for the
 //!    model. Without the section the pages carry no attributes and the bits are as before.
 //!
+//! 10. **Regimes** (optional section `regimes`: docs/src/reference/data.md#regimes): a
+//!     share of *featured* pages, heavier by a factor, and phases of fixed lengths,
+//!     repeated in order, each changing the rates of featured pages and of the others
+//!     (`λ·factor + boost`, after bursts and dormancy, before promotions), so that the
+//!     best crawl policy changes over time; see `src/data/synth/regimes.rs`.
+//!
 //! The optional sections default to none, so older preset files load unchanged.
 //!
 //! **Determinism:** host sizes come from one generator seeded by `seed`; each host then
@@ -78,11 +84,12 @@
 //! ```
 //!
 //! The parts: `params.rs` (the preset format), `streams.rs` (the random streams),
-//! `metadata.rs` (attributes), `weights.rs` (page weights), `generate.rs` ([`generate`]).
+//! `metadata.rs` (attributes), `regimes.rs` (regimes), `weights.rs` (page weights), `generate.rs` ([`generate`]).
 
 mod generate;
 mod metadata;
 mod params;
+mod regimes;
 mod streams;
 mod weights;
 

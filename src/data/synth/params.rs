@@ -2,6 +2,7 @@
 //! fields refused), the built-in presets, and their checks.
 
 use super::metadata::AttributeParams;
+use super::regimes::RegimeParams;
 use crate::data::DataError;
 use serde::{Deserialize, Serialize};
 
@@ -14,6 +15,10 @@ pub(crate) const PRESETS: &[(&str, &str)] = &[
     (
         "commerce",
         include_str!("../../../datasets/presets/commerce.ron"),
+    ),
+    (
+        "regimes",
+        include_str!("../../../datasets/presets/regimes.ron"),
     ),
 ];
 
@@ -49,6 +54,10 @@ pub struct SynthParams {
     /// rates: none unless given.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) metadata: Vec<AttributeParams>,
+    /// Phases in which featured pages or the others change more
+    /// (docs/src/reference/data.md#regimes): none unless given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) regimes: Option<RegimeParams>,
 }
 
 /// Host sizes and activity.
@@ -345,6 +354,11 @@ impl SynthParams {
                     "weights",
                     "sigma and host_sigma must be in 0..=5, rate_correlation in -1..=1",
                 );
+            }
+        }
+        if let Some(r) = &self.regimes {
+            if let Err(reason) = r.check() {
+                return bad("regimes", &reason);
             }
         }
         for (i, a) in self.metadata.iter().enumerate() {

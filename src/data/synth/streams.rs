@@ -1,5 +1,5 @@
 //! The generator's random streams: one PCG stream per host and purpose (change bits,
-//! promotions, weights), so that no purpose's draws move another's, and the normal and
+//! promotions, weights, regimes), so that no purpose's draws move another's, and the normal and
 //! log-normal draws (Box–Muller) they feed.
 
 /// The state seed of the change bits' PCG streams (one stream per host).
@@ -10,6 +10,9 @@ pub(super) const PROMOTION_STREAMS: u128 = 0x7072_6f6d_6f74_696f_6e73_5f73_7472_
 
 /// The state seed of the weights' streams.
 pub(super) const WEIGHT_STREAMS: u128 = 0x7765_6967_6874_735f_7374_7265_616d_7331;
+
+/// The state seed of the regimes' streams: which pages are featured.
+pub(super) const REGIME_STREAMS: u128 = 0x7265_6769_6d65_735f_7374_7265_616d_7331;
 
 /// Host `h`'s PCG stream for one purpose (`kind`, one of the `*_STREAMS` constants): the
 /// same state for every host, the host index as stream selector. Draws for weights or
