@@ -97,6 +97,14 @@ impl Reward {
         }
     }
 
+    /// The metric it is, if it is one.
+    pub fn metric(self) -> Option<Metric> {
+        match self {
+            Reward::Metric(m) => Some(m),
+            Reward::Found => None,
+        }
+    }
+
     /// Its value in the cycle of `m`.
     pub fn of(self, m: &crate::metric::CycleMetrics) -> f64 {
         match self {

@@ -400,21 +400,21 @@ impl From<Policy> for PolicySpec {
                     .map(|arm| ArmSpec::of(arm).expect("invariant: no arm is a bandit"))
                     .collect();
                 let learning = *b.learning();
-                match b.reward() {
-                    None if learning.is_exp3() => PolicySpec::Bandit {
+                // EXP3 rewarded by a metric (or the run's) as it always was written.
+                let metric_or_run = match b.reward() {
+                    None => Some(None),
+                    Some(reward) => reward.metric().map(Some),
+                };
+                match metric_or_run {
+                    Some(reward) if learning.is_exp3() => PolicySpec::Bandit {
                         arms,
                         gamma: learning.gamma,
-                        reward: None,
+                        reward,
                     },
-                    Some(Reward::Metric(m)) if learning.is_exp3() => PolicySpec::Bandit {
-                        arms,
-                        gamma: learning.gamma,
-                        reward: Some(m),
-                    },
-                    reward => PolicySpec::Exp3 {
+                    _ => PolicySpec::Exp3 {
                         arms,
                         learning,
-                        reward,
+                        reward: b.reward(),
                     },
                 }
             }

@@ -71,14 +71,10 @@ impl Method {
         (reward, metric): (Option<Reward>, Metric),
         choices: Vec<Vec<ArmChoice>>,
     ) -> Method {
-        self.reward = Some(match reward {
-            Some(Reward::Metric(m)) => m,
-            _ => metric,
-        });
-        self.rewarded_by = match reward {
-            Some(Reward::Found) => Some(Reward::Found.name().to_string()),
-            _ => None,
-        };
+        self.reward = Some(reward.and_then(Reward::metric).unwrap_or(metric));
+        self.rewarded_by = reward
+            .filter(|r| r.metric().is_none())
+            .map(|r| r.name().to_string());
         self.arm_shares = crate::sim::arm_shares(choices.iter().flatten(), arms.len());
         self.arms = arms;
         self.choices = choices;

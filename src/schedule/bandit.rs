@@ -34,14 +34,17 @@ pub(crate) struct LiveBandit {
 
 /// A bandit as state files of versions 4 to 7 hold it: the weights without the count of
 /// cycles played (those files hold EXP3 bandits only, which do not read it: it loads as 0).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// Written only by tests that forge such files.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 pub(crate) struct LiveBanditV7 {
     state: WeightsV7,
     pending: Option<Pending>,
 }
 
 /// A bandit's log weights as versions 4 to 7 hold them.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 struct WeightsV7 {
     log_weights: Vec<f64>,
 }
@@ -56,6 +59,7 @@ impl From<LiveBanditV7> for LiveBandit {
     }
 }
 
+#[cfg(test)]
 impl From<&LiveBandit> for LiveBanditV7 {
     /// The older layout (for forging old files in tests; the count of plays is dropped).
     fn from(live: &LiveBandit) -> LiveBanditV7 {

@@ -34,7 +34,7 @@ use super::metrics::{Discounts, Outcome};
 use super::rank::{score_key, tie_key, tie_salt};
 use super::rank::{sort_chunk, Ranked};
 use super::shared::Shared;
-use super::tally::{cycle_tally, stale_ideal, tallies_weights, Chosen};
+use super::tally::{cycle_tally, stale_ideal, tallies_weights, Chosen, WeightBounds};
 use super::{inclusion_scale, sample_u, settle, weight_of, SimConfig, Systematic};
 use super::{Decision, Period};
 use crate::policy::{Histories, Policy, Surroundings};
@@ -134,6 +134,7 @@ impl Flat {
         let mut outcome = Outcome::default();
         let mut chooser = Chooser::new(policy, config.seed(), config.metric());
         let tallied = tallies_weights(period, policy, unweighted);
+        let top = period.top_weight(k);
         for d in first..=period.len() {
             stale_count += self.mark_changes(period, d);
             let cycle = d as u32;
@@ -146,8 +147,10 @@ impl Flat {
                 period,
             };
             let stale_before = stale_count;
-            let ideal_w = tallied
-                .then(|| stale_ideal((&self.stale, period), stale_before.min(k), &self.discounts));
+            let bounds = tallied.then(|| WeightBounds {
+                ideal_dcg: stale_ideal((&self.stale, period), stale_before.min(k), &self.discounts),
+                top,
+            });
             let sampled = match config.decision() {
                 Decision::Sample => self.sample(&at, config.seed(), cycle),
                 Decision::TopK => None,
@@ -169,7 +172,7 @@ impl Flat {
                 (d, k, period),
                 (stale_before, stale_count),
                 &found,
-                ideal_w,
+                bounds,
                 (&self.stale, &self.discounts),
             );
             outcome.choices.extend(chooser.reward(&metrics));

@@ -1,6 +1,7 @@
 //! A scored cycle's choice as the per-cycle simulators (`fast`, `flat`) count it: what the
 //! walk chose so far ([`Chosen`]: pages taken, changes found, DCG), the ideal weighted DCG
-//! read off the pages by weight ([`stale_ideal`]), whether a run tallies weighted sums
+//! read off the pages by weight ([`stale_ideal`]) and the other bound of a cycle's weighted
+//! sums ([`WeightBounds`]), whether a run tallies weighted sums
 //! ([`tallies_weights`]), and the cycle's metrics ([`cycle_tally`]).
 
 use super::metrics::{fresh_weight, Discounts, Tally, WeightedTally};
@@ -74,24 +75,33 @@ pub(super) fn tallies_weights(period: &Period, policy: &Policy, unweighted: bool
     period.weights().is_some() && needed
 }
 
+/// What a weighted cycle's sums are divided by: the ideal weighted DCG of the cycle
+/// ([`stale_ideal`]) and the most `k` visits can weigh ([`Period::top_weight`], the same
+/// every cycle of a run: computed once per run).
+#[derive(Clone, Copy)]
+pub(super) struct WeightBounds {
+    pub(super) ideal_dcg: f64,
+    pub(super) top: f64,
+}
+
 /// Cycle `d`'s metrics from what its `chosen` pages found, the stale counts before and
-/// after the visits, and (with weights) the ideal weighted DCG from [`stale_ideal`]
-/// (`None` over a weighted period: the weighted sums were not tallied).
+/// after the visits, and (with weights) the bounds of its weighted sums (`None` over a
+/// weighted period: the weighted sums were not tallied).
 pub(super) fn cycle_tally(
     (d, k, period): (usize, usize, &Period),
     (stale_before, stale_after): (usize, usize),
     chosen: &Chosen,
-    ideal_w: Option<f64>,
+    bounds: Option<WeightBounds>,
     (stale, discounts): (&[bool], &Discounts),
 ) -> CycleMetrics {
-    let weighted = period.weights().map(|weights| match ideal_w {
-        Some(ideal) => WeightedTally {
+    let weighted = period.weights().map(|weights| match bounds {
+        Some(bounds) => WeightedTally {
             dcg: chosen.dcg_w,
-            ideal_dcg: ideal,
+            ideal_dcg: bounds.ideal_dcg,
             fresh: fresh_weight(stale, weights),
             total: period.total_weight(),
             found: chosen.found_w,
-            top: period.top_weight(k),
+            top: bounds.top,
         },
         None => WeightedTally::NOT_TALLIED,
     });

@@ -4,7 +4,7 @@
 
 use super::metadata::Metadata;
 use super::params::{PromotionParams, SynthParams};
-use super::regimes::RateChange;
+use super::regimes::{Calendar, RateChange};
 use super::streams::rand_distr_lite::{lognormal, standard_normal};
 use super::streams::{host_stream, BITS_STREAMS, PROMOTION_STREAMS};
 use super::weights::page_weights;
@@ -35,7 +35,7 @@ pub fn generate(params: &SynthParams, seed: u64) -> Result<Dataset, DataError> {
     let sizes = host_sizes(params, seed);
     let words = params.days.div_ceil(64);
     let metadata = Metadata::new(&params.metadata, seed);
-    let calendar = Calendar::of(params);
+    let calendar = Calendar::new(params.regimes.as_ref(), params.days);
     let hosts: Vec<(HostOutput, _)> = sizes
         .par_iter()
         .enumerate()
@@ -98,23 +98,6 @@ struct HostOutput {
     rows: Vec<u64>,
     rates: Vec<f64>,
     featured: Vec<bool>,
-}
-
-/// The rate change of each day under the regimes (docs/src/reference/data.md#regimes), for
-/// featured pages and the others; empty without a `regimes` section.
-struct Calendar {
-    featured: Vec<RateChange>,
-    others: Vec<RateChange>,
-}
-
-impl Calendar {
-    fn of(params: &SynthParams) -> Calendar {
-        let (featured, others) = match &params.regimes {
-            Some(r) => r.calendar(params.days),
-            None => (Vec::new(), Vec::new()),
-        };
-        Calendar { featured, others }
-    }
 }
 
 /// What one host's rows are drawn for: its index, one metadata rate multiplier per page,
@@ -216,11 +199,7 @@ fn host_rows(params: &SynthParams, seed: u64, host: HostIn) -> HostOutput {
         if let Some(pr) = &mut promotions {
             pr.page_days(&mut promoted);
         }
-        let regime: &[RateChange] = match featured.get(p) {
-            Some(true) => &calendar.featured,
-            Some(false) => &calendar.others,
-            None => &[],
-        };
+        let regime = calendar.of_page(featured.get(p).copied());
         let row = &mut out.rows[p * words..(p + 1) * words];
         let days = Days {
             events: &events,

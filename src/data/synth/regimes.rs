@@ -101,25 +101,6 @@ impl RegimeParams {
         Ok(())
     }
 
-    /// The rate change of each day `1..=days` (index d-1), for featured pages and for the
-    /// others.
-    pub(crate) fn calendar(&self, days: usize) -> (Vec<RateChange>, Vec<RateChange>) {
-        let mut featured = Vec::with_capacity(days);
-        let mut others = Vec::with_capacity(days);
-        'days: loop {
-            for p in &self.phases {
-                for _ in 0..p.days {
-                    if featured.len() == days {
-                        break 'days;
-                    }
-                    featured.push(p.featured);
-                    others.push(p.others);
-                }
-            }
-        }
-        (featured, others)
-    }
-
     /// Which of host `h`'s `size` pages are featured, from its regime stream.
     pub(crate) fn featured_pages(&self, seed: u64, h: usize, size: usize) -> Vec<bool> {
         let mut rng = host_stream(seed, REGIME_STREAMS, h);
@@ -130,6 +111,39 @@ impl RegimeParams {
     pub(crate) fn reweigh(&self, weights: &mut [f64], featured: &[bool]) {
         for (w, _) in weights.iter_mut().zip(featured).filter(|(_, &f)| f) {
             *w = round_significant(*w * self.weight_factor);
+        }
+    }
+}
+
+/// The rate change of each day (index d-1) under the regimes, for featured pages and for
+/// the others: the phases repeated in order until the last day. Empty without regimes.
+#[derive(Debug, Default)]
+pub(crate) struct Calendar {
+    featured: Vec<RateChange>,
+    others: Vec<RateChange>,
+}
+
+impl Calendar {
+    /// The calendar of `days` days under `regimes` (empty without, or without a day in
+    /// its phases, which a checked section always has).
+    pub(crate) fn new(regimes: Option<&RegimeParams>, days: usize) -> Calendar {
+        let Some(regimes) = regimes.filter(|r| r.phases.iter().any(|p| p.days > 0)) else {
+            return Calendar::default();
+        };
+        let day_by_day = regimes
+            .phases
+            .iter()
+            .flat_map(|p| std::iter::repeat_n((p.featured, p.others), p.days));
+        let (featured, others) = day_by_day.cycle().take(days).unzip();
+        Calendar { featured, others }
+    }
+
+    /// The days of a page that is featured or not (`None`: no regimes; no days).
+    pub(crate) fn of_page(&self, featured: Option<bool>) -> &[RateChange] {
+        match featured {
+            Some(true) => &self.featured,
+            Some(false) => &self.others,
+            None => &[],
         }
     }
 }
@@ -160,7 +174,8 @@ mod tests {
 
     #[test]
     fn phases_repeat_in_order_to_the_last_day() {
-        let (featured, others) = params().calendar(12);
+        let calendar = Calendar::new(Some(&params()), 12);
+        let (featured, others) = (calendar.of_page(Some(true)), calendar.of_page(Some(false)));
         let boosts: Vec<f64> = featured.iter().map(|c| c.boost).collect();
         assert_eq!(
             boosts,
@@ -168,6 +183,7 @@ mod tests {
         );
         assert_eq!(others[2].boost, 0.1);
         assert_eq!(others[0].factor, 0.5);
+        assert!(Calendar::new(None, 12).of_page(None).is_empty());
     }
 
     #[test]

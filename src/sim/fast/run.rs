@@ -7,7 +7,7 @@ use super::super::bandit::Chooser;
 use super::super::flat::Flat;
 use super::super::metrics::Outcome;
 use super::super::rank::{score_key, sort_chunk, tie_salt, Ranked, TieOrder};
-use super::super::tally::{cycle_tally, stale_ideal, tallies_weights};
+use super::super::tally::{cycle_tally, stale_ideal, tallies_weights, WeightBounds};
 use super::super::{Decision, Period, SimConfig};
 use super::choose::{sort_by_score, Walk};
 use super::groups::{Fast, Warm};
@@ -51,6 +51,7 @@ impl Fast {
         let mut outcome = Outcome::default();
         let mut chooser = Chooser::new(policy, config.seed(), config.metric());
         let tallied = tallies_weights(period, policy, self.unweighted);
+        let top = period.top_weight(k);
         outcome
             .cycles
             .reserve(period.len().saturating_sub(config.warmup()));
@@ -71,8 +72,10 @@ impl Fast {
                 weighted: tallied,
             };
             let stale_before = stale_count;
-            let ideal_w = tallied
-                .then(|| stale_ideal((&self.stale, period), stale_before.min(k), &self.discounts));
+            let bounds = tallied.then(|| WeightBounds {
+                ideal_dcg: stale_ideal((&self.stale, period), stale_before.min(k), &self.discounts),
+                top,
+            });
             let chosen = match config.decision() {
                 Decision::Sample => self
                     .sample(&walk, config.seed())
@@ -85,7 +88,7 @@ impl Fast {
                 (d, k, period),
                 (stale_before, stale_count),
                 &chosen,
-                ideal_w,
+                bounds,
                 (&self.stale, &self.discounts),
             );
             outcome.choices.extend(chooser.reward(&metrics));
