@@ -1,7 +1,7 @@
 //! Simulated page-cycles per second on histories whose pages share few states, with the
 //! policies the studies now spend their time on: formulas real GP runs evolved over the
-//! extended grammar, the same under a host cap of 2, the rate policies, a bandit and
-//! sampled decisions.
+//! extended grammar, the same under a host cap of 2, the rate policies, bandits (EXP3 and
+//! one with the learning rules) and sampled decisions.
 //!
 //! Three histories, made or read here so the bench needs no other file:
 //! - `commerce`: 100,000 offers of the `commerce` preset, one 19-cycle period (weights,
@@ -81,6 +81,18 @@ fn bench(c: &mut Criterion) {
     }
     for name in ["lambda", "lambda-harmonic", "value", "kab5"] {
         let policy = Policy::parse(name, &grammar).unwrap();
+        policies.push((name.to_string(), policy, SimConfig::paper()));
+    }
+    // A bandit over two arms as EXP3, and with the learning rules and reward of
+    // docs/src/reference/bandit.md#learning (its update is per cycle, not per page).
+    for (name, text) in [
+        ("exp3-2", "exp3(arms: [weight, value])"),
+        (
+            "exp3-2-anytime-discount-found",
+            "exp3(arms: [weight, value], rate: anytime, forget: discount(window: 7), reward: found)",
+        ),
+    ] {
+        let policy = Policy::parse(text, &grammar).unwrap();
         policies.push((name.to_string(), policy, SimConfig::paper()));
     }
     let nad = Policy::parse("NAD", &grammar).unwrap();
