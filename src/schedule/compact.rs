@@ -1,4 +1,4 @@
-//! The compact state file (format version 7): the distinct statistics once, every page as
+//! The compact state file (format version 8, and 7 read): the distinct statistics once, every page as
 //! fixed-width columns, the page ids as one buffer read only when needed.
 //!
 //! A crawler's pages mostly share statistics ([`super::groups`]), so the file lists each
@@ -101,7 +101,7 @@ fn codec() -> impl Options {
 const SLOT_BYTES: u64 = 4 + 4 + 8 + 8;
 
 impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned + 'static> Scheduler<K> {
-    /// Appends the payload of a version 7 file to `out`.
+    /// Appends the payload of a version 8 file to `out`.
     pub(super) fn compact_payload(&self, out: &mut Vec<u8>) -> Result<(), String> {
         let slots = self.group_of.len();
         let mut entry_of = vec![NONE; self.groups.slots()];
@@ -322,7 +322,7 @@ fn put_u64s(out: &mut Vec<u8>, values: impl ExactSizeIterator<Item = u64>) {
     }
 }
 
-/// The head of a version 7 payload and its length.
+/// The head of a compact payload (bandit state `B`: version 7's or 8's) and its length.
 fn split_head<B: DeserializeOwned>(payload: &[u8]) -> Result<(HeadOwned<B>, usize), String> {
     let short = || "truncated: the head's length is missing".to_string();
     let length = u64::from_le_bytes(
@@ -346,7 +346,7 @@ fn split_head<B: DeserializeOwned>(payload: &[u8]) -> Result<(HeadOwned<B>, usiz
     Ok((head, length as usize))
 }
 
-/// The per-slot columns of a version 7 payload.
+/// The per-slot columns of a compact payload (versions 7 and 8).
 struct Columns {
     entries: Vec<u32>,
     hosts: Vec<u32>,

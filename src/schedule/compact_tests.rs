@@ -1,4 +1,4 @@
-//! Tests of the compact state file (version 7): its size, its round trips, a loaded
+//! Tests of the compact state file (version 8, and 7 read): its size, its round trips, a loaded
 //! state's lazy ids, damaged columns and ids, and saves that leave an unchanged file alone.
 
 use super::*;

@@ -1,7 +1,7 @@
 //! The crawler's page ids by slot, and the index from id to slot — decoded only when
 //! something looks a page up.
 //!
-//! A scheduler loaded from a compact state file ([`super::state`], version 7) keeps its
+//! A scheduler loaded from a compact state file ([`super::state`], versions 7 and 8) keeps its
 //! ids as the file holds them, each slot's id encoded (bincode) in one buffer
 //! ([`Encoded`]): a batch needs the ids of its `k` pages only, so a crawler that asks for
 //! the next batch of ten million pages decodes a few hundred thousand ids, allocates

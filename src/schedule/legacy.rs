@@ -23,7 +23,7 @@
 //! | `grouping` | the attribute (index in `attributes`) pages are grouped by for `GR`, or none for the host | 6 |
 //!
 //! Each page is checked and indexed as it is read; the scheduler loaded is the one a
-//! version 7 file of the same state gives, and saving it writes version 7.
+//! version 8 file of the same state gives, and saving it writes version 8.
 
 use super::attributes::{Column, NONE};
 use super::bandit::{LiveBandit, LiveBanditV7};
