@@ -95,7 +95,7 @@ pub enum PolicyError {
     #[error("{0}")]
     Model(String),
     /// A word that is neither a policy's name nor a formula.
-    #[error("unknown policy `{name}`: known policies are {known}, `adaptive(init: .., min: .., max: .., inc: .., dec: ..)`, `exp3(arms: [..], gamma: .., reward: ..)`, or a formula")]
+    #[error("unknown policy `{name}`: known policies are {known}, `adaptive(init: .., min: .., max: .., inc: .., dec: ..)`, `exp3(arms: [..], gamma: .., eta: .., rate: .., forget: .., reward: ..)`, or a formula")]
     UnknownName {
         /// What was written.
         name: String,

@@ -332,7 +332,7 @@ impl Exp3<Policy> {
         Exp3::new(arms, Learning::default(), None).ok()
     }
 
-    /// Reads `(arms: [..], gamma: .., reward: ..)`, the text after `exp3`. Names may be
+    /// Reads `(arms: [..], gamma: .., eta: .., rate: .., forget: .., reward: ..)`, the text after `exp3`. Names may be
     /// written as on the command line (`lambda-harmonic`) or as RON identifiers
     /// (`lambda_harmonic`).
     pub(crate) fn parse_fields(fields: &str) -> Result<Exp3<Policy>, BanditError> {
@@ -372,7 +372,7 @@ impl fmt::Display for Learning {
 }
 
 impl fmt::Display for Exp3<Policy> {
-    /// A preset's name, or `exp3(arms: [..], gamma: .., reward: ..)` with each arm as RON
+    /// A preset's name, or `exp3(arms: [..], ..)` with each arm as RON
     /// writes a policy (names as identifiers, formulas as `formula("..")`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(name) = self.preset_name() {

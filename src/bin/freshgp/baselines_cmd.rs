@@ -26,7 +26,7 @@ pub struct Args {
     /// The policies, comma-separated: names (Rand, Age, NAD, SAD, AAD, GAD, CG, uniform,
     /// change, weight, lambda, lambda-harmonic, value, nutch, stormcrawler, kab2, kab3,
     /// kab5), "adaptive(init: .., min: .., max: .., inc: .., dec: ..)", "exp3(arms: [..],
-    /// gamma: .., reward: ..)" or formulas. Default: all the names.
+    /// gamma: .., eta: .., rate: .., forget: .., reward: ..)" or formulas. Default: all the names.
     #[arg(long, value_name = "LIST")]
     policies: Option<String>,
     /// Which cycles the test pages are simulated over: temporal (the test period, the last
