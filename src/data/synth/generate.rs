@@ -7,7 +7,7 @@ use super::params::{PromotionParams, SynthParams};
 use super::regimes::{Calendar, RateChange};
 use super::streams::rand_distr_lite::{lognormal, standard_normal};
 use super::streams::{host_stream, BITS_STREAMS, PROMOTION_STREAMS};
-use super::weights::page_weights;
+use super::weights::{page_weights, reweigh_featured};
 use crate::data::{DataError, Dataset};
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
@@ -81,7 +81,7 @@ pub fn generate(params: &SynthParams, seed: u64) -> Result<Dataset, DataError> {
     if let Some(w) = &params.weights {
         let mut weights = page_weights(w, seed, &sizes, &rates);
         if let Some(r) = &params.regimes {
-            r.reweigh(&mut weights, &featured);
+            reweigh_featured(&mut weights, &featured, r.weight_factor);
         }
         d.set_weights(weights);
     }

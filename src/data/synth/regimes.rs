@@ -8,7 +8,7 @@
 //! `(factor, boost)` for featured pages or for the others (after bursts and dormancy,
 //! before promotions and the weekday factor; a static page stays static). With a
 //! `weights` section, a featured page's weight is multiplied by `weight_factor` (and
-//! rounded to 4 significant digits again): featured pages are the important ones. So a
+//! rounded to 4 significant digits again: `weights.rs`, [`super::weights`]): featured pages are the important ones. So a
 //! phase in which featured pages change often favours crawling by importance, and one in
 //! which they are frozen while the others change favours crawling by change rate.
 //!
@@ -23,7 +23,6 @@
 //! ```
 
 use super::streams::{host_stream, REGIME_STREAMS};
-use super::weights::round_significant;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -105,13 +104,6 @@ impl RegimeParams {
     pub(crate) fn featured_pages(&self, seed: u64, h: usize, size: usize) -> Vec<bool> {
         let mut rng = host_stream(seed, REGIME_STREAMS, h);
         (0..size).map(|_| rng.gen_bool(self.featured)).collect()
-    }
-
-    /// Multiplies the weights of featured pages by `weight_factor`, rounded again.
-    pub(crate) fn reweigh(&self, weights: &mut [f64], featured: &[bool]) {
-        for (w, _) in weights.iter_mut().zip(featured).filter(|(_, &f)| f) {
-            *w = round_significant(*w * self.weight_factor);
-        }
     }
 }
 
@@ -217,14 +209,11 @@ mod tests {
     }
 
     #[test]
-    fn featured_pages_and_weights() {
+    fn featured_pages_are_seeded_and_a_share() {
         let p = params();
         let f = p.featured_pages(1, 0, 1000);
         assert_eq!(f, p.featured_pages(1, 0, 1000), "seeded");
         let share = f.iter().filter(|&&x| x).count() as f64 / 1000.0;
         assert!((share - 0.2).abs() < 0.05, "{share}");
-        let mut w = vec![1.234; 4];
-        p.reweigh(&mut w, &[true, false, true, false]);
-        assert_eq!(w, [12.34, 1.234, 12.34, 1.234]);
     }
 }

@@ -390,3 +390,10 @@ fn preset_errors_are_located() {
     let back = SynthParams::from_ron(&small(10, 10).to_ron(), "rt").unwrap();
     assert_eq!(back, small(10, 10));
 }
+
+#[test]
+fn featured_weights_are_multiplied_and_rounded_again() {
+    let mut w = vec![1.234, 1.234, 0.333_33, 2.0];
+    reweigh_featured(&mut w, &[true, false, true, false], 10.0);
+    assert_eq!(w, [12.34, 1.234, 3.333, 2.0]);
+}

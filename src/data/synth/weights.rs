@@ -50,6 +50,14 @@ pub(super) fn page_weights(
     per_host.concat()
 }
 
+/// Multiplies the weights of the `featured` pages by `factor` (a `regimes` section's
+/// `weight_factor`), rounded to 4 significant digits again.
+pub(super) fn reweigh_featured(weights: &mut [f64], featured: &[bool], factor: f64) {
+    for (w, _) in weights.iter_mut().zip(featured).filter(|(_, &f)| f) {
+        *w = round_significant(*w * factor);
+    }
+}
+
 /// `x` (finite, >= 0) rounded to 4 significant digits, so that it prints short: `n / 10^k`
 /// or `n · 10^k` with n < 10^4 and an exact power of ten is the double nearest the decimal.
 pub(super) fn round_significant(x: f64) -> f64 {
