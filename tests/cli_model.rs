@@ -107,6 +107,19 @@ fn eval_prints_and_writes_the_auc_table() {
             assert!(auc > 0.6, "{} {obs}: {auc}", r["method"]);
         }
     }
+    // The staleness table follows, in text and JSON: the stale model beats the base rate.
+    assert!(text.contains("staleness at the crawl's visits"), "{text}");
+    let stale = table["stale"]["rows"].as_array().unwrap();
+    let names: Vec<&str> = stale
+        .iter()
+        .map(|r| r["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["hazard", "poisson", "combined·stale"]);
+    let c = &stale[0]["unseen"]["calibration"];
+    assert!(
+        c["brier"].as_f64().unwrap() < c["base"].as_f64().unwrap(),
+        "{c}"
+    );
     // The same table again: refused without --force (nothing overwritten).
     let out = freshgp()
         .args(["model", "eval", "--rotations", "1", "--data"])
@@ -506,4 +519,140 @@ fn the_hint_for_p_without_a_model_names_no_missing_flag() {
         assert!(!said.contains("--model"), "{args:?}: {said}");
     }
     assert!(!state.exists());
+}
+
+/// The stale model end to end: trained and saved with its label, refused where a change
+/// model's flags or readings would misuse it, run by the requests (by quantile and
+/// directly) and, with a prior of no groups, as a policy in the simulation.
+#[test]
+fn a_stale_model_trains_and_drives_requests_and_policies() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = commerce(dir.path());
+    let model = dir.path().join("stale.json");
+    let out = freshgp()
+        .args(["model", "train", "--kind", "hazard", "--data"])
+        .arg(&data)
+        .arg("--out")
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for key in ["none", "category", "brand", "country", "host"] {
+        assert!(text.contains(&format!("prior groups {key} ")), "{text}");
+    }
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(
+        (file["version"].as_u64(), file["label"].as_str()),
+        (Some(3), Some("stale"))
+    );
+    assert_eq!(file["model"]["kind"], "hazard");
+    // A prior over groups cannot run as a policy, and the training says so.
+    if file["model"]["prior"]["key"].is_string() {
+        assert!(
+            stderr(&out).contains("not usable as a policy"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // The change label's horizon, a foreign feature, an unknown group: refused, named.
+    refuses_training(
+        &data,
+        dir.path(),
+        &["--kind", "hazard", "--horizon", "2"],
+        "--horizon 2: the horizon is the change label's",
+    );
+    refuses_training(
+        &data,
+        dir.path(),
+        &["--kind", "hazard", "--features", "freq7"],
+        "`freq7` is not a feature of the stale model",
+    );
+    refuses_training(
+        &data,
+        dir.path(),
+        &["--kind", "hazard", "--prior-group", "colour"],
+        "no page has the attribute `colour`",
+    );
+    refuses_training(
+        &data,
+        dir.path(),
+        &["--features", "since_visit"],
+        "`since_visit` is a feature of the stale model (--kind hazard)",
+    );
+    // No groups: the model runs as a policy and inside a formula's P.
+    let flat = dir.path().join("flat.json");
+    freshgp()
+        .args([
+            "model",
+            "train",
+            "--kind",
+            "hazard",
+            "--prior-group",
+            "none",
+            "--data",
+        ])
+        .arg(&data)
+        .arg("--out")
+        .arg(&flat)
+        .assert()
+        .success();
+    let flat_s = flat.to_str().unwrap();
+    let out = freshgp()
+        .args(["baselines", "--data"])
+        .arg(&data)
+        .arg("--policies")
+        .arg(format!("NAD,model:{flat_s},w * P [model {flat_s}]"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        table.lines().filter(|l| l.contains("flat.json")).count(),
+        2,
+        "{table}"
+    );
+    // Requests: `hazard` by quantile, `p:hazard` directly; `stale:hazard` compounds a
+    // staleness again and `p:combined` is no staleness: both refused with the reason.
+    let requests = |learned: &str, extra: &[&str]| {
+        freshgp()
+            .args([
+                "requests",
+                "--policies",
+                "NAD",
+                "--rotations",
+                "1",
+                "--levels",
+                "0.4",
+            ])
+            .arg("--learned")
+            .arg(learned)
+            .args(extra)
+            .arg("--data")
+            .arg(&data)
+            .output()
+            .unwrap()
+    };
+    let out = requests("hazard,p:hazard", &["--once-per-cycle"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains(" hazard ") && table.contains(" hazard·p "),
+        "{table}"
+    );
+    let out = requests("stale:hazard", &[]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("already that the page changed since the last visit"),
+        "{}",
+        stderr(&out)
+    );
+    let out = requests("p:combined", &[]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("only a model of the label `stale`"),
+        "{}",
+        stderr(&out)
+    );
 }

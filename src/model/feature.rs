@@ -23,6 +23,16 @@ pub enum Feature {
     /// code, `0 ..` the attribute's cardinality, the cardinality itself when the page lacks
     /// it: an input of the network's embeddings only ([`Network`](super::Network)).
     Category(String),
+    /// `since_visit`: cycles since the crawler's last visit (`t`; the cycle number when
+    /// none): an input of the stale model only ([`Hazard`](super::Hazard)).
+    SinceVisit,
+    /// `rate`: the page's change rate, its detected changes over the cycles up to its last
+    /// visit shrunk toward its prior mean ([`Prior::rate`](super::Prior::rate)): an input
+    /// of the stale model only.
+    Rate,
+    /// `prior`: the page's prior mean rate, its group's shrunk rate
+    /// ([`Prior::mean`](super::Prior::mean)): an input of the stale model only.
+    Prior,
 }
 
 impl Feature {
@@ -30,6 +40,12 @@ impl Feature {
     /// quantity.
     pub fn is_categorical(&self) -> bool {
         matches!(self, Feature::Category(_))
+    }
+
+    /// Whether only the stale model reads the feature (it needs the crawler's visits or
+    /// the model's prior): [`Feature::SinceVisit`], [`Feature::Rate`], [`Feature::Prior`].
+    pub fn is_stale_only(&self) -> bool {
+        matches!(self, Feature::SinceVisit | Feature::Rate | Feature::Prior)
     }
 }
 
@@ -40,6 +56,9 @@ impl fmt::Display for Feature {
             Feature::SinceChange => write!(f, "since_change"),
             Feature::Group(key) => write!(f, "group:{key}"),
             Feature::Category(key) => write!(f, "cat:{key}"),
+            Feature::SinceVisit => f.write_str("since_visit"),
+            Feature::Rate => f.write_str("rate"),
+            Feature::Prior => f.write_str("prior"),
         }
     }
 }
@@ -50,11 +69,15 @@ impl std::str::FromStr for Feature {
     fn from_str(s: &str) -> Result<Feature, ModelError> {
         let bad = || {
             ModelError::Feature(format!(
-            "unknown feature `{s}` (known: freqW for a window of W >= 1 cycles, since_change, group:KEY, cat:KEY)"
+            "unknown feature `{s}` (known: freqW for a window of W >= 1 cycles, since_change, group:KEY, cat:KEY; the stale model's since_visit, rate, prior)"
         ))
         };
-        if s == "since_change" {
-            return Ok(Feature::SinceChange);
+        match s {
+            "since_change" => return Ok(Feature::SinceChange),
+            "since_visit" => return Ok(Feature::SinceVisit),
+            "rate" => return Ok(Feature::Rate),
+            "prior" => return Ok(Feature::Prior),
+            _ => {}
         }
         let key_ok = |key: &str| key == "host" || crate::data::attributes::check_key(key).is_ok();
         if let Some(key) = s.strip_prefix("group:").filter(|k| key_ok(k)) {
@@ -166,6 +189,17 @@ impl FeatureSet {
             .map(|(j, f)| (j, f.clone()))
             .unzip();
         (FeatureSet(features), columns)
+    }
+
+    /// The stale model's default features: cycles since the last visit, the page's rate,
+    /// cycles since the last detected change, and (when `grouped`: its prior is centred on
+    /// groups) the prior mean.
+    pub fn stale(grouped: bool) -> FeatureSet {
+        let mut f = vec![Feature::SinceVisit, Feature::Rate, Feature::SinceChange];
+        if grouped {
+            f.push(Feature::Prior);
+        }
+        FeatureSet(f)
     }
 
     /// The features.

@@ -6,8 +6,9 @@
 //! (`predict::logistic`, `predict::network`); this is what reading a model file and scoring
 //! with it need, below the policies that score pages with it.
 //!
-//! Model files are version 2 since the network came; version 1 files (single features and
-//! logistic regressions) read as before.
+//! Model files are version 3 since the stale model came (they name their [`Label`]);
+//! version 2 files (the network's) and version 1 files (single features and logistic
+//! regressions) read as before, as models of [`Label::Change`].
 //!
 //! ```
 //! use freshgp::model::{Feature, Model};
@@ -22,13 +23,36 @@
 //! scales positive (a network: the shapes of [`Network::check`]); [`Model::from_json`]
 //! checks this, so a loaded model scores safely.
 
-use super::{Feature, FeatureSet, ModelError, Network};
+use super::{Feature, FeatureSet, Hazard, ModelError, Network};
 use serde::{Deserialize, Serialize};
 
 /// The format name in every model file.
 pub const FORMAT: &str = "freshgp-model";
-/// The model file version this build writes (it reads this one and version 1).
-pub const VERSION: u32 = 2;
+/// The model file version this build writes (it reads this one and versions 1 and 2).
+pub const VERSION: u32 = 3;
+
+/// The question a model was trained to answer: what its score means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Label {
+    /// Whether the page changes in the next K cycles (the file's horizon), learned under
+    /// full observability: the predictive-crawling paper's label.
+    #[default]
+    Change,
+    /// Whether the page changed since the crawler's last visit, learned from a crawl's own
+    /// visits: the stale model's ([`Hazard`]).
+    Stale,
+}
+
+impl Label {
+    /// The label's name in files and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Label::Change => "change",
+            Label::Stale => "stale",
+        }
+    }
+}
 /// A learned (or chosen) scoring of examples: higher = more likely to change.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
@@ -59,14 +83,20 @@ pub enum Model {
     /// The predictive-crawling paper's network ([`Network`]): the score is its predicted
     /// probability.
     Network(Network),
+    /// The stale model ([`Hazard`]): the score is the probability that the page changed
+    /// since the last visit.
+    Hazard(Hazard),
 }
 
-/// A model file: format, version, the label horizon K it was trained for, the model.
+/// A model file: format, version, its label (change when absent: versions 1 and 2), the
+/// label horizon K it was trained for, the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ModelFile {
     format: String,
     version: u32,
+    #[serde(default)]
+    label: Label,
     horizon: usize,
     model: Model,
 }
@@ -86,6 +116,16 @@ impl Model {
             Model::Single { feature, .. } => FeatureSet::new(vec![feature.clone()]),
             Model::Logistic { features, .. } => features.clone(),
             Model::Network(n) => n.features().clone(),
+            Model::Hazard(h) => h.features.clone(),
+        }
+    }
+
+    /// The question the model answers: [`Label::Stale`] for the stale model,
+    /// [`Label::Change`] for every other.
+    pub fn label(&self) -> Label {
+        match self {
+            Model::Hazard(_) => Label::Stale,
+            _ => Label::Change,
         }
     }
 
@@ -93,6 +133,7 @@ impl Model {
     pub fn score(&self, x: &[f64]) -> f64 {
         match self {
             Model::Network(n) => n.score(x),
+            Model::Hazard(h) => h.score(x),
             Model::Single { sign, .. } => sign * x[0],
             Model::Logistic {
                 mean,
@@ -126,6 +167,16 @@ impl Model {
         }
     }
 
+    /// The model's kind as its file names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Model::Single { .. } => "single",
+            Model::Logistic { .. } => "logistic",
+            Model::Network(_) => "network",
+            Model::Hazard(_) => "hazard",
+        }
+    }
+
     /// Checks the invariant (finite parameters, one per feature, positive scales).
     pub(crate) fn check(&self) -> Result<(), ModelError> {
         let bad = |why: &str| Err(ModelError::File(why.to_string()));
@@ -135,6 +186,15 @@ impl Model {
             }
             Model::Single { feature, .. } if feature.is_categorical() => {
                 bad("a single feature cannot be a categorical code (cat:KEY)")
+            }
+            Model::Hazard(h) => h.check().map_err(ModelError::File),
+            _ if self
+                .features()
+                .features()
+                .iter()
+                .any(Feature::is_stale_only) =>
+            {
+                bad("since_visit, rate and prior are the stale model's features")
             }
             Model::Single { .. } => Ok(()),
             Model::Network(n) => n.check().map_err(ModelError::File),
@@ -178,6 +238,7 @@ impl Model {
         let file = ModelFile {
             format: FORMAT.into(),
             version: VERSION,
+            label: self.label(),
             horizon,
             model: self.clone(),
         };
@@ -220,6 +281,20 @@ impl Model {
                 "{origin}: a network in a version 1 model file (networks came with version 2)"
             )));
         }
+        if file.version < 3 && matches!(file.model, Model::Hazard(_)) {
+            return Err(ModelError::File(format!(
+                "{origin}: a stale model in a version {} model file (stale models came with version 3)",
+                file.version
+            )));
+        }
+        if file.label != file.model.label() {
+            return Err(ModelError::File(format!(
+                "{origin}: label `{}` does not match a model of kind {} (its label is `{}`)",
+                file.label.name(),
+                file.model.kind(),
+                file.model.label().name()
+            )));
+        }
         file.model
             .check()
             .map_err(|e| ModelError::File(format!("{origin}: {e}")))?;
@@ -249,10 +324,18 @@ mod tests {
         .to_json();
         Model::from_json(&good, "m").unwrap();
         let err = |text: &str| Model::from_json(text, "m.json").unwrap_err().to_string();
-        assert!(err(&good.replace("\"version\": 2", "\"version\": 9"))
-            .contains("version 9, this build reads versions 1 to 2"));
-        // a version 1 file (before networks) still reads
-        Model::from_json(&good.replace("\"version\": 2", "\"version\": 1"), "m").unwrap();
+        assert!(err(&good.replace("\"version\": 3", "\"version\": 9"))
+            .contains("version 9, this build reads versions 1 to 3"));
+        // version 1 and 2 files (before networks, before labels) still read
+        let old = good.replace("  \"label\": \"change\",\n", "");
+        assert_ne!(old, good);
+        for v in ["1", "2"] {
+            let text = old.replace("\"version\": 3", &format!("\"version\": {v}"));
+            assert_eq!(Model::from_json(&text, "m").unwrap().label(), Label::Change);
+        }
+        assert!(err(&good.replace("\"change\"", "\"stale\""))
+            .contains("label `stale` does not match a model of kind logistic"));
+        assert!(err(&good.replace("freq7", "since_visit")).contains("the stale model's features"));
         assert!(err(&good.replace(FORMAT, "other")).contains("not a freshgp model file"));
         assert!(err(&good.replace("0.2", "-0.2")).contains("scale is not positive"));
         assert!(err(&good.replace("\"freq7\"", "\"freq7\", \"freq1\""))

@@ -12,6 +12,9 @@
 //! | `since_change` | `tc` |
 //! | `group:host` | `HR`: the host's detected changes over its visits in this run |
 //! | `group:KEY` | `GR` when the data is grouped by KEY (`--group KEY`, a study's `group:`): the group's detected changes over its visits in this run |
+//! | `since_visit` | `t` (the stale model's) |
+//! | `rate` | the stale model's posterior mean `(X + m·r₀) / (last visit + m)`, for a prior of no groups |
+//! | `prior` | r₀, for a prior of no groups |
 //!
 //! A model reads the group rate of one attribute besides the host's, and only when the
 //! run is grouped by it: the simulation keeps the totals of one grouping
@@ -23,8 +26,11 @@
 //! pages under full observability): a choice of ours, documented, as `HR` and `GR` are the
 //! simulation's rates.
 //!
+//! A stale model whose prior has groups is refused: the simulation does not know the
+//! groups' names its prior is keyed by.
+//!
 //! **Invariant:** a [`Predictor`] reads at most [`MAX_INPUTS`] features, each one of the
-//! four kinds above and at most one attribute's group rate, so [`Predictor::predict`]
+//! kinds above and at most one attribute's group rate, so [`Predictor::predict`]
 //! scores a page without allocating.
 
 use super::{PageStats, Surroundings, Track, MAX_WINDOW};
@@ -43,6 +49,12 @@ enum Input {
     SinceChange,
     HostRate,
     GroupRate,
+    /// `since_visit`: `t`.
+    SinceVisit,
+    /// `rate` under a prior centred on the global rate.
+    Rate,
+    /// `prior` under a prior centred on the global rate: that rate.
+    Prior,
 }
 
 /// A learned model reads `group:KEY` but the run is grouped by another attribute (or by
@@ -109,6 +121,15 @@ impl Predictor {
                 Feature::SinceChange => Ok(Input::SinceChange),
                 Feature::Group(key) if key == "host" => Ok(Input::HostRate),
                 Feature::Group(_) => Ok(Input::GroupRate),
+                Feature::SinceVisit => Ok(Input::SinceVisit),
+                Feature::Rate | Feature::Prior => match &model {
+                    Model::Hazard(h) if h.prior.key.is_some() => Err(format!(
+                        "model {path} reads {f}, centred on the rates of its groups by {}: the simulation does not know the groups' names (`freshgp requests --learned hazard` trains and scores on the same data, groups included; or train it with --prior-group none)",
+                        h.prior.key.as_deref().unwrap_or_default()
+                    )),
+                    _ if *f == Feature::Rate => Ok(Input::Rate),
+                    _ => Ok(Input::Prior),
+                },
                 Feature::Category(key) => Err(format!(
                     "model {path} reads cat:{key}: a model file keeps no attribute values, so codes would not mean the same in another file (train the network without cat: features, e.g. --features freq1,freq7,freq30,since_change,group:{key}; `freshgp requests --learned` trains and scores on the same data, with codes)"
                 )),
@@ -195,6 +216,8 @@ impl Predictor {
             Input::SinceChange => Some(Terminal::TC),
             Input::HostRate => Some(Terminal::HR),
             Input::GroupRate => Some(Terminal::GR),
+            Input::SinceVisit => Some(Terminal::T),
+            Input::Rate | Input::Prior => None,
         })
     }
 
@@ -210,6 +233,15 @@ impl Predictor {
                 Input::SinceChange => stats.terminal(Terminal::TC, d, hosts),
                 Input::HostRate => hosts.rate(stats),
                 Input::GroupRate => hosts.group_rate(stats),
+                Input::SinceVisit => stats.age(d),
+                Input::Rate | Input::Prior => match &self.0.model {
+                    Model::Hazard(h) if *input == Input::Rate => {
+                        h.prior.rate(stats.x, stats.last_visit, h.prior.rate)
+                    }
+                    Model::Hazard(h) => h.prior.rate,
+                    // Invariant: `from_text` admits these inputs only for a stale model.
+                    _ => unreachable!("invariant: rate and prior are a stale model's"),
+                },
             };
         }
         // `+ 0.0`: no -0 (terminal values never are).

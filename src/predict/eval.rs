@@ -599,6 +599,11 @@ pub enum Learned {
     Network,
     /// One feature alone (its name).
     Single(Feature),
+    /// The stale model ([`crate::predict::stale`]) with its defaults: learned from the
+    /// visits of `nad`'s crawl at resources 0.2, its prior's attribute chosen on
+    /// validation (`hazard`). Its score is already a staleness: it ignores the label
+    /// horizon.
+    Hazard,
 }
 
 impl std::str::FromStr for Learned {
@@ -609,9 +614,10 @@ impl std::str::FromStr for Learned {
             "combined" => Ok(Learned::Combined),
             "groups" => Ok(Learned::Groups),
             "network" => Ok(Learned::Network),
+            "hazard" => Ok(Learned::Hazard),
             _ => s.parse().map(Learned::Single).map_err(|_| {
                 PredictError::Feature(format!(
-                    "unknown learned method `{s}` (expected combined, groups, network, or a feature: freqW, since_change, group:KEY)"
+                    "unknown learned method `{s}` (expected combined, groups, network, hazard, or a feature: freqW, since_change, group:KEY)"
                 ))
             }),
         }
@@ -626,7 +632,7 @@ impl Learned {
         match self {
             Learned::Combined | Learned::Groups => super::logistic::ALPHAS.len(),
             Learned::Network => NetworkOptions::default().epochs,
-            Learned::Single(_) => 0,
+            Learned::Single(_) | Learned::Hazard => 0,
         }
     }
 }
@@ -637,6 +643,7 @@ impl fmt::Display for Learned {
             Learned::Combined => f.write_str("combined"),
             Learned::Groups => f.write_str("groups"),
             Learned::Network => f.write_str("network"),
+            Learned::Hazard => f.write_str("hazard"),
             Learned::Single(feature) => write!(f, "{feature}"),
         }
     }
@@ -675,6 +682,13 @@ pub fn learn_with_progress(
         ..TrainOptions::default()
     };
     match method {
+        Learned::Hazard => {
+            let options = super::StaleOptions {
+                rotation,
+                ..super::StaleOptions::default()
+            };
+            Ok(super::train_stale(data, &options)?.model)
+        }
         Learned::Combined => {
             Ok(train(data, &FeatureSet::frequency(data), &options, progress)?.model)
         }

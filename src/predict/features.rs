@@ -161,12 +161,21 @@ impl GroupRates {
 
 /// The group rates of every group feature of `set` (counting the pages `train`), the codes
 /// of every categorical feature, `None` for the others.
+///
+/// # Errors
+/// A feature only the stale model reads (`predict::stale` computes those), or an
+/// attribute the data lacks.
 pub(crate) fn group_rates(
     data: &Dataset,
     obs: &Observations,
     set: &FeatureSet,
     train: &[u32],
 ) -> Result<Vec<Option<GroupRates>>, PredictError> {
+    if let Some(f) = set.features().iter().find(|f| f.is_stale_only()) {
+        return Err(PredictError::Feature(format!(
+            "`{f}` is a feature of the stale model (--kind hazard), not of a change model"
+        )));
+    }
     set.features()
         .iter()
         .map(|f| match f {
@@ -200,6 +209,11 @@ pub(crate) fn value(
         (Feature::Group(_), Some(g)) => g.at(p, d),
         (Feature::Category(_), Some(g)) => g.code(p),
         (Feature::Group(_) | Feature::Category(_), None) => 0.0,
+        // Invariant: `group_rates` refuses these for the change models that read `value`;
+        // the stale model computes them in `predict::stale`.
+        (Feature::SinceVisit | Feature::Rate | Feature::Prior, _) => {
+            unreachable!("invariant: a stale-model feature among a change model's")
+        }
     }
 }
 

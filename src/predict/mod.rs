@@ -14,6 +14,11 @@
 //!   three ReLU layers, Adagrad) with candle;
 //! - [`eval`]: the AUC table over the five rotations (docs/src/reference/folds.md#rotations),
 //!   seen and unseen pages, full and partial observability;
+//! - [`stale`]: the stale model (the probability that a page changed since the last
+//!   visit), learned from a crawl's own visits with a gamma prior over group rates;
+//! - [`stale_eval`]: the staleness table at a crawl's visits (AUC, Brier score,
+//!   reliability) of the stale model and its rivals;
+//! - [`calibration`]: the Brier score and reliability table of probabilities;
 //! - [`scorer`]: models learned per rotation driving the request-driven simulation
 //!   ([`crate::sim::requests`]).
 //!
@@ -33,19 +38,25 @@
 //! **Invariant:** this module reads data and runs the simulation for partial observability;
 //! it knows nothing of GP or of the experiment files.
 
+pub mod calibration;
 pub mod eval;
 pub mod features;
 pub mod logistic;
 pub mod network;
 pub mod observe;
 pub mod scorer;
+pub mod stale;
+pub mod stale_eval;
 
+pub use calibration::Calibration;
 pub use eval::{AucCell, AucRow, AucTable, EvalOptions, Learned, ModelKind, SeenUnseen};
 pub use eval::{Progress, RotationProgress, TrainOptions, Trained};
 pub use features::{ExampleSource, ExampleStream, Examples};
 pub use network::NetworkOptions;
 pub use observe::Observations;
 pub use scorer::{ModelScorer, Reading};
+pub use stale::{train_stale, GroupChoice, StaleExamples, StaleOptions, StaleTrained};
+pub use stale_eval::{stale_table, StaleTable};
 
 /// Why a model cannot be trained, read or evaluated.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

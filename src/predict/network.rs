@@ -648,7 +648,7 @@ mod tests {
         let mut bad = net.clone();
         bad.scale[0] = 0.0;
         assert!(err(bad).contains("a scale is not positive"));
-        let v1 = text.replace("\"version\": 2", "\"version\": 1");
+        let v1 = text.replace("\"version\": 3", "\"version\": 1");
         let e = crate::model::Model::from_json(&v1, "n.json").unwrap_err();
         assert!(
             e.to_string()

@@ -31,6 +31,7 @@
 
 use super::eval::{learn_with_progress, Learned, RotationProgress};
 use super::features::{group_rates, value, GroupRates};
+use super::stale::{prior_means, Seen};
 use super::{Observations, PredictError};
 use crate::data::split::Split;
 use crate::data::Dataset;
@@ -51,6 +52,10 @@ pub enum Reading {
     /// ours beyond the seed paper; the model, trained under full observability, never saw
     /// t).
     Stale,
+    /// The stale model's probability used as it is: a request crawls with probability
+    /// `min(1, p·γ)` instead of by quantile ([`ScoredRun::direct`]); for models of the
+    /// label `stale` only (`p:hazard`).
+    Direct,
 }
 
 impl std::str::FromStr for Reading {
@@ -60,8 +65,9 @@ impl std::str::FromStr for Reading {
         match s {
             "change" => Ok(Reading::Change),
             "stale" => Ok(Reading::Stale),
+            "direct" => Ok(Reading::Direct),
             _ => Err(PredictError::Feature(format!(
-                "unknown model reading `{s}` (expected change or stale)"
+                "unknown model reading `{s}` (expected change, stale or direct)"
             ))),
         }
     }
@@ -130,7 +136,11 @@ impl<'a> ModelScorer<'a> {
                 progress(RotationProgress::Learned { rotation: r });
                 let split = Split::new(data.pages(), data.cycles(), r)?;
                 let features = model.features();
-                let groups = group_rates(data, &full, &features, &split.train)?;
+                let groups = match model {
+                    // The stale model reads its prior, not the group rates.
+                    Model::Hazard(_) => Vec::new(),
+                    _ => group_rates(data, &full, &features, &split.train)?,
+                };
                 Ok(Setup {
                     rotation: r,
                     model,
@@ -152,15 +162,37 @@ impl<'a> ModelScorer<'a> {
     /// The same models read as `reading`.
     ///
     /// # Errors
-    /// [`Reading::Stale`] for a model that does not predict a probability (one feature).
+    /// [`Reading::Stale`] for a model that does not predict a probability (one feature),
+    /// or one whose probability is already a staleness (the stale model: its label is
+    /// [`Label::Stale`](crate::model::Label::Stale)).
     pub fn reading(mut self, reading: Reading) -> Result<ModelScorer<'a>, PredictError> {
         if reading == Reading::Stale {
+            if let Some(m) = self.runs.first().map(|s| &s.model) {
+                if m.label() == crate::model::Label::Stale {
+                    return Err(PredictError::Feature(format!(
+                        "`{}` is a model of the label `stale`: its probability is already that the page changed since the last visit, so `stale:` would compound it again (use `{}` alone)",
+                        self.label, self.label
+                    )));
+                }
+            }
             if let Some(Model::Single { feature, .. }) = self.runs.first().map(|s| &s.model) {
                 return Err(PredictError::Feature(format!(
                     "`{feature}` is one feature, not a predicted probability: only learned models (combined) can be read as stale"
                 )));
             }
             self.label = format!("{}·stale", self.label);
+        }
+        if reading == Reading::Direct {
+            if let Some(m) = self.runs.first().map(|s| &s.model) {
+                if m.label() != crate::model::Label::Stale {
+                    return Err(PredictError::Feature(format!(
+                        "`{}` is a model of the label `{}`: only a model of the label `stale` (hazard) gives a probability of staleness to crawl by directly (`p:`)",
+                        self.label,
+                        m.label().name()
+                    )));
+                }
+            }
+            self.label = format!("{}·p", self.label);
         }
         self.reading = reading;
         Ok(self)
@@ -213,8 +245,14 @@ impl Scorer for ModelScorer<'_> {
                 period.pages()
             )));
         };
+        let means = match &setup.model {
+            Model::Hazard(h) => prior_means(self.data, &h.prior, &setup.pages),
+            _ => Vec::new(),
+        };
         Ok(Box::new(ModelRun {
             setup,
+            seen: vec![Seen::default(); means.len()],
+            means,
             reading: self.reading,
             obs: Observations::empty(period.pages(), self.data.cycles()),
             last_visit: vec![0; period.pages()],
@@ -227,6 +265,10 @@ impl Scorer for ModelScorer<'_> {
 /// One run: what its visits observed, at the dataset's cycles.
 struct ModelRun<'s> {
     setup: &'s Setup,
+    /// The stale model's: what the run saw of each page (period cycles), and each page's
+    /// prior mean (both empty for a change model).
+    seen: Vec<Seen>,
+    means: Vec<f64>,
     reading: Reading,
     obs: Observations,
     /// The period cycle of each page's last visit (0: none).
@@ -238,16 +280,31 @@ struct ModelRun<'s> {
 }
 
 impl ScoredRun for ModelRun<'_> {
+    fn direct(&self) -> bool {
+        self.reading == Reading::Direct
+    }
+
     fn visit(&mut self, p: u32, d: u32, changed: bool) {
         let cycle = self.setup.first + d as usize - 1;
         self.obs.set(p as usize, cycle, changed);
         self.last_visit[p as usize] = d;
+        if let Some(seen) = self.seen.get_mut(p as usize) {
+            seen.visit(d, changed);
+        }
     }
 
     fn score(&mut self, d: u32, out: &mut [f64]) {
         let s = self.setup;
         let cycle = s.first + d as usize - 1;
         self.rows.clear();
+        if let Model::Hazard(h) = &s.model {
+            for (seen, &mean) in self.seen.iter().zip(&self.means) {
+                seen.push_features(&s.features, &h.prior, mean, d, &mut self.rows);
+            }
+            s.model.score_rows(&self.rows, &mut self.predictions);
+            out.copy_from_slice(&self.predictions);
+            return;
+        }
         for (local, &page) in s.pages.iter().enumerate() {
             for (f, g) in s.features.features().iter().zip(&s.groups) {
                 let x = value(f, g.as_ref(), &self.obs, local, page as usize, cycle);
@@ -258,6 +315,7 @@ impl ScoredRun for ModelRun<'_> {
         for (local, (o, &p)) in out.iter_mut().zip(&self.predictions).enumerate() {
             *o = match self.reading {
                 Reading::Change => p,
+                Reading::Direct => p,
                 Reading::Stale => match d - self.last_visit[local] {
                     0 => 0.0,
                     t => -((-p).ln_1p() * f64::from(t)).exp_m1(),
@@ -414,6 +472,8 @@ mod tests {
         assert!(stale.reading(Reading::Stale).is_ok()); // no model to check
         let mut run = ModelRun {
             setup: &scorer.runs[0],
+            seen: Vec::new(),
+            means: Vec::new(),
             reading: Reading::Stale,
             obs: Observations::empty(2, 10),
             last_visit: vec![0; 2],

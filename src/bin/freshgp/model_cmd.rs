@@ -8,7 +8,7 @@ use clap::Subcommand;
 use freshgp::model::{Feature, FeatureSet};
 use freshgp::predict::logistic::ALPHAS;
 use freshgp::predict::{eval, EvalOptions, ModelKind, NetworkOptions};
-use freshgp::predict::{Progress, RotationProgress, TrainOptions};
+use freshgp::predict::{Progress, RotationProgress, StaleOptions, TrainOptions};
 use freshgp::sim::SimConfig;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -47,13 +47,26 @@ struct TrainArgs {
     /// The rotation (0..=4) whose training fold and period the model learns on.
     #[arg(long, default_value_t = 0)]
     rotation: usize,
-    /// Label horizon K: an example is positive when the page changes within K cycles.
-    #[arg(long, default_value_t = 1)]
-    horizon: usize,
-    /// The model: `logistic` (a logistic regression) or `network` (the seed's network:
-    /// embeddings, hidden layers 256, 128, 64, Adagrad, L1 and L2 of 0.001).
+    /// Label horizon K: an example is positive when the page changes within K cycles
+    /// (default 1; the change label's: the stale model has none).
+    #[arg(long)]
+    horizon: Option<usize>,
+    /// The model: `logistic` (a logistic regression), `network` (the seed's network:
+    /// embeddings, hidden layers 256, 128, 64, Adagrad, L1 and L2 of 0.001) or `hazard`
+    /// (the stale model: the probability that the page changed since the last visit,
+    /// learned from the visits of a crawl, --crawl-policy).
     #[arg(long, default_value = "logistic")]
     kind: String,
+    /// Stale model: the attribute (or `host`) whose groups centre its prior, `none`, or
+    /// `auto` (each tried, the best on validation kept).
+    #[arg(long, default_value = "auto")]
+    prior_group: String,
+    /// Stale model: the policy whose crawl's visits are the examples.
+    #[arg(long, default_value = "nad")]
+    crawl_policy: String,
+    /// Stale model: resources of that crawl, in (0, 1].
+    #[arg(long, default_value_t = 0.2)]
+    crawl_resources: f64,
     /// Comma-separated features (freqW, since_change, group:KEY, and cat:KEY for a
     /// network); default the frequency features a policy can compute: freq1, freq7,
     /// freq30, since_change, group:KEY for the --group attribute (if given) and
@@ -142,7 +155,11 @@ fn train(args: TrainArgs) -> Result<()> {
     if args.rotation > 4 {
         bail!("--rotation {}: expected 0..=4", args.rotation);
     }
+    if args.kind == "hazard" {
+        return train_stale(args);
+    }
     let kind: ModelKind = args.kind.parse().context("--kind")?;
+    let horizon = args.horizon.unwrap_or(1);
     let data = args.data.load(false)?;
     let set = if args.features.is_empty() && kind == ModelKind::Network {
         FeatureSet::network(&data)
@@ -163,14 +180,14 @@ fn train(args: TrainArgs) -> Result<()> {
         "training a {kind} on rotation {} ({} features, K = {})...",
         args.rotation,
         set.len(),
-        args.horizon
+        horizon
     ));
     if args.memory == 0 {
         bail!("--memory 0: expected at least 1 (MiB)");
     }
     let options = TrainOptions {
         rotation: args.rotation,
-        horizon: args.horizon,
+        horizon,
         kind,
         network: args.network.options(),
         memory: args.memory.saturating_mul(1 << 20),
@@ -203,24 +220,10 @@ fn train(args: TrainArgs) -> Result<()> {
     };
     let t = eval::train(&data, &set, &options, &mut progress)?;
     bar.finish_and_clear();
-    let json = t.model.to_json_with_horizon(args.horizon);
+    let json = t.model.to_json_with_horizon(horizon);
     freshgp::atomic::write(&args.out, json.as_bytes())
         .with_context(|| format!("cannot write {}", args.out.display()))?;
-    // A model the policy `model:FILE` cannot run still serves `model eval`: say so now,
-    // not when the user first tries it.
-    let shown_path = args.out.display().to_string();
-    match freshgp::policy::Predictor::from_text(&shown_path, &json) {
-        Err(why) => shown.note(format_args!(
-            "note: not usable as a policy (model:{shown_path}): {why}"
-        )),
-        Ok(policy) => {
-            if let Some(key) = policy.group() {
-                shown.note(format_args!(
-                    "note: as a policy, model:{shown_path} runs on data grouped by {key} (--group {key})"
-                ));
-            }
-        }
-    }
+    note_policy_use(&args.out, &json, &shown);
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
@@ -237,6 +240,111 @@ fn train(args: TrainArgs) -> Result<()> {
     Ok(())
 }
 
+/// Tells whether the model file `json` (written to `out`) runs as a policy: a model the
+/// policy `model:FILE` cannot run still serves `model eval` and `requests`; say so now,
+/// not when the user first tries it.
+fn note_policy_use(out: &std::path::Path, json: &str, shown: &crate::progress::Progress) {
+    let shown_path = out.display().to_string();
+    match freshgp::policy::Predictor::from_text(&shown_path, json) {
+        Err(why) => shown.note(format_args!(
+            "note: not usable as a policy (model:{shown_path}): {why}"
+        )),
+        Ok(policy) => {
+            if let Some(key) = policy.group() {
+                shown.note(format_args!(
+                    "note: as a policy, model:{shown_path} runs on data grouped by {key} (--group {key})"
+                ));
+            }
+        }
+    }
+}
+
+/// `model train --kind hazard`: the stale model.
+fn train_stale(args: TrainArgs) -> Result<()> {
+    if let Some(k) = args.horizon {
+        bail!("--horizon {k}: the horizon is the change label's; a stale model (--kind hazard) predicts whether the page changed since the last visit, whatever the cycles since");
+    }
+    let crawl = crawl_of("--crawl-policy", &args.crawl_policy, args.crawl_resources)?
+        .context("--crawl-policy: the stale model learns from a crawl's visits (none given)")?;
+    let features = if args.features.is_empty() {
+        None
+    } else {
+        let features = args
+            .features
+            .iter()
+            .map(|f| f.trim().parse::<Feature>())
+            .collect::<Result<Vec<_>, _>>()
+            .context("--features")?;
+        Some(FeatureSet::new(features))
+    };
+    let options = StaleOptions {
+        rotation: args.rotation,
+        crawl,
+        group: args.prior_group.parse().context("--prior-group")?,
+        features,
+    };
+    let data = args.data.load(false)?;
+    let start = Instant::now();
+    let shown = crate::progress::Progress::new(false);
+    shown.note(format_args!(
+        "training the stale model on rotation {} (the visits of {} at resources {})...",
+        args.rotation, options.crawl.0, args.crawl_resources
+    ));
+    let t = freshgp::predict::train_stale(&data, &options)?;
+    let json = t.model.to_json();
+    freshgp::atomic::write(&args.out, json.as_bytes())
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    note_policy_use(&args.out, &json, &shown);
+    let mut out = std::io::stdout().lock();
+    for (key, loss) in &t.candidates {
+        writeln!(
+            out,
+            "prior groups {:<12} validation log-loss {loss:.4}",
+            key.as_deref().unwrap_or("none")
+        )?;
+    }
+    if let freshgp::model::Model::Hazard(h) = &t.model {
+        writeln!(
+            out,
+            "kept {}: {} groups, global rate {:.4}, strengths {:.3} (pages) and {:.3} (groups); shape of t {}",
+            h.prior.key.as_deref().unwrap_or("none"),
+            h.prior.groups.len(),
+            h.prior.rate,
+            h.prior.strength,
+            h.prior.group_strength,
+            h.shape().map_or("-".to_string(), |s| format!("{s:.3}"))
+        )?;
+    }
+    writeln!(
+        out,
+        "trained on {} visits in {:.1}s; validation log-loss {:.4}",
+        t.examples,
+        start.elapsed().as_secs_f64(),
+        t.validation
+    )?;
+    writeln!(out, "wrote {}", args.out.display())?;
+    Ok(())
+}
+
+/// The crawl `policy` (one policy, or `none`) at `resources`, warm-up 2, seed 1.
+fn crawl_of(
+    flag: &str,
+    policy: &str,
+    resources: f64,
+) -> Result<Option<(freshgp::policy::Policy, SimConfig)>> {
+    if policy == "none" {
+        return Ok(None);
+    }
+    let mut policies = policy_list(flag, policy)?;
+    if policies.len() != 1 {
+        bail!("{flag}: give one policy (or none)");
+    }
+    let config = SimConfig::new(resources, 2)
+        .with_context(|| format!("{flag}: resources {resources}"))?
+        .with_seed(1);
+    Ok(policies.pop().map(|p| (p, config)))
+}
+
 fn evaluate(args: EvalArgs) -> Result<()> {
     if let Some(json) = &args.json {
         check_out(json, args.force)?;
@@ -244,23 +352,16 @@ fn evaluate(args: EvalArgs) -> Result<()> {
     if args.rotations == 0 || args.rotations > 5 {
         bail!("--rotations {}: expected 1..=5", args.rotations);
     }
-    let partial = if args.partial_policy == "none" {
-        None
-    } else {
-        let mut policies = policy_list("--partial-policy", &args.partial_policy)?;
-        if policies.len() != 1 {
-            bail!("--partial-policy: give one policy (or none)");
-        }
-        let config = SimConfig::new(args.partial_resources, 2)
-            .context("--partial-resources")?
-            .with_seed(1);
-        policies.pop().map(|p| (p, config))
-    };
+    let partial = crawl_of(
+        "--partial-policy",
+        &args.partial_policy,
+        args.partial_resources,
+    )?;
     let data = args.data.load(false)?;
     let options = EvalOptions::default()
         .horizon(args.horizon)
         .rotations(args.rotations)
-        .partial(partial)
+        .partial(partial.clone())
         .network(args.network.then(|| args.network_options.options()));
     let start = Instant::now();
     let shown = crate::progress::Progress::new(false);
@@ -294,10 +395,29 @@ fn evaluate(args: EvalArgs) -> Result<()> {
         "done in {:.1}s",
         start.elapsed().as_secs_f64()
     ));
+    // The stale model and its rivals at the partial crawl's visits.
+    let stale = match &partial {
+        Some(crawl) => Some(freshgp::predict::stale_table(&data, args.rotations, crawl)?),
+        None => None,
+    };
     let mut out = std::io::stdout().lock();
     write!(out, "{table}")?;
+    if let Some(stale) = &stale {
+        write!(out, "{stale}")?;
+    }
     if let Some(json) = &args.json {
-        let text = serde_json::to_string_pretty(&table)? + "\n";
+        #[derive(serde::Serialize)]
+        struct Json<'a> {
+            #[serde(flatten)]
+            table: &'a freshgp::predict::AucTable,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            stale: Option<&'a freshgp::predict::StaleTable>,
+        }
+        let both = Json {
+            table: &table,
+            stale: stale.as_ref(),
+        };
+        let text = serde_json::to_string_pretty(&both)? + "\n";
         freshgp::atomic::write(json, text.as_bytes())
             .with_context(|| format!("cannot write {}", json.display()))?;
         writeln!(out, "wrote {}", json.display())?;

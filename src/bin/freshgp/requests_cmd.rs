@@ -32,7 +32,9 @@ pub struct Args {
     /// every frequency feature and attribute code; minutes to train) or one feature (freqW,
     /// since_change, group:KEY), each learned per rotation on its training fold, scored by
     /// the predicted change probability p; `stale:combined` scores 1 - (1 - p)^t instead,
-    /// t the cycles since the page's last crawl. Default: none.
+    /// t the cycles since the page's last crawl; `hazard` (the stale model: the
+    /// probability that the page changed since its last crawl, learned from a crawl's
+    /// own visits, with group rates shrunk toward the global rate). Default: none.
     #[arg(long, value_delimiter = ',')]
     learned: Vec<String>,
     /// Label horizon K of the learned models.
@@ -55,6 +57,11 @@ pub struct Args {
     /// The budget k = resources × P that rate policies solve their rates for.
     #[arg(long, default_value_t = freshgp::sim::DEFAULT_RESOURCES)]
     resources: f64,
+    /// Crawl a page at most once per cycle, whatever the method: a request for a page
+    /// already crawled this cycle does not crawl it again (the seed's protocol, without
+    /// this flag, lets every request draw; `p:hazard` never recrawls within a cycle).
+    #[arg(long)]
+    once_per_cycle: bool,
     /// Seed of the requests (arrivals, serving order, draws) and of the tie order.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -86,6 +93,24 @@ struct Set {
     levels: Vec<Level>,
 }
 
+/// The learned methods of `--learned`, each with its reading: `stale:M` compounds M's
+/// change probability over t, `p:M` crawls by M's staleness directly.
+fn learned_list(
+    names: &[String],
+) -> Result<Vec<(Learned, Reading)>, freshgp::predict::PredictError> {
+    names
+        .iter()
+        .map(|m| {
+            let m = m.trim();
+            match (m.strip_prefix("stale:"), m.strip_prefix("p:")) {
+                (Some(m), _) => Ok((m.parse::<Learned>()?, Reading::Stale)),
+                (_, Some(m)) => Ok((m.parse::<Learned>()?, Reading::Direct)),
+                _ => Ok((m.parse::<Learned>()?, Reading::Change)),
+            }
+        })
+        .collect()
+}
+
 /// Runs `freshgp requests`.
 pub fn run(args: Args) -> Result<()> {
     for out in args.json.iter().chain(&args.plot) {
@@ -99,19 +124,13 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         policy_list("--policies", &args.policies)?
     };
-    let learned = args
-        .learned
-        .iter()
-        .map(|m| match m.trim().strip_prefix("stale:") {
-            Some(m) => Ok((m.parse::<Learned>()?, Reading::Stale)),
-            None => Ok((m.trim().parse::<Learned>()?, Reading::Change)),
-        })
-        .collect::<Result<Vec<_>, freshgp::predict::PredictError>>()
-        .context("--learned")?;
+    let learned = learned_list(&args.learned).context("--learned")?;
     let sim = SimConfig::new(args.resources, freshgp::sim::DEFAULT_WARMUP)
         .context("--resources")?
         .with_seed(args.seed);
-    let config = RequestConfig::new(args.quantiles, sim).context("--quantiles")?;
+    let config = RequestConfig::new(args.quantiles, sim)
+        .context("--quantiles")?
+        .once_per_cycle(args.once_per_cycle);
     let data = args.data.load(false)?;
     let rotations: Vec<usize> = (0..args.rotations).collect();
     let start = Instant::now();

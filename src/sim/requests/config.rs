@@ -44,6 +44,7 @@ pub enum RequestError {
 pub struct RequestConfig {
     pub(super) quantiles: u32,
     pub(super) sim: SimConfig,
+    pub(super) once: bool,
 }
 
 impl Default for RequestConfig {
@@ -52,6 +53,7 @@ impl Default for RequestConfig {
         RequestConfig {
             quantiles: QUANTILES,
             sim: SimConfig::paper().with_seed(1),
+            once: false,
         }
     }
 }
@@ -65,7 +67,24 @@ impl RequestConfig {
         if quantiles == 0 {
             return Err(RequestError::Quantiles);
         }
-        Ok(RequestConfig { quantiles, sim })
+        Ok(RequestConfig {
+            quantiles,
+            sim,
+            once: false,
+        })
+    }
+
+    /// The same, crawling a page at most once per cycle when `once`: a request for a page
+    /// already crawled this cycle does not crawl it again (the seed's protocol, the
+    /// default, lets every request draw).
+    pub fn once_per_cycle(mut self, once: bool) -> RequestConfig {
+        self.once = once;
+        self
+    }
+
+    /// Whether a page is crawled at most once per cycle.
+    pub fn once(&self) -> bool {
+        self.once
     }
 
     /// Q.

@@ -349,6 +349,8 @@ fn run_period(
     let mut stale = vec![false; pages];
     let mut scores = vec![0.0; pages];
     let mut quantile = vec![0u32; pages];
+    // The cycle each page was last crawled at by a request (0: none).
+    let mut crawled = vec![0u32; pages];
     let mut order: Vec<u32> = Vec::with_capacity(pages);
     let q_max = f64::from(config.quantiles);
     let visit = |scored: &mut Option<Box<dyn ScoredRun + '_>>, stale: &mut [bool], p: u32, d| {
@@ -368,20 +370,27 @@ fn run_period(
             }
             continue;
         }
+        let direct = scored.as_ref().is_some_and(|s| s.direct());
         if let Some(s) = scored {
             s.score(cycle, &mut scores);
-            quantiles(&scores, config.quantiles, &mut order, &mut quantile);
+            if !direct {
+                quantiles(&scores, config.quantiles, &mut order, &mut quantile);
+            }
         }
         let mut counts = CycleCounts::default();
         for (p, u) in requests.at(d) {
             counts.requests += 1;
             counts.fresh += u64::from(!stale[p as usize]);
+            let once = (config.once || direct) && crawled[p as usize] == cycle;
             let probability = match scored {
+                _ if once => 0.0,
+                Some(_) if direct => (scores[p as usize] * level).min(1.0),
                 Some(_) => (f64::from(quantile[p as usize]) / q_max * level).min(1.0),
                 None => level,
             };
             if u < probability {
                 counts.crawls += 1;
+                crawled[p as usize] = cycle;
                 visit(scored, &mut stale, p, cycle);
             }
         }

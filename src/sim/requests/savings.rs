@@ -103,9 +103,11 @@ pub fn savings_runs(methods: usize, levels: usize) -> usize {
 }
 
 /// For each of `levels`, uniform's freshness F* at R_u and every policy's γ, R and savings
-/// at F* (docs/src/reference/requests.md#savings). Savings use the nominal R_u; the
-/// interval is that of the per-cycle ratio `1 - R_cycle / R_u` at the pooled γ. `progress`
-/// hears each simulation's end.
+/// at F* (docs/src/reference/requests.md#savings). Savings use the nominal R_u (under
+/// [`RequestConfig::once_per_cycle`](super::RequestConfig::once_per_cycle), the resources
+/// uniform actually spent at R_u: fewer, since it skips pages already crawled in the
+/// cycle); the interval is that of the per-cycle ratio `1 - R_cycle / R_u` at the pooled
+/// γ. `progress` hears each simulation's end.
 ///
 /// # Errors
 /// As [`RequestSim::tune`].
@@ -118,12 +120,17 @@ pub fn savings(
     if let Some(&bad) = levels.iter().find(|&&r| !(r > 0.0 && r <= 1.0)) {
         return Err(RequestError::Target(bad));
     }
-    let goals: Vec<f64> = levels
+    let goals: Vec<(f64, f64)> = levels
         .par_iter()
         .map(|&level| {
-            let freshness = sim.run(Crawler::Uniform, level)?.freshness();
+            let t = sim.run(Crawler::Uniform, level)?;
             progress(Progress::Goal { level });
-            Ok(freshness)
+            let spent = if sim.config().once() {
+                t.resources()
+            } else {
+                level
+            };
+            Ok((t.freshness(), spent))
         })
         .collect::<Result<_, RequestError>>()?;
     let pairs: Vec<(usize, &dyn Scorer)> = (0..levels.len())
@@ -135,7 +142,7 @@ pub fn savings(
             let crawler = Crawler::Scored(method);
             let (label, level) = (crawler.label(), levels[i]);
             let mut runs = 0;
-            let t = sim.tune_with_progress(crawler, Target::Freshness(goals[i]), &mut || {
+            let t = sim.tune_with_progress(crawler, Target::Freshness(goals[i].0), &mut || {
                 runs += 1;
                 progress(Progress::Bisection {
                     method: &label,
@@ -148,14 +155,14 @@ pub fn savings(
                 gamma: t.gamma,
                 runs,
             });
-            Ok(saving(label, &t, level))
+            Ok(saving(label, &t, goals[i].1))
         })
         .collect::<Result<_, RequestError>>()?;
     let mut tuned = tuned.into_iter();
     Ok(levels
         .iter()
         .zip(goals)
-        .map(|(&r_u, goal)| Level {
+        .map(|(&r_u, (goal, _))| Level {
             uniform_resources: r_u,
             freshness: goal,
             methods: tuned.by_ref().take(methods.len()).collect(),

@@ -34,6 +34,15 @@ pub trait ScoredRun {
 
     /// Every page's score at cycle `d`, from what was visited up to `d - 1`, into `out`.
     fn score(&mut self, d: u32, out: &mut [f64]);
+
+    /// Whether the scores are probabilities that the page is stale, used as they are:
+    /// a request crawls with probability `min(1, p·γ)`, and a page crawled this cycle is
+    /// not crawled again in it (it is fresh: its probability is 0;
+    /// docs/src/reference/requests.md#serving-a-request).
+    /// Otherwise (the default) scores are ranked into quantiles.
+    fn direct(&self) -> bool {
+        false
+    }
 }
 
 /// What decides the crawls of a run.

@@ -207,3 +207,82 @@ fn savings_reports_every_simulation() {
     assert!(simulations <= savings_runs(2, levels.len()));
     assert_eq!(events.len(), simulations + 2 * levels.len());
 }
+
+/// The hand-worked requests, a page crawled at most once per cycle: the second request of
+/// page 0 at cycle 2 and of page 1 at cycle 3 no longer crawl.
+#[test]
+fn once_per_cycle_skips_pages_crawled_this_cycle() {
+    let hand = hand_worked();
+    let sim = RequestSim::new(hand.runs.clone(), config(1).once_per_cycle(true)).unwrap();
+    let x = Policy::parse("X", &crate::formula::Grammar::all()).unwrap();
+    let t = sim.run(Crawler::Scored(&x), 1.0).unwrap();
+    let c = |requests, fresh, crawls| CycleCounts {
+        requests,
+        fresh,
+        crawls,
+    };
+    assert_eq!(t.cycles, [c(4, 3, 2), c(4, 2, 2)]);
+    // Uniform obeys the rule too: at R = 1 it crawls each page once per cycle.
+    let u = sim.run(Crawler::Uniform, 1.0).unwrap();
+    assert_eq!(u.cycles, [c(4, 3, 3), c(4, 2, 3)]);
+    // Savings are read against what uniform spent (6 of 8 requests at R = 1), not
+    // against R = 1.
+    let levels = savings(&sim, &[&x], &[1.0], &|_| {}).unwrap();
+    let s = &levels[0].methods[0];
+    assert!(
+        (s.savings - (1.0 - s.resources / 0.75)).abs() < 1e-12,
+        "{s:?}"
+    );
+}
+
+/// Fixed probabilities used as they are.
+struct Fixed(Vec<f64>);
+
+impl Scorer for Fixed {
+    fn label(&self) -> String {
+        "fixed".into()
+    }
+
+    fn start<'s>(
+        &'s self,
+        _: usize,
+        _: &'s Period,
+        _: &RequestConfig,
+    ) -> Result<Box<dyn ScoredRun + 's>, RequestError> {
+        Ok(Box::new(FixedRun(&self.0)))
+    }
+}
+
+struct FixedRun<'s>(&'s [f64]);
+
+impl ScoredRun for FixedRun<'_> {
+    fn visit(&mut self, _: u32, _: u32, _: bool) {}
+
+    fn score(&mut self, _: u32, out: &mut [f64]) {
+        out.copy_from_slice(self.0);
+    }
+
+    fn direct(&self) -> bool {
+        true
+    }
+}
+
+/// A direct scorer crawls with probability p·γ, never twice a page in a cycle:
+/// probabilities 1, ½, 0 at γ = 1 over the hand-worked requests.
+#[test]
+fn direct_scores_are_crawl_probabilities() {
+    let sim = hand_worked();
+    let fixed = Fixed(vec![1.0, 0.5, 0.0]);
+    let t = sim.run(Crawler::Scored(&fixed), 1.0).unwrap();
+    let c = |requests, fresh, crawls| CycleCounts {
+        requests,
+        fresh,
+        crawls,
+    };
+    // Cycle 2: (0, .9) crawled; (0, .1) already crawled; (1, .6) above ½; (2, .4) p 0.
+    // Cycle 3: (1, .2) stale, crawled; (1, .3) already; (0, .99) crawled; (2, .7) p 0.
+    assert_eq!(t.cycles, [c(4, 3, 1), c(4, 2, 2)]);
+    // At γ = 2 page 1's probability is 1.
+    let t = sim.run(Crawler::Scored(&fixed), 2.0).unwrap();
+    assert_eq!(t.cycles, [c(4, 3, 2), c(4, 2, 2)]);
+}
