@@ -16,7 +16,8 @@
 #      only; each run's best formula (its policy text names the model when it reads P);
 #   4. the request-driven savings against the blind crawler on seen, unseen and cold-start
 #      pages at R_b 0.2-0.8 with per-cycle 95% intervals: under the seed paper's protocol
-#      (every request draws), and with each page crawled at most once per cycle.
+#      (every request draws), and with each page crawled at most once per cycle (where the
+#      stale model also crawls by its probability, p:hazard).
 # Run from anywhere: sh experiments/predictive-stale.sh   (FRESHGP=path/to/freshgp to
 # choose the binary; by default it is built). Outputs go to results/predictive-stale/.
 set -eu
@@ -58,12 +59,15 @@ for name in commerce informative; do
         policies="$policies,$policy"
     done
     for protocol in seed once; do
+        # Crawling by the stale model's probability (p:hazard) never crawls a page twice in
+        # a cycle: it runs under once-per-cycle only, beside the others.
         extra=""
-        [ "$protocol" = once ] && extra="--once-per-cycle"
+        learned=combined,stale:combined,network,hazard
+        [ "$protocol" = once ] && extra="--once-per-cycle" && learned="$learned,p:hazard"
         # shellcheck disable=SC2086
         "$FRESHGP" requests --data "$dir/offers-1.fgpd" --group category \
             --pages seen,unseen,cold --policies "$policies" \
-            --learned combined,stale:combined,network,hazard,p:hazard $extra \
+            --learned "$learned" $extra \
             --json "$dir/savings-$protocol.json" --force > "$dir/savings-$protocol.txt"
         cat "$dir/savings-$protocol.txt"
     done

@@ -641,6 +641,13 @@ fn a_stale_model_trains_and_drives_requests_and_policies() {
         table.contains(" hazard ") && table.contains(" hazard·p "),
         "{table}"
     );
+    let out = requests("p:hazard", &[]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("compare them under --once-per-cycle"),
+        "{}",
+        stderr(&out)
+    );
     let out = requests("stale:hazard", &[]);
     assert!(!out.status.success());
     assert!(
@@ -648,7 +655,7 @@ fn a_stale_model_trains_and_drives_requests_and_policies() {
         "{}",
         stderr(&out)
     );
-    let out = requests("p:combined", &[]);
+    let out = requests("p:combined", &["--once-per-cycle"]);
     assert!(!out.status.success());
     assert!(
         stderr(&out).contains("only a model of the label `stale`"),

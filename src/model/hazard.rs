@@ -89,12 +89,14 @@ impl Prior {
 }
 
 /// Empirical-Bayes prior strength for Poisson counts: units (pages or groups) with `x`
-/// detected changes over `covered` cycles, shrunk toward their pooled rate. The spread
-/// of true rates τ² is estimated by the method of moments (the weighted variance of the
-/// units' rates less what Poisson noise alone explains, DerSimonian–Laird's form; 0 at
-/// least), and the strength is `r₀ / τ²`: the pseudo-cycles of a gamma prior with mean
-/// r₀ and variance τ² ([`MAX_STRENGTH`] when τ² is 0 or there are fewer than two units).
-pub fn strength(units: &[(u64, u64)]) -> f64 {
+/// detected changes over `covered` cycles, shrunk toward `center` (or, when `None`, their
+/// pooled rate). The spread of true rates τ² is estimated by the method of moments: the
+/// weighted squared deviations `Q = Σ T_i (x_i/T_i − r)²` less what Poisson noise alone
+/// explains, over their weight — `(Q − N·r) / ΣT` around a given centre r, and
+/// DerSimonian–Laird's `(Q − (N − 1)·r) / (ΣT − ΣT²/ΣT)` around the pooled rate — 0 at
+/// least. The strength is `r / τ²`: the pseudo-cycles of a gamma prior with mean r and
+/// variance τ² ([`MAX_STRENGTH`] when τ² is 0, r is 0, or there are fewer than two units).
+pub fn strength(units: &[(u64, u64)], center: Option<f64>) -> f64 {
     let units: Vec<(f64, f64)> = units
         .iter()
         .filter(|(_, t)| *t > 0)
@@ -104,10 +106,17 @@ pub fn strength(units: &[(u64, u64)]) -> f64 {
     if units.len() < 2 || total <= 0.0 {
         return MAX_STRENGTH;
     }
-    let r0 = units.iter().map(|u| u.0).sum::<f64>() / total;
+    let pooled = units.iter().map(|u| u.0).sum::<f64>() / total;
+    let r0 = center.unwrap_or(pooled);
     let q: f64 = units.iter().map(|(x, t)| t * (x / t - r0).powi(2)).sum();
-    let sq: f64 = units.iter().map(|u| u.1 * u.1).sum();
-    let tau2 = (q - (units.len() - 1) as f64 * r0) / (total - sq / total);
+    let n = units.len() as f64;
+    let tau2 = match center {
+        Some(_) => (q - n * r0) / total,
+        None => {
+            let sq: f64 = units.iter().map(|u| u.1 * u.1).sum();
+            (q - (n - 1.0) * r0) / (total - sq / total)
+        }
+    };
     if tau2.is_finite() && tau2 > 0.0 && r0 > 0.0 {
         (r0 / tau2).clamp(f64::MIN_POSITIVE, MAX_STRENGTH)
     } else {
@@ -222,12 +231,19 @@ mod tests {
     /// that matches the method of moments by hand.
     #[test]
     fn strength_follows_the_method_of_moments() {
-        assert_eq!(strength(&[(10, 100), (10, 100), (10, 100)]), MAX_STRENGTH);
-        assert_eq!(strength(&[(10, 100)]), MAX_STRENGTH);
+        assert_eq!(
+            strength(&[(10, 100), (10, 100), (10, 100)], None),
+            MAX_STRENGTH
+        );
+        assert_eq!(strength(&[(10, 100)], None), MAX_STRENGTH);
         // Two units, 0 of 100 and 40 of 100: r0 = 0.2, Q = 100·0.04·2 = 8, (N-1) r0 = 0.2,
         // denominator 200 - 20000/200 = 100: τ² = 0.078, m = 0.2 / 0.078.
-        let m = strength(&[(0, 100), (40, 100)]);
+        let m = strength(&[(0, 100), (40, 100)], None);
         assert!((m - 0.2 / 0.078).abs() < 1e-12, "{m}");
+        // Around a given centre 0.1: Q = 100·0.01 + 100·0.09 = 10, N r = 0.2, ΣT = 200:
+        // τ² = 9.8 / 200 = 0.049, m = 0.1 / 0.049.
+        let m = strength(&[(0, 100), (40, 100)], Some(0.1));
+        assert!((m - 0.1 / 0.049).abs() < 1e-12, "{m}");
     }
 
     /// A Poisson page: with `ln t` weighted 1 (scale 1, mean 0) and the intercept ln λ,

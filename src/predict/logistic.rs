@@ -224,15 +224,13 @@ fn linfa_fit(
 /// The L2-penalized log-loss of linfa's logistic regression over a stream of examples:
 /// `-Σ ln σ(y·z) + α/2·‖w‖²` with `y = ±1` (changed or not), `z = b + Σ w_j·x̃_j` over
 /// the standardized values `x̃`; the intercept is not penalized. Each evaluation is one
-/// pass over the chunks, in order, giving the loss and its gradient together: the solver
-/// asks for both at each point, and the gradient of the point last costed is kept.
+/// pass over the chunks, in order, giving the loss and its gradient together
+/// ([`super::lbfgs`] keeps the gradient of the point last costed).
 struct StreamedLoss<'a> {
     x: &'a dyn ExampleSource,
     mean: &'a [f64],
     scale: &'a [f64],
     alpha: f64,
-    /// The last point costed, and the gradient there.
-    last: std::cell::RefCell<Option<(Vec<f64>, Vec<f64>)>>,
 }
 
 impl StreamedLoss<'_> {
@@ -277,31 +275,11 @@ impl StreamedLoss<'_> {
     }
 }
 
-impl argmin::core::CostFunction for StreamedLoss<'_> {
-    type Param = ndarray::Array1<f64>;
-    type Output = f64;
-
-    fn cost(&self, w: &Self::Param) -> Result<f64, argmin::core::Error> {
-        let w = w.to_vec();
+impl super::lbfgs::Objective for StreamedLoss<'_> {
+    fn evaluate(&self, w: &[f64]) -> (f64, Vec<f64>) {
         let mut g = vec![0.0; w.len()];
-        let loss = self.pass(&w, Some(&mut g));
-        *self.last.borrow_mut() = Some((w, g));
-        Ok(loss)
-    }
-}
-
-impl argmin::core::Gradient for StreamedLoss<'_> {
-    type Param = ndarray::Array1<f64>;
-    type Gradient = ndarray::Array1<f64>;
-
-    fn gradient(&self, w: &Self::Param) -> Result<Self::Gradient, argmin::core::Error> {
-        let w = w.to_vec();
-        if let Some((_, g)) = self.last.borrow().as_ref().filter(|(at, _)| *at == w) {
-            return Ok(ndarray::Array1::from_vec(g.clone()));
-        }
-        let mut g = vec![0.0; w.len()];
-        self.pass(&w, Some(&mut g));
-        Ok(ndarray::Array1::from_vec(g))
+        let loss = self.pass(w, Some(&mut g));
+        (loss, g)
     }
 }
 
@@ -316,30 +294,17 @@ fn streamed_fit(
     alpha: f64,
     start: Option<Vec<f64>>,
 ) -> Result<Fitted, PredictError> {
-    use argmin::core::{Executor, State};
-    use argmin::solver::{linesearch::MoreThuenteLineSearch, quasinewton::LBFGS};
-    let fail = |e: argmin::core::Error| PredictError::Fit(e.to_string());
     let width = mean.len();
     let loss = StreamedLoss {
         x,
         mean,
         scale,
         alpha,
-        last: std::cell::RefCell::new(None),
     };
-    let start = ndarray::Array1::from_vec(start.unwrap_or_else(|| vec![0.0; width + 1]));
-    let solver = LBFGS::new(MoreThuenteLineSearch::new(), 10)
-        .with_tolerance_grad(TOLERANCE_PER_EXAMPLE * x.len() as f64)
-        .map_err(fail)?;
-    let result = Executor::new(loss, solver)
-        .configure(|state| state.param(start).max_iters(MAX_ITERATIONS))
-        .run()
-        .map_err(fail)?;
-    let best = result
-        .state()
-        .get_best_param()
-        .ok_or_else(|| PredictError::Fit("L-BFGS kept no parameters".to_string()))?
-        .to_vec();
+    let start = start.unwrap_or_else(|| vec![0.0; width + 1]);
+    let tolerance = TOLERANCE_PER_EXAMPLE * x.len() as f64;
+    let best = super::lbfgs::minimize(&loss, start, tolerance, MAX_ITERATIONS)
+        .map_err(PredictError::Fit)?;
     Ok((best[..width].to_vec(), best[width], best))
 }
 

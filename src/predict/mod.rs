@@ -41,6 +41,7 @@
 pub mod calibration;
 pub mod eval;
 pub mod features;
+mod lbfgs;
 pub mod logistic;
 pub mod network;
 pub mod observe;

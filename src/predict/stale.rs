@@ -17,9 +17,11 @@
 //! [`learn_prior`] turns the training pages' visits up to the training period's end into a
 //! [`Prior`]: the global rate r₀ (detected changes over covered cycles), each group's rate
 //! under the prior's attribute shrunk toward r₀ with the empirical-Bayes strength of the
-//! groups' spread ([`strength`]), and the page-level strength of the pages' spread. A
-//! page's `rate` is then its posterior mean, `prior` its group's rate: a page never
-//! visited reads as its group, a group of one page as little more than the global rate.
+//! groups' spread around r₀ ([`strength`]), and the page-level strength of the pages'
+//! spread. A page's `rate` is then its posterior mean, `prior` its group's rate: a page
+//! never visited reads as its group, a group of one page as little more than the global
+//! rate. A training example's group rate leaves its own page out ([`learn_prior_loo`]):
+//! otherwise `prior` would count the visit it is to predict.
 //! The spread of pages is measured around r₀, not around their groups' rates, so it is
 //! if anything too large and a page's own visits count a little more than they would
 //! under the exact hierarchy: a documented simplification.
@@ -254,6 +256,20 @@ pub fn learn_prior(
     upto: usize,
     key: Option<&str>,
 ) -> Prior {
+    learn_prior_loo(data, obs, train, upto, key).0
+}
+
+/// As [`learn_prior`], with each training page's prior mean *leaving the page out*: its
+/// group's rate from the group's other training pages (shrunk the same way), so that a
+/// training example's `prior` and `rate` never count the page's own visits, its label
+/// among them. (Every other page's prior mean is [`prior_means`].)
+pub fn learn_prior_loo(
+    data: &Dataset,
+    obs: &Observations,
+    train: &[u32],
+    upto: usize,
+    key: Option<&str>,
+) -> (Prior, Vec<f64>) {
     let counts: Vec<(u64, u64)> = train
         .iter()
         .map(|&p| {
@@ -270,32 +286,41 @@ pub fn learn_prior(
         .iter()
         .fold((0u64, 0u64), |(x, t), c| (x + c.0, t + c.1));
     let rate = if t == 0 { 0.0 } else { x as f64 / t as f64 };
+    let values: Vec<Option<&str>> = train
+        .iter()
+        .map(|&p| key.and_then(|k| group_value(data, k, p as usize)))
+        .collect();
     let mut totals: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
-    if let Some(key) = key {
-        for (&p, c) in train.iter().zip(&counts) {
-            if let Some(v) = group_value(data, key, p as usize) {
-                let e = totals.entry(v).or_default();
-                e.0 += c.0;
-                e.1 += c.1;
-            }
+    for (v, c) in values.iter().zip(&counts) {
+        if let Some(v) = v {
+            let e = totals.entry(v).or_default();
+            e.0 += c.0;
+            e.1 += c.1;
         }
     }
     let units: Vec<(u64, u64)> = totals.values().copied().collect();
-    let group_strength = strength(&units);
+    let group_strength = strength(&units, Some(rate));
+    let shrunk = |x: u64, t: u64| (x as f64 + group_strength * rate) / (t as f64 + group_strength);
     let groups = totals
-        .into_iter()
-        .map(|(v, (x, t))| {
-            let r = (x as f64 + group_strength * rate) / (t as f64 + group_strength);
-            (v.to_string(), r)
+        .iter()
+        .map(|(v, &(x, t))| (v.to_string(), shrunk(x, t)))
+        .collect();
+    let loo = values
+        .iter()
+        .zip(&counts)
+        .map(|(v, c)| match v.and_then(|v| totals.get(v)) {
+            Some(&(x, t)) => shrunk(x - c.0, t - c.1),
+            None => rate,
         })
         .collect();
-    Prior {
+    let prior = Prior {
         rate,
-        strength: strength(&counts),
+        strength: strength(&counts, Some(rate)),
         key: key.map(str::to_string),
         group_strength,
         groups,
-    }
+    };
+    (prior, loo)
 }
 
 /// Examples of the stale model: a row per visit, with its label and t.
@@ -320,11 +345,22 @@ impl StaleExamples {
         cycles: RangeInclusive<usize>,
     ) -> StaleExamples {
         let means = prior_means(data, prior, pages);
+        StaleExamples::build_with_means(obs, set, prior, (pages, &means), cycles)
+    }
+
+    /// As [`StaleExamples::build`], page `pages.0[i]`'s prior mean `pages.1[i]`.
+    pub fn build_with_means(
+        obs: &Observations,
+        set: &FeatureSet,
+        prior: &Prior,
+        (pages, means): (&[u32], &[f64]),
+        cycles: RangeInclusive<usize>,
+    ) -> StaleExamples {
         let mut out = StaleExamples {
             width: set.len(),
             ..StaleExamples::default()
         };
-        for (&p, &mean) in pages.iter().zip(&means) {
+        for (&p, &mean) in pages.iter().zip(means) {
             let mut seen = Seen::default();
             for d in 1..=*cycles.end().min(&obs.cycles()) {
                 if !obs.observed(p as usize, d) {
@@ -385,7 +421,6 @@ struct Loss<'a> {
     labels: &'a [bool],
     width: usize,
     alpha: f64,
-    last: std::cell::RefCell<Option<(Vec<f64>, Vec<f64>)>>,
 }
 
 /// Standardized logarithms of `x`'s rows (`mean`, `scale` of the logarithms).
@@ -416,15 +451,12 @@ fn nll(z: f64, label: bool) -> (f64, f64) {
     let h = z.exp(); // the cumulative hazard
     if label {
         // -ln(1 - e^-h), derivative -h e^-h / (1 - e^-h) = -h / expm1(h)
-        let p = -(-h).exp_m1();
-        let d = if h > 700.0 {
-            0.0
-        } else if h > 1e-300 {
-            -h / h.exp_m1()
-        } else {
-            -1.0
-        };
-        (-p.max(f64::MIN_POSITIVE).ln(), d)
+        if h < 1e-8 {
+            // -ln(1 - e^-h) = -ln h + h/2 + O(h²): exact in z, finite below e^-745.
+            return (-z + h / 2.0, -1.0 + h / 2.0);
+        }
+        let d = if h > 700.0 { 0.0 } else { -h / h.exp_m1() };
+        (-(-(-h).exp_m1()).ln(), d)
     } else {
         (h, h)
     }
@@ -466,49 +498,18 @@ impl Loss<'_> {
     }
 }
 
-impl argmin::core::CostFunction for Loss<'_> {
-    type Param = ndarray::Array1<f64>;
-    type Output = f64;
-
-    fn cost(&self, w: &Self::Param) -> Result<f64, argmin::core::Error> {
-        let w = w.to_vec();
-        let (loss, g) = self.pass(&w);
-        *self.last.borrow_mut() = Some((w, g));
-        Ok(loss)
+impl super::lbfgs::Objective for Loss<'_> {
+    fn evaluate(&self, w: &[f64]) -> (f64, Vec<f64>) {
+        self.pass(w)
     }
 }
 
-impl argmin::core::Gradient for Loss<'_> {
-    type Param = ndarray::Array1<f64>;
-    type Gradient = ndarray::Array1<f64>;
-
-    fn gradient(&self, w: &Self::Param) -> Result<Self::Gradient, argmin::core::Error> {
-        let w = w.to_vec();
-        if let Some((_, g)) = self.last.borrow().as_ref().filter(|(at, _)| *at == w) {
-            return Ok(ndarray::Array1::from_vec(g.clone()));
-        }
-        Ok(ndarray::Array1::from_vec(self.pass(&w).1))
-    }
-}
-
-/// L-BFGS on [`Loss`] from `start` (weights then intercept).
+/// L-BFGS on [`Loss`] from `start` (weights then intercept), as the logistic regression's
+/// (at most 100 iterations, a gradient tolerance of 1e-6 per example).
 fn fit(loss: Loss<'_>, start: Vec<f64>) -> Result<Vec<f64>, PredictError> {
-    use argmin::core::{Executor, State};
-    use argmin::solver::{linesearch::MoreThuenteLineSearch, quasinewton::LBFGS};
-    let fail = |e: argmin::core::Error| PredictError::Fit(format!("the stale model: {e}"));
-    let n = loss.labels.len() as f64;
-    let solver = LBFGS::new(MoreThuenteLineSearch::new(), 10)
-        .with_tolerance_grad(1e-6 * n)
-        .map_err(fail)?;
-    let result = Executor::new(loss, solver)
-        .configure(|state| state.param(ndarray::Array1::from_vec(start)).max_iters(100))
-        .run()
-        .map_err(fail)?;
-    Ok(result
-        .state()
-        .get_best_param()
-        .ok_or_else(|| PredictError::Fit("L-BFGS kept no parameters".to_string()))?
-        .to_vec())
+    let tolerance = 1e-6 * loss.labels.len() as f64;
+    super::lbfgs::minimize(&loss, start, tolerance, 100)
+        .map_err(|e| PredictError::Fit(format!("the stale model: {e}")))
 }
 
 /// Mean log-loss of `model` over `x`.
@@ -566,7 +567,6 @@ fn fit_selected(
             labels: &train.labels,
             width,
             alpha,
-            last: std::cell::RefCell::new(None),
         };
         let w = fit(loss, start.clone())?;
         let model = Model::Hazard(Hazard {
@@ -641,8 +641,14 @@ pub fn train_stale_on(
             Some(set) => set.clone(),
             None => FeatureSet::stale(key.is_some()),
         };
-        let prior = learn_prior(data, obs, &split.train, *cycles.end(), key.as_deref());
-        let train = StaleExamples::build(data, obs, &set, &prior, &split.train, cycles.clone());
+        let (prior, loo) = learn_prior_loo(data, obs, &split.train, *cycles.end(), key.as_deref());
+        let train = StaleExamples::build_with_means(
+            obs,
+            &set,
+            &prior,
+            (&split.train, &loo),
+            cycles.clone(),
+        );
         let validation =
             StaleExamples::build(data, obs, &set, &prior, &split.validation, cycles.clone());
         if train.is_empty() || validation.is_empty() {
@@ -697,7 +703,6 @@ fn recalibrate(h: &mut Hazard, later: &StaleExamples) -> Result<Option<(f64, f64
         labels: &later.labels,
         width: 1,
         alpha: 0.0,
-        last: std::cell::RefCell::new(None),
     };
     let w = fit(loss, vec![1.0, 0.0])?;
     let (b, a) = (w[0], w[1]);

@@ -7,7 +7,7 @@
 //! (*seen*) and of the test fold's (*unseen*) are the examples, each labelled by whether
 //! the visit found the page changed ([`StaleExamples`]). The methods:
 //!
-//! - `hazard`: the stale model learned on the rotation ([`train_stale`] with the same
+//! - `hazard`: the stale model learned on the rotation ([`train_stale`](super::train_stale) with the same
 //!   crawl);
 //! - `poisson`: its prior alone, `1 − e^(−rate·t)` (the page's shrunk rate, no regression);
 //! - `combined·stale`: the change model `combined` (learned under full observability),
@@ -157,7 +157,7 @@ fn rotation(
         let poisson: Vec<f64> = (0..x.len())
             .map(|i| {
                 let t = f64::from(x.visits()[i].2);
-                // Without `rate` among its features the prior mean stands for it.
+                // Without `rate` among its features the global rate stands for it.
                 let r = rate.map_or(h.prior.rate, |j| x.row(i)[j]);
                 -(-r * t).exp_m1()
             })

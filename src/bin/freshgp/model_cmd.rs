@@ -155,6 +155,7 @@ fn train(args: TrainArgs) -> Result<()> {
     if args.rotation > 4 {
         bail!("--rotation {}: expected 0..=4", args.rotation);
     }
+    check_kind_flags(&args)?;
     if args.kind == "hazard" {
         return train_stale(args);
     }
@@ -166,13 +167,7 @@ fn train(args: TrainArgs) -> Result<()> {
     } else if args.features.is_empty() {
         FeatureSet::for_policy(&data)
     } else {
-        let features = args
-            .features
-            .iter()
-            .map(|f| f.trim().parse::<Feature>())
-            .collect::<Result<Vec<_>, _>>()
-            .context("--features")?;
-        FeatureSet::new(features)
+        feature_list(&args.features)?
     };
     let start = Instant::now();
     let shown = crate::progress::Progress::new(false);
@@ -261,21 +256,16 @@ fn note_policy_use(out: &std::path::Path, json: &str, shown: &crate::progress::P
 
 /// `model train --kind hazard`: the stale model.
 fn train_stale(args: TrainArgs) -> Result<()> {
-    if let Some(k) = args.horizon {
-        bail!("--horizon {k}: the horizon is the change label's; a stale model (--kind hazard) predicts whether the page changed since the last visit, whatever the cycles since");
-    }
-    let crawl = crawl_of("--crawl-policy", &args.crawl_policy, args.crawl_resources)?
-        .context("--crawl-policy: the stale model learns from a crawl's visits (none given)")?;
+    let crawl = crawl_of(
+        ("--crawl-policy", "--crawl-resources"),
+        &args.crawl_policy,
+        args.crawl_resources,
+    )?
+    .context("--crawl-policy: the stale model learns from a crawl's visits (none given)")?;
     let features = if args.features.is_empty() {
         None
     } else {
-        let features = args
-            .features
-            .iter()
-            .map(|f| f.trim().parse::<Feature>())
-            .collect::<Result<Vec<_>, _>>()
-            .context("--features")?;
-        Some(FeatureSet::new(features))
+        Some(feature_list(&args.features)?)
     };
     let options = StaleOptions {
         rotation: args.rotation,
@@ -315,9 +305,15 @@ fn train_stale(args: TrainArgs) -> Result<()> {
             h.shape().map_or("-".to_string(), |s| format!("{s:.3}"))
         )?;
     }
+    if let Some((a, b)) = t.recalibration {
+        writeln!(
+            out,
+            "recalibrated on the validation period: link a + b·z with a = {a:.4}, b = {b:.4}"
+        )?;
+    }
     writeln!(
         out,
-        "trained on {} visits in {:.1}s; validation log-loss {:.4}",
+        "trained on {} visits in {:.1}s; validation log-loss {:.4} (before the recalibration)",
         t.examples,
         start.elapsed().as_secs_f64(),
         t.validation
@@ -326,12 +322,57 @@ fn train_stale(args: TrainArgs) -> Result<()> {
     Ok(())
 }
 
-/// The crawl `policy` (one policy, or `none`) at `resources`, warm-up 2, seed 1.
+/// The features of `--features`.
+fn feature_list(names: &[String]) -> Result<FeatureSet> {
+    let features = names
+        .iter()
+        .map(|f| f.trim().parse::<Feature>())
+        .collect::<Result<Vec<_>, _>>()
+        .context("--features")?;
+    Ok(FeatureSet::new(features))
+}
+
+/// Refuses flags of one kind of model given to another: `--horizon` and the network's to
+/// the stale model, `--prior-group` and `--crawl-*` to a change model.
+fn check_kind_flags(args: &TrainArgs) -> Result<()> {
+    let stale = args.kind == "hazard";
+    let defaults = TrainArgs::defaults();
+    if stale {
+        if let Some(k) = args.horizon {
+            bail!("--horizon {k}: the horizon is the change label's; a stale model (--kind hazard) predicts whether the page changed since the last visit, whatever the cycles since");
+        }
+        if args.network.options() != NetworkOptions::default() {
+            bail!("--epochs, --batch-size, --learning-rate and --seed are the network's (--kind network), not the stale model's");
+        }
+        if args.memory != defaults.2 {
+            bail!(
+                "--memory: the stale model holds its examples in memory (it has no streamed form)"
+            );
+        }
+    } else if args.prior_group != defaults.0
+        || args.crawl_policy != defaults.1
+        || args.crawl_resources != 0.2
+    {
+        bail!("--prior-group, --crawl-policy and --crawl-resources are the stale model's (--kind hazard), not a {}'s", args.kind);
+    }
+    Ok(())
+}
+
+impl TrainArgs {
+    /// The defaults of `--prior-group`, `--crawl-policy` and `--memory`.
+    fn defaults() -> (&'static str, &'static str, usize) {
+        ("auto", "nad", eval::DEFAULT_MEMORY >> 20)
+    }
+}
+
+/// The crawl `policy` (one policy, or `none`) at `resources`, warm-up 2, seed 1; the
+/// flags' names (`flags`: the policy's, the resources') name them in errors.
 fn crawl_of(
-    flag: &str,
+    flags: (&str, &str),
     policy: &str,
     resources: f64,
 ) -> Result<Option<(freshgp::policy::Policy, SimConfig)>> {
+    let (flag, resources_flag) = flags;
     if policy == "none" {
         return Ok(None);
     }
@@ -340,7 +381,7 @@ fn crawl_of(
         bail!("{flag}: give one policy (or none)");
     }
     let config = SimConfig::new(resources, 2)
-        .with_context(|| format!("{flag}: resources {resources}"))?
+        .with_context(|| format!("{resources_flag} {resources}"))?
         .with_seed(1);
     Ok(policies.pop().map(|p| (p, config)))
 }
@@ -353,7 +394,7 @@ fn evaluate(args: EvalArgs) -> Result<()> {
         bail!("--rotations {}: expected 1..=5", args.rotations);
     }
     let partial = crawl_of(
-        "--partial-policy",
+        ("--partial-policy", "--partial-resources"),
         &args.partial_policy,
         args.partial_resources,
     )?;
@@ -395,9 +436,16 @@ fn evaluate(args: EvalArgs) -> Result<()> {
         "done in {:.1}s",
         start.elapsed().as_secs_f64()
     ));
-    // The stale model and its rivals at the partial crawl's visits.
+    // The stale model and its rivals at the partial crawl's visits; if it cannot be
+    // built (too few visits, one class), the AUC table still is.
     let stale = match &partial {
-        Some(crawl) => Some(freshgp::predict::stale_table(&data, args.rotations, crawl)?),
+        Some(crawl) => match freshgp::predict::stale_table(&data, args.rotations, crawl) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                shown.note(format_args!("note: no staleness table: {e}"));
+                None
+            }
+        },
         None => None,
     };
     let mut out = std::io::stdout().lock();

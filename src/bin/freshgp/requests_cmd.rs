@@ -82,6 +82,7 @@ pub struct Args {
 struct Output<'a> {
     rotations: usize,
     quantiles: u32,
+    once_per_cycle: bool,
     sets: &'a [Set],
 }
 
@@ -125,6 +126,11 @@ pub fn run(args: Args) -> Result<()> {
         policy_list("--policies", &args.policies)?
     };
     let learned = learned_list(&args.learned).context("--learned")?;
+    if let Some((m, _)) = learned.iter().find(|(_, r)| *r == Reading::Direct) {
+        if !args.once_per_cycle {
+            bail!("--learned p:{m}: crawling by the probability never crawls a page twice in a cycle, while the other methods and the blind crawler do under the seed's protocol; compare them under --once-per-cycle");
+        }
+    }
     let sim = SimConfig::new(args.resources, freshgp::sim::DEFAULT_WARMUP)
         .context("--resources")?
         .with_seed(args.seed);
@@ -174,6 +180,13 @@ pub fn run(args: Args) -> Result<()> {
          whatever its page (uniform crawling; not the rate policy `uniform`), at the freshness \
          F* it reaches."
     )?;
+    if args.once_per_cycle {
+        writeln!(
+            out,
+            "Once per cycle: no method crawls a page twice in a cycle, the blind crawler \
+             included; savings are read against what it spent (R_b spent)."
+        )?;
+    }
     for set in &sets {
         writeln!(
             out,
@@ -187,6 +200,7 @@ pub fn run(args: Args) -> Result<()> {
         let output = Output {
             rotations: args.rotations,
             quantiles: args.quantiles,
+            once_per_cycle: args.once_per_cycle,
             sets: &sets,
         };
         let text = serde_json::to_string_pretty(&output)? + "\n";
@@ -312,6 +326,13 @@ fn print_table(out: &mut impl std::io::Write, levels: &[Level]) -> std::io::Resu
         "R_b", "F*", "method", "γ", "R", "savings"
     )?;
     for level in levels {
+        if level.uniform_spent != level.uniform_resources {
+            writeln!(
+                out,
+                "{:>5.2} spent {:.4}",
+                level.uniform_resources, level.uniform_spent
+            )?;
+        }
         for m in &level.methods {
             let ci = m.per_cycle;
             writeln!(

@@ -24,6 +24,9 @@ pub enum RequestError {
     /// No run to simulate.
     #[error("nothing to simulate: no period")]
     NoPeriods,
+    /// Uniform crawled nothing at a level: no savings can be read against it.
+    #[error("the blind crawler crawled nothing at R_b = {0} (every request's page was already crawled in its cycle, or none came): choose a larger level")]
+    NothingSpent(f64),
     /// A target outside (0, 1].
     #[error("a target freshness or resource level must be in (0, 1], got {0}")]
     Target(f64),

@@ -60,6 +60,9 @@ impl From<MeanCi> for MeanCiOut {
 pub struct Level {
     /// Uniform's resources R_u.
     pub uniform_resources: f64,
+    /// What uniform spent at R_u, the savings' denominator: R_u itself, or under
+    /// once-per-cycle its measured R (fewer crawls).
+    pub uniform_spent: f64,
     /// The freshness F* uniform reaches there.
     pub freshness: f64,
     /// Each method at F*.
@@ -130,6 +133,9 @@ pub fn savings(
             } else {
                 level
             };
+            if spent <= 0.0 {
+                return Err(RequestError::NothingSpent(level));
+            }
             Ok((t.freshness(), spent))
         })
         .collect::<Result<_, RequestError>>()?;
@@ -162,8 +168,9 @@ pub fn savings(
     Ok(levels
         .iter()
         .zip(goals)
-        .map(|(&r_u, (goal, _))| Level {
+        .map(|(&r_u, (goal, spent))| Level {
             uniform_resources: r_u,
+            uniform_spent: spent,
             freshness: goal,
             methods: tuned.by_ref().take(methods.len()).collect(),
         })
