@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The metrics of one scored cycle.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct CycleMetrics {
     /// Cycle number inside the period (1-based).
     pub cycle: usize,

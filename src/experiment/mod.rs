@@ -11,6 +11,8 @@
 //!   baselines of each rotation), run one by one, resumable and shardable.
 //! * [`sweep`]: budget sweeps, repeated runs (medians, Wilcoxon) and savings at equal
 //!   quality (docs/src/reference/evaluation.md).
+//! * [`windows`]: the best fixed policy per window of cycles, and what a switcher
+//!   knowing each window's best would gain (before deploying a bandit).
 //! * [`store`]: the output directory: the study record and one file per finished unit,
 //!   written atomically.
 //!
@@ -30,6 +32,7 @@ pub mod study;
 mod study_file;
 pub mod sweep;
 pub mod units;
+pub mod windows;
 
 mod stored;
 

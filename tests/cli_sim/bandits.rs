@@ -213,3 +213,88 @@ fn bandits_run_from_the_command_line() {
         "{out}"
     );
 }
+
+/// The best policy per window: a row per window of the scored cycles, the winner named,
+/// and a switcher at least as good as the best fixed policy; bad widths are errors.
+#[test]
+fn the_best_policy_per_window_is_tabulated() {
+    let v = json(&[
+        "baselines",
+        "--data",
+        SAMPLE,
+        "--json",
+        "--policies",
+        "weight,change,value",
+        "--test-horizon",
+        "whole",
+        "--metric",
+        "wfreshness",
+        "--windows",
+        "7",
+    ]);
+    let w = &v["windows"];
+    let rows = w["rows"].as_array().unwrap();
+    let cycles = v["cycles"].as_u64().unwrap() as usize;
+    // `cycles` counts the scored cycles of the five test sets pooled.
+    assert_eq!(rows.len(), (cycles / 5).div_ceil(7), "{w}");
+    for r in rows {
+        let means: Vec<f64> = r["means"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_f64().unwrap())
+            .collect();
+        let best = r["best"].as_u64().unwrap() as usize;
+        assert!(means.iter().all(|&m| m <= means[best]), "{r}");
+    }
+    let (fixed, switcher) = (
+        w["fixed"].as_f64().unwrap(),
+        w["switcher"].as_f64().unwrap(),
+    );
+    assert!(switcher >= fixed - 1e-12, "{w}");
+    let wins: u64 = w["wins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(wins as usize, rows.len());
+    fails_with(
+        &[
+            "baselines",
+            "--data",
+            SAMPLE,
+            "--policies",
+            "weight,change",
+            "--windows",
+            "0",
+        ],
+        "--windows",
+    );
+    fails_with(
+        &[
+            "baselines",
+            "--data",
+            SAMPLE,
+            "--policies",
+            "weight",
+            "--windows",
+            "7",
+        ],
+        "at least two policies",
+    );
+    fails_with(
+        &[
+            "baselines",
+            "--data",
+            SAMPLE,
+            "--policies",
+            "weight,change",
+            "--windows",
+            "7",
+            "--runs",
+            "2",
+        ],
+        "--windows reads one run at one budget",
+    );
+}

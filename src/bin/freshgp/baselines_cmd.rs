@@ -5,7 +5,7 @@
 
 use crate::common::{policy_list, DataArgs, EvalArgs, HorizonArg, MetricArgs, SimArgs};
 use crate::progress::Progress;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use freshgp::experiment::baselines;
 use freshgp::metric::Metric;
 use freshgp::policy::{Policy, Reward};
@@ -34,6 +34,11 @@ pub struct Args {
     /// bandits, which learn while they crawl).
     #[arg(long = "test-horizon", value_enum, default_value_t = HorizonArg::Temporal)]
     test_horizon: HorizonArg,
+    /// Also the best policy per window of this many scored cycles (by --metric), and what
+    /// a switcher knowing each window's best would gain over the best fixed policy: the
+    /// most a bandit over the listed policies could gain at that width.
+    #[arg(long, value_name = "CYCLES")]
+    windows: Option<usize>,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -50,9 +55,25 @@ pub fn run(args: Args) -> Result<()> {
     };
     let levels = args.sim.levels()?;
     if levels.len() > 1 || args.eval.runs.is_some() || args.eval.savings_against.is_some() {
+        if args.windows.is_some() {
+            anyhow::bail!("--windows reads one run at one budget: not with several --resources, --runs or --savings-against");
+        }
         return sweep(&args, &dataset, config, &policies, &levels);
     }
     let results = baselines::run_over(&dataset, config, &policies, args.test_horizon.into())?;
+    let windows = match args.windows {
+        Some(width) => {
+            let named: Vec<(String, &Vec<Vec<_>>)> = results
+                .iter()
+                .map(|r| (r.policy.label(), &r.cycles))
+                .collect();
+            Some(
+                freshgp::experiment::windows::best_per_window(&named, config.metric(), width)
+                    .context("--windows")?,
+            )
+        }
+        None => None,
+    };
     let cycles = results.first().map_or(0, |r| r.metrics.changerate.n);
     if args.json {
         let mut map = serde_json::Map::new();
@@ -91,6 +112,7 @@ pub fn run(args: Args) -> Result<()> {
             "host_cap": config.host_cap(),
             "metric": config.metric().name(),
             "test_horizon": freshgp::data::split::Horizon::from(args.test_horizon),
+            "windows": windows,
         });
         writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(());
@@ -129,6 +151,9 @@ pub fn run(args: Args) -> Result<()> {
         writeln!(stdout)?;
     }
     print_arm_shares(&mut stdout, &results, config.metric())?;
+    if let Some(w) = &windows {
+        write!(stdout, "{w}")?;
+    }
     Ok(())
 }
 
