@@ -61,19 +61,7 @@ pub fn run(args: Args) -> Result<()> {
         return sweep(&args, &dataset, config, &policies, &levels);
     }
     let results = baselines::run_over(&dataset, config, &policies, args.test_horizon.into())?;
-    let windows = match args.windows {
-        Some(width) => {
-            let named: Vec<(String, &Vec<Vec<_>>)> = results
-                .iter()
-                .map(|r| (r.policy.label(), &r.cycles))
-                .collect();
-            Some(
-                freshgp::experiment::windows::best_per_window(&named, config.metric(), width)
-                    .context("--windows")?,
-            )
-        }
-        None => None,
-    };
+    let windows = windows_of(args.windows, &results, config.metric())?;
     let cycles = results.first().map_or(0, |r| r.metrics.changerate.n);
     if args.json {
         let mut map = serde_json::Map::new();
@@ -155,6 +143,24 @@ pub fn run(args: Args) -> Result<()> {
         write!(stdout, "{w}")?;
     }
     Ok(())
+}
+
+/// The best of `results` per window of `width` cycles by `metric` (`--windows`), if asked.
+fn windows_of(
+    width: Option<usize>,
+    results: &[baselines::BaselineResult],
+    metric: Metric,
+) -> Result<Option<freshgp::experiment::windows::Windows>> {
+    let Some(width) = width else {
+        return Ok(None);
+    };
+    let named: Vec<(String, &Vec<Vec<_>>)> = results
+        .iter()
+        .map(|r| (r.policy.label(), &r.cycles))
+        .collect();
+    let w = freshgp::experiment::windows::best_per_window(&named, metric, width)
+        .context("--windows")?;
+    Ok(Some(w))
 }
 
 /// For each bandit: the share of the cycles each arm was drawn, and its reward metric.

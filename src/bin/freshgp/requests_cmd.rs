@@ -112,6 +112,21 @@ fn learned_list(
         .collect()
 }
 
+/// The simulation's settings from the flags; `p:` needs `--once-per-cycle`.
+fn request_config(args: &Args, learned: &[(Learned, Reading)]) -> Result<RequestConfig> {
+    if let Some((m, _)) = learned.iter().find(|(_, r)| *r == Reading::Direct) {
+        if !args.once_per_cycle {
+            bail!("--learned p:{m}: crawling by the probability never crawls a page twice in a cycle, while the other methods and the blind crawler do under the seed's protocol; compare them under --once-per-cycle");
+        }
+    }
+    let sim = SimConfig::new(args.resources, freshgp::sim::DEFAULT_WARMUP)
+        .context("--resources")?
+        .with_seed(args.seed);
+    Ok(RequestConfig::new(args.quantiles, sim)
+        .context("--quantiles")?
+        .once_per_cycle(args.once_per_cycle))
+}
+
 /// Runs `freshgp requests`.
 pub fn run(args: Args) -> Result<()> {
     for out in args.json.iter().chain(&args.plot) {
@@ -126,17 +141,7 @@ pub fn run(args: Args) -> Result<()> {
         policy_list("--policies", &args.policies)?
     };
     let learned = learned_list(&args.learned).context("--learned")?;
-    if let Some((m, _)) = learned.iter().find(|(_, r)| *r == Reading::Direct) {
-        if !args.once_per_cycle {
-            bail!("--learned p:{m}: crawling by the probability never crawls a page twice in a cycle, while the other methods and the blind crawler do under the seed's protocol; compare them under --once-per-cycle");
-        }
-    }
-    let sim = SimConfig::new(args.resources, freshgp::sim::DEFAULT_WARMUP)
-        .context("--resources")?
-        .with_seed(args.seed);
-    let config = RequestConfig::new(args.quantiles, sim)
-        .context("--quantiles")?
-        .once_per_cycle(args.once_per_cycle);
+    let config = request_config(&args, &learned)?;
     let data = args.data.load(false)?;
     let rotations: Vec<usize> = (0..args.rotations).collect();
     let start = Instant::now();
