@@ -100,8 +100,11 @@ pub fn run(args: Args) -> Result<()> {
             "host_cap": config.host_cap(),
             "metric": config.metric().name(),
             "test_horizon": freshgp::data::split::Horizon::from(args.test_horizon),
-            "windows": windows,
         });
+        let mut out = out;
+        if let Some(w) = &windows {
+            out["windows"] = serde_json::to_value(w)?;
+        }
         writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(());
     }
