@@ -21,7 +21,7 @@ use super::{NetworkOptions, Observations};
 use crate::data::split::Split;
 use crate::data::Dataset;
 use crate::model::{Feature, FeatureSet, Model};
-use crate::policy::{Baseline, Policy};
+use crate::policy::Policy;
 use crate::sim::SimConfig;
 use crate::stats::subset_auc;
 use rayon::prelude::*;
@@ -41,15 +41,11 @@ impl Default for EvalOptions {
     /// K = 1, five rotations, 20 subsets, partial observability under `nad` at resources
     /// 0.2, no network.
     fn default() -> EvalOptions {
-        // Invariant: 0.2 and a warm-up of 2 are valid settings.
-        let config = SimConfig::new(0.2, 2)
-            .expect("invariant: valid settings")
-            .with_seed(1);
         EvalOptions {
             horizon: 1,
             rotations: 5,
             subsets: 20,
-            partial: Some((Policy::Baseline(Baseline::Nad), config)),
+            partial: Some(super::observe::default_crawl()),
             network: None,
         }
     }

@@ -23,6 +23,17 @@ use crate::data::Dataset;
 use crate::policy::Policy;
 use crate::sim::{Period, SimConfig, Simulator};
 
+/// The crawl whose visits are partial observability unless told otherwise (`model eval`'s
+/// `--partial-policy`, the stale model's `--crawl-policy`): `nad` at resources 0.2, a
+/// warm-up of 2, run seed 1.
+pub fn default_crawl() -> (Policy, SimConfig) {
+    // Invariant: 0.2 and a warm-up of 2 are valid settings.
+    let config = SimConfig::new(0.2, 2)
+        .expect("invariant: valid settings")
+        .with_seed(1);
+    (Policy::Baseline(crate::policy::Baseline::Nad), config)
+}
+
 /// Per page, the observed cycles and the cycles whose visit detected a change, packed as
 /// bits (cycle d is bit `(d - 1) % 64` of word `(d - 1) / 64`).
 #[derive(Debug, Clone, PartialEq)]

@@ -56,7 +56,7 @@ use super::{Observations, PredictError};
 use crate::data::split::Split;
 use crate::data::Dataset;
 use crate::model::{strength, Feature, FeatureSet, Hazard, Model, Prior, FLOOR};
-use crate::policy::{Baseline, Policy};
+use crate::policy::Policy;
 use crate::sim::SimConfig;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -106,13 +106,9 @@ impl Default for StaleOptions {
     /// Rotation 0, the crawl of `nad` at resources 0.2 (warm-up 2, seed 1), the group
     /// chosen on validation, the default features.
     fn default() -> StaleOptions {
-        // Invariant: 0.2 and a warm-up of 2 are valid settings.
-        let config = SimConfig::new(0.2, 2)
-            .expect("invariant: valid settings")
-            .with_seed(1);
         StaleOptions {
             rotation: 0,
-            crawl: (Policy::Baseline(Baseline::Nad), config),
+            crawl: super::observe::default_crawl(),
             group: GroupChoice::Auto,
             features: None,
         }

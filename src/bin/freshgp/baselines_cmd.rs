@@ -64,47 +64,7 @@ pub fn run(args: Args) -> Result<()> {
     let windows = windows_of(args.windows, &results, config.metric())?;
     let cycles = results.first().map_or(0, |r| r.metrics.changerate.n);
     if args.json {
-        let mut map = serde_json::Map::new();
-        for r in &results {
-            let mut entry = serde_json::Map::new();
-            for metric in Metric::ALL {
-                let v = r.metrics.of(metric);
-                entry.insert(
-                    metric.name().into(),
-                    json!({"mean": v.mean, "ci95": v.ci95}),
-                );
-            }
-            entry.insert("random".into(), json!(r.policy.is_random()));
-            if let Some(bandit) = r.policy.bandit() {
-                let arms: Vec<String> = bandit.arms().iter().map(|a| a.label()).collect();
-                entry.insert(
-                    "arms".into(),
-                    json!({
-                        "arms": arms,
-                        "gamma": bandit.gamma(),
-                        "reward": bandit.reward().unwrap_or(Reward::Metric(config.metric())).name(),
-                        "shares": r.arm_shares(),
-                        "choices": r.choices,
-                    }),
-                );
-            }
-            map.insert(r.policy.label(), entry.into());
-        }
-        let out = json!({
-            "baselines": map,
-            "cycles": cycles,
-            "pages": dataset.pages(),
-            "resources": config.resources(),
-            "warmup": config.warmup(),
-            "ties": config.ties(),
-            "host_cap": config.host_cap(),
-            "metric": config.metric().name(),
-            "test_horizon": freshgp::data::split::Horizon::from(args.test_horizon),
-        });
-        let mut out = out;
-        if let Some(w) = &windows {
-            out["windows"] = serde_json::to_value(w)?;
-        }
+        let out = json_of(&args, &dataset, config, &results, windows.as_ref())?;
         writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(());
     }
@@ -146,6 +106,60 @@ pub fn run(args: Args) -> Result<()> {
         write!(stdout, "{w}")?;
     }
     Ok(())
+}
+
+/// The JSON `--json` prints: each policy's metrics (a bandit's draws), the run's settings,
+/// and the windows when asked.
+fn json_of(
+    args: &Args,
+    dataset: &freshgp::data::Dataset,
+    config: freshgp::sim::SimConfig,
+    results: &[baselines::BaselineResult],
+    windows: Option<&freshgp::experiment::windows::Windows>,
+) -> Result<serde_json::Value> {
+    let cycles = results.first().map_or(0, |r| r.metrics.changerate.n);
+    let mut map = serde_json::Map::new();
+    for r in results {
+        let mut entry = serde_json::Map::new();
+        for metric in Metric::ALL {
+            let v = r.metrics.of(metric);
+            entry.insert(
+                metric.name().into(),
+                json!({"mean": v.mean, "ci95": v.ci95}),
+            );
+        }
+        entry.insert("random".into(), json!(r.policy.is_random()));
+        if let Some(bandit) = r.policy.bandit() {
+            let arms: Vec<String> = bandit.arms().iter().map(|a| a.label()).collect();
+            entry.insert(
+                "arms".into(),
+                json!({
+                    "arms": arms,
+                    "gamma": bandit.gamma(),
+                    "reward": bandit.reward().unwrap_or(Reward::Metric(config.metric())).name(),
+                    "shares": r.arm_shares(),
+                    "choices": r.choices,
+                }),
+            );
+        }
+        map.insert(r.policy.label(), entry.into());
+    }
+    let out = json!({
+        "baselines": map,
+        "cycles": cycles,
+        "pages": dataset.pages(),
+        "resources": config.resources(),
+        "warmup": config.warmup(),
+        "ties": config.ties(),
+        "host_cap": config.host_cap(),
+        "metric": config.metric().name(),
+        "test_horizon": freshgp::data::split::Horizon::from(args.test_horizon),
+    });
+    let mut out = out;
+    if let Some(w) = windows {
+        out["windows"] = serde_json::to_value(w)?;
+    }
+    Ok(out)
 }
 
 /// The best of `results` per window of `width` cycles by `metric` (`--windows`), if asked.
