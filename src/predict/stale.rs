@@ -46,11 +46,10 @@
 //! A crawler's histories grow: the training period's visits know at most its cycles,
 //! later visits know more, and a regression fitted on the first is over-confident on the
 //! second, at both ends of its probabilities. So the link is refitted, `a + b·z` by the
-//! same likelihood, on the
-//! validation fold's visits at the *validation* period, and folded into the intercept and
-//! weights ([`StaleTrained::recalibration`]): Platt's scaling on the model's own link. It
-//! keeps each page's rank (b > 0), so it changes the probabilities, not which pages a
-//! crawl picks first.
+//! same likelihood, on the validation fold's visits at the *validation* period, and
+//! folded into the intercept and weights ([`StaleTrained::recalibration`]): Platt's
+//! scaling on the model's own link. It keeps each page's rank (b > 0), so it changes the
+//! probabilities, not which pages a crawl picks first.
 
 use super::{Observations, PredictError};
 use crate::data::split::Split;
