@@ -265,7 +265,13 @@ pub fn learn_prior_loo(
     upto: usize,
     key: Option<&str>,
 ) -> (Prior, Vec<f64>) {
-    let counts: Vec<(u64, u64)> = train
+    prior_of_counts(data, train, &page_counts(obs, train, upto), key)
+}
+
+/// Each page's visits that found a change and cycles its visits cover, in `obs` at
+/// cycles `1..=upto`: what a prior is learned from, whatever its groups.
+fn page_counts(obs: &Observations, pages: &[u32], upto: usize) -> Vec<(u64, u64)> {
+    pages
         .iter()
         .map(|&p| {
             let mut seen = Seen::default();
@@ -276,7 +282,16 @@ pub fn learn_prior_loo(
             }
             (u64::from(seen.x), u64::from(seen.last_visit))
         })
-        .collect();
+        .collect()
+}
+
+/// As [`learn_prior_loo`], from the pages' counts ([`page_counts`]).
+fn prior_of_counts(
+    data: &Dataset,
+    train: &[u32],
+    counts: &[(u64, u64)],
+    key: Option<&str>,
+) -> (Prior, Vec<f64>) {
     let (x, t) = counts
         .iter()
         .fold((0u64, 0u64), |(x, t), c| (x + c.0, t + c.1));
@@ -286,7 +301,7 @@ pub fn learn_prior_loo(
         .map(|&p| key.and_then(|k| group_value(data, k, p as usize)))
         .collect();
     let mut totals: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
-    for (v, c) in values.iter().zip(&counts) {
+    for (v, c) in values.iter().zip(counts) {
         if let Some(v) = v {
             let e = totals.entry(v).or_default();
             e.0 += c.0;
@@ -302,7 +317,7 @@ pub fn learn_prior_loo(
         .collect();
     let loo = values
         .iter()
-        .zip(&counts)
+        .zip(counts)
         .map(|(v, c)| match v.and_then(|v| totals.get(v)) {
             Some(&(x, t)) => shrunk(x - c.0, t - c.1),
             None => rate,
@@ -310,7 +325,7 @@ pub fn learn_prior_loo(
         .collect();
     let prior = Prior {
         rate,
-        strength: strength(&counts, Some(rate)),
+        strength: strength(counts, Some(rate)),
         key: key.map(str::to_string),
         group_strength,
         groups,
@@ -629,6 +644,8 @@ pub fn train_stale_on(
         check_features(set)?;
     }
     let cycles = split.train_cycles.clone();
+    // The training pages' counts, the same whatever groups each candidate prior has.
+    let counts = page_counts(obs, &split.train, *cycles.end());
     let mut best: Option<StaleTrained> = None;
     let mut candidates = Vec::new();
     for key in keys {
@@ -636,7 +653,7 @@ pub fn train_stale_on(
             Some(set) => set.clone(),
             None => FeatureSet::stale(key.is_some()),
         };
-        let (prior, loo) = learn_prior_loo(data, obs, &split.train, *cycles.end(), key.as_deref());
+        let (prior, loo) = prior_of_counts(data, &split.train, &counts, key.as_deref());
         let train = StaleExamples::build_with_means(
             obs,
             &set,

@@ -9,6 +9,15 @@ use crate::data::Dataset;
 use crate::policy::Policy;
 use crate::sim::{Period, SimConfig, SimError};
 
+/// One cycle's counts.
+fn c(requests: u64, fresh: u64, crawls: u64) -> CycleCounts {
+    CycleCounts {
+        requests,
+        fresh,
+        crawls,
+    }
+}
+
 fn config(warmup: usize) -> RequestConfig {
     // Invariant: valid settings.
     let sim = SimConfig::new(0.34, warmup).expect("invariant: valid");
@@ -51,11 +60,6 @@ fn hand_worked_three_cycles() {
     // (1, .2) stale, crawled; (1, .3) fresh, crawled; (0, .99) stale, crawled; (2, .7)
     // fresh.
     let t = sim.run(Crawler::Scored(&x), 1.0).unwrap();
-    let c = |requests, fresh, crawls| CycleCounts {
-        requests,
-        fresh,
-        crawls,
-    };
     assert_eq!(t.cycles, [c(4, 3, 3), c(4, 2, 3)]);
     assert_eq!((t.freshness(), t.resources()), (5.0 / 8.0, 6.0 / 8.0));
     // At γ = 0.5 the probabilities are ½, ¼, ¼. Cycle 2: (0, .9) stale; (0, .1) stale,
@@ -216,11 +220,6 @@ fn once_per_cycle_skips_pages_crawled_this_cycle() {
     let sim = RequestSim::new(hand.runs.clone(), config(1).once_per_cycle(true)).unwrap();
     let x = Policy::parse("X", &crate::formula::Grammar::all()).unwrap();
     let t = sim.run(Crawler::Scored(&x), 1.0).unwrap();
-    let c = |requests, fresh, crawls| CycleCounts {
-        requests,
-        fresh,
-        crawls,
-    };
     assert_eq!(t.cycles, [c(4, 3, 2), c(4, 2, 2)]);
     // Uniform obeys the rule too: at R = 1 it crawls each page once per cycle.
     let u = sim.run(Crawler::Uniform, 1.0).unwrap();
@@ -274,11 +273,6 @@ fn direct_scores_are_crawl_probabilities() {
     let sim = hand_worked();
     let fixed = Fixed(vec![1.0, 0.5, 0.0]);
     let t = sim.run(Crawler::Scored(&fixed), 1.0).unwrap();
-    let c = |requests, fresh, crawls| CycleCounts {
-        requests,
-        fresh,
-        crawls,
-    };
     // Cycle 2: (0, .9) crawled; (0, .1) already crawled; (1, .6) above ½; (2, .4) p 0.
     // Cycle 3: (1, .2) stale, crawled; (1, .3) already; (0, .99) crawled; (2, .7) p 0.
     assert_eq!(t.cycles, [c(4, 3, 1), c(4, 2, 2)]);
