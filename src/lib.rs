@@ -9,7 +9,8 @@
 //!
 //! 1. [`stats`], the small statistics reports use, and [`metric`], the per-cycle metrics
 //!    (ChangeRate, NDCG, Freshness and their weighted forms) that simulations measure,
-//!    fitness and bandits read and reports tabulate.
+//!    fitness and bandits read and reports tabulate; [`place`], where in a user's text an
+//!    error is.
 //! 2. [`formula`]: the formula language: a postfix arena, parser, printer, simplifier.
 //! 3. [`eval`]: compiles a formula into a program that scores many pages at once; beside
 //!    it [`export`] turns a formula into a self-contained Python, C, Java, Rust or SQL
@@ -41,6 +42,7 @@ pub mod gp;
 mod hash;
 pub mod metric;
 pub mod model;
+pub mod place;
 pub mod policy;
 pub mod predict;
 pub mod report;

@@ -2,7 +2,10 @@
 //! cache), `model train` (a model) and `schedule` (a scheduler's state, under its lock).
 //! After each kill the output is byte for byte the old file or the complete new one, and
 //! the next run is not blocked by a lock the killed run held: it finishes and writes what
-//! an uninterrupted run writes.
+//! an uninterrupted run writes. A study (`experiment`) killed at random leaves complete
+//! files of the finished study only, and `--resume` finishes it to the bytes of an
+//! uninterrupted run (a unit's measured seconds aside); a killed `report` leaves each of
+//! its files old or new, and the next report writes what an uninterrupted one writes.
 
 #![cfg(unix)]
 
@@ -185,4 +188,176 @@ fn killed_writers_leave_the_old_file_or_the_new_one_and_no_blocking_lock() {
         );
         assert!(old > 0 && new > 0, "{}: {old} old, {new} new", writer.file);
     }
+}
+
+/// A study small enough to run in about a second: 20 GP units and 5 baseline units.
+const STUDY: &str = r#"(
+    name: "killed",
+    dataset: Synthetic(preset: "commerce", pages: 3000, days: 40, seed: 1),
+    rotations: [0, 1, 2, 3, 4],
+    resources: 0.05,
+    warmup: 2,
+    top_resources: [0.02, 0.05],
+    seeds: 2,
+    first_seed: 1,
+    gp: (population: 30, generations: 4, keep_best: 5),
+    configurations: [
+        (name: "Basic-ChangeRate", grammar: "basic", fitness: changerate),
+        (name: "All-NDCG", grammar: "all", fitness: ndcg),
+    ],
+    baselines: [NAD, CG],
+    reports: (strategies: [best], plots: true, csv: true),
+)"#;
+
+/// Kills of `experiment` and of `report` each.
+const STUDY_KILLS: u64 = 30;
+
+/// The visible files under `dir` (a writer's hidden temporary files left by a kill are
+/// not outputs), by path relative to `dir`, with a unit's measured `seconds` masked: the
+/// one field two runs of a study do not share.
+fn outputs(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                stack.push(path);
+            } else if !(name.starts_with('.') && name.ends_with(".tmp")) {
+                let relative = path
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                let bytes = std::fs::read(&path).unwrap();
+                let masked = if relative.starts_with("units") {
+                    let text = String::from_utf8(bytes).expect("a unit file is text");
+                    let lines: Vec<&str> = text
+                        .split('\n')
+                        .map(|l| match l.trim_start().starts_with("\"seconds\":") {
+                            true => "\"seconds\": -",
+                            false => l,
+                        })
+                        .collect();
+                    lines.join("\n").into_bytes()
+                } else {
+                    bytes
+                };
+                files.insert(relative, masked);
+            }
+        }
+    }
+    files
+}
+
+/// Spawns freshgp with `args` in `dir`, kills it with SIGKILL after `delay`, and waits.
+fn kill_after(dir: &Path, args: &[&str], delay: Duration) {
+    let mut child = Command::new(freshgp())
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(delay);
+    // SIGKILL (an error only if the run had already ended).
+    let _ = child.kill();
+    child.wait().unwrap();
+}
+
+#[test]
+fn killed_studies_resume_to_the_bytes_of_an_uninterrupted_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("study.ron"), STUDY).unwrap();
+    let experiment = |out: &'static str| ["experiment", "study.ron", "--out", out, "--quiet"];
+    let time = (0..2)
+        .map(|_| {
+            let _ = std::fs::remove_dir_all(d.join("reference"));
+            run(d, &experiment("reference"))
+        })
+        .max()
+        .unwrap();
+    let reference = outputs(&d.join("reference"));
+    let mut seed = 47u64;
+    let (mut partial, mut whole) = (0, 0);
+    for kill in 0..STUDY_KILLS {
+        let _ = std::fs::remove_dir_all(d.join("run"));
+        let span = time.as_micros() as u64 * 3 / 2 + 1;
+        let delay = Duration::from_micros(next(&mut seed) % span);
+        kill_after(d, &experiment("run"), delay);
+        // Whatever the kill left is a part of the finished study, file for file.
+        let left = outputs(&d.join("run"));
+        for (file, bytes) in &left {
+            assert!(
+                reference.get(file) == Some(bytes),
+                "kill {kill} after {delay:?}: {file} is not the complete file"
+            );
+        }
+        match left.len() == reference.len() {
+            true => whole += 1,
+            false => partial += 1,
+        }
+        // --resume finishes it to the bytes of the uninterrupted run.
+        run(d, &[&experiment("run")[..], &["--resume"]].concat());
+        assert!(
+            outputs(&d.join("run")) == reference,
+            "kill {kill} after {delay:?}: the resumed study differs from the uninterrupted one"
+        );
+    }
+    eprintln!("experiment: {time:?} a run, {partial} kills left a part, {whole} the whole study");
+    assert!(partial > 0 && whole > 0, "{partial} partial, {whole} whole");
+
+    // The report, rewritten over an older report (every file replaced) or written anew.
+    let report_files: Vec<String> = reference
+        .keys()
+        .filter(|f| !f.starts_with("units") && *f != "study.json" && *f != "dataset.json")
+        .cloned()
+        .collect();
+    let time = (0..3)
+        .map(|_| run(d, &["report", "reference"]))
+        .max()
+        .unwrap();
+    assert!(
+        outputs(&d.join("reference")) == reference,
+        "report is not deterministic"
+    );
+    let (mut old, mut new) = (0, 0);
+    for kill in 0..STUDY_KILLS {
+        for file in &report_files {
+            let path = d.join("reference").join(file);
+            match kill % 2 {
+                0 => std::fs::write(&path, b"an older report").unwrap(),
+                _ => std::fs::remove_file(&path).unwrap(),
+            }
+        }
+        let span = time.as_micros() as u64 * 3 / 2 + 1;
+        let delay = Duration::from_micros(next(&mut seed) % span);
+        kill_after(d, &["report", "reference"], delay);
+        let left = outputs(&d.join("reference"));
+        for file in &report_files {
+            let now = left.get(file).map(Vec::as_slice);
+            let before = (kill % 2 == 0).then_some(&b"an older report"[..]);
+            let is_new = now == reference.get(file).map(Vec::as_slice);
+            assert!(
+                is_new || now == before,
+                "kill {kill} of report after {delay:?}: {file} is neither the old file nor the new one"
+            );
+            match is_new {
+                true => new += 1,
+                false => old += 1,
+            }
+        }
+        run(d, &["report", "reference"]);
+        assert!(
+            outputs(&d.join("reference")) == reference,
+            "the report after kill {kill} differs from an uninterrupted one"
+        );
+    }
+    eprintln!("report: {time:?} a run, {old} files left old, {new} new");
+    assert!(old > 0 && new > 0, "{old} old, {new} new");
 }

@@ -40,7 +40,7 @@ const MAX_FILE_LINES: usize = 1000;
 /// modules of the layers before its own (not those of its own layer). ARCHITECTURE.md's
 /// "Layers" section lists the same modules in the same order.
 const LAYERS: &[&[&str]] = &[
-    &["hash", "stats", "metric"],
+    &["hash", "stats", "metric", "place"],
     &["atomic", "formula"],
     &["eval", "export"],
     &["data"],

@@ -21,7 +21,8 @@
 //! for the host column, which group features treat as one more attribute.
 //!
 //! **Invariant:** every attribute holds exactly one code per page, each either
-//! [`Attribute::NONE`] or an index into its values; values are non-empty and distinct.
+//! [`Attribute::NONE`] or an index into its values; values are non-empty, distinct, and
+//! hold no TAB or line break.
 
 use std::collections::HashMap;
 
@@ -162,6 +163,12 @@ impl Attributes {
             for v in &values {
                 if v.is_empty() || seen.insert(v.as_str(), ()).is_some() {
                     return Err(format!("attribute `{name}`: empty or repeated value"));
+                }
+                if v.contains(['\t', '\n', '\r']) {
+                    return Err(format!(
+                        "attribute `{name}`: value `{}` holds a TAB or line break",
+                        v.escape_debug()
+                    ));
                 }
             }
             if codes

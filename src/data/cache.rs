@@ -201,6 +201,9 @@ fn read_ids<R: Read>(
     let mut text = vec![0u8; text_len];
     r.bytes_into(&mut text)?;
     let text = String::from_utf8(text).map_err(|_| r.bad("page ids are not UTF-8"))?;
+    if text.contains(LINE_BREAKS) {
+        return Err(r.bad("a page id holds a TAB or line break"));
+    }
     let mut prev = 0u64;
     for &e in &ends {
         if e < prev || e > text_len as u64 || !text.is_char_boundary(e as usize) {
@@ -224,6 +227,9 @@ fn read_hosts<R: Read>(
     if hosts.iter().any(|&h| h as usize >= names.len()) {
         return Err(r.bad("a host index is out of range"));
     }
+    if names.iter().any(|n| n.contains(LINE_BREAKS)) {
+        return Err(r.bad("a host name holds a TAB or line break"));
+    }
     Ok((hosts, names))
 }
 
@@ -239,6 +245,9 @@ fn read_weights<R: Read>(r: &mut CrcReader<'_, R>, pages: usize) -> Result<Vec<f
     }
     Ok(weights)
 }
+
+/// What no id, host name or attribute value may hold: the text format could not write it.
+const LINE_BREAKS: [char; 3] = ['\t', '\n', '\r'];
 
 /// The categorical attributes, checked as [`crate::data::Attributes`] requires.
 fn read_attributes<R: Read>(
@@ -501,6 +510,29 @@ mod tests {
         let v1 = as_version(bytes(&sample()), 1);
         let e = read(&mut &v1[..], "v1", v1.len() as u64).unwrap_err();
         assert!(e.to_string().contains("unknown flags 0xf"), "{e}");
+    }
+
+    #[test]
+    fn ids_hosts_and_values_the_text_format_cannot_write_are_refused() {
+        // The sample's id `p1`, host `h1` and value `red`, each given a TAB or line break
+        // (same length, checksum made right): a cache that would read but not write as text.
+        let plain = text::read("01\tp1\th1\tcolor=red\n".as_bytes(), "s").unwrap();
+        let b = bytes(&plain);
+        for (from, to, what) in [
+            (&b"p1"[..], &b"p\t"[..], "page id"),
+            (b"h1", b"h\r", "host name"),
+            (b"red", b"r\nd", "value"),
+        ] {
+            let at = b.windows(from.len()).position(|w| w == from).unwrap();
+            let mut c = b.clone();
+            c[at..at + from.len()].copy_from_slice(to);
+            let body = c.len() - 4;
+            let crc = crc32fast::hash(&c[..body]);
+            c[body..].copy_from_slice(&crc.to_le_bytes());
+            let e = read(&mut &c[..], "c", c.len() as u64).unwrap_err();
+            assert!(e.to_string().contains("TAB or line break"), "{what}: {e}");
+            assert!(e.to_string().contains(what), "{what}: {e}");
+        }
     }
 
     #[test]

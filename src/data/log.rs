@@ -513,6 +513,13 @@ fn parse_line<'a>(
         ));
     }
     let url = fields[0];
+    if let Some(at) = url.find(char::is_control) {
+        // The URL parser would strip it, but the page id is the field as written.
+        return Err(err(
+            url[..at].chars().count() + 1,
+            format!("URL `{}` holds a control character", url.escape_debug()),
+        ));
+    }
     let parsed = url::Url::parse(url).map_err(|e| err(1, format!("bad URL `{url}`: {e}")))?;
     let host = parsed
         .host_str()
@@ -595,6 +602,19 @@ http://b.org/1\t2024-03-04T00:30:00+01:00\tC\n";
         assert_eq!(d.id(2), Some("http://A.ORG/2"));
         assert_eq!((r.fetches, r.failed_fetches, r.skipped), (9, 2, 0));
         assert_eq!(r.first_cycle_start, 1_709_251_200);
+    }
+
+    #[test]
+    fn a_url_with_control_characters_is_refused_at_its_first() {
+        // The URL parser strips them, but the page id is the field as written.
+        let stop = LogOptions {
+            on_error: OnError::Stop,
+            ..LogOptions::default()
+        };
+        let e = run("\0\rhttp://a.org/x\t0\th\n", &stop).unwrap_err();
+        assert!(e.to_string().starts_with("t.log:1:1: URL"), "{e}");
+        let e = run("http://a.org/\u{7f}x\t0\th\n", &stop).unwrap_err();
+        assert!(e.to_string().starts_with("t.log:1:14: URL"), "{e}");
     }
 
     #[test]

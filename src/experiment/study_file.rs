@@ -419,11 +419,14 @@ impl Study {
     pub fn from_ron(text: &str, origin: &str) -> Result<Study, StudyError> {
         let options = ron::Options::default()
             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
-        let raw: RawStudy = options.from_str(text).map_err(|e| StudyError::Syntax {
-            file: origin.to_string(),
-            line: e.position.line,
-            column: e.position.col,
-            reason: e.code.to_string(),
+        let raw: RawStudy = options.from_str(text).map_err(|e| {
+            let (line, column) = crate::place::ron_place(text, e.position);
+            StudyError::Syntax {
+                file: origin.to_string(),
+                line,
+                column,
+                reason: e.code.to_string(),
+            }
         })?;
         let invalid = |v: Violation, configurations: &[Configuration]| StudyError::Invalid {
             file: origin.to_string(),

@@ -181,11 +181,14 @@ impl Grammar {
 
     /// Reads a grammar from RON text; `origin` names it in errors.
     pub fn from_ron(text: &str, origin: &str) -> Result<Grammar, GrammarError> {
-        let raw: RawGrammar = ron::from_str(text).map_err(|e| GrammarError::Syntax {
-            origin: origin.to_string(),
-            line: e.position.line,
-            column: e.position.col,
-            message: e.code.to_string(),
+        let raw: RawGrammar = ron::from_str(text).map_err(|e| {
+            let (line, column) = crate::place::ron_place(text, e.position);
+            GrammarError::Syntax {
+                origin: origin.to_string(),
+                line,
+                column,
+                message: e.code.to_string(),
+            }
         })?;
         Grammar::check(raw, origin)
     }

@@ -292,6 +292,17 @@ fn many_ids_are_checked_for_repeats_through_the_buckets() {
     assert_eq!(repeated_of(Vec::new()), None);
 }
 
+#[test]
+fn few_ids_are_checked_for_repeats_by_one_sort() {
+    let hashes: Vec<u64> = (0..1_000u64).map(crate::hash::mix64).collect();
+    assert_eq!(repeated_of(hashes.clone()), None);
+    let mut with = hashes.clone();
+    with.extend([hashes[999], hashes[3], hashes[3]]);
+    let mut expected = vec![hashes[3], hashes[999]];
+    expected.sort_unstable();
+    assert_eq!(repeated_of(with), Some(expected));
+}
+
 fn repeated_of(hashes: Vec<u64>) -> Option<Vec<u64>> {
     crate::schedule::ids::repeated(hashes)
 }

@@ -255,9 +255,21 @@ impl Encoded {
 ///
 /// One pass spreads the hashes over 2^16 buckets by their top bits, then each bucket is
 /// sorted on its own (a radix pass, then small sorts that stay in cache, on both cores).
-pub(super) fn repeated(hashes: Vec<u64>) -> Option<Vec<u64>> {
+pub(super) fn repeated(mut hashes: Vec<u64>) -> Option<Vec<u64>> {
     const BITS: u32 = 16;
     const BUCKETS: usize = 1 << BITS;
+    if hashes.len() < BUCKETS {
+        // Fewer hashes than buckets: one sort costs less than visiting every bucket (a
+        // small state loads in microseconds, not a millisecond).
+        hashes.sort_unstable();
+        let mut found: Vec<u64> = hashes
+            .windows(2)
+            .filter(|w| w[0] == w[1])
+            .map(|w| w[0])
+            .collect();
+        found.dedup();
+        return (!found.is_empty()).then_some(found);
+    }
     let bucket = |h: u64| (h >> (64 - BITS)) as usize;
     // Two halves, counted and spread on both cores into their own part of each bucket.
     let halves: Vec<&[u64]> = hashes.chunks(hashes.len().div_ceil(2).max(1)).collect();

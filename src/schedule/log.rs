@@ -113,6 +113,11 @@ pub(crate) fn parse_line(line: &str) -> Result<Option<Observation<'_>>, String> 
     if line.trim().is_empty() || line.starts_with('#') {
         return Ok(None);
     }
+    if line.contains('\r') {
+        // Only a line's last CR is dropped; one inside would end up in an id, a host or a
+        // value, and be refused only once earlier lines had been applied.
+        return Err("a carriage return inside the line".into());
+    }
     let fields: Vec<&str> = line.split('\t').collect();
     if fields.len() < 3 {
         return Err(format!(
@@ -441,6 +446,23 @@ mod tests {
             s.pages().collect::<Vec<_>>()
         );
         assert_eq!(s.len(), 2);
+    }
+
+    #[test]
+    fn a_carriage_return_inside_a_line_is_refused_before_anything_is_applied() {
+        assert!(parse_line("p\r\t3\t1")
+            .unwrap_err()
+            .contains("carriage return"));
+        let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
+        let before = s.to_bytes().unwrap();
+        let log = "p0\t2\t1\np8\t2\t1\t\t\tcolor=r\r1\n";
+        let e = apply(&mut s, log.as_bytes(), "cr.tsv").unwrap_err();
+        assert!(e.to_string().starts_with("cr.tsv:2:"), "{e}");
+        assert_eq!(
+            s.to_bytes().unwrap(),
+            before,
+            "the refused log changed the state"
+        );
     }
 
     #[test]

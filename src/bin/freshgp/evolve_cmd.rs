@@ -114,13 +114,8 @@ fn read_gp_config(path: Option<&Path>) -> Result<RawGpConfig> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     ron::from_str::<RawGpConfig>(&text).map_err(|e| {
-        anyhow::anyhow!(
-            "{}:{}:{}: {}",
-            path.display(),
-            e.position.line,
-            e.position.col,
-            e.code
-        )
+        let (line, column) = freshgp::place::ron_place(&text, e.position);
+        anyhow::anyhow!("{}:{line}:{column}: {}", path.display(), e.code)
     })
 }
 

@@ -215,12 +215,15 @@ impl SynthParams {
     }
 
     /// Parses RON text; `origin` names it in errors (with line and column).
-    pub(crate) fn from_ron(text: &str, origin: &str) -> Result<SynthParams, DataError> {
-        let p: SynthParams = ron::from_str(text).map_err(|e| DataError::Malformed {
-            file: origin.to_string(),
-            line: e.position.line,
-            column: e.position.col,
-            reason: e.code.to_string(),
+    pub fn from_ron(text: &str, origin: &str) -> Result<SynthParams, DataError> {
+        let p: SynthParams = ron::from_str(text).map_err(|e| {
+            let (line, column) = crate::place::ron_place(text, e.position);
+            DataError::Malformed {
+                file: origin.to_string(),
+                line,
+                column,
+                reason: e.code.to_string(),
+            }
         })?;
         p.validate(origin)?;
         Ok(p)

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Writes the seed corpora, fuzz/seeds/<target>/, from the repository's own files and from
+# files the freshgp binary writes (datasets, caches, states of every policy kind, models of
+# every kind). The binary files are stored without their 4-byte checksum: the targets
+# append the right one (fuzz/src/lib.rs, `with_checksum`), so that mutations reach the
+# sections behind it. Rerun after a format changes; the corpora the campaign grew are in
+# fuzz/corpus/ and are replayed beside these.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+bin=$PWD/target/release/freshgp
+out=$PWD/fuzz/seeds
+rm -rf "$out"
+mkdir -p "$out"/{formula,dataset_text,dataset_cache,crawl_log,observe_log,weights,experiment,state,model,grammar,preset}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Formulas: the literature's and some the studies evolved, one a file.
+i=0
+while IFS= read -r f; do
+    i=$((i + 1))
+    printf '%s' "$f" >"$out/formula/$i"
+done <<'EOF'
+t * X
+1 - exp(-NAD * t)
+w * (1 - exp(-MLE * t)) + HR * X7 / tc
+(n7 + 1) / (tc + 2) * log(1 + t) - 0.5 ^ d
+max(GR, P) * sqrt(w) / (1 + abs(t - 3.25e-2))
+if(n > 2, MLE * t, X * t)
+((t + 1) * (X + w)) / -(HR - 1e-3)
+w * P / 0.01 + log(MLE)
+EOF
+
+# Histories: the real files' first lines, the sample with hosts and weights, attributes
+# and unknown cycles.
+for f in datasets/real/*.tsv datasets/brdc12-sample.tsv; do
+    head -n 8 "$f" >"$out/dataset_text/$(basename "$f")"
+done
+"$bin" dataset synth --preset commerce --pages 12 --days 9 --seed 3 --out "$work/commerce.tsv" >/dev/null
+cp "$work/commerce.tsv" "$out/dataset_text/commerce.tsv"
+printf '01?1\tp\th\tweight=0.5\tcolor=red\n1?00\tq\n' >"$out/dataset_text/unknown.tsv"
+
+# Caches of those histories.
+for f in "$out"/dataset_text/*; do
+    name=$(basename "$f")
+    "$bin" dataset convert "$f" --out "$work/$name.fgpd" >/dev/null
+    head -c -4 "$work/$name.fgpd" >"$out/dataset_cache/$name"
+done
+
+# A crawl log (dataset from-log).
+cp examples/crawl.log "$out/crawl_log/crawl.log"
+printf 'http://a/\t1700000000\tx\t304\nhttp://a/\t1700090000\t\t500\nhttp://b/\t2024-01-01\ty\t200\t1.5\n' \
+    >"$out/crawl_log/statuses.log"
+
+# Observation logs.
+printf 'p0\t2\t1\th0\t2.5\tcolor=red\np9\t2\t0\nq\t3\t1\t\t\tcategory=x\n# note\n\np0\t2\t0\n' \
+    >"$out/observe_log/log1"
+printf 'p1\t1\t1\tx\np2\t4\t0\th2\t0\np1\t1\t0\n' >"$out/observe_log/log2"
+
+# Weights files.
+printf 'p0\t0.5\np2\t3\n# comment\n' >"$out/weights/w1"
+printf 'p1\t1e-3\nunknown\t2\n' >"$out/weights/w2"
+
+# Experiment files, grammars and presets as they are.
+for f in experiments/quick.ron experiments/predictive.ron experiments/bandit.ron \
+    experiments/robust-commerce-nsga2.ron experiments/policies-capped.ron; do
+    cp "$f" "$out/experiment/"
+done
+cp grammars/*.ron "$out/grammar/"
+cp datasets/presets/*.ron "$out/preset/"
+
+# Scheduler states: a formula, a baseline, a bandit with a pending batch, a grouped state
+# with attributes, and a state after removals.
+cd "$work"
+printf 'a\t1\t1\th1\t2\tcategory=x\nb\t1\t0\th1\nc\t1\t1\th2\t0.5\tcategory=y\n' >day1
+printf 'a\t2\t0\nc\t2\t1\nd\t2\t1\th3\n' >day2
+state() {
+    local name=$1
+    shift
+    "$bin" schedule --state "$name.state" --k 2 --observe day1 "$@" >/dev/null 2>&1
+    "$bin" schedule --state "$name.state" --k 2 --observe day2 >/dev/null 2>&1
+    head -c -4 "$name.state" >"$out/state/$name"
+}
+state formula --formula "t * X + w * GR"
+state nad --policy nad
+state bandit --policy "exp3(arms: [nad, formula(\"t * X\")], reward: changerate)"
+state grouped --formula "GR * t" --group category
+printf 'b\n' >gone
+"$bin" schedule --state removed.state --k 1 --observe day1 --formula "t" >/dev/null
+"$bin" schedule --state removed.state --k 1 --remove gone >/dev/null
+head -c -4 removed.state >"$out/state/removed"
+
+# Models: logistic (the default features), one over group rates, and the stale model (a
+# network's file, a megabyte of weights, is too large to fuzz well).
+"$bin" dataset synth --preset commerce --pages 400 --days 30 --seed 5 --out m.tsv >/dev/null
+"$bin" model train --data m.tsv --out logistic.json >/dev/null
+"$bin" model train --data m.tsv --out groups.json --features freq7,since_change,group:category >/dev/null
+"$bin" model train --data m.tsv --out hazard.json --kind hazard >/dev/null
+cp logistic.json groups.json hazard.json "$out/model/"
+echo "seeds written to $out"
