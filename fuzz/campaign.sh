@@ -7,8 +7,9 @@
 #   fuzz/campaign.sh                     # the recorded campaign: 10^7 inputs or 2 hours each
 #   fuzz/campaign.sh --seconds 5         # CI's short run (about a minute in all)
 #   fuzz/campaign.sh --only state,model  # some targets
-#   fuzz/campaign.sh --dev --seconds 5   # an unoptimized build: quicker to build, slower
-#                                        # to run (CI's brief run, .ci/run)
+#   fuzz/campaign.sh --dev --seconds 5 --seed 1
+#       # an unoptimized build, quicker to build and slower to run, with libFuzzer's
+#       # random seed fixed (CI's brief run, .ci/run: a failure there reproduces)
 #
 # Prints one line a target (executions, seconds, outcome) and exits non-zero if any target
 # found a crash, a hang or a memory blow-up; libFuzzer saves the input under
@@ -20,13 +21,15 @@ runs=10000000
 seconds=7200
 only=""
 profile=release
+seed=()
 while [ $# -gt 0 ]; do
     case $1 in
     --runs) runs=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --dev) profile=dev; shift ;;
-    *) echo "unknown argument $1 (--runs N, --seconds S, --only a,b, --dev)" >&2; exit 2 ;;
+    --seed) seed=(-seed="$2"); shift 2 ;;
+    *) echo "unknown argument $1 (--runs N, --seconds S, --only a,b, --dev, --seed N)" >&2; exit 2 ;;
     esac
 done
 
@@ -50,7 +53,7 @@ for t in "${targets[@]}"; do
     [ -f "dict/$t.dict" ] && dict=(-dict="dict/$t.dict")
     start=$(date +%s)
     status=0
-    "$bin/$t" "corpus/$t" "seeds/$t" "${dict[@]}" -runs="$runs" -max_total_time="$seconds" \
+    "$bin/$t" "corpus/$t" "seeds/$t" "${dict[@]}" "${seed[@]}" -runs="$runs" -max_total_time="$seconds" \
         -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="artifacts/$t/" >"logs/$t.log" 2>&1 || status=$?
     elapsed=$(($(date +%s) - start))

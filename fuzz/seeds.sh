@@ -77,8 +77,8 @@ printf 'a\t2\t0\nc\t2\t1\nd\t2\t1\th3\n' >day2
 state() {
     local name=$1
     shift
-    "$bin" schedule --state "$name.state" --k 2 --observe day1 "$@" >/dev/null 2>&1
-    "$bin" schedule --state "$name.state" --k 2 --observe day2 >/dev/null 2>&1
+    "$bin" schedule --state "$name.state" --k 2 --observe day1 "$@" >/dev/null
+    "$bin" schedule --state "$name.state" --k 2 --observe day2 >/dev/null
     head -c -4 "$name.state" >"$out/state/$name"
 }
 state formula --formula "t * X + w * GR"

@@ -1,11 +1,13 @@
 //! Eight `schedule` runs at once on one state, each applying its own log: with `--wait`
 //! every run is accepted and the state ends as if the logs had been applied one after
-//! another; without it the runs that find the state locked say so and change nothing,
-//! and the state ends as the accepted logs alone make it. Prints the throughput under
+//! another; without it the runs that find the state locked say so and change nothing
+//! (all of them while the test itself holds the lock), and the state ends as the
+//! accepted logs alone make it. Prints the throughput under
 //! contention (observations applied per second of wall time).
 //!
 //! CI runs it on 100,000 pages; `FRESHGP_LOAD_PAGES=1000000 cargo test --release --test
-//! load -- --nocapture` is the recorded 1-million-page run (docs/src/results/performance.md).
+//! load -- --nocapture` is the 1-million-page run that docs/src/results/performance.md
+//! quotes.
 
 #![cfg(unix)]
 
@@ -67,6 +69,17 @@ fn sequentially(dir: &Path, start: &[u8], runs: &[usize]) -> Vec<u8> {
     std::fs::read(dir.join("seq.state")).unwrap()
 }
 
+/// Checks that run `r` was refused for the lock: the error status, and a message naming
+/// the state and the way to wait.
+fn refused(r: usize, out: &Output) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "run {r}: {stderr}");
+    assert!(
+        stderr.contains("nowait.state") && stderr.contains("--wait"),
+        "run {r}: a refused run should name the state and the way to wait: {stderr}"
+    );
+}
+
 #[test]
 fn concurrent_runs_keep_every_accepted_observation() {
     let dir = tempfile::tempdir().unwrap();
@@ -119,21 +132,31 @@ fn concurrent_runs_keep_every_accepted_observation() {
         n as f64 / seconds
     );
 
-    // Without --wait: a run that finds the state locked fails and says so; the state is
-    // what the accepted runs' logs make it.
+    // Without --wait, while another holder keeps the state locked: every run fails, says
+    // so, and changes nothing.
     std::fs::write(d.join("nowait.state"), &start).unwrap();
+    let held = freshgp::schedule::StateLock::acquire(&d.join("nowait.state")).unwrap();
+    let (outputs, _) = concurrently(d, "nowait.state", false);
+    for (r, out) in outputs.iter().enumerate() {
+        refused(r, out);
+    }
+    drop(held);
+    assert!(std::fs::read(d.join("nowait.state")).unwrap() == start);
+
+    // Without --wait, the eight together: a run that finds the state locked fails and says
+    // so; the state is what the accepted runs' logs make it.
     let (outputs, seconds) = concurrently(d, "nowait.state", false);
     let mut accepted = Vec::new();
     for (r, out) in outputs.iter().enumerate() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         if out.status.success() {
+            assert!(
+                stderr.contains("observations recorded"),
+                "run {r}: {stderr}"
+            );
             accepted.push(r);
         } else {
-            assert_eq!(out.status.code(), Some(2), "run {r}: {stderr}");
-            assert!(
-                stderr.contains("nowait.state") && stderr.contains("--wait"),
-                "a refused run should name the state and the way to wait: {stderr}"
-            );
+            refused(r, out);
         }
     }
     assert!(!accepted.is_empty(), "no run was accepted");

@@ -1,5 +1,5 @@
-//! Writing where the user may not write: every writer of a user's file, pointed into a
-//! directory without write permission, fails with a clear error naming the file and the
+//! Writing where the user may not write: the writers of datasets, caches, models,
+//! scheduler states, studies and reports, pointed into a directory without write permission, fails with a clear error naming the file and the
 //! cause, exits with the error status, and leaves the old file byte for byte as it was.
 //!
 //! Permissions do not bind root, so when the tests run as root (CI does) the command runs
@@ -25,10 +25,15 @@ fn is_root() -> bool {
 /// the permission, the old content of `file` (or its absence) kept.
 fn fails_cleanly(dir: &Path, file: &str, args: &[&str]) {
     let before = std::fs::read(dir.join(file)).ok();
-    let bin = env!("CARGO_BIN_EXE_freshgp");
+    // A copy in the test's directory: `nobody` may not reach a checkout under /root.
+    let bin = dir.join("freshgp");
+    if !bin.exists() {
+        std::fs::copy(env!("CARGO_BIN_EXE_freshgp"), &bin).unwrap();
+    }
     let mut command = if is_root() {
         let mut c = Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", bin]);
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&bin);
         c
     } else {
         Command::new(bin)
@@ -111,6 +116,11 @@ fn every_writer_fails_cleanly_in_a_directory_it_may_not_write() {
             "--quiet",
         ],
     );
+    // The state's lock file exists and anyone may lock it, so that what fails is the
+    // state's own write, not the lock's creation.
+    std::fs::write(d.join("locked/crawl.state.lock"), "").unwrap();
+    let anyone = std::fs::Permissions::from_mode(0o666);
+    std::fs::set_permissions(d.join("locked/crawl.state.lock"), anyone).unwrap();
     for file in ["locked", "locked/study"] {
         std::fs::set_permissions(d.join(file), std::fs::Permissions::from_mode(0o555)).unwrap();
     }

@@ -513,11 +513,15 @@ fn parse_line<'a>(
         ));
     }
     let url = fields[0];
-    if let Some(at) = url.find(char::is_control) {
-        // The URL parser would strip it, but the page id is the field as written.
+    if let Some(at) = url.find(|c: char| c.is_control() || c.is_whitespace()) {
+        // The URL parser would strip it or read past it, but the page id is the field as
+        // written: ` http://a/` and `http://a/` would be two pages of one URL.
         return Err(err(
             url[..at].chars().count() + 1,
-            format!("URL `{}` holds a control character", url.escape_debug()),
+            format!(
+                "URL `{}` holds a space or control character",
+                url.escape_debug()
+            ),
         ));
     }
     let parsed = url::Url::parse(url).map_err(|e| err(1, format!("bad URL `{url}`: {e}")))?;
@@ -615,6 +619,8 @@ http://b.org/1\t2024-03-04T00:30:00+01:00\tC\n";
         assert!(e.to_string().starts_with("t.log:1:1: URL"), "{e}");
         let e = run("http://a.org/\u{7f}x\t0\th\n", &stop).unwrap_err();
         assert!(e.to_string().starts_with("t.log:1:14: URL"), "{e}");
+        let e = run(" http://a.org/x\t0\th\n", &stop).unwrap_err();
+        assert!(e.to_string().starts_with("t.log:1:1: URL"), "{e}");
     }
 
     #[test]
@@ -638,7 +644,7 @@ http://b.org/1\t2024-03-04T00:30:00+01:00\tC\n";
         assert_eq!(r.skipped, 4);
         let msgs: Vec<String> = r.errors.iter().map(ToString::to_string).collect();
         assert!(
-            msgs[0].starts_with("t.log:2:1: bad URL `not a url`"),
+            msgs[0].starts_with("t.log:2:4: URL `not a url` holds a space"),
             "{}",
             msgs[0]
         );
@@ -657,7 +663,7 @@ http://b.org/1\t2024-03-04T00:30:00+01:00\tC\n";
             ..LogOptions::default()
         };
         let e = run(log, &stop).unwrap_err();
-        assert!(e.to_string().starts_with("t.log:2:1:"), "{e}");
+        assert!(e.to_string().starts_with("t.log:2:4:"), "{e}");
         assert!(matches!(
             run("# nothing\n", &stop),
             Err(DataError::Empty { .. })

@@ -186,14 +186,14 @@ impl<'a> Parser<'a> {
     /// blank line.
     fn line(&mut self, no: usize, bytes: &[u8]) -> Result<(), DataError> {
         let line = self.utf8(no, bytes)?;
+        if line.starts_with('#') || line.trim().is_empty() {
+            return Ok(());
+        }
         if let Some(at) = line.find('\r') {
             // Only a line's last CR is dropped (read above); one inside would end up in an
             // id, host or value that no writer could write back.
             let column = line[..at].chars().count() + 1;
             return Err(self.err(no, column, "a carriage return inside the line"));
-        }
-        if line.starts_with('#') || line.trim().is_empty() {
-            return Ok(());
         }
         let mut fields = line.split('\t');
         let bits = fields.next().unwrap_or("");

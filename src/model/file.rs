@@ -259,15 +259,12 @@ impl Model {
     pub fn from_json_with_horizon(text: &str, origin: &str) -> Result<(Model, usize), ModelError> {
         let at = |e: serde_json::Error| {
             // serde_json ends its message with the place, which the prefix already gives;
-            // it counts the column of an empty line as 0, the prefix from 1.
+            // it counts bytes, and the column of an empty line as 0.
             let message = e.to_string();
             let place = format!(" at line {} column {}", e.line(), e.column());
             let message = message.strip_suffix(&place).unwrap_or(&message);
-            ModelError::File(format!(
-                "{origin}:{}:{}: {message}",
-                e.line(),
-                e.column().max(1)
-            ))
+            let (line, column) = crate::place::byte_place(text, e.line(), e.column());
+            ModelError::File(format!("{origin}:{line}:{column}: {message}"))
         };
         let head: serde_json::Value = serde_json::from_str(text).map_err(at)?;
         if head.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {

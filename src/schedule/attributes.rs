@@ -168,6 +168,12 @@ impl Attributes {
                         column.name
                     ));
                 }
+                if value.contains(['\t', '\n', '\r']) {
+                    return Err(format!(
+                        "attribute {}: value {value:?} holds a TAB or line break",
+                        column.name
+                    ));
+                }
             }
             let values = column.values.len();
             if let Some(bad) = column
