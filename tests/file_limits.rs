@@ -63,6 +63,16 @@ fn fails_with(mut command: Command, dir: &Path, file: &str, args: &[&str], cause
     assert!(temporary.is_empty(), "{args:?} left {temporary:?}");
 }
 
+/// A scheduler run over `crawl.state` that observes the log given after it.
+const SCHEDULE: [&str; 6] = [
+    "schedule",
+    "--state",
+    "crawl.state",
+    "--k",
+    "5",
+    "--observe",
+];
+
 #[test]
 fn every_writer_fails_cleanly_past_the_file_size_limit() {
     let dir = tempfile::tempdir().unwrap();
@@ -114,14 +124,7 @@ fn every_writer_fails_cleanly_past_the_file_size_limit() {
         .replace("false", "0");
     std::fs::write(d.join("day1.tsv"), day1).unwrap();
     std::fs::write(d.join("day2.tsv"), "p1\t2\t1\np2\t2\t0\n").unwrap();
-    let schedule = [
-        "schedule",
-        "--state",
-        "crawl.state",
-        "--k",
-        "5",
-        "--observe",
-    ];
+    let schedule = SCHEDULE;
     run(
         d,
         &[&schedule[..], &["day1.tsv", "--formula", "t * X + w"]].concat(),
@@ -178,14 +181,7 @@ fn every_writer_fails_cleanly_on_a_full_file_system() {
     run(d, &["model", "train", "--data", "h.tsv", "--out", "m.json"]);
     let day1: String = (0..300).map(|p| format!("p{p}\t1\t{}\n", p % 2)).collect();
     std::fs::write(d.join("day1.tsv"), day1).unwrap();
-    let schedule = [
-        "schedule",
-        "--state",
-        "crawl.state",
-        "--k",
-        "5",
-        "--observe",
-    ];
+    let schedule = SCHEDULE;
     run(
         d,
         &[&schedule[..], &["day1.tsv", "--formula", "t * X"]].concat(),

@@ -148,17 +148,7 @@ fn killed_writers_leave_the_old_file_or_the_new_one_and_no_blocking_lock() {
         // after the rename, most before).
         let span = writer.time.as_micros() as u64 * 3 / 2 + 1;
         let delay = Duration::from_micros(next(&mut seed) % span);
-        let mut child = Command::new(freshgp())
-            .args(&writer.args)
-            .current_dir(d)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(delay);
-        // SIGKILL (an error only if the run had already ended).
-        let _ = child.kill();
-        child.wait().unwrap();
+        kill_after(d, &writer.args, delay);
         let now = std::fs::read(d.join(writer.file)).unwrap();
         let is_new = now == writer.new;
         assert!(

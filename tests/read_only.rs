@@ -53,6 +53,14 @@ fn fails_cleanly(dir: &Path, file: &str, args: &[&str]) {
     assert_eq!(std::fs::read(dir.join(file)).ok(), before, "{file} changed");
 }
 
+/// `dataset synth` of a small history into `out`, replacing it if `force`.
+fn small(out: &str, force: bool) -> Vec<&str> {
+    let args = [
+        "dataset", "synth", "--preset", "commerce", "--pages", "100", "--out", out,
+    ];
+    [&args[..], if force { &["--force"][..] } else { &[] }].concat()
+}
+
 #[test]
 fn every_writer_fails_cleanly_in_a_directory_it_may_not_write() {
     let dir = tempfile::tempdir().unwrap();
@@ -126,35 +134,8 @@ fn every_writer_fails_cleanly_in_a_directory_it_may_not_write() {
     }
 
     // A new file, and files replaced with --force.
-    fails_cleanly(
-        d,
-        "locked/new.tsv",
-        &[
-            "dataset",
-            "synth",
-            "--preset",
-            "commerce",
-            "--pages",
-            "100",
-            "--out",
-            "locked/new.tsv",
-        ],
-    );
-    fails_cleanly(
-        d,
-        "locked/h.tsv",
-        &[
-            "dataset",
-            "synth",
-            "--preset",
-            "commerce",
-            "--pages",
-            "100",
-            "--out",
-            "locked/h.tsv",
-            "--force",
-        ],
-    );
+    fails_cleanly(d, "locked/new.tsv", &small("locked/new.tsv", false));
+    fails_cleanly(d, "locked/h.tsv", &small("locked/h.tsv", true));
     fails_cleanly(
         d,
         "locked/h.fgpd",
