@@ -169,10 +169,12 @@ fn meaning(d: &Dataset) -> Vec<String> {
                 .host(p)
                 .map(|h| d.host_names()[h as usize].as_str())
                 .filter(|h| !h.is_empty());
+            // Nor does an empty id name a page: text reads a history whose ids are all
+            // empty as one without ids.
+            let id = d.id(p).filter(|id| !id.is_empty());
             format!(
-                "{} {:?} {host:?} {} {attributes:?}",
+                "{} {id:?} {host:?} {} {attributes:?}",
                 d.bits_string(p),
-                d.id(p),
                 d.weight(p).to_bits()
             )
         })
