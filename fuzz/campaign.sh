@@ -41,13 +41,15 @@ build=(cargo fuzz build --sanitizer none -a "--$profile")
 "${build[@]}" >/dev/null 2>&1 || "${build[@]}"
 folder=release
 [ "$profile" = release ] || folder=debug
-bin=target/$(rustc -vV | sed -n 's/^host: //p')/$folder
+# cargo fuzz builds into $CARGO_TARGET_DIR when it is set.
+bin=${CARGO_TARGET_DIR:-target}/$(rustc -vV | sed -n 's/^host: //p')/$folder
 
 mkdir -p logs
 failed=0
 printf '%-14s %12s %8s  %s\n' target executions seconds outcome
 for t in "${targets[@]}"; do
     [ -d "seeds/$t" ] || { echo "no target $t" >&2; exit 2; }
+    [ -x "$bin/$t" ] || { echo "the build left no $bin/$t" >&2; exit 2; }
     mkdir -p "corpus/$t" "artifacts/$t"
     dict=()
     [ -f "dict/$t.dict" ] && dict=(-dict="dict/$t.dict")

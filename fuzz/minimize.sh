@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 targets=(formula dataset_text dataset_cache crawl_log observe_log weights experiment state model grammar preset)
 if [ "${1:-}" = --only ]; then IFS=, read -r -a targets <<<"$2"; fi
-bin=target/$(rustc -vV | sed -n 's/^host: //p')/release
+bin=${CARGO_TARGET_DIR:-target}/$(rustc -vV | sed -n 's/^host: //p')/release
 for t in "${targets[@]}"; do
     [ -d "corpus/$t" ] || continue
     rm -rf "corpus/$t.min"
