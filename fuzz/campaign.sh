@@ -7,9 +7,10 @@
 #   fuzz/campaign.sh                     # the recorded campaign: 10^7 inputs or 2 hours each
 #   fuzz/campaign.sh --seconds 5         # CI's short run (about a minute in all)
 #   fuzz/campaign.sh --only state,model  # some targets
-#   fuzz/campaign.sh --dev --seconds 5 --seed 1
-#       # an unoptimized build, quicker to build and slower to run, with libFuzzer's
-#       # random seed fixed (CI's brief run, .ci/run: a failure there reproduces)
+#   fuzz/campaign.sh --seconds 5 --seed 1  # CI's brief run (.ci/run), libFuzzer's seed
+#                                          # fixed so that a failure there reproduces
+#   fuzz/campaign.sh --dev ...             # an unoptimized build: quicker to build, but
+#                                          # too slow for some corpus inputs' time limit
 #
 # Prints one line a target (executions, seconds, outcome) and exits non-zero if any target
 # found a crash, a hang or a memory blow-up; libFuzzer saves the input under
