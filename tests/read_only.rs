@@ -53,6 +53,16 @@ fn fails_cleanly(dir: &Path, file: &str, args: &[&str]) {
     assert_eq!(std::fs::read(dir.join(file)).ok(), before, "{file} changed");
 }
 
+/// `model train` into the locked directory.
+const TRAIN: [&str; 6] = [
+    "model",
+    "train",
+    "--data",
+    "h.tsv",
+    "--out",
+    "locked/m.json",
+];
+
 /// `dataset synth` of a small history into `out`, replacing it if `force`.
 fn small(out: &str, force: bool) -> Vec<&str> {
     let args = [
@@ -81,17 +91,7 @@ fn every_writer_fails_cleanly_in_a_directory_it_may_not_write() {
         d,
         &["dataset", "convert", "h.tsv", "--out", "locked/h.fgpd"],
     );
-    common::run_in(
-        d,
-        &[
-            "model",
-            "train",
-            "--data",
-            "h.tsv",
-            "--out",
-            "locked/m.json",
-        ],
-    );
+    common::run_in(d, &TRAIN);
     std::fs::write(d.join("day1.tsv"), "p1\t1\t1\th1\np2\t1\t0\th2\n").unwrap();
     std::fs::write(d.join("day2.tsv"), "p1\t2\t0\n").unwrap();
     let schedule = [
@@ -148,19 +148,7 @@ fn every_writer_fails_cleanly_in_a_directory_it_may_not_write() {
             "--force",
         ],
     );
-    fails_cleanly(
-        d,
-        "locked/m.json",
-        &[
-            "model",
-            "train",
-            "--data",
-            "h.tsv",
-            "--out",
-            "locked/m.json",
-            "--force",
-        ],
-    );
+    fails_cleanly(d, "locked/m.json", &[&TRAIN[..], &["--force"]].concat());
     // A scheduler's state (its lock file cannot be made beside it).
     fails_cleanly(
         d,

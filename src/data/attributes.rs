@@ -164,7 +164,7 @@ impl Attributes {
                 if v.is_empty() || seen.insert(v.as_str(), ()).is_some() {
                     return Err(format!("attribute `{name}`: empty or repeated value"));
                 }
-                if v.contains(['\t', '\n', '\r']) {
+                if v.contains(super::text::LINE_BREAKS) {
                     return Err(format!(
                         "attribute `{name}`: value `{}` holds a TAB or line break",
                         v.escape_debug()
