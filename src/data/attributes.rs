@@ -40,6 +40,10 @@ pub struct Attribute {
     codes: Vec<u32>,
 }
 
+/// What no id, host name or attribute value may hold: the text format could not write it
+/// (the text writer, the cache's reader and the attributes refuse the same).
+pub(crate) const LINE_BREAKS: [char; 3] = ['\t', '\n', '\r'];
+
 /// Why a key or value cannot be an attribute.
 pub(crate) fn check_key(key: &str) -> Result<(), String> {
     let mut chars = key.chars();
@@ -164,7 +168,7 @@ impl Attributes {
                 if v.is_empty() || seen.insert(v.as_str(), ()).is_some() {
                     return Err(format!("attribute `{name}`: empty or repeated value"));
                 }
-                if v.contains(super::text::LINE_BREAKS) {
+                if v.contains(LINE_BREAKS) {
                     return Err(format!(
                         "attribute `{name}`: value `{}` holds a TAB or line break",
                         v.escape_debug()

@@ -201,7 +201,7 @@ fn read_ids<R: Read>(
     let mut text = vec![0u8; text_len];
     r.bytes_into(&mut text)?;
     let text = String::from_utf8(text).map_err(|_| r.bad("page ids are not UTF-8"))?;
-    if text.contains(super::text::LINE_BREAKS) {
+    if text.contains(super::attributes::LINE_BREAKS) {
         return Err(r.bad("a page id holds a TAB or line break"));
     }
     let mut prev = 0u64;
@@ -227,7 +227,10 @@ fn read_hosts<R: Read>(
     if hosts.iter().any(|&h| h as usize >= names.len()) {
         return Err(r.bad("a host index is out of range"));
     }
-    if names.iter().any(|n| n.contains(super::text::LINE_BREAKS)) {
+    if names
+        .iter()
+        .any(|n| n.contains(super::attributes::LINE_BREAKS))
+    {
         return Err(r.bad("a host name holds a TAB or line break"));
     }
     Ok((hosts, names))

@@ -31,10 +31,6 @@ use super::{DataError, Dataset};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 
-/// What no id, host name or attribute value may hold: the text format could not write it
-/// (the cache's reader and the attributes refuse the same).
-pub(crate) const LINE_BREAKS: [char; 3] = ['\t', '\n', '\r'];
-
 /// Reads a history in the text format from `reader`; `file` names it in errors.
 pub fn read<R: BufRead>(mut reader: R, file: &str) -> Result<Dataset, DataError> {
     let mut parser = Parser::new(file);
@@ -76,7 +72,7 @@ pub fn write<W: Write>(d: &Dataset, out: W) -> Result<(), DataError> {
     let mut out = std::io::BufWriter::with_capacity(1 << 20, out);
     let io = |e: std::io::Error| DataError::io("<output>", &e);
     let check = |what: &str, p: usize, s: &str| {
-        if s.contains(LINE_BREAKS) {
+        if s.contains(super::attributes::LINE_BREAKS) {
             Err(DataError::Invalid {
                 what: format!("page {} {what}", p + 1),
                 reason: format!("`{}` holds a TAB or line break", s.escape_debug()),
