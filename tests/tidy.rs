@@ -1,7 +1,8 @@
 //! Tidy checks: the conventions reviewers check, kept true mechanically (in the spirit of
 //! rust-analyzer's tidy tests). Each check names the file and line that breaks it.
 //!
-//! - every source file opens with `//!` module docs;
+//! - every source file opens with `//!` module docs (the fuzz targets' and the Python
+//!   module's included);
 //! - library code (src/, not the binary, not tests) calls `unwrap()` / `expect(...)` only
 //!   where the line or one of the two lines above states the invariant it relies on (a
 //!   comment or message containing "invariant");
@@ -9,9 +10,11 @@
 //!   report through callbacks, the binary prints;
 //! - no code in src/ but `src/atomic.rs` writes a file in place (`fs::write`,
 //!   `File::create`): a user's file is replaced whole or not at all;
-//! - no function in src/ is longer than [`MAX_FUNCTION_LINES`] lines, and no `.rs` file in
-//!   src/, tests/, benches/ or examples/ longer than [`MAX_FILE_LINES`];
-//! - ARCHITECTURE.md names every source file of src/, and every `*.rs` it names exists;
+//! - no function in src/ or python/src/ is longer than [`MAX_FUNCTION_LINES`] lines, and
+//!   no `.rs` file in src/, tests/, benches/, examples/ or python/src/ longer than
+//!   [`MAX_FILE_LINES`];
+//! - ARCHITECTURE.md names every source file of src/ (python/src/'s by path), and every
+//!   `*.rs` it names exists;
 //! - no import cycle among source files, and no module using a layer above its own
 //!   ([`LAYERS`], which ARCHITECTURE.md's "Layers" lists in the same order).
 //!
@@ -97,7 +100,14 @@ fn check(problems: Vec<String>, what: &str) {
 
 #[test]
 fn every_source_file_has_module_docs() {
-    let dirs = ["src", "tests", "benches", "examples"];
+    let dirs = [
+        "src",
+        "tests",
+        "benches",
+        "examples",
+        "python/src",
+        "fuzz/src",
+    ];
     let problems: Vec<String> = dirs
         .iter()
         .flat_map(|d| rust_files(&root().join(d)))
@@ -238,7 +248,11 @@ fn functions(lines: &[&str]) -> Vec<(usize, usize, String)> {
 #[test]
 fn functions_stay_short() {
     let mut problems = Vec::new();
-    for path in rust_files(&root().join("src")) {
+    let library = rust_files(&root().join("src"));
+    for path in library
+        .into_iter()
+        .chain(rust_files(&root().join("python/src")))
+    {
         let text = fs::read_to_string(&path).unwrap();
         let lines = non_test_lines(&text);
         for (line, length, name) in functions(&lines) {
@@ -281,7 +295,15 @@ fn architecture_names_every_module_and_only_real_ones() {
             problems.push(format!("{rel} is not named in ARCHITECTURE.md"));
         }
     }
-    let names: Vec<String> = ["src", "tests", "benches", "examples"]
+    for path in rust_files(&root().join("python/src")) {
+        let rel = relative(&path);
+        if !map.contains(&rel) {
+            problems.push(format!(
+                "{rel} is not named in ARCHITECTURE.md (by its path)"
+            ));
+        }
+    }
+    let names: Vec<String> = ["src", "tests", "benches", "examples", "python/src"]
         .iter()
         .flat_map(|d| rust_files(&root().join(d)))
         .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
@@ -692,7 +714,7 @@ fn no_module_import_cycle() {
 
 #[test]
 fn files_stay_short() {
-    let problems: Vec<String> = ["src", "tests", "benches", "examples"]
+    let problems: Vec<String> = ["src", "tests", "benches", "examples", "python/src"]
         .iter()
         .flat_map(|d| rust_files(&root().join(d)))
         .filter_map(|p| {

@@ -25,6 +25,7 @@
 //! - [`split`]: the temporal cross-validation (docs/src/reference/folds.md);
 //! - [`stats`]: summary figures of a history, the weight distribution included;
 //! - [`weights`]: page importance weights from a `page<TAB>weight` file, set by page id;
+//! - [`PageArrays`]: a history built from arrays held in memory (the Python module's);
 //! - [`attributes`]: categorical page metadata (`category=`, `country=`, ...;
 //!   docs/src/reference/data.md#attributes).
 //!
@@ -42,6 +43,7 @@
 //!
 //! **Invariant:** this module knows nothing of formulas, simulation or GP.
 
+mod arrays;
 pub mod attributes;
 pub mod cache;
 mod dataset;
@@ -55,6 +57,7 @@ pub mod text;
 pub mod unknown;
 pub mod weights;
 
+pub use arrays::PageArrays;
 pub use attributes::{Attribute, Attributes};
 pub use dataset::{Dataset, Fingerprint};
 pub(crate) use error::write_atomically;

@@ -45,6 +45,31 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
+impl ParseError {
+    /// The error with the formula quoted and a caret under the place, as the command line
+    /// and the Python module show it. The caret's indent keeps the text's tabs, so it lines
+    /// up whatever the tab width.
+    ///
+    /// ```
+    /// use freshgp::formula::{Formula, Grammar};
+    ///
+    /// let text = "t * (X +";
+    /// let e = Formula::parse(text, &Grammar::all()).unwrap_err();
+    /// assert!(e.quoted(text).starts_with("cannot read formula:\n  t * (X +\n          ^\n"));
+    /// ```
+    pub fn quoted(&self, text: &str) -> String {
+        let mut end = self.offset.min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let indent: String = text[..end]
+            .chars()
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect();
+        format!("cannot read formula:\n  {text}\n  {indent}^\n{self}")
+    }
+}
+
 /// A parsed subtree, and whether it is a bare number literal (which a unary minus
 /// directly before it folds into a negative constant).
 struct Part {

@@ -315,12 +315,5 @@ pub fn check_out(out: &Path, force: bool) -> Result<()> {
 
 /// Parses, turning the error into one that quotes the text and points at the offset.
 pub fn parse_formula(text: &str, grammar: &Grammar) -> Result<Formula> {
-    Formula::parse(text, grammar).map_err(|e| {
-        // The caret's indent keeps the text's tabs, so it lines up whatever the tab width.
-        let indent: String = text[..e.offset.min(text.len())]
-            .chars()
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect();
-        anyhow::anyhow!("cannot read formula:\n  {text}\n  {indent}^\n{e}")
-    })
+    Formula::parse(text, grammar).map_err(|e| anyhow::anyhow!(e.quoted(text)))
 }

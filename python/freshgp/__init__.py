@@ -1,0 +1,152 @@
+"""freshgp from Python: change histories, scoring formulas, crawl simulations, genetic
+programming, learned change models and the live scheduler of the ``freshgp`` Rust crate.
+
+Every function wraps the library call of the command of the same name (``freshgp
+simulate``, ``freshgp evolve``, ...) and gives its answers and its errors: bad input
+raises :class:`FreshgpError` (a ``ValueError``) with the command line's located message.
+Long runs release the GIL, report progress to an optional callback and stop on Ctrl-C.
+
+    >>> import freshgp
+    >>> d = freshgp.synth("brdc12", pages=2000, seed=1)
+    >>> out = freshgp.simulate(d, "1 - exp(-NAD * t)", resources=0.05)
+    >>> round(float(out["mean"]["changerate"]), 4) > 0
+    True
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+
+from . import _native
+from ._native import (
+    Dataset,
+    Formula,
+    FreshgpError,
+    Model,
+    Scheduler,
+    StateLockedError,
+    named_policies,
+    synth,
+    terminals,
+)
+
+__all__ = [
+    "Dataset",
+    "Formula",
+    "FreshgpError",
+    "Model",
+    "Scheduler",
+    "StateLockedError",
+    "baselines",
+    "evolve",
+    "experiment",
+    "named_policies",
+    "simulate",
+    "synth",
+    "terminals",
+    "METRICS",
+    "MEANS",
+]
+
+#: The per-cycle figures of a simulation, as ``simulate`` returns them.
+METRICS = ("change_rate", "wchange_rate", "ndcg", "freshness", "wndcg", "wfreshness",
+           "newly_visited", "stale", "visited")
+
+#: The five metrics a run is judged by, by the names ``metric=`` and ``fitness=`` take.
+MEANS = ("changerate", "ndcg", "freshness", "wfreshness", "wndcg")
+
+
+def _columns(cycles: list) -> dict:
+    """Per-cycle metric dicts as one numpy array per metric (``cycle`` included)."""
+    out = {"cycle": np.array([c["cycle"] for c in cycles], dtype=np.int64)}
+    for m in METRICS:
+        kind = np.int64 if m in ("stale", "visited") else np.float64
+        out[m] = np.array([c[m] for c in cycles], dtype=kind)
+    return out
+
+
+def _callback(progress: Optional[Callable[[dict], None]]):
+    if progress is None:
+        return None
+    if not callable(progress):
+        raise FreshgpError(f"progress: expected a callable, got {type(progress).__name__}")
+    return progress
+
+
+def simulate(dataset: Dataset, policy: str, *, resources: Optional[float] = None,
+             host_cap: Optional[int] = None, decision: str = "top-k",
+             runs: Optional[int] = None, warmup: Optional[int] = None, tie_seed: int = 0,
+             period: str = "all", rotation: int = 0, metric: Optional[str] = None,
+             grammar: str = "every") -> dict:
+    """Simulates a daily crawl of ``dataset`` with ``policy`` (a policy name, a formula or
+    ``model:FILE``), as ``freshgp simulate --period all`` does. Settings left None take
+    the command's defaults (resources 0.05, warm-up 2, metric ndcg: the metric a bandit is
+    rewarded by).
+
+    Returns a dict: ``policy``, ``pages``, ``k``, ``cycles`` (one numpy array per metric of
+    :data:`METRICS`, one value per scored cycle) and ``mean`` (each of the five metrics'
+    mean). With ``runs=R``: the runs with seeds 1..R, ``runs`` holding one array per metric
+    of each run's mean, and ``median``.
+    """
+    out = json.loads(_native.simulate(
+        dataset, policy, resources=resources, host_cap=host_cap, decision=decision, runs=runs,
+        warmup=warmup, tie_seed=tie_seed, period=period, rotation=rotation, metric=metric,
+        grammar=grammar))
+    if runs is None:
+        out["cycles"] = _columns(out["cycles"])
+    else:
+        means = {name: np.array([r["means"][name] for r in out["runs"]]) for name in MEANS}
+        out["runs"] = means
+        out["median"] = {name: float(np.median(v)) for name, v in means.items()}
+    return out
+
+
+def baselines(dataset: Dataset, policies: Optional[Sequence[str]] = None, *,
+              resources: Optional[float] = None, host_cap: Optional[int] = None,
+              decision: str = "top-k", warmup: Optional[int] = None, tie_seed: int = 0,
+              test_horizon: str = "temporal", metric: Optional[str] = None) -> dict:
+    """Each policy (default: :func:`named_policies`) over the test sets of the five
+    rotations, as ``freshgp baselines`` runs them. Returns ``{policy: {"label", "metrics",
+    "cycles"}}``: ``metrics`` each metric's mean and confidence interval, ``cycles`` one
+    dict of numpy arrays per rotation."""
+    if isinstance(policies, str):
+        raise FreshgpError("policies: expected a list of policies, got one string")
+    results = json.loads(_native.baselines(
+        dataset, None if policies is None else list(policies), resources=resources,
+        host_cap=host_cap, decision=decision, warmup=warmup, tie_seed=tie_seed,
+        test_horizon=test_horizon, metric=metric))
+    return {r["policy"]: {"label": r["label"], "metrics": r["metrics"],
+                          "cycles": [_columns(c) for c in r["cycles"]]} for r in results}
+
+
+def evolve(dataset: Dataset, *, grammar: str = "all", fitness: Optional[str] = None,
+           rotation: int = 0, seeds: int = 5, first_seed: int = 1,
+           population: Optional[int] = None, generations: Optional[int] = None,
+           tournament: Optional[int] = None, seed_formulas: Sequence[str] = (),
+           literature_seeds: bool = True, train_resources: Sequence[float] = (),
+           resources: Optional[float] = None, host_cap: Optional[int] = None,
+           model: Optional[str] = None, test_horizon: str = "temporal",
+           progress: Optional[Callable[[dict], None]] = None) -> dict:
+    """Evolves scoring formulas on one rotation, as ``freshgp evolve --json`` does, and
+    returns its JSON as a dict (the winner of each strategy, every seed's run). Settings
+    left None take the command's defaults (fitness ndcg, resources 0.05).
+    ``progress`` is called with a dict after each generation; Ctrl-C stops the run."""
+    return json.loads(_native.evolve(
+        dataset, grammar=grammar, fitness=fitness, rotation=rotation, seeds=seeds,
+        first_seed=first_seed, population=population, generations=generations,
+        tournament=tournament, seed_formulas=list(seed_formulas),
+        literature_seeds=literature_seeds, train_resources=list(train_resources),
+        resources=resources, host_cap=host_cap, model=model, test_horizon=test_horizon,
+        progress=_callback(progress)))
+
+
+def experiment(path, out=None, *, resume: bool = False,
+               progress: Optional[Callable[[dict], None]] = None) -> list:
+    """Runs the study of an experiment file into ``out`` (default ``results/<name>``), as
+    ``freshgp experiment`` does; ``resume=True`` keeps the units already stored. Returns
+    the report's files. ``progress`` gets each event (plan, start, generation, finished)
+    as a dict; Ctrl-C stops the run, and ``resume=True`` later finishes it."""
+    return _native.experiment(path, out, resume=resume, progress=_callback(progress))

@@ -1,0 +1,207 @@
+//! `Model`: a learned change model (the book's Learned change models chapter): trained on
+//! a history as `freshgp model train` trains it, read and written as its model files,
+//! scoring rows of features; and the AUC table of `freshgp model eval`.
+
+use crate::dataset::Dataset;
+use crate::{detached, error, fail};
+use freshgp::model::{Feature, FeatureSet, Model as Learned};
+use freshgp::predict::{eval, EvalOptions, ModelKind, Progress, TrainOptions};
+use numpy::{PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use serde_json::json;
+use std::path::PathBuf;
+
+/// A learned change model; as a policy, save it and name it `model:FILE`.
+#[pyclass(module = "freshgp._native", frozen)]
+pub struct Model {
+    inner: Learned,
+    horizon: usize,
+    /// What training measured, as JSON (`None` for a model read from a file).
+    trained: Option<String>,
+}
+
+#[pymethods]
+impl Model {
+    /// Trains a `kind` model (logistic or network) on `rotation` of `dataset` to predict a
+    /// change within `horizon` cycles, from `features` (names as `--features` takes them;
+    /// default: the features a policy can run with, or the network's). `progress` gets
+    /// each penalty or epoch as JSON text.
+    #[staticmethod]
+    #[pyo3(signature = (dataset, kind = "logistic", features = None, rotation = 0, horizon = 1, progress = None))]
+    fn train(
+        py: Python<'_>,
+        dataset: &Dataset,
+        kind: &str,
+        features: Option<Vec<String>>,
+        rotation: usize,
+        horizon: usize,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<Model> {
+        let kind: ModelKind = kind.parse().map_err(|e| fail(format!("kind: {e}")))?;
+        if rotation > 4 {
+            return Err(fail(format!("rotation {rotation}: expected 0..=4")));
+        }
+        if horizon == 0 {
+            return Err(fail("horizon must be at least 1"));
+        }
+        let data = &dataset.inner;
+        let set = match features {
+            Some(names) => FeatureSet::new(
+                names
+                    .iter()
+                    .map(|f| {
+                        f.trim()
+                            .parse::<Feature>()
+                            .map_err(|e| fail(format!("features: {e}")))
+                    })
+                    .collect::<PyResult<_>>()?,
+            ),
+            None if kind == ModelKind::Network => FeatureSet::network(data),
+            None => FeatureSet::for_policy(data),
+        };
+        let options = TrainOptions {
+            rotation,
+            horizon,
+            kind,
+            network: Default::default(),
+            memory: eval::DEFAULT_MEMORY,
+        };
+        detached(py, progress.as_ref(), |poll| {
+            let mut step = |p: Progress| {
+                poll.event(|| match p {
+                    Progress::Streaming { examples, bytes, rows } => json!({"event": "streaming", "examples": examples, "bytes": bytes, "rows": rows}),
+                    Progress::Penalty { alpha, auc } => json!({"event": "penalty", "alpha": alpha, "auc": auc}),
+                    Progress::Epoch { epoch, loss, auc } => json!({"event": "epoch", "epoch": epoch, "loss": loss, "auc": auc}),
+                }.to_string())
+            };
+            let t = eval::train(data, &set, &options, &mut step).map_err(error)?;
+            let trained = json!({
+                "examples": t.examples,
+                "validation_auc": t.validation,
+                "test_auc": t.test,
+            });
+            Ok(Model {
+                inner: t.model,
+                horizon,
+                trained: Some(trained.to_string()),
+            })
+        })
+    }
+
+    /// Reads a model file.
+    #[staticmethod]
+    fn load(path: PathBuf) -> PyResult<Model> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| fail(format!("cannot read {shown}: {e}")))?;
+        let (inner, horizon) = Learned::from_json_with_horizon(&text, &shown).map_err(error)?;
+        Ok(Model {
+            inner,
+            horizon,
+            trained: None,
+        })
+    }
+
+    /// Writes the model file (atomically; an existing file only with `overwrite=True`).
+    #[pyo3(signature = (path, overwrite = false))]
+    fn save(&self, path: PathBuf, overwrite: bool) -> PyResult<()> {
+        if path.exists() && !overwrite {
+            return Err(fail(format!(
+                "{} exists; pass overwrite=True to replace it",
+                path.display()
+            )));
+        }
+        freshgp::atomic::write(&path, self.to_json().as_bytes())
+            .map_err(|e| fail(format!("cannot write {}: {e}", path.display())))
+    }
+
+    /// The model file's text.
+    fn to_json(&self) -> String {
+        self.inner.to_json_with_horizon(self.horizon)
+    }
+
+    /// The model's kind: logistic, network or hazard.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.inner.kind()
+    }
+
+    /// The features it reads, in column order.
+    #[getter]
+    fn features(&self) -> Vec<String> {
+        self.inner
+            .features()
+            .features()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    /// The label horizon it was trained for.
+    #[getter]
+    fn horizon(&self) -> usize {
+        self.horizon
+    }
+
+    /// What training measured (examples, validation and test AUC), or None for a model
+    /// read from a file.
+    #[getter]
+    fn trained<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.trained
+            .as_deref()
+            .map(|t| crate::loads(py, t))
+            .transpose()
+    }
+
+    /// The model's score of each row of `values` (rows × features, float64).
+    fn score<'py>(
+        &self,
+        py: Python<'py>,
+        values: PyReadonlyArray2<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let width = self.inner.features().len();
+        if values.shape()[1] != width {
+            return Err(fail(format!(
+                "values: {} columns, but the model reads {width} features ({})",
+                values.shape()[1],
+                self.features().join(", ")
+            )));
+        }
+        let flat = values
+            .as_slice()
+            .map_err(|_| fail("values: not a contiguous array"))?;
+        let mut out = Vec::with_capacity(values.shape()[0]);
+        py.detach(|| self.inner.score_rows(flat, &mut out));
+        Ok(PyArray1::from_vec(py, out))
+    }
+
+    /// `freshgp model eval --json`: the AUC table of the change models and their rivals on
+    /// `dataset` (label `horizon`, the first `rotations` rotations), as a dict.
+    #[staticmethod]
+    #[pyo3(signature = (dataset, horizon = 1, rotations = 5))]
+    fn eval<'py>(
+        py: Python<'py>,
+        dataset: &Dataset,
+        horizon: usize,
+        rotations: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if rotations == 0 || rotations > 5 {
+            return Err(fail(format!("rotations {rotations}: expected 1..=5")));
+        }
+        let options = EvalOptions::default().horizon(horizon).rotations(rotations);
+        let text = detached(py, None, |_| {
+            let table = eval::auc_table(&dataset.inner, &options).map_err(error)?;
+            serde_json::to_string(&table).map_err(|e| fail(e.to_string()))
+        })?;
+        crate::loads(py, &text)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<freshgp.Model {} over {} (horizon {})>",
+            self.inner.kind(),
+            self.features().join(", "),
+            self.horizon
+        )
+    }
+}

@@ -1,0 +1,383 @@
+//! The runs: `simulate`, `baselines`, `evolve` and `experiment`, each the library call the
+//! command of the same name makes, without the GIL, with results as the command's JSON.
+
+use crate::dataset::Dataset;
+use crate::{detached, error, fail};
+use freshgp::data::split::{Horizon, Split};
+use freshgp::experiment::evolve::{self as gp_run, EvolveSettings, GpOverrides, Progress};
+use freshgp::experiment::{baselines as literature, store::Store, study::Study, sweep, units};
+use freshgp::formula::{Formula, Grammar};
+use freshgp::gp::{RawGpConfig, Strategy};
+use freshgp::metric::Metric;
+use freshgp::policy::{Policy, PolicyError};
+use freshgp::sim::{Decision, Period, SimConfig, Simulator, DEFAULT_RESOURCES, DEFAULT_WARMUP};
+use pyo3::prelude::*;
+use serde_json::json;
+use std::path::PathBuf;
+
+/// The policy `text` names, read as `--policy` reads it: a formula's syntax error quotes
+/// the text with a caret.
+pub(crate) fn policy(text: &str, grammar: &Grammar) -> PyResult<Policy> {
+    match Policy::parse(text, grammar) {
+        Ok(p) => Ok(p),
+        Err(PolicyError::Formula(_)) => match Formula::parse(text, grammar) {
+            Err(e) => Err(fail(e.quoted(text))),
+            Ok(f) => Policy::formula_with(&f, grammar.closure(), None).map_err(error),
+        },
+        Err(e) => Err(error(e)),
+    }
+}
+
+/// The checked simulation settings.
+///
+/// `None` takes the library's default (the command line's): resources
+/// [`DEFAULT_RESOURCES`], warm-up [`DEFAULT_WARMUP`], the run's metric
+/// `Metric::default()`.
+pub(crate) fn config(
+    resources: Option<f64>,
+    host_cap: Option<u32>,
+    decision: &str,
+    warmup: Option<usize>,
+    tie_seed: u64,
+    metric: Option<&str>,
+) -> PyResult<SimConfig> {
+    let decision: Decision = decision
+        .parse()
+        .map_err(|e: String| fail(format!("decision: {e}")))?;
+    let metric = metric_of("metric", metric)?;
+    let resources = resources.unwrap_or(DEFAULT_RESOURCES);
+    let warmup = warmup.unwrap_or(DEFAULT_WARMUP);
+    let config = SimConfig::new(resources, warmup)
+        .map_err(|e| fail(format!("resources {resources}: {e}")))?
+        .with_seed(tie_seed)
+        .with_host_cap(host_cap)
+        .map_err(|e| fail(format!("host_cap: {e}")))?
+        .with_decision(decision)
+        .map_err(|e| fail(format!("decision {decision}: {e}")))?;
+    Ok(config.with_metric(metric))
+}
+
+/// The metric `name` (`None`: the library's default), `what` naming the argument.
+fn metric_of(what: &str, name: Option<&str>) -> PyResult<Metric> {
+    name.map_or(Ok(Metric::default()), |n| {
+        n.parse().map_err(|e: String| fail(format!("{what}: {e}")))
+    })
+}
+
+fn to_json(value: &impl serde::Serialize) -> PyResult<String> {
+    serde_json::to_string(value).map_err(|e| fail(e.to_string()))
+}
+
+/// The period `set` names: train, validation or test of `rotation`, or all.
+fn period_of(d: &freshgp::data::Dataset, set: &str, rotation: usize) -> PyResult<Period> {
+    if set == "all" {
+        return Period::whole(d).map_err(error);
+    }
+    let split = Split::new(d.pages(), d.cycles(), rotation).map_err(error)?;
+    let (pages, cycles) = match set {
+        "train" => (&split.train, split.train_cycles.clone()),
+        "validation" => (&split.validation, split.validation_cycles.clone()),
+        "test" => (&split.test, split.test_cycles.clone()),
+        other => {
+            return Err(fail(format!(
+                "period `{other}`: expected all, train, validation or test"
+            )))
+        }
+    };
+    Period::new(d, pages, cycles).map_err(error)
+}
+
+/// `freshgp simulate --json`: one run's per-cycle metrics, or with `runs` each run's means.
+#[pyfunction]
+#[pyo3(signature = (dataset, policy, resources = None, host_cap = None, decision = "top-k", runs = None, warmup = None, tie_seed = 0, period = "all", rotation = 0, metric = None, grammar = "every"))]
+#[allow(clippy::too_many_arguments)]
+pub fn simulate(
+    py: Python<'_>,
+    dataset: &Dataset,
+    policy: &str,
+    resources: Option<f64>,
+    host_cap: Option<u32>,
+    decision: &str,
+    runs: Option<usize>,
+    warmup: Option<usize>,
+    tie_seed: u64,
+    period: &str,
+    rotation: usize,
+    metric: Option<&str>,
+    grammar: &str,
+) -> PyResult<String> {
+    let rule = self::policy(policy, &crate::formula::grammar(grammar)?)?;
+    let config = config(resources, host_cap, decision, warmup, tie_seed, metric)?;
+    let period = period_of(&dataset.inner, period, rotation)?;
+    if runs == Some(0) {
+        return Err(fail("runs must be at least 1"));
+    }
+    detached(py, None, |_| match runs {
+        None => {
+            let outcome = Simulator::new(config).run(&period, &rule).map_err(error)?;
+            let means: serde_json::Map<String, serde_json::Value> = Metric::ALL
+                .iter()
+                .map(|&m| (m.name().to_string(), json!(outcome.mean(m))))
+                .collect();
+            to_json(&json!({
+                "mean": means,
+                "policy": rule.to_string(),
+                "label": rule.label(),
+                "pages": period.pages(),
+                "period_cycles": period.len(),
+                "k": config.k(period.pages()),
+                "host_cap": config.host_cap(),
+                "cycles": outcome.cycles,
+                "choices": outcome.choices,
+            }))
+        }
+        Some(_) => {
+            let seeds = sweep::run_seeds(runs, config.seed());
+            let periods = std::slice::from_ref(&period);
+            let table = sweep::table(
+                periods,
+                config,
+                std::slice::from_ref(&rule),
+                &[config.resources()],
+                &seeds,
+                &mut |_, _| {},
+            )
+            .map_err(error)?;
+            to_json(&json!({
+                "policy": rule.to_string(),
+                "label": rule.label(),
+                "pages": period.pages(),
+                "period_cycles": period.len(),
+                "seeds": seeds,
+                "runs": table.runs[0][0],
+            }))
+        }
+    })
+}
+
+/// `freshgp baselines --json`: each policy over the test sets of the five rotations.
+#[pyfunction]
+#[pyo3(signature = (dataset, policies = None, resources = None, host_cap = None, decision = "top-k", warmup = None, tie_seed = 0, test_horizon = "temporal", metric = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn baselines(
+    py: Python<'_>,
+    dataset: &Dataset,
+    policies: Option<Vec<String>>,
+    resources: Option<f64>,
+    host_cap: Option<u32>,
+    decision: &str,
+    warmup: Option<usize>,
+    tie_seed: u64,
+    test_horizon: &str,
+    metric: Option<&str>,
+) -> PyResult<String> {
+    let config = config(resources, host_cap, decision, warmup, tie_seed, metric)?;
+    let every = Grammar::every();
+    let rules = match policies {
+        None => Policy::named(),
+        Some(texts) => texts
+            .iter()
+            .map(|t| policy(t, &every))
+            .collect::<PyResult<Vec<_>>>()?,
+    };
+    let horizon = horizon(test_horizon)?;
+    detached(py, None, |_| {
+        let results =
+            literature::run_over(&dataset.inner, config, &rules, horizon).map_err(error)?;
+        let out: Vec<_> = results
+            .iter()
+            .map(|r| {
+                json!({
+                    "policy": r.policy.to_string(),
+                    "label": r.policy.label(),
+                    "metrics": r.metrics,
+                    "cycles": r.cycles,
+                })
+            })
+            .collect();
+        to_json(&out)
+    })
+}
+
+fn horizon(text: &str) -> PyResult<Horizon> {
+    match text {
+        "temporal" => Ok(Horizon::Temporal),
+        "whole" => Ok(Horizon::Whole),
+        other => Err(fail(format!(
+            "test_horizon `{other}`: expected temporal or whole"
+        ))),
+    }
+}
+
+/// `freshgp evolve --json`: GP on one rotation; `progress` gets each generation.
+#[pyfunction]
+#[pyo3(signature = (dataset, grammar = "all", fitness = None, rotation = 0, seeds = 5, first_seed = 1, population = None, generations = None, tournament = None, seed_formulas = Vec::new(), literature_seeds = true, train_resources = Vec::new(), resources = None, host_cap = None, model = None, test_horizon = "temporal", progress = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn evolve(
+    py: Python<'_>,
+    dataset: &Dataset,
+    grammar: &str,
+    fitness: Option<&str>,
+    rotation: usize,
+    seeds: usize,
+    first_seed: u64,
+    population: Option<usize>,
+    generations: Option<usize>,
+    tournament: Option<usize>,
+    seed_formulas: Vec<String>,
+    literature_seeds: bool,
+    train_resources: Vec<f64>,
+    resources: Option<f64>,
+    host_cap: Option<u32>,
+    model: Option<String>,
+    test_horizon: &str,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    let grammar = crate::formula::grammar(grammar)?;
+    let overrides = GpOverrides {
+        population,
+        generations,
+        tournament,
+        seed_formulas: seed_formulas
+            .iter()
+            .map(|t| Formula::parse(t, &grammar).map_err(|e| fail(e.quoted(t))))
+            .collect::<PyResult<_>>()?,
+        literature_seeds: (!literature_seeds).then_some(false),
+    };
+    let gp =
+        gp_run::apply_overrides(RawGpConfig::default(), &overrides, &grammar).map_err(error)?;
+    if seeds == 0 {
+        return Err(fail("seeds must be at least 1"));
+    }
+    if rotation > 4 {
+        return Err(fail(format!("rotation {rotation} is out of range (0..=4)")));
+    }
+    if let Some(r) = freshgp::experiment::study::first_bad_budget(&train_resources) {
+        return Err(fail(format!(
+            "train_resources {r}: the budgets are distinct fractions in (0, 1]"
+        )));
+    }
+    let model = model
+        .map(|path| Policy::load_model(&path))
+        .transpose()
+        .map_err(error)?;
+    let metric = metric_of("fitness", fitness)?;
+    let settings = EvolveSettings {
+        model,
+        train_resources,
+        horizon: horizon(test_horizon)?,
+        grammar,
+        metric,
+        gp,
+        sim: config(resources, host_cap, "top-k", None, 0, None)?,
+        seeds: (0..seeds as u64).map(|k| first_seed + k).collect(),
+    };
+    settings.check_model().map_err(error)?;
+    detached(py, progress.as_ref(), |poll| {
+        let run = gp_run::run_rotation(&dataset.inner, rotation, &settings, |event| {
+            poll.event(|| event_json(&event))
+        })
+        .map_err(error)?;
+        let mut out = serde_json::Map::new();
+        for strategy in Strategy::ALL {
+            let c = run.winner(strategy);
+            out.insert(
+                strategy.name().into(),
+                json!({
+                    "formula": c.formula.to_string(),
+                    "policy": settings.policy(&c.formula).to_string(),
+                    "train": c.train, "validation": c.validation, "test": c.test, "score": c.score,
+                }),
+            );
+        }
+        out.insert("metric".into(), json!(settings.metric.name()));
+        out.insert("rotation".into(), json!(run.rotation));
+        out.insert("set_sizes".into(), json!(run.set_sizes));
+        out.insert(
+            "seeds".into(),
+            serde_json::to_value(&run.seeds).map_err(|e| fail(e.to_string()))?,
+        );
+        to_json(&out)
+    })
+}
+
+fn event_json(event: &Progress<'_>) -> String {
+    match *event {
+        Progress::Generation {
+            seed_index,
+            seed,
+            report,
+        } => json!({
+            "event": "generation", "seed_index": seed_index, "seed": seed,
+            "generation": report.generation, "generations": report.generations,
+            "best": report.best, "mean": report.mean,
+            "evaluated": report.evaluated, "cache_hits": report.cache_hits,
+        }),
+        Progress::Selecting { seed_index } => {
+            json!({"event": "selecting", "seed_index": seed_index})
+        }
+    }
+    .to_string()
+}
+
+/// `freshgp experiment FILE`: runs a study into `out` (default `results/<name>`),
+/// resuming its stored units with `resume`; returns the report's files.
+#[pyfunction]
+#[pyo3(signature = (path, out = None, resume = false, progress = None))]
+pub fn experiment(
+    py: Python<'_>,
+    path: PathBuf,
+    out: Option<PathBuf>,
+    resume: bool,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Vec<PathBuf>> {
+    let study = Study::load(&path).map_err(error)?;
+    let out = out.unwrap_or_else(|| PathBuf::from("results").join(&study.name));
+    Store::check(&out, &study, resume).map_err(error)?;
+    detached(py, progress.as_ref(), |poll| {
+        let runner = units::Runner::new(study, &path).map_err(error)?;
+        let store = Store::create(&out, runner.study(), resume).map_err(error)?;
+        units::run_study(&runner, &store, units::Shard::ALL, |event| {
+            poll.event(|| study_event_json(&event))
+        })
+        .map_err(error)?;
+        freshgp::report::write(&out).map_err(error)
+    })
+}
+
+fn study_event_json(event: &units::Event<'_>) -> String {
+    match event {
+        units::Event::Plan {
+            total,
+            in_shard,
+            done,
+            work,
+        } => json!({"event": "plan", "total": total, "in_shard": in_shard, "done": done, "work": work}),
+        units::Event::Start {
+            position,
+            count,
+            label,
+        } => json!({"event": "start", "position": position, "count": count, "label": label}),
+        units::Event::Generation {
+            label,
+            report,
+            work_done,
+        } => json!({
+            "event": "generation", "label": label, "generation": report.generation,
+            "generations": report.generations, "best": report.best, "mean": report.mean,
+            "work_done": work_done,
+        }),
+        units::Event::Finished {
+            label,
+            seconds,
+            work_done,
+        } => json!({"event": "finished", "label": label, "seconds": seconds, "work_done": work_done}),
+    }
+    .to_string()
+}
+
+/// The names of the policies `baselines` runs by default.
+#[pyfunction]
+pub fn named_policies() -> Vec<String> {
+    Policy::named().iter().map(Policy::to_string).collect()
+}
