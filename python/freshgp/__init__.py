@@ -68,14 +68,6 @@ def _columns(cycles: list) -> dict:
     return out
 
 
-def _callback(progress: Optional[Callable[[dict], None]]):
-    if progress is None:
-        return None
-    if not callable(progress):
-        raise FreshgpError(f"progress: expected a callable, got {type(progress).__name__}")
-    return progress
-
-
 def simulate(dataset: Dataset, policy: str, *, resources: Optional[float] = None,
              host_cap: Optional[int] = None, decision: str = "top-k",
              runs: Optional[int] = None, warmup: Optional[int] = None, tie_seed: int = 0,
@@ -114,6 +106,7 @@ def baselines(dataset: Dataset, policies: Optional[Sequence[str]] = None, *,
     dict of numpy arrays per rotation."""
     if isinstance(policies, str):
         raise FreshgpError("policies: expected a list of policies, got one string")
+
     results = json.loads(_native.baselines(
         dataset, None if policies is None else list(policies), resources=resources,
         host_cap=host_cap, decision=decision, warmup=warmup, tie_seed=tie_seed,
@@ -134,13 +127,15 @@ def evolve(dataset: Dataset, *, grammar: str = "all", fitness: Optional[str] = N
     returns its JSON as a dict (the winner of each strategy, every seed's run). Settings
     left None take the command's defaults (fitness ndcg, resources 0.05).
     ``progress`` is called with a dict after each generation; Ctrl-C stops the run."""
+    if isinstance(seed_formulas, str):
+        raise FreshgpError("seed_formulas: expected a list of formulas, got one string")
     return json.loads(_native.evolve(
         dataset, grammar=grammar, fitness=fitness, rotation=rotation, seeds=seeds,
         first_seed=first_seed, population=population, generations=generations,
         tournament=tournament, seed_formulas=list(seed_formulas),
         literature_seeds=literature_seeds, train_resources=list(train_resources),
         resources=resources, host_cap=host_cap, model=model, test_horizon=test_horizon,
-        progress=_callback(progress)))
+        progress=progress))
 
 
 def experiment(path, out=None, *, resume: bool = False,
@@ -149,4 +144,4 @@ def experiment(path, out=None, *, resume: bool = False,
     ``freshgp experiment`` does; ``resume=True`` keeps the units already stored. Returns
     the report's files. ``progress`` gets each event (plan, start, generation, finished)
     as a dict; Ctrl-C stops the run, and ``resume=True`` later finishes it."""
-    return _native.experiment(path, out, resume=resume, progress=_callback(progress))
+    return _native.experiment(path, out, resume=resume, progress=progress)

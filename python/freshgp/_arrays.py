@@ -26,6 +26,8 @@ def float_column(name: str, value) -> np.ndarray:
 def _strings(name: str, values, pages: int, allow_none: bool) -> list:
     if values is None:
         return None
+    if isinstance(values, str):
+        raise FreshgpError(f"{name}: expected one value per page, got one string")
     values = list(values)
     if len(values) != pages:
         raise FreshgpError(f"{name}: holds {len(values)} values, not {pages} (one per page)")
@@ -66,6 +68,8 @@ def dataset_columns(changes, weights, hosts, ids, attributes):
     if hosts is not None:
         hosts = ["" if h is None else h for h in hosts]
     ids = _strings("ids", ids, pages, allow_none=False)
+    if attributes is not None and not isinstance(attributes, dict):
+        raise FreshgpError("attributes: expected a dict of key → one value (or None) per page")
     columns = []
     for key, values in (attributes or {}).items():
         if not isinstance(key, str):
@@ -73,3 +77,15 @@ def dataset_columns(changes, weights, hosts, ids, attributes):
         columns.append((key, _strings(f"attributes[{key!r}]", values, pages, allow_none=True)))
     mask = None if mask is None or not mask.any() else np.ascontiguousarray(mask, dtype=bool)
     return changed, mask, ids, hosts, weights, columns
+
+
+def float_rows(name: str, value) -> np.ndarray:
+    """Rows of numbers as a C-ordered 2-D float64 array (rows × columns)."""
+    if np.ma.isMaskedArray(value):
+        raise FreshgpError(f"{name}: a masked array; give every cell a value")
+    a = np.asarray(value)
+    if a.dtype.kind not in "biuf":
+        raise FreshgpError(f"{name}: expected numbers, got a {_kind(a)}")
+    if a.ndim != 2:
+        raise FreshgpError(f"{name}: expected a 2-D array (rows × features), got a {_kind(a)}")
+    return np.ascontiguousarray(a, dtype=np.float64)

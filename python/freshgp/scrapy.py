@@ -16,26 +16,31 @@ A run of the spider is then one cycle ``d`` (1 + the state's latest cycle):
   which fixes the tie order), with no observation, since nothing earlier can tell whether
   it changed.
 - In the warm-up cycles (``FRESHGP_WARMUP``, default 2, as in the simulation) every known
-  URL is downloaded; after them, the batch of the state's policy for cycle ``d``: its URLs
-  are enqueued when the spider opens, and the spider's own requests for other known URLs
-  are dropped (new URLs still pass).
+  URL is downloaded; after them, the batch of the state's policy for cycle ``d``. The
+  spider's own requests for the batch's URLs pass (with their callbacks), once each; its
+  requests for other known URLs are dropped; new URLs pass, once each. The batch's URLs
+  the spider did not ask for are requested when it goes idle, with its default callback
+  (``parse``).
 - Each downloaded page (status 200, keyed by the URL first requested) is an observation: it
   changed if its content hash differs from the one kept. The observations are recorded
-  and the state and the hashes saved when the spider closes, all at once: a crawl killed
-  half-way records nothing, and the next run repeats the cycle. The hashes are
-  ``{"cycle": latest observed cycle, "hashes": {url: hash}}``.
+  and the state and the hashes saved when the spider closes having finished (close
+  reason ``finished``), all at once: a crawl killed, interrupted or closed early (a
+  timeout, an item count) records nothing, and the next run repeats the cycle. The
+  hashes are ``{"cycle": latest observed cycle, "hashes": {url: hash}}``.
 
 Politeness: ``FRESHGP_HOST_CAP`` pages of one host per batch at most. Without it, the cap
-follows Scrapy's own settings: the most requests a host can serve in a cycle of
-``FRESHGP_CYCLE_SECONDS`` seconds with ``CONCURRENT_REQUESTS_PER_DOMAIN`` requests at a time,
-one per ``DOWNLOAD_DELAY`` seconds each, ``floor(concurrency × cycle / delay)``; without a
-cycle length or a delay, no cap.
+follows Scrapy's own settings: with a ``DOWNLOAD_DELAY``, Scrapy's downloader sends a host
+(a download slot) one request per delay whatever its ``CONCURRENT_REQUESTS_PER_DOMAIN``,
+so a cycle of ``FRESHGP_CYCLE_SECONDS`` seconds fits ``floor(cycle / delay)`` of them;
+without a cycle length or a delay, no cap. Give ``FRESHGP_HOST_CAP`` where the delay is not
+one number for every host: AutoThrottle, or ``DOWNLOAD_SLOTS`` with delays of their own.
 
 Other settings: ``FRESHGP_GRAMMAR`` (the policy's grammar, default ``every``),
 ``FRESHGP_TIE_SEED`` (fixed when the state is created), ``FRESHGP_HASHES`` (the content
 hashes, default ``<state>.hashes.json``), ``FRESHGP_WAIT`` (wait for another run's lock
-instead of failing). Stats: ``freshgp/cycle``, ``freshgp/batch``, ``freshgp/observed``,
-``freshgp/changed``, ``freshgp/added``.
+instead of failing). Stats: ``freshgp/cycle``, ``freshgp/batch``, ``freshgp/recorded`` (1
+when the cycle was recorded), ``freshgp/observed``, ``freshgp/changed``, ``freshgp/added``,
+``freshgp/dropped``.
 """
 
 from __future__ import annotations
@@ -51,9 +56,13 @@ from urllib.parse import urlsplit
 from scrapy import Request
 from scrapy import signals
 from scrapy.core.scheduler import Scheduler as _ScrapyScheduler
-from scrapy.exceptions import NotConfigured
+from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from . import FreshgpError, Scheduler
+
+
+#: The meta key of the batch's requests the scheduler makes itself (already admitted).
+_BATCH = "freshgp_batch"
 
 
 def content_hash(body: bytes) -> str:
@@ -61,9 +70,10 @@ def content_hash(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()
 
 
-def host_of(url: str) -> str:
-    """The host a URL's page belongs to for the host cap and the terminal HR."""
-    return urlsplit(url).hostname or ""
+def host_of(url: str) -> Optional[str]:
+    """The host a URL's page belongs to for the host cap and the terminal HR (None for a
+    URL without one, such as ``file:``)."""
+    return urlsplit(url).hostname or None
 
 
 def host_cap(settings) -> Optional[int]:
@@ -78,8 +88,7 @@ def host_cap(settings) -> Optional[int]:
     delay = settings.getfloat("DOWNLOAD_DELAY", 0.0)
     if cycle <= 0 or delay <= 0:
         return None
-    concurrency = settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN", 8)
-    return max(1, math.floor(concurrency * cycle / delay))
+    return max(1, math.floor(cycle / delay))
 
 
 def _write_json(path: str, value) -> None:
@@ -125,16 +134,27 @@ class RecrawlScheduler(_ScrapyScheduler):
             stats=crawler.stats,
         )
         crawler.signals.connect(scheduler.freshgp.response_received, signal=signals.response_received)
+        crawler.signals.connect(scheduler.spider_idle, signal=signals.spider_idle)
+        scheduler.freshgp_engine = lambda: crawler.engine
         return scheduler
 
     def open(self, spider):
         opened = super().open(spider)
-        for url in self.freshgp.open():
-            super().enqueue_request(Request(url))
+        self.freshgp.open()
         return opened
 
+    def spider_idle(self, spider):
+        """Requests the batch's URLs the spider has not asked for, once."""
+        pending = self.freshgp.unasked()
+        if not pending:
+            return
+        engine = self.freshgp_engine()
+        for url in pending:
+            engine.crawl(Request(url, meta={_BATCH: True}))
+        raise DontCloseSpider
+
     def enqueue_request(self, request):
-        if not self.freshgp.admits(request.url):
+        if not request.meta.get(_BATCH) and not self.freshgp.admits(request.url):
             self.stats.inc_value("freshgp/dropped")
             return False
         return super().enqueue_request(request)
@@ -155,12 +175,13 @@ class _Cycle:
         self.hashes_path, self.k, self.resources = hashes, k, resources
         self.host_cap, self.warmup, self.wait, self.stats = host_cap, warmup, wait, stats
         self.scheduler: Optional[Scheduler] = None
-        self.batch: set = set()
+        self.batch: list = []  # this cycle's URLs, best first
+        self.asked: set = set()  # URLs admitted this cycle
         self.new: dict = {}  # URL -> None, in the order first asked for
         self.seen: dict = {}  # URL -> content hash of this cycle's download
 
-    def open(self) -> list:
-        """Opens the state (taking its lock) and returns the URLs of this cycle's batch."""
+    def open(self) -> None:
+        """Opens the state (taking its lock) and picks this cycle's batch."""
         self.scheduler = Scheduler(self.state_path, self.policy, grammar=self.grammar,
                                    tie_seed=self.tie_seed, wait=self.wait)
         self.hashes = self._hashes(self.scheduler.latest_cycle)
@@ -174,9 +195,9 @@ class _Cycle:
             picks = self.scheduler.batch(k=self.k, resources=self.resources,
                                          host_cap=self.host_cap, cycle=self.cycle)
             urls = [p["page"] for p in picks]
-        self.batch = set(urls)
+        self.batch = urls
+        self.in_batch = set(urls)
         self.stats.set_value("freshgp/batch", len(urls))
-        return urls
 
     def _hashes(self, latest: int) -> dict:
         """The content hashes as of the state's latest cycle. A run saves the state, then
@@ -197,13 +218,22 @@ class _Cycle:
         return saved["hashes"]
 
     def admits(self, url: str) -> bool:
-        """Whether a request the spider makes is crawled: this cycle's batch, and new URLs."""
-        if url in self.batch:
-            return True
-        if url in self.scheduler:
+        """Whether a request the spider makes is crawled: this cycle's batch and new URLs,
+        each once."""
+        if url in self.asked:
             return False
-        self.new.setdefault(url, None)
-        return True
+        if url in self.in_batch or url not in self.scheduler:
+            self.asked.add(url)
+            if url not in self.in_batch:
+                self.new.setdefault(url, None)
+            return True
+        return False
+
+    def unasked(self) -> list:
+        """The batch's URLs the spider has not asked for (then counted as asked)."""
+        pending = [u for u in self.batch if u not in self.asked]
+        self.asked.update(pending)
+        return pending
 
     def response_received(self, response, request, spider):
         if response.status != 200:
@@ -212,11 +242,15 @@ class _Cycle:
         self.seen[url] = content_hash(response.body)
 
     def close(self, reason: str) -> None:
-        """Records the cycle's downloads, saves the hashes and the state, releases the lock."""
+        """Records the cycle's downloads, saves the hashes and the state, releases the lock;
+        a crawl that did not finish records nothing."""
         scheduler, self.scheduler = self.scheduler, None
         if scheduler is None:
             return
         try:
+            if reason != "finished":
+                self.stats.set_value("freshgp/recorded", 0)
+                return
             # A known page with a kept hash is observed; any other download is a baseline.
             observed = [u for u in self.seen if u in scheduler and u in self.hashes]
             changed = [self.seen[u] != self.hashes[u] for u in observed]
@@ -226,10 +260,12 @@ class _Cycle:
                 scheduler.observe(observed, [self.cycle] * len(observed), changed,
                                   hosts=[host_of(u) for u in observed])
             self.hashes.update(self.seen)
+            # The hashes as `.next`, the state, then the hashes in place, under the lock.
             following = self.hashes_path + ".next"
             _write_json(following, {"cycle": scheduler.latest_cycle, "hashes": self.hashes})
-            scheduler.close(save=True)
+            scheduler.save()
             os.replace(following, self.hashes_path)
+            self.stats.set_value("freshgp/recorded", 1)
             self.stats.set_value("freshgp/observed", len(observed))
             self.stats.set_value("freshgp/changed", sum(changed))
             self.stats.set_value("freshgp/added", len(added))

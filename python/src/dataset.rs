@@ -22,7 +22,7 @@ impl Dataset {
     /// Wraps `d`, resolving its unknown cycles by `unknown` and grouping it by `group`.
     pub(crate) fn resolved(d: data::Dataset, unknown: &str, group: Option<&str>) -> PyResult<Self> {
         let policy: UnknownPolicy = unknown.parse().map_err(|e| fail(format!("unknown: {e}")))?;
-        let (mut inner, report) = policy.apply(d);
+        let (mut inner, report) = policy.apply_keeping_pages(d, "changes").map_err(error)?;
         group_by(&mut inner, group)?;
         Ok(Dataset {
             inner,
@@ -71,6 +71,9 @@ impl Dataset {
         unknown: &str,
         group: Option<&str>,
     ) -> PyResult<Self> {
+        if !changed.is_c_contiguous() {
+            return Err(fail("changes: not a C-contiguous array"));
+        }
         let shape = changed.shape();
         let (pages, cycles) = (shape[0], shape[1]);
         let bits = changed
@@ -210,6 +213,9 @@ impl Dataset {
     fn hosts(&self) -> Option<Vec<String>> {
         let d = &self.inner;
         let names = d.host_names();
+        if d.pages() == 0 {
+            return None;
+        }
         d.host(0)?;
         Some(
             (0..d.pages())

@@ -62,32 +62,7 @@ impl Formula {
         py: Python<'py>,
         columns: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let mut inputs: Vec<(Terminal, Input<'py>)> = Vec::new();
-        if let Some(columns) = columns {
-            for (key, value) in columns.iter() {
-                let name: String = key.extract()?;
-                let terminal = Terminal::from_name(&name).ok_or_else(|| {
-                    fail(format!(
-                        "`{name}` is not a terminal (expected one of {})",
-                        names(&Terminal::ALL)
-                    ))
-                })?;
-                let input = match value.extract::<PyReadonlyArray1<'py, f64>>() {
-                    Ok(a) if a.is_contiguous() => Input::Array(a),
-                    _ => match value.extract::<f64>() {
-                        Ok(x) => Input::Scalar(x),
-                        // Other dtypes and layouts: numpy converts, or says why not
-                        // (freshgp/_arrays.py).
-                        Err(_) => Input::Array(
-                            py.import("freshgp._arrays")?
-                                .call_method1("float_column", (&name, &value))?
-                                .extract()?,
-                        ),
-                    },
-                };
-                inputs.push((terminal, input));
-            }
-        }
+        let inputs = inputs(py, columns)?;
         let missing: Vec<Terminal> = self
             .inner
             .terminals()
@@ -136,14 +111,23 @@ impl Formula {
         slices.extend(scalars.iter().map(|(t, v)| (*t, v.as_slice())));
         let program = &self.program;
         let out = py.detach(|| {
+            // As `freshgp formula eval`: the simulation never gives a formula NaN or ±inf.
+            for (terminal, values) in &slices {
+                if let Some(p) = values.iter().position(|v| !v.is_finite()) {
+                    return Err(fail(format!(
+                        "{terminal}[{p}]: {} is not a finite number (terminal values are finite)",
+                        values[p]
+                    )));
+                }
+            }
             let mut columns = Columns::new(len);
             for (terminal, values) in &slices {
                 columns = columns.with(*terminal, values);
             }
             let mut out = vec![0.0; len];
             program.eval_batch(&columns, &mut out, &mut Scratch::new());
-            out
-        });
+            Ok(out)
+        })?;
         Ok(PyArray1::from_vec(py, out))
     }
 
@@ -214,6 +198,48 @@ impl Formula {
     fn __hash__(&self) -> u64 {
         self.inner.structural_hash()
     }
+}
+
+/// The columns given to `eval`, by terminal: arrays as float64 arrays (converted by
+/// numpy where needed), numbers as numbers; masked arrays and names that are no terminal
+/// refused.
+fn inputs<'py>(
+    py: Python<'py>,
+    columns: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Vec<(Terminal, Input<'py>)>> {
+    let mut inputs: Vec<(Terminal, Input<'py>)> = Vec::new();
+    if let Some(columns) = columns {
+        let masked = py.import("numpy.ma")?.getattr("isMaskedArray")?;
+        for (key, value) in columns.iter() {
+            let name: String = key.extract()?;
+            if masked.call1((&value,))?.is_truthy()? {
+                return Err(fail(format!(
+                    "{name}: a masked array; give every page a value (e.g. {name}.filled(0))"
+                )));
+            }
+            let terminal = Terminal::from_name(&name).ok_or_else(|| {
+                fail(format!(
+                    "`{name}` is not a terminal (expected one of {})",
+                    names(&Terminal::ALL)
+                ))
+            })?;
+            let input = match value.extract::<PyReadonlyArray1<'py, f64>>() {
+                Ok(a) if a.is_contiguous() => Input::Array(a),
+                _ => match value.extract::<f64>() {
+                    Ok(x) => Input::Scalar(x),
+                    // Other dtypes and layouts: numpy converts, or says why not
+                    // (freshgp/_arrays.py).
+                    Err(_) => Input::Array(
+                        py.import("freshgp._arrays")?
+                            .call_method1("float_column", (&name, &value))?
+                            .extract()?,
+                    ),
+                },
+            };
+            inputs.push((terminal, input));
+        }
+    }
+    Ok(inputs)
 }
 
 fn names(terminals: &[Terminal]) -> String {

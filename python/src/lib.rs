@@ -23,13 +23,13 @@ mod run;
 mod scheduler;
 
 pyo3::create_exception!(
-    _native,
+    freshgp,
     FreshgpError,
     pyo3::exceptions::PyValueError,
     "A freshgp error: bad input or an operation that cannot be done, with the place and the reason."
 );
 pyo3::create_exception!(
-    _native,
+    freshgp,
     StateLockedError,
     FreshgpError,
     "Another process holds the scheduler state's lock (`<state>.lock`)."
@@ -96,6 +96,10 @@ pub(crate) fn detached<T: Send>(
     callback: Option<&Py<PyAny>>,
     work: impl FnOnce(&mut Poll<'_>) -> PyResult<T> + Send,
 ) -> PyResult<T> {
+    if let Some(c) = callback.filter(|c| !c.bind(py).is_callable()) {
+        let kind = c.bind(py).get_type().name()?.to_string();
+        return Err(fail(format!("progress: expected a callable, got {kind}")));
+    }
     let mut raised = None;
     let outcome = py.detach(|| {
         catch_unwind(AssertUnwindSafe(|| {

@@ -24,8 +24,9 @@ pub struct Model {
 impl Model {
     /// Trains a `kind` model (logistic or network) on `rotation` of `dataset` to predict a
     /// change within `horizon` cycles, from `features` (names as `--features` takes them;
-    /// default: the features a policy can run with, or the network's). `progress` gets
-    /// each penalty or epoch as JSON text.
+    /// default, or an empty list: the features a policy can run with, or the network's).
+    /// `progress` gets each penalty or epoch as a dict. The stale model (`--kind hazard`)
+    /// is trained by the command; `Model.load` reads it.
     #[staticmethod]
     #[pyo3(signature = (dataset, kind = "logistic", features = None, rotation = 0, horizon = 1, progress = None))]
     fn train(
@@ -45,7 +46,7 @@ impl Model {
             return Err(fail("horizon must be at least 1"));
         }
         let data = &dataset.inner;
-        let set = match features {
+        let set = match features.filter(|f| !f.is_empty()) {
             Some(names) => FeatureSet::new(
                 names
                     .iter()
@@ -153,12 +154,18 @@ impl Model {
             .transpose()
     }
 
-    /// The model's score of each row of `values` (rows × features, float64).
+    /// The model's score of each row of `values` (rows × features: a 2-D array of numbers,
+    /// each finite).
     fn score<'py>(
         &self,
         py: Python<'py>,
-        values: PyReadonlyArray2<'py, f64>,
+        values: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        // numpy's side converts to C order and float64, or says why not (freshgp/_arrays.py).
+        let rows = py
+            .import("freshgp._arrays")?
+            .call_method1("float_rows", ("values", values))?;
+        let values: PyReadonlyArray2<'py, f64> = rows.extract()?;
         let width = self.inner.features().len();
         if values.shape()[1] != width {
             return Err(fail(format!(
@@ -170,6 +177,14 @@ impl Model {
         let flat = values
             .as_slice()
             .map_err(|_| fail("values: not a contiguous array"))?;
+        if let Some(i) = flat.iter().position(|v| !v.is_finite()) {
+            return Err(fail(format!(
+                "values[{}, {}]: {} is not a finite number",
+                i / width.max(1),
+                i % width.max(1),
+                flat[i]
+            )));
+        }
         let mut out = Vec::with_capacity(values.shape()[0]);
         py.detach(|| self.inner.score_rows(flat, &mut out));
         Ok(PyArray1::from_vec(py, out))

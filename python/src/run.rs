@@ -7,13 +7,16 @@ use freshgp::data::split::{Horizon, Split};
 use freshgp::experiment::evolve::{self as gp_run, EvolveSettings, GpOverrides, Progress};
 use freshgp::experiment::{baselines as literature, store::Store, study::Study, sweep, units};
 use freshgp::formula::{Formula, Grammar};
-use freshgp::gp::{RawGpConfig, Strategy};
+use freshgp::gp::RawGpConfig;
 use freshgp::metric::Metric;
 use freshgp::policy::{Policy, PolicyError};
 use freshgp::sim::{Decision, Period, SimConfig, Simulator, DEFAULT_RESOURCES, DEFAULT_WARMUP};
 use pyo3::prelude::*;
 use serde_json::json;
 use std::path::PathBuf;
+
+/// The most runs of `simulate` (as `freshgp simulate --runs`) and seeds of `evolve`.
+const MAX_RUNS: usize = 10_000;
 
 /// The policy `text` names, read as `--policy` reads it: a formula's syntax error quotes
 /// the text with a caret.
@@ -109,8 +112,8 @@ pub fn simulate(
     let rule = self::policy(policy, &crate::formula::grammar(grammar)?)?;
     let config = config(resources, host_cap, decision, warmup, tie_seed, metric)?;
     let period = period_of(&dataset.inner, period, rotation)?;
-    if runs == Some(0) {
-        return Err(fail("runs must be at least 1"));
+    if let Some(r) = runs.filter(|r| !(1..=MAX_RUNS).contains(r)) {
+        return Err(fail(format!("runs {r}: expected 1 to {MAX_RUNS}")));
     }
     detached(py, None, |_| match runs {
         None => {
@@ -175,10 +178,17 @@ pub fn baselines(
     let every = Grammar::every();
     let rules = match policies {
         None => Policy::named(),
-        Some(texts) => texts
-            .iter()
-            .map(|t| policy(t, &every))
-            .collect::<PyResult<Vec<_>>>()?,
+        Some(texts) => {
+            let mut rules: Vec<Policy> = Vec::new();
+            for text in &texts {
+                let rule = policy(text, &every)?;
+                if rules.contains(&rule) {
+                    return Err(fail(format!("policies: `{text}` is listed twice")));
+                }
+                rules.push(rule);
+            }
+            rules
+        }
     };
     let horizon = horizon(test_horizon)?;
     detached(py, None, |_| {
@@ -246,8 +256,8 @@ pub fn evolve(
     };
     let gp =
         gp_run::apply_overrides(RawGpConfig::default(), &overrides, &grammar).map_err(error)?;
-    if seeds == 0 {
-        return Err(fail("seeds must be at least 1"));
+    if !(1..=MAX_RUNS).contains(&seeds) {
+        return Err(fail(format!("seeds {seeds}: expected 1 to {MAX_RUNS}")));
     }
     if rotation > 4 {
         return Err(fail(format!("rotation {rotation} is out of range (0..=4)")));
@@ -278,18 +288,7 @@ pub fn evolve(
             poll.event(|| event_json(&event))
         })
         .map_err(error)?;
-        let mut out = serde_json::Map::new();
-        for strategy in Strategy::ALL {
-            let c = run.winner(strategy);
-            out.insert(
-                strategy.name().into(),
-                json!({
-                    "formula": c.formula.to_string(),
-                    "policy": settings.policy(&c.formula).to_string(),
-                    "train": c.train, "validation": c.validation, "test": c.test, "score": c.score,
-                }),
-            );
-        }
+        let mut out = run.winners_json(&settings);
         out.insert("metric".into(), json!(settings.metric.name()));
         out.insert("rotation".into(), json!(run.rotation));
         out.insert("set_sizes".into(), json!(run.set_sizes));

@@ -6,7 +6,7 @@ use freshgp::formula::Grammar;
 use freshgp::schedule::{log, LockError, Scheduler as State, StateLock};
 use freshgp::sim::{Decision, SimConfig};
 use pyo3::prelude::*;
-use std::fmt::Write as _;
+use pyo3::types::{PyDict, PyString};
 use std::path::PathBuf;
 
 /// A live crawl's scheduler state (the book's Scheduler chapter).
@@ -29,43 +29,48 @@ impl Scheduler {
     }
 }
 
-fn lock(path: &std::path::Path, wait: bool) -> PyResult<StateLock> {
-    let taken = if wait {
-        StateLock::acquire(path)
-    } else {
-        StateLock::try_acquire(path)
-    };
-    taken.map_err(|e| match e {
-        LockError::Busy { state, lock } => StateLockedError::new_err(format!(
-            "{state} is in use by another scheduler (lock {lock}); close it, or pass wait=True to wait for it"
-        )),
-        other => error(other),
-    })
-}
-
-/// One observation as a line of the observation log (`page TAB cycle TAB 0|1 [TAB host
-/// [TAB weight [TAB key=value ...]]]`).
-fn log_line(
-    out: &mut String,
-    (page, cycle, changed): (&str, u32, bool),
-    host: Option<&str>,
-    weight: Option<f64>,
-    attributes: &[(String, Option<String>)],
-) {
-    let _ = write!(out, "{page}\t{cycle}\t{}", u8::from(changed));
-    if host.is_some() || weight.is_some() || !attributes.is_empty() {
-        let _ = write!(out, "\t{}", host.unwrap_or(""));
-    }
-    if weight.is_some() || !attributes.is_empty() {
-        out.push('\t');
-        if let Some(w) = weight {
-            let _ = write!(out, "{w}");
+/// The state's lock: taken at once, or with `wait` polled until it is free, Ctrl-C (any
+/// exception a signal handler raises) ending the wait.
+fn lock(py: Python<'_>, path: &std::path::Path, wait: bool) -> PyResult<StateLock> {
+    loop {
+        match StateLock::try_acquire(path) {
+            Ok(held) => return Ok(held),
+            Err(LockError::Busy { state, lock }) if !wait => {
+                return Err(StateLockedError::new_err(format!(
+                    "{state} is in use by another scheduler (lock {lock}); close it, or pass wait=True to wait for it"
+                )))
+            }
+            Err(LockError::Busy { .. }) => {
+                py.check_signals()?;
+                py.detach(|| std::thread::sleep(std::time::Duration::from_millis(20)));
+            }
+            Err(other) => return Err(error(other)),
         }
     }
-    for (key, value) in attributes {
-        let _ = write!(out, "\t{key}={}", value.as_deref().unwrap_or(""));
+}
+
+/// `attributes` as (key, one value per observation) pairs: a dict, or a sequence of pairs.
+fn attribute_columns(
+    attributes: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<(String, Vec<Option<String>>)>> {
+    match attributes {
+        None => Ok(Vec::new()),
+        Some(a) => match a.cast::<PyDict>() {
+            Ok(dict) => dict.items().extract(),
+            Err(_) => a.extract().map_err(|_| {
+                fail("attributes: expected a dict of key → one value (or None) per observation")
+            }),
+        },
     }
-    out.push('\n');
+}
+
+/// Refuses a string where a sequence of strings is expected (Python would read it as its
+/// characters).
+fn not_a_string(name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    if value.is_instance_of::<PyString>() {
+        return Err(fail(format!("{name}: expected a list, got one string")));
+    }
+    Ok(())
 }
 
 #[pymethods]
@@ -93,7 +98,7 @@ impl Scheduler {
         if let Some(rule) = &given {
             State::<String>::check_policy(rule).map_err(|e| fail(format!("policy: {e}")))?;
         }
-        let held = py.detach(|| lock(&path, wait))?;
+        let held = lock(py, &path, wait)?;
         let shown = path.display().to_string();
         let mut state = if path.exists() {
             let s: State = State::load(&path).map_err(error)?;
@@ -124,6 +129,9 @@ impl Scheduler {
             state
                 .group_by(Some(key))
                 .map_err(|e| fail(format!("group {key}: {e}")))?;
+            if let Some(why) = state.unused_grouping() {
+                return Err(fail(format!("group {key}: {why}")));
+            }
         }
         Ok(Scheduler {
             path,
@@ -133,23 +141,35 @@ impl Scheduler {
 
     /// Records downloads: page `pages[i]` was downloaded at cycle `cycles[i]` and found
     /// changed (`changed[i]`) since its previous download; `hosts`, `weights` and
-    /// `attributes` (key → one value or None per observation) set the page's host, weight
-    /// and attributes. Unknown pages are added. Applied as `freshgp schedule --observe`
-    /// applies a log, whose line N is observation N: in cycle order, the last of a page's
-    /// observations at one cycle counts, one not after the page's latest is skipped.
-    /// Returns what was done.
-    #[pyo3(signature = (pages, cycles, changed, hosts = None, weights = None, attributes = Vec::new(), max_jump = Some(log::DEFAULT_MAX_JUMP)))]
+    /// `attributes` (a dict of key → one value per observation, None leaving it as it is;
+    /// an empty value clears it) set the page's host, weight and attributes. Unknown pages
+    /// are added. Applied as `freshgp schedule --observe` applies a log whose line N is
+    /// observation N: in cycle order, the last of a page's observations at one cycle
+    /// counts, one not after the page's latest is skipped; a bad observation is an error
+    /// naming it (`observations:N`), and then nothing is applied. `max_jump` refuses cycles
+    /// more than that many past the state's latest (None: any). Returns what was done.
+    #[pyo3(signature = (pages, cycles, changed, hosts = None, weights = None, attributes = None, max_jump = Some(log::DEFAULT_MAX_JUMP)))]
     #[allow(clippy::too_many_arguments)]
     fn observe(
         &mut self,
-        pages: Vec<String>,
+        pages: &Bound<'_, PyAny>,
         cycles: Vec<u32>,
         changed: Vec<bool>,
-        hosts: Option<Vec<Option<String>>>,
+        hosts: Option<&Bound<'_, PyAny>>,
         weights: Option<Vec<Option<f64>>>,
-        attributes: Vec<(String, Vec<Option<String>>)>,
+        attributes: Option<&Bound<'_, PyAny>>,
         max_jump: Option<u32>,
     ) -> PyResult<std::collections::HashMap<&'static str, usize>> {
+        not_a_string("pages", pages)?;
+        let pages: Vec<String> = pages.extract()?;
+        let hosts: Option<Vec<Option<String>>> = match hosts {
+            Some(h) => {
+                not_a_string("hosts", h)?;
+                Some(h.extract()?)
+            }
+            None => None,
+        };
+        let attributes = attribute_columns(attributes)?;
         let n = pages.len();
         let mut lengths = vec![("cycles", cycles.len()), ("changed", changed.len())];
         lengths.extend(hosts.as_ref().map(|h| ("hosts", h.len())));
@@ -160,24 +180,30 @@ impl Scheduler {
                 "{name} holds {len} values but pages holds {n}: one per observation"
             )));
         }
-        let mut text = String::new();
-        for i in 0..n {
-            let fields: Vec<(String, Option<String>)> = attributes
-                .iter()
-                .map(|(key, values)| (key.clone(), values[i].clone()))
-                .collect();
-            log_line(
-                &mut text,
-                (&pages[i], cycles[i], changed[i]),
-                hosts.as_ref().and_then(|h| h[i].as_deref()),
-                weights.as_ref().and_then(|w| w[i]),
-                &fields,
-            );
-        }
+        let records: Vec<log::Record> = (0..n)
+            .map(|i| log::Record {
+                page: pages[i].clone(),
+                cycle: cycles[i],
+                changed: changed[i],
+                host: hosts.as_ref().and_then(|h| h[i].clone()),
+                weight: weights.as_ref().and_then(|w| w[i]),
+                attributes: attributes
+                    .iter()
+                    .filter_map(|(key, values)| {
+                        values[i].as_ref().map(|v| (key.clone(), Some(v.clone())))
+                    })
+                    .collect(),
+            })
+            .collect();
         let state = self.state()?;
         let options = log::LogOptions { max_jump };
-        let summary =
-            log::apply_with(state, text.as_bytes(), "observations", options).map_err(error)?;
+        let summary = log::apply_records(state, &records, "observations", options).map_err(|e| match e {
+            log::LogError::Jump { line, cycle, latest, limit, .. } => fail(format!(
+                "observations:{line}: cycle {cycle} is {} cycles after the cycle before it ({latest}), more than max_jump={limit}: a timestamp or a typo? Nothing was applied; pass max_jump=None (or a larger one) if it is meant",
+                cycle - latest
+            )),
+            other => error(other),
+        })?;
         Ok([
             ("observations", summary.observations),
             ("added", summary.added),
@@ -189,7 +215,7 @@ impl Scheduler {
     }
 
     /// Adds pages never observed (as a crawler adds the URLs it has just discovered), with
-    /// their `hosts` (None: without host) and `weights` (default 1), in the order given,
+    /// their `hosts` (None or empty: without host) and `weights` (default 1), in the order given,
     /// which is their order among equal scores. Pages already scheduled are skipped;
     /// returns the number added.
     #[pyo3(signature = (pages, hosts = None, weights = None))]
@@ -227,6 +253,9 @@ impl Scheduler {
             )));
         }
         for (i, page) in pages.iter().enumerate() {
+            if page.is_empty() {
+                return Err(fail(format!("pages[{i}]: an empty page id")));
+            }
             if page.contains(['\t', '\n', '\r']) {
                 return Err(bad("pages", i, page));
             }
@@ -242,7 +271,10 @@ impl Scheduler {
             if state.contains(page.as_str()) {
                 continue;
             }
-            let host = hosts.as_ref().and_then(|h| h[i].as_deref());
+            let host = hosts
+                .as_ref()
+                .and_then(|h| h[i].as_deref())
+                .filter(|h| !h.is_empty());
             let weight = weights.as_ref().map_or(1.0, |w| w[i]);
             state.add_weighted(page, host, weight).map_err(error)?;
             added += 1;
@@ -318,8 +350,14 @@ impl Scheduler {
         crate::loads(py, &text)
     }
 
-    fn __enter__(slf: Py<Self>) -> Py<Self> {
-        slf
+    fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        if slf.borrow().open.is_none() {
+            return Err(fail(format!(
+                "the scheduler of {} is closed",
+                slf.borrow().path.display()
+            )));
+        }
+        Ok(slf)
     }
 
     /// Leaving a `with` block closes the scheduler, saving the state unless the block

@@ -1,6 +1,8 @@
 """The spider of the live-site test: asks for every URL of the site's list (one a line,
-the file named by ``-a urls=FILE``), in the list's order, and follows nothing; which of
-them are downloaded is the freshgp scheduler's decision."""
+the file named by ``-a urls=FILE``), in the list's order, as ``start_urls`` spiders do
+(``dont_filter``, its own callback), and follows nothing; which of them are downloaded is
+the freshgp scheduler's decision. Each download is an item naming the callback that got
+it, so the test sees that the spider's callbacks run."""
 
 import scrapy
 
@@ -14,12 +16,15 @@ class SiteSpider(scrapy.Spider):
             self.site = [line.strip() for line in f if line.strip()]
 
     async def start(self):
-        for url in self.site:
-            yield scrapy.Request(url)
+        for request in self.start_requests():
+            yield request
 
-    def start_requests(self):  # Scrapy before 2.13
+    def start_requests(self):  # Scrapy before 2.13 calls this itself
         for url in self.site:
-            yield scrapy.Request(url)
+            yield scrapy.Request(url, callback=self.page, dont_filter=True)
+
+    def page(self, response):
+        yield {"url": response.url, "callback": "page"}
 
     def parse(self, response):
-        return None
+        yield {"url": response.url, "callback": "parse"}

@@ -70,7 +70,12 @@ def test_synth_is_the_commands_history(cli, tmp_path):
     (dict(changes=np.array([[0.0, np.nan]])), r"changes\[0, 1\]: NaN .* masked array"),
     (dict(changes=np.array(["0", "1"])), r"changes: expected a 2-D array"),
     (dict(changes=np.array([["0", "1"]])), r"changes: expected 0/1 \(bool or integers\), got a 2-D array of dtype <U1"),
-    (dict(changes=np.zeros((0, 3))), r"no pages"),
+    (dict(changes=np.zeros((0, 3))), r"changes: 0 pages × 3 cycles: a history has at least one page"),
+    (dict(changes=np.zeros((3, 0))), r"changes: 3 pages × 0 cycles"),
+    (dict(changes=np.ma.masked_array(np.zeros((2, 3)), mask=True)), r"every page was dropped by the unknown-cycle policy `paper`"),
+    (dict(changes=np.zeros((2, 3)), hosts="ab"), r"hosts: expected one value per page, got one string"),
+    (dict(changes=np.zeros((2, 3)), attributes=[("kind", ["a", "b"])]), r"attributes: expected a dict"),
+    (dict(changes=np.zeros((2, 3)), attributes={"weight": ["1", "2"]}), r"reserved for the page's weight"),
     (dict(changes=np.zeros((2, 3)), weights=[1.0, np.nan]), r"weights\[1\]: NaN is not a weight"),
     (dict(changes=np.zeros((2, 3)), weights=[1.0, -2]), r"weights\[1\]: -2 is not a weight"),
     (dict(changes=np.zeros((2, 3)), weights=[1.0]), r"weights: holds 1 values, not 2"),
@@ -88,6 +93,14 @@ def test_bad_arrays_are_located_errors(arrays, message):
         freshgp.Dataset.from_arrays(**arrays)
 
 
+def test_empty_ids_and_hosts_are_none_as_in_the_text_format(tmp_path):
+    d = freshgp.Dataset.from_arrays(np.eye(3, dtype=bool), hosts=[None, None, None], ids=["", "", ""])
+    assert d.hosts() is None and d.ids() is None
+    path = tmp_path / "d.tsv"
+    d.save(str(path))
+    assert freshgp.Dataset(str(path)).fingerprint == d.fingerprint
+
+
 def test_bad_files_and_presets_are_errors(tmp_path):
     bad = tmp_path / "bad.tsv"
     bad.write_text("0101\tp1\n01x1\tp2\n")
@@ -97,4 +110,8 @@ def test_bad_files_and_presets_are_errors(tmp_path):
         freshgp.Dataset(str(tmp_path / "missing.tsv"))
     with pytest.raises(freshgp.FreshgpError, match="nosuchpreset"):
         freshgp.synth("nosuchpreset")
+    with pytest.raises(freshgp.FreshgpError, match="days: must be between 1 and 1,000,000"):
+        freshgp.synth("brdc12", cycles=2**62)
+    with pytest.raises(freshgp.FreshgpError, match="pages × days: must be at most 2"):
+        freshgp.synth("brdc12", pages=2**31, cycles=1000)
     assert isinstance(freshgp.FreshgpError("x"), ValueError)

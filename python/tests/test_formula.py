@@ -52,6 +52,9 @@ def test_eval_takes_numbers_ints_and_strided_arrays():
     (dict(t=np.arange(3), X=np.array(["a", "b", "c"])), r"X: expected numbers, got a 1-D array of dtype <U1"),
     (dict(t=np.zeros((2, 2)), X=1), r"t: expected a 1-D array"),
     (dict(t=np.arange(3), X=1, tt=2), r"`tt` is not a terminal"),
+    (dict(t=np.ma.masked_array([1.0, 2.0], mask=[0, 1]), X=1), r"t: a masked array"),
+    (dict(t=np.array([1.0, np.nan]), X=1), r"t\[1\]: NaN is not a finite number"),
+    (dict(t=np.array([1.0, 2.0]), X=float("inf")), r"X\[0\]: inf is not a finite number"),
 ])
 def test_bad_columns_are_errors(kwargs, message):
     with pytest.raises(freshgp.FreshgpError, match=message):

@@ -38,8 +38,17 @@ def test_scores_rows_of_features(scoop):
     assert model.features == ["freq1", "freq7"]
     scores = model.score(np.array([[0.0, 0.0], [1.0, 1.0]]))
     assert scores.shape == (2,) and scores[1] > scores[0]
+    rows = np.random.default_rng(1).integers(0, 2, (50, 2))
+    assert np.array_equal(model.score(np.asfortranarray(rows.astype(float))), model.score(rows))
+    assert np.array_equal(model.score(rows.tolist()), model.score(rows))
     with pytest.raises(freshgp.FreshgpError, match="3 columns, but the model reads 2 features"):
         model.score(np.zeros((2, 3)))
+    with pytest.raises(freshgp.FreshgpError, match="expected a 2-D array"):
+        model.score(np.zeros(2))
+    with pytest.raises(freshgp.FreshgpError, match=r"values\[1, 0\]: NaN is not a finite number"):
+        model.score(np.array([[0.0, 1.0], [np.nan, 0.0]]))
+    # An empty feature list is the default set, as the command's.
+    assert freshgp.Model.train(scoop, features=[]).features == freshgp.Model.train(scoop).features
 
 
 def test_the_auc_table_is_the_commands(cli, scoop, tmp_path):
@@ -55,6 +64,7 @@ def test_the_auc_table_is_the_commands(cli, scoop, tmp_path):
     (dict(rotation=7), "rotation 7"),
     (dict(horizon=0), "horizon must be at least 1"),
     (dict(features=["freq1", "colour"]), "features"),
+    (dict(progress=3), "progress: expected a callable, got int"),
 ])
 def test_bad_training_settings_are_errors(scoop, kwargs, message):
     with pytest.raises(freshgp.FreshgpError, match=message):

@@ -108,8 +108,15 @@ def test_an_exception_in_a_with_block_saves_nothing(tmp_path):
 
 @pytest.mark.parametrize("call, message", [
     (lambda s: s.observe(["a"], [1, 2], [True]), "cycles holds 2 values but pages holds 1"),
-    (lambda s: s.observe(["a\tb"], [1], [True]), r"observations:1"),
-    (lambda s: s.observe(["a"], [100000], [True]), "jump"),
+    (lambda s: s.observe(["a", "b\tc"], [1, 1], [True, True]), r"observations:2: page id `b\\tc` holds a TAB"),
+    (lambda s: s.observe(["a"], [1], [True], hosts=["h\t0.5"]), r"observations:1: host `h\\t0.5` holds a TAB"),
+    (lambda s: s.observe(["a"], [1], [True], attributes={"a=b": ["c"]}), r"observations:1: bad attribute key"),
+    (lambda s: s.observe(["a"], [1], [True], attributes={"kind": ["x\ty=z"]}), r"observations:1: attribute kind `x\\ty=z` holds a TAB"),
+    (lambda s: s.observe(["a"], [0], [True]), r"observations:1: cycle 0"),
+    (lambda s: s.observe([""], [1], [True]), r"observations:1: empty page id"),
+    (lambda s: s.observe("ab", [1, 1], [True, True]), r"pages: expected a list, got one string"),
+    (lambda s: s.add([""]), r"pages\[0\]: an empty page id"),
+    (lambda s: s.observe(["a"], [100000], [True]), "more than max_jump=366.*pass max_jump=None"),
     (lambda s: s.add(["a"], weights=[float("nan")]), r"weights\[0\]: NaN is not a weight"),
     (lambda s: s.add(["a\nb"]), r"pages\[0\]: `a\\nb` holds a TAB or line break"),
     (lambda s: s.batch(k=0), "k must be at least 1"),
@@ -141,6 +148,23 @@ def test_opening_checks_the_policy_and_the_seed(tmp_path):
     damaged.write_bytes(b"not a state")
     with pytest.raises(freshgp.FreshgpError, match="damaged.state"):
         freshgp.Scheduler(str(damaged))
+
+
+def test_observations_take_attributes_and_odd_ids(cli, tmp_path):
+    state = tmp_path / "s.state"
+    with freshgp.Scheduler(str(state), "GR * t") as s:
+        s.observe(["#c", "d", "e"], [1, 1, 1], [True, False, True], hosts=["h", "", None],
+                  attributes={"kind": ["news", None, "shop"]})
+        assert "#c" in s and len(s) == 3
+    with pytest.raises(freshgp.FreshgpError, match="group color: no page has that attribute"):
+        freshgp.Scheduler(str(state), group="color")
+    with freshgp.Scheduler(str(state), group="kind") as s:
+        assert len(s.batch(k=3)) == 3
+    s = freshgp.Scheduler(str(state))
+    s.close()
+    with pytest.raises(freshgp.FreshgpError, match="closed"):
+        with s:
+            pass
 
 
 def test_sampled_batches_carry_probabilities(tmp_path):

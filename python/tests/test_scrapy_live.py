@@ -33,10 +33,9 @@ PAGES = 120
 CYCLES = 12
 RESOURCES = 0.1
 POLICY = "(1 - exp(-NAD * t)) * w + X / (n + 1)"
-# Scrapy's politeness: 2 requests at a time per host, one per 0.01 s each, in a cycle of
-# 0.02 s: a host serves at most floor(2 * 0.02 / 0.01) = 4 pages per cycle.
-POLITENESS = {"CONCURRENT_REQUESTS_PER_DOMAIN": "2", "DOWNLOAD_DELAY": "0.01",
-              "FRESHGP_CYCLE_SECONDS": "0.02"}
+# Scrapy's politeness: one request per 0.01 s to a host, in a cycle of 0.04 s: a host
+# serves at most floor(0.04 / 0.01) = 4 pages per cycle.
+POLITENESS = {"DOWNLOAD_DELAY": "0.01", "FRESHGP_CYCLE_SECONDS": "0.04"}
 HOST_CAP = 4
 
 
@@ -80,7 +79,8 @@ def serve(site: Site, address: str) -> ThreadingHTTPServer:
     return server
 
 
-def crawl(tmp: Path, urls_file: Path, state: Path) -> None:
+def crawl(tmp: Path, urls_file: Path, state: Path) -> list:
+    """One cycle: a `scrapy runspider` run; returns its items (one a download)."""
     settings = {
         "SCHEDULER": "freshgp.scrapy.RecrawlScheduler",
         "FRESHGP_STATE": str(state),
@@ -91,6 +91,7 @@ def crawl(tmp: Path, urls_file: Path, state: Path) -> None:
         "TELNETCONSOLE_ENABLED": "False",
         "RETRY_ENABLED": "False",
         "CLOSESPIDER_TIMEOUT": "60",
+        "FEEDS": json.dumps({"items.jsonl": {"format": "jsonlines", "overwrite": True}}),
         **POLITENESS,
     }
     command = [sys.executable, "-m", "scrapy", "runspider", str(Path(__file__).with_name("site_spider.py")),
@@ -99,6 +100,8 @@ def crawl(tmp: Path, urls_file: Path, state: Path) -> None:
         command += ["-s", f"{key}={value}"]
     done = subprocess.run(command, cwd=tmp, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+    items = tmp / "items.jsonl"
+    return [json.loads(line) for line in items.read_text().splitlines()] if items.exists() else []
 
 
 def test_a_live_crawl_reaches_what_the_simulation_computes(tmp_path):
@@ -119,10 +122,12 @@ def test_a_live_crawl_reaches_what_the_simulation_computes(tmp_path):
             site.day = day
             site.requested = []
             before = _hashes(tmp_path)
-            crawl(tmp_path, urls_file, state)
+            items = crawl(tmp_path, urls_file, state)
             after = _hashes(tmp_path)
             got = sorted(site.requested)
             assert len(got) == len(set(got)), f"day {day}: a page was downloaded twice"
+            # The spider's own callback got every download.
+            assert sorted(int(i["url"].rsplit("/", 1)[1]) for i in items if i["callback"] == "page") == got
             if day <= 2:
                 assert got == list(range(PAGES)), f"day {day}: discovery and warm-up fetch every page"
                 continue
@@ -132,6 +137,14 @@ def test_a_live_crawl_reaches_what_the_simulation_computes(tmp_path):
             change_rate.append(found / k)
             fresh = sum(after[urls[p]] == content_hash(site.body(p, day)) for p in range(PAGES))
             freshness.append(fresh / PAGES)
+        # A spider that asks for none of the batch's URLs: they are requested when it goes
+        # idle, with its default callback, and the cycle is recorded (the site as on the
+        # last day).
+        site.requested = []
+        urls_file.write_text("")
+        idle = crawl(tmp_path, urls_file, state)
+        assert len(site.requested) == int(PAGES * RESOURCES)
+        assert {i["callback"] for i in idle} == {"parse"} and len(idle) == len(site.requested)
     finally:
         for server in servers:
             server.shutdown()
@@ -146,7 +159,7 @@ def test_a_live_crawl_reaches_what_the_simulation_computes(tmp_path):
     uncapped = freshgp.simulate(dataset, POLICY, resources=RESOURCES)
     assert list(uncapped["cycles"]["change_rate"]) != change_rate
     with freshgp.Scheduler(str(state)) as s:
-        assert s.latest_cycle == CYCLES and len(s) == PAGES
+        assert s.latest_cycle == CYCLES + 1 and len(s) == PAGES
 
 
 def _hashes(folder: Path) -> dict:

@@ -38,10 +38,11 @@ pub struct PageArrays<'a> {
     /// Row-major, `pages × cycles`: true where the cycle is unknown (`?`, a failed
     /// download); an unknown cycle's change bit is ignored.
     pub unknown: Option<&'a [bool]>,
-    /// One id per page.
+    /// One id per page (the empty string for a page without one; none at all when every
+    /// id is empty, as the text reader reads it).
     pub ids: Option<&'a [String]>,
-    /// One host per page; the empty string for a page without one (as in the text
-    /// format).
+    /// One host per page; the empty string for a page without one (the history has no
+    /// hosts when every one is empty, as the text reader reads it).
     pub hosts: Option<&'a [String]>,
     /// One weight per page, each finite and ≥ 0.
     pub weights: Option<&'a [f64]>,
@@ -67,21 +68,25 @@ impl<'a> PageArrays<'a> {
     /// The dataset, every value checked.
     ///
     /// # Errors
-    /// [`DataError::Empty`] without pages or cycles; [`DataError::Invalid`] naming the
+    /// [`DataError::Invalid`] without pages or cycles, or naming the
     /// array and index of the first bad value: a length that is not one per page (or per
     /// page and cycle), a change bit other than 0 or 1, a weight that is not finite and
     /// ≥ 0, an id, host or attribute value holding a TAB or line break, a bad attribute
     /// key or an empty value.
     pub fn build(&self) -> Result<Dataset, DataError> {
         if self.pages == 0 || self.cycles == 0 {
-            return Err(DataError::Empty {
-                file: format!("changes ({} × {})", self.pages, self.cycles),
-            });
+            return Err(invalid(
+                "changes".into(),
+                format!(
+                    "{} pages × {} cycles: a history has at least one page and one cycle",
+                    self.pages, self.cycles
+                ),
+            ));
         }
         let cells = self.pages.checked_mul(self.cycles);
-        length("changes", self.changed.len(), cells, "pages × cycles")?;
+        length("changes", self.changed.len(), cells, "page and cycle")?;
         if let Some(unknown) = self.unknown {
-            length("unknown", unknown.len(), cells, "pages × cycles")?;
+            length("unknown", unknown.len(), cells, "page and cycle")?;
         }
         let mut d = Dataset::new(self.pages, self.cycles);
         for (i, &bit) in self.changed.iter().enumerate() {
@@ -102,15 +107,17 @@ impl<'a> PageArrays<'a> {
             }
         }
         if let Some(ids) = self.ids {
-            length("ids", ids.len(), Some(self.pages), "pages")?;
+            length("ids", ids.len(), Some(self.pages), "page")?;
             text_values("ids", ids.iter().map(|s| Some(s.as_str())))?;
-            d.set_ids(ids.to_vec());
+            if ids.iter().any(|id| !id.is_empty()) {
+                d.set_ids(ids.to_vec());
+            }
         }
         if let Some(hosts) = self.hosts {
             self.set_hosts(&mut d, hosts)?;
         }
         if let Some(weights) = self.weights {
-            length("weights", weights.len(), Some(self.pages), "pages")?;
+            length("weights", weights.len(), Some(self.pages), "page")?;
             if let Some(p) = weights.iter().position(|w| !w.is_finite() || *w < 0.0) {
                 return Err(invalid(
                     format!("weights[{p}]"),
@@ -127,8 +134,11 @@ impl<'a> PageArrays<'a> {
 
     /// Interns the host names in order of first appearance.
     fn set_hosts(&self, d: &mut Dataset, hosts: &[String]) -> Result<(), DataError> {
-        length("hosts", hosts.len(), Some(self.pages), "pages")?;
+        length("hosts", hosts.len(), Some(self.pages), "page")?;
         text_values("hosts", hosts.iter().map(|s| Some(s.as_str())))?;
+        if hosts.iter().all(String::is_empty) {
+            return Ok(());
+        }
         let mut index = std::collections::HashMap::new();
         let mut names: Vec<String> = Vec::new();
         let codes = hosts
@@ -149,7 +159,7 @@ impl<'a> PageArrays<'a> {
         for (key, values) in self.attributes {
             let what = format!("attributes[{key:?}]");
             check_key(key).map_err(|reason| invalid(what.clone(), reason))?;
-            length(&what, values.len(), Some(self.pages), "pages")?;
+            length(&what, values.len(), Some(self.pages), "page")?;
             text_values(&what, values.iter().map(Option::as_deref))?;
         }
         let mut builder = AttributesBuilder::default();
@@ -234,11 +244,11 @@ mod tests {
         let error = |a: PageArrays| a.build().unwrap_err().to_string();
         assert_eq!(
             error(PageArrays::new(2, 3, &bits)),
-            "changes: holds 4 values, not 6 (one per pages × cycles)"
+            "changes: holds 4 values, not 6 (one per page and cycle)"
         );
         assert_eq!(
             error(PageArrays::new(0, 3, &[])),
-            "changes (0 × 3): no pages (the file is empty or holds only comments)"
+            "changes: 0 pages × 3 cycles: a history has at least one page and one cycle"
         );
         assert_eq!(
             error(PageArrays {
@@ -271,13 +281,26 @@ mod tests {
             }),
             "attributes[\"kind\"][1]: bad attribute: `kind` has an empty value"
         );
+        let none = [String::new(), String::new()];
+        let without = PageArrays {
+            ids: Some(&none),
+            hosts: Some(&none),
+            ..base
+        }
+        .build()
+        .unwrap();
+        assert_eq!(
+            without,
+            base.build().unwrap(),
+            "empty ids and hosts are none"
+        );
         let hosts = ["h".to_string()];
         assert_eq!(
             error(PageArrays {
                 hosts: Some(&hosts),
                 ..base
             }),
-            "hosts: holds 1 values, not 2 (one per pages)"
+            "hosts: holds 1 values, not 2 (one per page)"
         );
     }
 }

@@ -60,6 +60,9 @@ pub(crate) fn check_key(key: &str) -> Result<(), String> {
     if key == "host" {
         return Err("bad attribute key `host`: reserved for the host column".into());
     }
+    if key == "weight" {
+        return Err("bad attribute key `weight`: reserved for the page's weight".into());
+    }
     Ok(())
 }
 
@@ -311,7 +314,7 @@ mod tests {
 
     #[test]
     fn keys_are_names() {
-        for bad in ["", "1st", "a b", "host", "k=v", "é"] {
+        for bad in ["", "1st", "a b", "host", "weight", "k=v", "é"] {
             assert!(check_key(bad).is_err(), "{bad}");
         }
         for good in ["category", "_x", "a.b-c_9"] {

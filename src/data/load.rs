@@ -81,16 +81,9 @@ fn read_from<R: BufRead>(
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Loaded, DataError> {
     let (raw, format) = read_raw(path)?;
     let pages_read = raw.pages();
-    let (dataset, unknown) = options.unknown.apply(raw);
-    if dataset.pages() == 0 {
-        return Err(DataError::Invalid {
-            what: path.display().to_string(),
-            reason: format!(
-                "every page was dropped by the unknown-cycle policy `{}` ({} pages read)",
-                options.unknown, pages_read
-            ),
-        });
-    }
+    let (dataset, unknown) = options
+        .unknown
+        .apply_keeping_pages(raw, &path.display().to_string())?;
     Ok(Loaded {
         dataset,
         report: LoadReport {

@@ -159,6 +159,29 @@ impl fmt::Display for UnknownReport {
 }
 
 impl UnknownPolicy {
+    /// As [`UnknownPolicy::apply`], refusing a history the policy leaves without a page
+    /// (`what` names the history in the error).
+    ///
+    /// # Errors
+    /// [`DataError::Invalid`] when every page was dropped.
+    pub fn apply_keeping_pages(
+        self,
+        d: Dataset,
+        what: &str,
+    ) -> Result<(Dataset, UnknownReport), crate::data::DataError> {
+        let read = d.pages();
+        let (dataset, report) = self.apply(d);
+        if dataset.pages() == 0 {
+            return Err(crate::data::DataError::Invalid {
+                what: what.to_string(),
+                reason: format!(
+                    "every page was dropped by the unknown-cycle policy `{self}` ({read} pages read)"
+                ),
+            });
+        }
+        Ok((dataset, report))
+    }
+
     /// Applies the policy to `d`, returning the resolved dataset and what was done.
     pub fn apply(self, mut d: Dataset) -> (Dataset, UnknownReport) {
         let mut report = UnknownReport {

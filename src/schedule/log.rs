@@ -280,6 +280,111 @@ pub fn apply_with<R: BufRead>(
     options: LogOptions,
 ) -> Result<Summary, LogError> {
     let lines = read_lines(input, file)?;
+    apply_lines(scheduler, lines, file, options)
+}
+
+/// One observation given as data rather than as a line of a log (the Python module's
+/// `Scheduler.observe` passes these): a line's fields, checked as a line's are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// The page id: not empty, without TAB, CR or LF.
+    pub page: String,
+    /// The cycle, 1 or more.
+    pub cycle: u32,
+    /// Whether the download found the content changed.
+    pub changed: bool,
+    /// The page's host (`None`, or empty: leave it as it is); without TAB, CR or LF.
+    pub host: Option<String>,
+    /// The page's weight, finite and >= 0 (`None`: leave it as it is).
+    pub weight: Option<f64>,
+    /// Attributes to set (`None` or an empty value: clear the attribute); keys are names,
+    /// values hold no TAB, CR or LF.
+    pub attributes: Vec<(String, Option<String>)>,
+}
+
+/// Applies `records` as [`apply_with`] applies the lines of a log, under the same rule;
+/// record `i` stands for line `i + 1` of `origin` in errors. Every record is checked
+/// first, as a line is read: a bad one is an error, and then nothing is applied.
+pub fn apply_records(
+    scheduler: &mut Scheduler<String>,
+    records: &[Record],
+    origin: &str,
+    options: LogOptions,
+) -> Result<Summary, LogError> {
+    let lines = records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            check_record(r).map_err(|reason| LogError::Line {
+                file: origin.to_string(),
+                line: i + 1,
+                reason,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let lines = lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| Line { number: i + 1, ..r })
+        .collect();
+    apply_lines(scheduler, lines, origin, options)
+}
+
+/// A record as the line it stands for, or why it is no line a log could hold.
+fn check_record(r: &Record) -> Result<Line, String> {
+    use crate::data::attributes::LINE_BREAKS;
+    let text = |what: &str, value: &str| {
+        if value.contains(LINE_BREAKS) {
+            Err(format!(
+                "{what} `{}` holds a TAB or line break",
+                value.escape_debug()
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    if r.page.is_empty() {
+        return Err("empty page id".into());
+    }
+    text("page id", &r.page)?;
+    if r.cycle == 0 {
+        return Err("cycle 0: cycles are numbered from 1".into());
+    }
+    let host = r.host.clone().filter(|h| !h.is_empty());
+    if let Some(h) = &host {
+        text("host", h)?;
+    }
+    if let Some(w) = r.weight.filter(|w| !w.is_finite() || *w < 0.0) {
+        return Err(format!("weight {w} must be a finite number >= 0"));
+    }
+    for (key, value) in &r.attributes {
+        crate::data::attributes::check_key(key)?;
+        if let Some(v) = value {
+            text(&format!("attribute {key}"), v)?;
+        }
+    }
+    Ok(Line {
+        number: 0,
+        page: r.page.clone(),
+        cycle: r.cycle,
+        changed: r.changed,
+        host,
+        weight: r.weight.map(|w| w + 0.0),
+        attributes: r
+            .attributes
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone().filter(|v| !v.is_empty())))
+            .collect(),
+    })
+}
+
+/// Applies parsed lines (see [`apply_with`]).
+fn apply_lines(
+    scheduler: &mut Scheduler<String>,
+    lines: Vec<Line>,
+    file: &str,
+    options: LogOptions,
+) -> Result<Summary, LogError> {
     if let Some(limit) = options.max_jump {
         check_jumps(&lines, scheduler.latest_cycle(), limit, file)?;
     }
@@ -434,6 +539,51 @@ fn read_lines<R: BufRead>(input: R, file: &str) -> Result<Vec<Line>, LogError> {
 mod tests {
     use super::*;
     use crate::policy::{Baseline, Policy};
+
+    #[test]
+    fn records_are_lines_checked_alike() {
+        let record = |page: &str, cycle: u32, host: Option<&str>| Record {
+            page: page.into(),
+            cycle,
+            changed: true,
+            host: host.map(str::to_string),
+            weight: Some(2.0),
+            attributes: vec![("kind".into(), Some("news".into()))],
+        };
+        let mut by_records: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Nad));
+        let records = [
+            record("a", 2, Some("h")),
+            record("b", 1, None),
+            record("a", 2, None),
+        ];
+        let summary =
+            apply_records(&mut by_records, &records, "obs", LogOptions::default()).unwrap();
+        let mut by_log: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Nad));
+        let log = "a\t2\t1\th\t2\tkind=news\nb\t1\t1\t\t2\tkind=news\na\t2\t1\t\t2\tkind=news\n";
+        assert_eq!(summary, apply(&mut by_log, log.as_bytes(), "obs").unwrap());
+        assert_eq!(by_records.to_bytes().unwrap(), by_log.to_bytes().unwrap());
+        let before = by_records.to_bytes().unwrap();
+        for (bad, why) in [
+            (
+                record("x\ty", 3, None),
+                "obs:2: page id `x\\ty` holds a TAB or line break",
+            ),
+            (record("", 3, None), "obs:2: empty page id"),
+            (
+                record("x", 0, None),
+                "obs:2: cycle 0: cycles are numbered from 1",
+            ),
+            (
+                record("x", 3, Some("h\n")),
+                "obs:2: host `h\\n` holds a TAB or line break",
+            ),
+        ] {
+            let records = [record("c", 3, None), bad];
+            let e = apply_records(&mut by_records, &records, "obs", LogOptions::default());
+            assert_eq!(e.unwrap_err().to_string(), why);
+            assert_eq!(by_records.to_bytes().unwrap(), before, "{why}");
+        }
+    }
 
     #[test]
     fn a_byte_order_mark_is_not_part_of_the_first_page() {

@@ -317,6 +317,24 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         self.attributes.keys_in_use()
     }
 
+    /// Why the grouping cannot stand, if it cannot: the state has pages and none has the
+    /// attribute they are grouped by, so `GR` would silently read each page's own rate.
+    /// The front ends refuse a grouping asked for then (`schedule --group`, the Python
+    /// module's `Scheduler(group=...)`).
+    pub fn unused_grouping(&self) -> Option<String> {
+        let key = self.grouping()?;
+        let keys = self.attribute_keys();
+        if self.is_empty() || keys.contains(&key) {
+            return None;
+        }
+        let have = if keys.is_empty() {
+            "no page has any attribute; group by host".to_string()
+        } else {
+            format!("the pages have: host, {}", keys.join(", "))
+        };
+        Some(format!("no page has that attribute ({have})"))
+    }
+
     /// The attribute pages are grouped by for `GR`, `None` for the host.
     pub fn grouping(&self) -> Option<&str> {
         self.grouping

@@ -237,21 +237,7 @@ fn print_json(
     start: Instant,
 ) -> Result<()> {
     let (evaluations, cache_hits) = totals(run);
-    let mut out = serde_json::Map::new();
-    for strategy in Strategy::ALL {
-        let c = run.winner(strategy);
-        out.insert(
-            strategy.name().into(),
-            json!({
-                "formula": c.formula.to_string(),
-                "policy": settings.policy(&c.formula).to_string(),
-                "train": c.train,
-                "validation": c.validation,
-                "test": c.test,
-                "score": c.score,
-            }),
-        );
-    }
+    let mut out = run.winners_json(settings);
     out.insert("metric".into(), json!(settings.metric.name()));
     out.insert("host_cap".into(), json!(settings.sim.host_cap()));
     out.insert("train_resources".into(), json!(settings.train_resources));

@@ -314,19 +314,15 @@ fn open_state(
 /// Refuses `--group KEY` when the state has pages and none has `KEY` (after this run's
 /// log): `GR` would silently read each page's own rate. Nothing is saved then.
 fn check_grouping(scheduler: &Scheduler, args: &Args) -> Result<()> {
-    let Some(key) = args.group.as_deref().filter(|&k| k != "host") else {
+    let Some(key) = args.group.as_deref() else {
         return Ok(());
     };
-    let keys = scheduler.attribute_keys();
-    if scheduler.is_empty() || keys.contains(&key) {
-        return Ok(());
+    match scheduler.unused_grouping() {
+        Some(why) => {
+            bail!("--group {key}: {why}; nothing was saved, this run's log included")
+        }
+        None => Ok(()),
     }
-    let have = if keys.is_empty() {
-        "no page has any attribute; group by host".to_string()
-    } else {
-        format!("the pages have: host, {}", keys.join(", "))
-    };
-    bail!("--group {key}: no page has that attribute ({have}); nothing was saved, this run's log included")
 }
 
 /// Records the log at `path` (`-`: stdin) and reports what was recorded and skipped.

@@ -171,6 +171,11 @@ pub(crate) struct WeightParams {
     pub(crate) rate_correlation: f64,
 }
 
+/// The most cycles a synthetic history may span.
+const MAX_DAYS: usize = 1_000_000;
+/// The most page-cycles a synthetic history may hold.
+const MAX_CELLS: u64 = 1 << 40;
+
 impl SynthParams {
     /// A built-in preset by name (one of `datasets/presets/*.ron`, compiled in).
     pub fn preset(name: &str) -> Result<SynthParams, DataError> {
@@ -246,8 +251,14 @@ impl SynthParams {
         if self.pages == 0 || self.pages > u32::MAX as usize {
             return bad("pages", "must be between 1 and 2^32 - 1");
         }
-        if self.days == 0 {
-            return bad("days", "must be at least 1");
+        if self.days == 0 || self.days > MAX_DAYS {
+            return bad("days", "must be between 1 and 1,000,000");
+        }
+        if (self.pages as u64).saturating_mul(self.days as u64) > MAX_CELLS {
+            return bad(
+                "pages × days",
+                "must be at most 2^40 (a history of 2^40 page-cycles takes 256 GiB)",
+            );
         }
         if self.start_weekday > 6 {
             return bad("start_weekday", "must be 0 (Monday) ..= 6 (Sunday)");
