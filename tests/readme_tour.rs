@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 const README: &str = include_str!("../README.md");
 
 /// The guide's pages, by file name, in the book's order.
-const GUIDE: [(&str, &str); 7] = [
+const GUIDE: [(&str, &str); 8] = [
     ("data.md", include_str!("../docs/src/guide/data.md")),
     ("formulas.md", include_str!("../docs/src/guide/formulas.md")),
     ("simulate.md", include_str!("../docs/src/guide/simulate.md")),
@@ -33,6 +33,7 @@ const GUIDE: [(&str, &str); 7] = [
         "scheduler.md",
         include_str!("../docs/src/guide/scheduler.md"),
     ),
+    ("python.md", include_str!("../docs/src/guide/python.md")),
 ];
 
 /// The `sh` blocks of `text`, each as its lines joined (the fence's indentation removed).
@@ -311,6 +312,15 @@ fn the_predictive_page_runs_as_written() {
     for model in ["offers.model.json", "m-streamed.json", "m-category.json"] {
         assert!(scratch.tmp.join(model).is_file(), "{model}");
     }
+}
+
+#[test]
+fn the_python_page_runs_as_written() {
+    // Its Python runs in python/tests/test_docs.py, with the package installed.
+    let Some(scratch) = run_page("python.md") else {
+        return;
+    };
+    written(&scratch.tmp, "scoop-nad.json", &["\"mean\"", "changerate"]);
 }
 
 #[test]

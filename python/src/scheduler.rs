@@ -9,7 +9,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::path::PathBuf;
 
-/// A live crawl's scheduler state (the book's Scheduler chapter).
+/// A live crawl's scheduler state (the book's Scheduler chapter), held under its lock from
+/// opening to `close()`. One thread uses it at a time: a call while another thread's runs
+/// raises RuntimeError. Changes not saved (`save()`, `close()`, the end of a `with` block)
+/// are lost when the object is dropped; the lock is released then.
 #[pyclass(module = "freshgp._native")]
 pub struct Scheduler {
     path: PathBuf,
