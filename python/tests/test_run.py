@@ -124,8 +124,11 @@ def test_an_exception_in_the_callback_stops_the_run(scoop):
 
 
 def test_ctrl_c_interrupts_a_run():
+    # Python's own Ctrl-C handler, as in a terminal: a process started in the background
+    # by a non-interactive shell inherits SIGINT ignored, and Python then keeps it so.
     script = textwrap.dedent(f"""
-        import sys, freshgp
+        import signal, sys, freshgp
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         d = freshgp.synth("brdc12", pages=20000, seed=1)
         print("ready", flush=True)
         try:
