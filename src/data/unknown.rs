@@ -163,7 +163,7 @@ impl UnknownPolicy {
     /// (`what` names the history in the error).
     ///
     /// # Errors
-    /// [`DataError::Invalid`] when every page was dropped.
+    /// [`DataError::Invalid`](crate::data::DataError::Invalid) when every page was dropped.
     pub fn apply_keeping_pages(
         self,
         d: Dataset,
