@@ -13,14 +13,21 @@ def _kind(a: np.ndarray) -> str:
     return f"{a.ndim}-D array of dtype {a.dtype}"
 
 
-def float_column(name: str, value) -> np.ndarray:
-    """A terminal's values as a contiguous 1-D float64 array."""
+def _floats(name: str, value, ndim: int, shape: str) -> np.ndarray:
+    """`value` as a C-ordered float64 array of `ndim` dimensions (`shape` says which)."""
+    if np.ma.isMaskedArray(value):
+        raise FreshgpError(f"{name}: a masked array; give every cell a value")
     a = np.asarray(value)
     if a.dtype.kind not in "biuf":
         raise FreshgpError(f"{name}: expected numbers, got a {_kind(a)}")
-    if a.ndim != 1:
-        raise FreshgpError(f"{name}: expected a 1-D array (one value per page), got a {_kind(a)}")
+    if a.ndim != ndim:
+        raise FreshgpError(f"{name}: expected a {ndim}-D array ({shape}), got a {_kind(a)}")
     return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def float_column(name: str, value) -> np.ndarray:
+    """A terminal's values as a contiguous 1-D float64 array."""
+    return _floats(name, value, 1, "one value per page")
 
 
 def _strings(name: str, values, pages: int, allow_none: bool) -> list:
@@ -81,11 +88,4 @@ def dataset_columns(changes, weights, hosts, ids, attributes):
 
 def float_rows(name: str, value) -> np.ndarray:
     """Rows of numbers as a C-ordered 2-D float64 array (rows × columns)."""
-    if np.ma.isMaskedArray(value):
-        raise FreshgpError(f"{name}: a masked array; give every cell a value")
-    a = np.asarray(value)
-    if a.dtype.kind not in "biuf":
-        raise FreshgpError(f"{name}: expected numbers, got a {_kind(a)}")
-    if a.ndim != 2:
-        raise FreshgpError(f"{name}: expected a 2-D array (rows × features), got a {_kind(a)}")
-    return np.ascontiguousarray(a, dtype=np.float64)
+    return _floats(name, value, 2, "rows × features")
