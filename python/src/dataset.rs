@@ -247,12 +247,7 @@ impl Dataset {
     /// atomic (a failure leaves the old file).
     #[pyo3(signature = (path, format = "text", overwrite = false))]
     fn save(&self, path: PathBuf, format: &str, overwrite: bool) -> PyResult<()> {
-        if path.exists() && !overwrite {
-            return Err(fail(format!(
-                "{} exists; pass overwrite=True to replace it",
-                path.display()
-            )));
-        }
+        crate::check_out(&path, overwrite)?;
         match format {
             "text" => data::text::write_file(&self.inner, &path),
             "cache" => data::cache::write_file(&self.inner, &path),

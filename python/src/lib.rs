@@ -50,6 +50,17 @@ pub(crate) fn error(e: impl std::error::Error) -> PyErr {
     FreshgpError::new_err(text)
 }
 
+/// Refuses to replace an existing file unless `overwrite` (the CLI's `--force`).
+pub(crate) fn check_out(path: &std::path::Path, overwrite: bool) -> PyResult<()> {
+    if path.exists() && !overwrite {
+        return Err(fail(format!(
+            "{} exists; pass overwrite=True to replace it",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
 /// `json.loads(text)`: a result the library serialized, as Python dicts and lists.
 pub(crate) fn loads<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     py.import("json")?.call_method1("loads", (text,))

@@ -106,12 +106,7 @@ impl Model {
     /// Writes the model file (atomically; an existing file only with `overwrite=True`).
     #[pyo3(signature = (path, overwrite = false))]
     fn save(&self, path: PathBuf, overwrite: bool) -> PyResult<()> {
-        if path.exists() && !overwrite {
-            return Err(fail(format!(
-                "{} exists; pass overwrite=True to replace it",
-                path.display()
-            )));
-        }
+        crate::check_out(&path, overwrite)?;
         freshgp::atomic::write(&path, self.to_json().as_bytes())
             .map_err(|e| fail(format!("cannot write {}: {e}", path.display())))
     }
