@@ -9,7 +9,9 @@
 //! at random cycles of a 2,000-cycle crawl), so grouping saves nothing.
 //! The `from-saved-state` functions measure a crawler's cycle from its state file: a
 //! state of the same crawl keyed by URLs is saved once, then each iteration loads it and
-//! ranks the batch (and saves it, unchanged).
+//! ranks the batch (and saves it, unchanged); `from-saved-state/apply-log` applies a
+//! crawler's log of one observation for each of a tenth of the pages (one in a hundred of
+//! them new) to the loaded state (the target: a million observations in under 1 second).
 //! `FRESHGP_BENCH_PAGES` overrides the page count (e.g. for a quick run); run as a test
 //! (`cargo test --benches`, without `--bench`) it uses 20,000 pages.
 //!
@@ -191,6 +193,18 @@ fn from_saved_state(
             s.next_batch(next, k).unwrap()
         })
     });
+    let log = log_of(pages, next);
+    group.bench_function("from-saved-state/apply-log", |b| {
+        b.iter_batched(
+            || Scheduler::load(&path).unwrap(),
+            |mut s: Scheduler| {
+                let summary = freshgp::schedule::log::apply(&mut s, &log[..], "crawl.log").unwrap();
+                assert_eq!(summary.observations, pages / 10);
+                s
+            },
+            criterion::BatchSize::PerIteration,
+        )
+    });
     group.bench_function("from-saved-state/load-rank-and-save", |b| {
         b.iter(|| {
             let mut s: Scheduler = Scheduler::load(&path).unwrap();
@@ -199,6 +213,38 @@ fn from_saved_state(
             batch
         })
     });
+}
+
+/// A crawler's log for `cycle`: one line for each of a tenth of the `pages` pages of
+/// [`build_with`]'s crawl, in random order, a hundredth of them new pages of a new host.
+fn log_of(pages: usize, cycle: u32) -> Vec<u8> {
+    let mut rng = Pcg64::seed_from_u64(9);
+    // The hosts [`build_with`] drew, drawn again.
+    let mut hosts_rng = Pcg64::seed_from_u64(7);
+    let hosts: Vec<u32> = (0..pages)
+        .map(|_| {
+            let host = (hosts_rng.gen::<f64>().powi(3) * 200_000.0) as u32;
+            hosts_rng.gen_range(0..100);
+            host
+        })
+        .collect();
+    let lines = pages / 10;
+    let mut chosen: Vec<u64> = rand::seq::index::sample(&mut rng, pages, lines - lines / 100)
+        .into_iter()
+        .map(|p| p as u64)
+        .collect();
+    chosen.extend((0..lines / 100).map(|i| (pages + i) as u64));
+    let mut text = Vec::new();
+    for p in chosen {
+        use std::io::Write;
+        let changed = rng.gen_bool(0.3) as u8;
+        if (p as usize) < pages {
+            writeln!(text, "{}\t{cycle}\t{changed}", url(p, hosts[p as usize])).unwrap();
+        } else {
+            writeln!(text, "{}\t{cycle}\t{changed}\tnew.example", url(p, 0)).unwrap();
+        }
+    }
+    text
 }
 
 criterion_group!(benches, bench);

@@ -40,13 +40,10 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         host_cap: Option<usize>,
     ) -> Result<Vec<K>, ScheduleError> {
         self.rank(cycle, k, host_cap, Decision::TopK)?;
+        // Invariant: `rank` chooses only slots that hold a page.
         Ok(self
-            .work
-            .chosen
-            .iter()
-            // Invariant: `rank` chooses only slots that hold a page.
-            .map(|&(_, _, slot)| self.ids.get(slot))
-            .collect())
+            .ids
+            .get_many(self.work.chosen.iter().map(|&(_, _, slot)| slot)))
     }
 
     /// Like [`Scheduler::next_batch_capped`], with each page's score.
@@ -63,13 +60,15 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
     /// The batch `rank` left in `self.work.chosen`.
     pub(super) fn picks(&self) -> Vec<Pick<K>> {
         let w = &self.work;
+        // Invariant: `rank` chooses only slots that hold a page.
+        let pages = self.ids.get_many(w.chosen.iter().map(|&(_, _, slot)| slot));
         w.chosen
             .iter()
-            .map(|&(_, _, slot)| {
+            .zip(pages)
+            .map(|(&(_, _, slot), page)| {
                 let score = w.group_score[self.group_of[slot as usize] as usize];
                 Pick {
-                    // Invariant: `rank` chooses only slots that hold a page.
-                    page: self.ids.get(slot),
+                    page,
                     score,
                     weight: self.weight_of[slot as usize],
                     probability: match w.decided {

@@ -181,8 +181,7 @@ impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned + 'static> Sche
         let states = s.table_states(&head.table, &head.sets)?;
         let mut columns = columns;
         s.load_slots(&mut columns, &states, &is_free)?;
-        columns.ids.check::<K>()?;
-        s.ids = PageIds::from_encoded(columns.ids);
+        s.ids = PageIds::from_encoded(columns.ids)?;
         end(&mut s, head.free, head.attributes, head.grouping)?;
         Ok(s)
     }

@@ -145,17 +145,33 @@ fn a_loaded_state_ranks_and_saves_as_the_original() {
 }
 
 #[test]
-fn a_batch_of_a_loaded_state_decodes_only_its_pages() {
-    let s = varied("X / n * t", 50);
-    let mut back: Scheduler = Scheduler::from_bytes(&s.to_bytes().unwrap(), "s7").unwrap();
+fn a_loaded_state_keeps_its_file_ids_through_lookups_and_changes() {
+    let mut s = varied("X / n * t", 50);
+    let bytes = s.to_bytes().unwrap();
+    let mut back: Scheduler = Scheduler::from_bytes(&bytes, "s7").unwrap();
     back.next_batch(41, 5).unwrap();
-    assert!(back.ids.encoded.is_some() && back.ids.decoded.get().is_none());
     back.observe("p3", 42, false).unwrap();
-    assert!(back.ids.encoded.is_some() && back.ids.decoded.get().is_some());
-    back.add("new".to_string()).unwrap();
-    assert!(
-        back.ids.encoded.is_none(),
-        "a new page drops the encoded ids"
+    assert_eq!(back.ids.file_unchanged(), Some(true));
+    s.observe("p3", 42, false).unwrap();
+    // A page added, one of the file removed, one added in its slot, one added and removed.
+    for t in [&mut s, &mut back] {
+        t.add("new".to_string()).unwrap();
+        t.remove("p7").unwrap();
+        t.add("in-p7s-slot".to_string()).unwrap();
+        t.add("gone".to_string()).unwrap();
+        t.remove("gone").unwrap();
+        assert!(t.remove("p7").is_err() && t.add("new".to_string()).is_err());
+        t.observe("new", 43, true).unwrap();
+    }
+    assert_eq!(back.ids.file_unchanged(), Some(false));
+    for page in ["new", "in-p7s-slot", "gone", "p7", "p8", "p49"] {
+        assert_eq!(back.slot(page), s.slot(page), "{page}");
+    }
+    assert_eq!(back.slot("in-p7s-slot"), Some(7));
+    assert_eq!(back.to_bytes().unwrap(), s.to_bytes().unwrap());
+    assert_eq!(
+        back.pages().collect::<Vec<_>>(),
+        s.pages().collect::<Vec<_>>()
     );
 }
 
@@ -256,7 +272,7 @@ fn removing_an_unknown_page_keeps_the_ids_encoded() {
     let s = varied("X / n * t", 8);
     let mut back: Scheduler = Scheduler::from_bytes(&s.to_bytes().unwrap(), "s7").unwrap();
     assert!(back.remove("nowhere").is_err());
-    assert!(back.ids.encoded.is_some());
+    assert_eq!(back.ids.file_unchanged(), Some(true));
 }
 
 #[test]
@@ -278,33 +294,41 @@ fn ids_of_other_types_are_checked_too() {
     assert_eq!(why, "page 5 is listed twice");
 }
 
-#[test]
-fn many_ids_are_checked_for_repeats_through_the_buckets() {
-    let hashes: Vec<u64> = (0..100_000u64).map(crate::hash::mix64).collect();
-    assert_eq!(repeated_of(hashes.clone()), None);
-    let mut with = hashes.clone();
-    with.push(hashes[77_777]);
-    with.push(hashes[5]);
-    with.push(hashes[5]);
-    let mut expected = vec![hashes[5], hashes[77_777]];
-    expected.sort_unstable();
-    assert_eq!(repeated_of(with), Some(expected));
-    assert_eq!(repeated_of(Vec::new()), None);
-}
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
-#[test]
-fn few_ids_are_checked_for_repeats_by_one_sort() {
-    let hashes: Vec<u64> = (0..1_000u64).map(crate::hash::mix64).collect();
-    assert_eq!(repeated_of(hashes.clone()), None);
-    let mut with = hashes.clone();
-    with.extend([hashes[999], hashes[3], hashes[3]]);
-    let mut expected = vec![hashes[3], hashes[999]];
-    expected.sort_unstable();
-    assert_eq!(repeated_of(with), Some(expected));
-}
-
-fn repeated_of(hashes: Vec<u64>) -> Option<Vec<u64>> {
-    crate::schedule::ids::repeated(hashes)
+    /// Any run of additions, removals, observations and lookups does to a state loaded
+    /// from its file what it does to the state in memory: the same slots, lookups, batch
+    /// and bytes.
+    #[test]
+    fn changes_to_a_loaded_state_match_the_state_in_memory(
+        pages in 1usize..60,
+        ops in proptest::collection::vec((0u8..4, 0usize..80), 0..60),
+    ) {
+        let mut s = varied("X / n * t", pages);
+        let mut back: Scheduler = Scheduler::from_bytes(&s.to_bytes().unwrap(), "s").unwrap();
+        let mut cycle = 41;
+        for (op, i) in ops {
+            let page = format!("p{i}");
+            for t in [&mut s, &mut back] {
+                match op {
+                    0 => drop(t.add(page.clone())),
+                    1 => drop(t.remove(page.as_str())),
+                    2 => drop(t.observe(page.as_str(), cycle, i % 3 == 0)),
+                    _ => drop(t.next_batch(cycle, 3)),
+                }
+            }
+            cycle += (op == 2) as u32;
+            proptest::prop_assert_eq!(back.slot(page.as_str()), s.slot(page.as_str()));
+        }
+        let names: Vec<String> = (0..80).map(|i| format!("p{i}")).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let each: Vec<Option<u32>> = refs.iter().map(|p| s.slot(*p)).collect();
+        proptest::prop_assert_eq!(back.ids.slots_of(&refs), each.clone());
+        proptest::prop_assert_eq!(s.ids.slots_of(&refs), each);
+        proptest::prop_assert_eq!(back.next_batch(cycle, 5).unwrap(), s.next_batch(cycle, 5).unwrap());
+        proptest::prop_assert_eq!(back.to_bytes().unwrap(), s.to_bytes().unwrap());
+    }
 }
 
 #[test]

@@ -323,14 +323,10 @@ impl<K: Hash + Eq + Clone + Debug + DeserializeOwned> Scheduler<K> {
             None => Vec::new(),
         };
         let fresh = s.policy.fresh_page().memory;
-        s.ids.decoded_mut().ids.reserve(slots);
+        s.ids.reserve(slots);
         s.group_of.reserve(slots);
         s.host_of.reserve(slots);
         s.weight_of.reserve(slots);
-        s.ids
-            .decoded_mut()
-            .index
-            .reserve(slots - base.free.len().min(slots));
         for (slot, ((id, stats), &host)) in base
             .ids
             .into_iter()
@@ -340,7 +336,7 @@ impl<K: Hash + Eq + Clone + Debug + DeserializeOwned> Scheduler<K> {
         {
             match id {
                 None if is_free[slot] => {
-                    s.ids.decoded_mut().ids.push(None);
+                    s.ids.push_free();
                     s.group_of.push(NONE);
                     s.host_of.push(NONE);
                     s.weight_of.push(1.0);
@@ -412,13 +408,12 @@ impl<K: Hash + Eq + Clone + Debug + DeserializeOwned> Scheduler<K> {
         };
         let state = checked_memory(&self.policy, stats, extra.memory)
             .map_err(|reason: String| named(&reason))?;
-        let ids = self.ids.decoded_mut();
-        if ids.index.insert(page.clone(), slot).is_some() {
+        if self.ids.slot(&page).is_some() {
             return Err(named("listed twice"));
         }
         self.group_of.push(self.groups.join(state));
-        ids.ids.push(Some(page));
-        self.ids.counted(true);
+        self.ids.push_free();
+        self.ids.put(slot, page);
         self.host_of.push(host);
         self.weight_of.push(weight);
         self.host_rates
@@ -486,7 +481,7 @@ where
         policy: &s.policy,
         seed: s.seed,
         latest: s.latest,
-        ids: &s.ids.decoded().ids,
+        ids: &s.ids.all(),
         stats,
         hosts: &s.host_of,
         host_names: &s.host_names,

@@ -41,6 +41,7 @@
 //! ```
 
 use super::{ScheduleError, Scheduler};
+use rayon::prelude::*;
 use std::io::BufRead;
 
 /// One line of a log.
@@ -228,22 +229,28 @@ pub struct Summary {
     pub first_skipped: Option<String>,
 }
 
-/// A parsed line with its line number.
-struct Line {
+/// A parsed line with its line number, borrowing its text (from the log read whole, or
+/// from a [`Record`]).
+#[derive(Debug)]
+struct Line<'a> {
     number: usize,
-    page: String,
+    page: &'a str,
     cycle: u32,
     changed: bool,
-    host: Option<String>,
+    host: Option<&'a str>,
     weight: Option<f64>,
-    attributes: Vec<(String, Option<String>)>,
+    attributes: Vec<(&'a str, Option<&'a str>)>,
 }
 
-impl Line {
-    /// Sets the line's attributes on its page.
-    fn set_attributes(&self, scheduler: &mut Scheduler<String>) -> Result<(), ScheduleError> {
-        for (key, value) in &self.attributes {
-            scheduler.set_attribute(&self.page, key, value.as_deref())?;
+impl Line<'_> {
+    /// Sets the line's attributes on its page, in `slot`.
+    fn set_attributes(
+        &self,
+        scheduler: &mut Scheduler<String>,
+        slot: u32,
+    ) -> Result<(), ScheduleError> {
+        for &(key, value) in &self.attributes {
+            scheduler.set_attribute_at(slot, &self.page, key, value)?;
         }
         Ok(())
     }
@@ -279,7 +286,8 @@ pub fn apply_with<R: BufRead>(
     file: &str,
     options: LogOptions,
 ) -> Result<Summary, LogError> {
-    let lines = read_lines(input, file)?;
+    let text = read_all(input, file)?;
+    let lines = parse_lines(&text, file)?;
     apply_lines(scheduler, lines, file, options)
 }
 
@@ -331,7 +339,7 @@ pub fn apply_records(
 }
 
 /// A record as the line it stands for, or why it is no line a log could hold.
-fn check_record(r: &Record) -> Result<Line, String> {
+fn check_record(r: &Record) -> Result<Line<'_>, String> {
     use crate::data::attributes::LINE_BREAKS;
     let text = |what: &str, value: &str| {
         if value.contains(LINE_BREAKS) {
@@ -350,7 +358,7 @@ fn check_record(r: &Record) -> Result<Line, String> {
     if r.cycle == 0 {
         return Err("cycle 0: cycles are numbered from 1".into());
     }
-    let host = r.host.clone().filter(|h| !h.is_empty());
+    let host = r.host.as_deref().filter(|h| !h.is_empty());
     if let Some(h) = &host {
         text("host", h)?;
     }
@@ -365,7 +373,7 @@ fn check_record(r: &Record) -> Result<Line, String> {
     }
     Ok(Line {
         number: 0,
-        page: r.page.clone(),
+        page: &r.page,
         cycle: r.cycle,
         changed: r.changed,
         host,
@@ -373,7 +381,7 @@ fn check_record(r: &Record) -> Result<Line, String> {
         attributes: r
             .attributes
             .iter()
-            .map(|(k, v)| (k.clone(), v.clone().filter(|v| !v.is_empty())))
+            .map(|(k, v)| (k.as_str(), v.as_deref().filter(|v| !v.is_empty())))
             .collect(),
     })
 }
@@ -381,7 +389,7 @@ fn check_record(r: &Record) -> Result<Line, String> {
 /// Applies parsed lines (see [`apply_with`]).
 fn apply_lines(
     scheduler: &mut Scheduler<String>,
-    lines: Vec<Line>,
+    lines: Vec<Line<'_>>,
     file: &str,
     options: LogOptions,
 ) -> Result<Summary, LogError> {
@@ -396,24 +404,29 @@ fn apply_lines(
             refusal,
         }
     };
-    // New pages in the order the file first names them.
-    for line in &lines {
-        if !scheduler.contains(&line.page) {
+    // Each line's slot: looked up on both cores, then the pages new to the scheduler
+    // added in the order the file first names them.
+    let pages: Vec<&str> = lines.iter().map(|line| line.page).collect();
+    let mut slots = scheduler.ids.slots_of(&pages);
+    for (line, slot) in lines.iter().zip(&mut slots) {
+        if slot.is_some() {
+            continue;
+        }
+        *slot = scheduler.slot(line.page);
+        if slot.is_none() {
             let weight = line.weight.unwrap_or(1.0);
-            scheduler
-                .add_weighted(line.page.clone(), line.host.as_deref(), weight)
+            let added = scheduler
+                .add_weighted(line.page.to_string(), line.host, weight)
                 .map_err(refused(line.number))?;
-            line.set_attributes(scheduler)
+            *slot = Some(added);
+            line.set_attributes(scheduler, added)
                 .map_err(refused(line.number))?;
             summary.added += 1;
         }
     }
-    // Cycle order; of equal (cycle, page), the last line only.
-    let mut order: Vec<usize> = (0..lines.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (a, b) = (&lines[a], &lines[b]);
-        (a.cycle, &a.page, a.number).cmp(&(b.cycle, &b.page, b.number))
-    });
+    // Invariant: every line's page has a slot now.
+    let slots: Vec<u32> = slots.into_iter().flatten().collect();
+    let order = cycle_order(&lines);
     // The first skipped line in file order (lines are applied in cycle order).
     let mut first_skipped: Option<(usize, String)> = None;
     let mut skip = |line: &Line, reason: String| {
@@ -422,21 +435,19 @@ fn apply_lines(
         }
     };
     for (i, &at) in order.iter().enumerate() {
-        let line = &lines[at];
+        let (line, slot) = (&lines[at], slots[at]);
         if let Some(&next) = order.get(i + 1) {
-            let next = &lines[next];
-            if (next.cycle, &next.page) == (line.cycle, &line.page) {
+            if (lines[next].cycle, slots[next]) == (line.cycle, slot) {
                 summary.duplicates += 1;
                 let reason = format!(
                     "page {} at cycle {} again on line {} (the last line is applied)",
-                    line.page, line.cycle, next.number
+                    line.page, line.cycle, lines[next].number
                 );
                 skip(line, reason);
                 continue;
             }
         }
-        // Invariant: every page of the log was added above.
-        let last = scheduler.stats(&line.page).map_or(0, |s| s.last_visit);
+        let last = scheduler.stats_at(slot).last_visit;
         if line.cycle <= last {
             summary.stale += 1;
             let reason = format!(
@@ -446,20 +457,19 @@ fn apply_lines(
             skip(line, reason);
             continue;
         }
+        let page: &dyn std::fmt::Debug = &line.page;
         scheduler
-            .observe(&line.page, line.cycle, line.changed)
+            .observe_at(slot, page, line.cycle, line.changed)
             .map_err(refused(line.number))?;
-        if let Some(h) = &line.host {
-            scheduler
-                .set_host(&line.page, Some(h))
-                .map_err(refused(line.number))?;
+        if let Some(h) = line.host {
+            scheduler.set_host_at(slot, Some(h));
         }
         if let Some(w) = line.weight {
             scheduler
-                .set_weight(&line.page, w)
+                .set_weight_at(slot, page, w)
                 .map_err(refused(line.number))?;
         }
-        line.set_attributes(scheduler)
+        line.set_attributes(scheduler, slot)
             .map_err(refused(line.number))?;
         summary.observations += 1;
     }
@@ -470,7 +480,7 @@ fn apply_lines(
 /// Refuses a log whose cycles jump more than `limit` past the cycle before them: the
 /// state's latest (0 for a new state), then the log's own cycles in increasing order, so
 /// a long history imported at once passes and a timestamp among day numbers does not.
-fn check_jumps(lines: &[Line], latest: u32, limit: u32, file: &str) -> Result<(), LogError> {
+fn check_jumps(lines: &[Line<'_>], latest: u32, limit: u32, file: &str) -> Result<(), LogError> {
     let mut cycles: Vec<(u32, usize)> = lines
         .iter()
         .filter(|l| l.cycle > latest)
@@ -493,34 +503,85 @@ fn check_jumps(lines: &[Line], latest: u32, limit: u32, file: &str) -> Result<()
     Ok(())
 }
 
-/// Reads and parses every line of a log.
-fn read_lines<R: BufRead>(input: R, file: &str) -> Result<Vec<Line>, LogError> {
+/// The lines' indices in the order they are applied: by cycle, then page, then line
+/// number. Each line's key holds its cycle and 16 bytes of its page after the prefix all
+/// pages share (zero-padded: ordered as the pages are), so that most comparisons read
+/// no page; equal keys compare the pages.
+fn cycle_order(lines: &[Line<'_>]) -> Vec<usize> {
+    let shared = lines.first().map_or(0, |first| {
+        lines.iter().fold(first.page.len(), |len, line| {
+            let same = first.page.as_bytes()[..len]
+                .iter()
+                .zip(line.page.as_bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            len.min(same)
+        })
+    });
+    let mut keys: Vec<(u32, u128, usize)> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let mut prefix = [0u8; 16];
+            let rest = &line.page.as_bytes()[shared..];
+            let n = rest.len().min(16);
+            prefix[..n].copy_from_slice(&rest[..n]);
+            (line.cycle, u128::from_be_bytes(prefix), i)
+        })
+        .collect();
+    keys.par_sort_unstable_by(|a, b| {
+        (a.0, a.1).cmp(&(b.0, b.1)).then_with(|| {
+            let (a, b) = (&lines[a.2], &lines[b.2]);
+            (a.page, a.number).cmp(&(b.page, b.number))
+        })
+    });
+    keys.into_iter().map(|(.., i)| i).collect()
+}
+
+/// Reads the whole log (`file` names it in errors; a failed read names the line it
+/// stopped in).
+fn read_all<R: BufRead>(mut input: R, file: &str) -> Result<Vec<u8>, LogError> {
+    let mut text = Vec::new();
+    input.read_to_end(&mut text).map_err(|e| LogError::Io {
+        file: file.to_string(),
+        reason: format!(
+            "line {}: {e}",
+            text.iter().filter(|&&b| b == b'\n').count() + 1
+        ),
+    })?;
+    Ok(text)
+}
+
+/// Parses every line of a log's text: lines end with LF or CR LF, the last one may end
+/// without.
+fn parse_lines<'a>(text: &'a [u8], file: &str) -> Result<Vec<Line<'a>>, LogError> {
+    let body = text.strip_suffix(b"\n").unwrap_or(text);
     let mut lines = Vec::new();
-    for (i, line) in input.lines().enumerate() {
+    if text.is_empty() {
+        return Ok(lines);
+    }
+    for (i, line) in body.split(|&b| b == b'\n').enumerate() {
         let number = i + 1;
-        let line = line.map_err(|e| LogError::Io {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let line = std::str::from_utf8(line).map_err(|_| LogError::Io {
             file: file.to_string(),
-            reason: format!("line {number}: {e}"),
+            reason: format!("line {number}: stream did not contain valid UTF-8"),
         })?;
         // A byte-order mark (as some editors write) is not part of the first page id.
         let line = if number == 1 {
-            line.strip_prefix('\u{feff}').unwrap_or(&line)
+            line.strip_prefix('\u{feff}').unwrap_or(line)
         } else {
-            &line
+            line
         };
         match parse_line(line) {
             Ok(Some(obs)) => lines.push(Line {
                 number,
-                page: obs.page.to_string(),
+                page: obs.page,
                 cycle: obs.cycle,
                 changed: obs.changed,
-                host: obs.host.map(str::to_string),
+                host: obs.host,
                 weight: obs.weight,
-                attributes: obs
-                    .attributes
-                    .iter()
-                    .map(|&(k, v)| (k.to_string(), v.map(str::to_string)))
-                    .collect(),
+                attributes: obs.attributes,
             }),
             Ok(None) => {}
             Err(reason) => {
@@ -536,323 +597,5 @@ fn read_lines<R: BufRead>(input: R, file: &str) -> Result<Vec<Line>, LogError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::policy::{Baseline, Policy};
-
-    #[test]
-    fn records_are_lines_checked_alike() {
-        let record = |page: &str, cycle: u32, host: Option<&str>| Record {
-            page: page.into(),
-            cycle,
-            changed: true,
-            host: host.map(str::to_string),
-            weight: Some(2.0),
-            attributes: vec![("kind".into(), Some("news".into()))],
-        };
-        let mut by_records: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Nad));
-        let records = [
-            record("a", 2, Some("h")),
-            record("b", 1, None),
-            record("a", 2, None),
-        ];
-        let summary =
-            apply_records(&mut by_records, &records, "obs", LogOptions::default()).unwrap();
-        let mut by_log: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Nad));
-        let log = "a\t2\t1\th\t2\tkind=news\nb\t1\t1\t\t2\tkind=news\na\t2\t1\t\t2\tkind=news\n";
-        assert_eq!(summary, apply(&mut by_log, log.as_bytes(), "obs").unwrap());
-        assert_eq!(by_records.to_bytes().unwrap(), by_log.to_bytes().unwrap());
-        let before = by_records.to_bytes().unwrap();
-        for (bad, why) in [
-            (
-                record("x\ty", 3, None),
-                "obs:2: page id `x\\ty` holds a TAB or line break",
-            ),
-            (record("", 3, None), "obs:2: empty page id"),
-            (
-                record("x", 0, None),
-                "obs:2: cycle 0: cycles are numbered from 1",
-            ),
-            (
-                record("x", 3, Some("h\n")),
-                "obs:2: host `h\\n` holds a TAB or line break",
-            ),
-        ] {
-            let records = [record("c", 3, None), bad];
-            let e = apply_records(&mut by_records, &records, "obs", LogOptions::default());
-            assert_eq!(e.unwrap_err().to_string(), why);
-            assert_eq!(by_records.to_bytes().unwrap(), before, "{why}");
-        }
-    }
-
-    #[test]
-    fn a_byte_order_mark_is_not_part_of_the_first_page() {
-        let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
-        let text = "\u{feff}a\t1\t1\r\nb\t1\t0\r\n";
-        apply(&mut s, text.as_bytes(), "bom.tsv").unwrap();
-        assert!(
-            s.contains("a") && s.contains("b"),
-            "{:?}",
-            s.pages().collect::<Vec<_>>()
-        );
-        assert_eq!(s.len(), 2);
-    }
-
-    #[test]
-    fn a_carriage_return_inside_a_line_is_refused_before_anything_is_applied() {
-        assert!(parse_line("p\r\t3\t1")
-            .unwrap_err()
-            .contains("carriage return"));
-        let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
-        let before = s.to_bytes().unwrap();
-        let log = "p0\t2\t1\np8\t2\t1\t\t\tcolor=r\r1\n";
-        let e = apply(&mut s, log.as_bytes(), "cr.tsv").unwrap_err();
-        assert!(e.to_string().starts_with("cr.tsv:2:"), "{e}");
-        assert_eq!(
-            s.to_bytes().unwrap(),
-            before,
-            "the refused log changed the state"
-        );
-    }
-
-    #[test]
-    fn lines_parse_or_say_why_not() {
-        assert_eq!(parse_line("# comment"), Ok(None));
-        assert_eq!(parse_line("  "), Ok(None));
-        assert_eq!(
-            parse_line("p\t3\t1\th\r"),
-            Ok(Some(Observation {
-                page: "p",
-                cycle: 3,
-                changed: true,
-                host: Some("h"),
-                weight: None,
-                attributes: vec![],
-            }))
-        );
-        assert_eq!(
-            parse_line("p\t3\t0\t\t0.25"),
-            Ok(Some(Observation {
-                page: "p",
-                cycle: 3,
-                changed: false,
-                host: None,
-                weight: Some(0.25),
-                attributes: vec![],
-            }))
-        );
-        let weighted = parse_line("p\t3\t0\th\t-0").unwrap().unwrap();
-        assert_eq!((weighted.host, weighted.weight), (Some("h"), Some(0.0)));
-        assert!(weighted.weight.unwrap().is_sign_positive(), "-0 reads as 0");
-        for bad in ["-1", "NaN", "inf", "", "1e400", "two"] {
-            let err = parse_line(&format!("p\t1\t1\th\t{bad}")).unwrap_err();
-            assert_eq!(
-                err,
-                format!("fifth field `{bad}` must be a weight (a finite number >= 0)")
-            );
-        }
-        assert!(parse_line("p\t3").unwrap_err().contains("2 TAB-separated"));
-        assert!(parse_line("p\t0\t1").unwrap_err().contains("`0`"));
-        assert!(parse_line("p\tx\t1").unwrap_err().contains("`x`"));
-        assert!(parse_line("\t1\t1").unwrap_err().contains("empty page"));
-        assert!(parse_line("p\t1\t1\t").unwrap_err().contains("empty host"));
-        assert!(parse_line("p\t1\t1\th\t1\textra")
-            .unwrap_err()
-            .contains("field 6 `extra`: an attribute must be key=value"));
-    }
-
-    #[test]
-    fn duplicate_and_out_of_order_lines_follow_the_rule() {
-        let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
-        // Out of order: applied in cycle order. The same page and cycle twice: the last.
-        let text = "b\t5\t1\nb\t3\t0\na\t2\t0\n\na\t2\t1\n";
-        let summary = apply(&mut s, text.as_bytes(), "log.tsv").unwrap();
-        assert_eq!((summary.observations, summary.added), (3, 2));
-        assert_eq!((summary.duplicates, summary.stale), (1, 0));
-        let b = s.stats("b").unwrap();
-        assert_eq!((b.n, b.x, b.last_visit), (2, 1, 5));
-        assert_eq!(
-            s.stats("a").map(|st| (st.n, st.x)),
-            Some((1, 1)),
-            "the last line"
-        );
-        assert_eq!(
-            summary.first_skipped.as_deref(),
-            Some("log.tsv:3: page a at cycle 2 again on line 5 (the last line is applied)")
-        );
-        // Pages are added in the order the file names them first.
-        assert_eq!(s.pages().collect::<Vec<_>>(), ["b", "a"]);
-        // Not after the state's latest observation of the page: skipped, counted.
-        let summary = apply(&mut s, "a\t1\t1\na\t3\t0\n".as_bytes(), "log.tsv").unwrap();
-        assert_eq!((summary.observations, summary.stale), (1, 1));
-        assert!(summary.first_skipped.unwrap().starts_with(
-            "log.tsv:1: page a at cycle 1, not after its latest observation (cycle 2)"
-        ));
-        // A later host column moves the page.
-        apply(&mut s, "a\t4\t1\tnew.org\n".as_bytes(), "log.tsv").unwrap();
-        assert_eq!(s.host("a"), Some("new.org"));
-    }
-
-    #[test]
-    fn a_cycle_far_beyond_the_state_is_refused_unless_forced() {
-        let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
-        apply(&mut s, "a\t10\t1\n".as_bytes(), "log.tsv").unwrap();
-        let far = "b\t11\t0\na\t1700000000\t1\n";
-        let err = apply(&mut s, far.as_bytes(), "log.tsv").unwrap_err();
-        assert!(
-            matches!(
-                err,
-                LogError::Jump {
-                    line: 2,
-                    cycle: 1_700_000_000,
-                    latest: 11,
-                    limit: 366,
-                    ..
-                }
-            ),
-            "{err:?}"
-        );
-        assert!(
-            !s.contains("b") && s.latest_cycle() == 10,
-            "nothing applied"
-        );
-        // The limit is 366 past the cycle before: 376 passes, 377 does not.
-        assert!(apply(&mut s, "a\t376\t1\n".as_bytes(), "log.tsv").is_ok());
-        let limited = LogOptions { max_jump: Some(5) };
-        assert!(apply_with(&mut s, "a\t382\t1\n".as_bytes(), "l", limited).is_err());
-        // A long history imported into a new state passes: each cycle follows the one before.
-        let mut fresh: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
-        let history: String = (1..=1000).map(|d| format!("a\t{d}\t{}\n", d % 2)).collect();
-        assert_eq!(
-            apply(&mut fresh, history.as_bytes(), "h")
-                .unwrap()
-                .observations,
-            1000
-        );
-        // A timestamp as a new state's first cycle does not.
-        let mut fresh: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
-        let err = apply(&mut fresh, "a\t1700000000\t1\n".as_bytes(), "h").unwrap_err();
-        assert!(matches!(err, LogError::Jump { latest: 0, .. }), "{err:?}");
-        let forced = LogOptions { max_jump: None };
-        apply_with(&mut s, far.as_bytes(), "log.tsv", forced).unwrap();
-        assert_eq!(s.latest_cycle(), 1_700_000_000);
-    }
-}
-
-#[cfg(test)]
-mod weight_tests {
-    use super::*;
-    use crate::formula::Grammar;
-    use crate::policy::{Baseline, Policy};
-
-    #[test]
-    fn a_weight_column_sets_the_weight_and_a_malformed_log_changes_nothing() {
-        let policy = Policy::parse("w * t", &Grammar::extended()).unwrap();
-        let mut s: Scheduler = Scheduler::new(policy);
-        let text = "a\t1\t0\th.org\t3\nb\t1\t1\nc\t1\t0\t\t0\n";
-        let summary = apply(&mut s, text.as_bytes(), "w.tsv").unwrap();
-        assert_eq!((summary.observations, summary.added), (3, 3));
-        assert_eq!((s.weight("a"), s.host("a")), (Some(3.0), Some("h.org")));
-        assert_eq!(
-            (s.weight("b"), s.weight("c"), s.host("c")),
-            (Some(1.0), Some(0.0), None)
-        );
-        // The policy reads `w`: the statistics hold the weight.
-        assert_eq!(s.stats("a").unwrap().weight, 3.0);
-        assert_eq!(s.next_batch(2, 3).unwrap(), ["a", "b", "c"]);
-        // A later weight (host left as it is) reorders; of two lines of one cycle, the
-        // last one's host and weight apply.
-        apply(&mut s, "c\t2\t0\t\t9\n".as_bytes(), "w.tsv").unwrap();
-        assert_eq!((s.weight("c"), s.host("c")), (Some(9.0), None));
-        let summary = apply(
-            &mut s,
-            "a\t3\t0\n\na\t3\t0\tother.org\t5\n".as_bytes(),
-            "w.tsv",
-        )
-        .unwrap();
-        assert_eq!(summary.duplicates, 1);
-        assert_eq!((s.weight("a"), s.host("a")), (Some(5.0), Some("other.org")));
-        let err = apply(&mut s, "a\t4\t0\th.org\tNaN\n".as_bytes(), "w.tsv").unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "w.tsv:1: fifth field `NaN` must be a weight (a finite number >= 0)"
-        );
-        assert_eq!(
-            s.stats("a").unwrap().n,
-            2,
-            "a malformed line is not applied"
-        );
-        // Without `w` in the policy, the weight is kept by the scheduler only.
-        let mut plain: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
-        apply(&mut plain, text.as_bytes(), "w.tsv").unwrap();
-        assert_eq!(plain.weight("a"), Some(3.0));
-        assert_eq!(plain.stats("a"), plain.stats("c"), "w and HR are not read");
-    }
-
-    #[test]
-    fn attribute_fields_set_attributes_and_group_rates_follow_them() {
-        let obs = parse_line("p\t3\t1\t\t\tcategory=shoes\tbrand=")
-            .unwrap()
-            .unwrap();
-        assert_eq!((obs.host, obs.weight), (None, None));
-        assert_eq!(
-            obs.attributes,
-            [("category", Some("shoes")), ("brand", None)]
-        );
-        for (line, why) in [
-            (
-                "p\t3\t1\th\t1\tshoes",
-                "field 6 `shoes`: an attribute must be key=value",
-            ),
-            (
-                "p\t3\t1\th\t1\thost=x",
-                "field 6 `host=x`: bad attribute key `host`",
-            ),
-            (
-                "p\t3\t1\th\t\t",
-                "field 6 ``: an attribute must be key=value",
-            ),
-        ] {
-            let err = parse_line(line).unwrap_err();
-            assert!(err.contains(why), "{line:?}: {err}");
-        }
-        // GR by category: a and b pool their visits, c (no category) stands alone; moving
-        // b to another category moves its totals.
-        let mut s: Scheduler =
-            Scheduler::new(Policy::parse("GR", &crate::formula::Grammar::frequency()).unwrap());
-        s.group_by(Some("category")).unwrap();
-        let log = "a\t1\t1\t\t\tcategory=x\nb\t1\t0\t\t\tcategory=x\nc\t1\t1\n\
-                   a\t2\t1\nb\t2\t0\nc\t2\t0\n";
-        apply(&mut s, log.as_bytes(), "crawl.log").unwrap();
-        let rate = |s: &Scheduler, page: &str| s.host_rates().group_rate(s.stats(page).unwrap());
-        assert_eq!(
-            (rate(&s, "a"), rate(&s, "b"), rate(&s, "c")),
-            (0.5, 0.5, 0.5)
-        );
-        assert_eq!(s.attribute("a", "category"), Some("x"));
-        assert_eq!(s.attributes("c"), []);
-        apply(&mut s, "b\t3\t0\t\t\tcategory=y\n".as_bytes(), "crawl.log").unwrap();
-        assert_eq!((rate(&s, "a"), rate(&s, "b")), (1.0, 0.0));
-        // Saved and loaded, the attributes, the grouping and the totals come back.
-        let back: Scheduler = Scheduler::from_bytes(&s.to_bytes().unwrap(), "<mem>").unwrap();
-        assert_eq!(back.grouping(), Some("category"));
-        assert_eq!(back.attributes("b"), [("category", "y")]);
-        assert_eq!(
-            (rate(&back, "a"), rate(&back, "b"), rate(&back, "c")),
-            (1.0, 0.0, 1.0 / 2.0)
-        );
-        // Regrouped by host (none here: every page its own), GR is each page's own rate.
-        s.group_by(None).unwrap();
-        assert_eq!((rate(&s, "a"), rate(&s, "b")), (1.0, 0.0));
-        assert!(s
-            .group_by(Some("9x"))
-            .unwrap_err()
-            .to_string()
-            .contains("bad attribute key"));
-        assert!(s
-            .set_attribute("a", "category", Some("a\tb"))
-            .unwrap_err()
-            .to_string()
-            .contains("page \"a\": attribute category"));
-    }
-}
+#[path = "log_tests.rs"]
+mod tests;

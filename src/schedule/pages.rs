@@ -25,7 +25,19 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + Debug + ?Sized,
     {
-        let slot = self.slot_of(page)? as usize;
+        let slot = self.slot_of(page)?;
+        self.set_attribute_at(slot, &page, key, value)
+    }
+
+    /// [`Scheduler::set_attribute`] of the page in `slot`, named `page` in errors.
+    pub(super) fn set_attribute_at(
+        &mut self,
+        slot: u32,
+        page: &dyn Debug,
+        key: &str,
+        value: Option<&str>,
+    ) -> Result<(), ScheduleError> {
+        let slot = slot as usize;
         let bad = |why: String| ScheduleError::Attribute(format!("page {page:?}: {why}"));
         let c = self
             .attributes
@@ -84,11 +96,18 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + Debug + ?Sized,
     {
-        let slot = self.slot_of(page)? as usize;
+        let slot = self.slot_of(page)?;
+        self.set_host_at(slot, host);
+        Ok(())
+    }
+
+    /// [`Scheduler::set_host`] of the page in `slot`.
+    pub(super) fn set_host_at(&mut self, slot: u32, host: Option<&str>) {
+        let slot = slot as usize;
         let h = host.map_or(NONE, |name| self.intern_host(name));
         let old = self.host_of[slot];
         if h == old {
-            return Ok(());
+            return;
         }
         let stats = self.groups.pages[self.group_of[slot] as usize].stats;
         let (x, n) = (stats.x as i64, stats.n as i64);
@@ -101,7 +120,6 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         if self.grouping.is_none() {
             self.move_rate_group(slot, old, h);
         }
-        Ok(())
     }
 
     /// Sets the page's weight (finite, >= 0).
@@ -110,7 +128,18 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + Debug + ?Sized,
     {
-        let slot = self.slot_of(page)? as usize;
+        let slot = self.slot_of(page)?;
+        self.set_weight_at(slot, &page, weight)
+    }
+
+    /// [`Scheduler::set_weight`] of the page in `slot`, named `page` in errors.
+    pub(super) fn set_weight_at(
+        &mut self,
+        slot: u32,
+        page: &dyn Debug,
+        weight: f64,
+    ) -> Result<(), ScheduleError> {
+        let slot = slot as usize;
         let weight = checked_weight(page, weight)?;
         if weight.to_bits() == self.weight_of[slot].to_bits() {
             return Ok(());
@@ -129,13 +158,9 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + Debug + ?Sized,
     {
-        // Looked up first: an unknown page leaves the ids as they are (encoded, if so).
-        self.slot_of(page)?;
         let slot = self
             .ids
-            .decoded_mut()
-            .index
-            .remove(page)
+            .take(page)
             .ok_or_else(|| ScheduleError::UnknownPage(format!("{page:?}")))?;
         let s = slot as usize;
         let g = self.group_of[s];
@@ -152,8 +177,6 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         self.group_of[s] = NONE;
         self.host_of[s] = NONE;
         self.weight_of[s] = 1.0;
-        self.ids.decoded_mut().ids[s] = None;
-        self.ids.counted(false);
         self.free.push(slot);
         Ok(())
     }
@@ -165,7 +188,19 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + Debug + ?Sized,
     {
-        let slot = self.slot_of(page)? as usize;
+        let slot = self.slot_of(page)?;
+        self.observe_at(slot, &page, cycle, changed)
+    }
+
+    /// [`Scheduler::observe`] of the page in `slot`, named `page` in errors.
+    pub(super) fn observe_at(
+        &mut self,
+        slot: u32,
+        page: &dyn Debug,
+        cycle: u32,
+        changed: bool,
+    ) -> Result<(), ScheduleError> {
+        let slot = slot as usize;
         let g = self.group_of[slot];
         let mut state = self.groups.pages[g as usize];
         if cycle <= state.stats.last_visit {
@@ -270,7 +305,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
                 if self.ids.slots() >= (u32::MAX - 1) as usize {
                     return Err(ScheduleError::Full);
                 }
-                self.ids.decoded_mut().ids.push(None);
+                self.ids.push_free();
                 self.group_of.push(NONE);
                 self.host_of.push(NONE);
                 self.weight_of.push(1.0);
@@ -279,10 +314,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
             }
         };
         let s = slot as usize;
-        let ids = self.ids.decoded_mut();
-        ids.ids[s] = Some(page.clone());
-        ids.index.insert(page, slot);
-        self.ids.counted(true);
+        self.ids.put(slot, page);
         self.host_of[s] = host;
         let group = self.rate_group(s);
         self.group_of[s] = self

@@ -236,6 +236,11 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         Some(&self.groups.pages[self.group_of[slot as usize] as usize].stats)
     }
 
+    /// The statistics of the page in `slot` (a live slot).
+    pub(super) fn stats_at(&self, slot: u32) -> &PageStats {
+        &self.groups.pages[self.group_of[slot as usize] as usize].stats
+    }
+
     /// The page's state: statistics and the policy's memory of it.
     pub fn state<Q>(&self, page: &Q) -> Option<&PageState>
     where
@@ -269,8 +274,10 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
     }
 
     /// The scheduled pages, in slot order.
-    pub fn pages(&self) -> impl Iterator<Item = &K> {
-        self.ids.decoded().ids.iter().flatten()
+    pub fn pages(&self) -> impl Iterator<Item = K> + '_ {
+        (0..self.group_of.len())
+            .filter(|&slot| self.group_of[slot] != NONE)
+            .map(|slot| self.ids.get(slot as u32))
     }
 
     /// The page's weight (docs/src/reference/data.md#page-weights; 1 unless set).

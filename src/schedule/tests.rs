@@ -295,7 +295,7 @@ fn brute_force(s: &Scheduler<u32>, cycle: u32, k: usize, cap: Option<usize>) -> 
     let policy = s.policy().clone();
     let salt = tie_salt(s.seed(), cycle);
     // Every page on its own (a rate policy solves its rates over them one by one).
-    let population = s.pages().map(|p| (s.state(p).unwrap(), 1));
+    let population = s.pages().map(|p| (s.state(&p).unwrap(), 1));
     let mut buffers = ScoreBuffers::default();
     let context = policy.context(
         cycle,
@@ -306,7 +306,7 @@ fn brute_force(s: &Scheduler<u32>, cycle: u32, k: usize, cap: Option<usize>) -> 
     );
     let mut all: Vec<(u64, u64, u32)> = s
         .pages()
-        .map(|&p| {
+        .map(|p| {
             let slot = s.slot(&p).unwrap();
             let score = policy.score_one(s.state(&p).unwrap(), &context);
             (score_key(score), tie_key(salt, slot), p)
@@ -460,8 +460,8 @@ fn add_remove_and_errors() {
 fn host_rates_by_brute_force(s: &Scheduler<u32>) -> Vec<(u32, f64)> {
     let mut totals: HashMap<&str, (u64, u64)> = HashMap::default();
     for p in s.pages() {
-        if let Some(h) = s.host(p) {
-            let st = s.stats(p).unwrap();
+        if let Some(h) = s.host(&p) {
+            let st = s.stats(&p).unwrap();
             let t = totals.entry(h).or_default();
             t.0 += st.x as u64;
             t.1 += st.n as u64;
@@ -469,12 +469,12 @@ fn host_rates_by_brute_force(s: &Scheduler<u32>) -> Vec<(u32, f64)> {
     }
     s.pages()
         .map(|p| {
-            let st = s.stats(p).unwrap();
-            let (x, n) = match s.host(p) {
+            let st = s.stats(&p).unwrap();
+            let (x, n) = match s.host(&p) {
                 Some(h) => totals[h],
                 None => (st.x as u64, st.n as u64),
             };
-            (*p, if n == 0 { 0.0 } else { x as f64 / n as f64 })
+            (p, if n == 0 { 0.0 } else { x as f64 / n as f64 })
         })
         .collect()
 }
@@ -497,7 +497,7 @@ fn host_totals_follow_add_observe_remove_and_set_host() {
             }
             .unwrap();
         }
-        let pages: Vec<u32> = s.pages().copied().collect();
+        let pages: Vec<u32> = s.pages().collect();
         for &p in &pages {
             match rng.gen_range(0..10) {
                 0..=4 => s.observe(&p, d, rng.gen_bool(0.4)).unwrap(),
