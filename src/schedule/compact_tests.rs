@@ -236,14 +236,39 @@ fn ids_that_do_not_decode_or_repeat_are_refused() {
         "{why}"
     );
     // A non-minimal length (251: a u16 follows) is the same id: still a repeat.
+    assert_eq!(reason(&second_id_long("ab")), "page \"ab\" is listed twice");
+}
+
+/// The state of the pages "ab" and then `id` (two letters), with the second's length
+/// written as a u16 (in place of "xyzw": the same five bytes).
+fn second_id_long(id: &str) -> Vec<u8> {
     let mut long = Scheduler::<String>::new(Policy::Baseline(Baseline::Nad));
     long.add("ab".to_string()).unwrap();
     long.add("xyzw".to_string()).unwrap();
-    let bytes = long.to_bytes().unwrap();
+    let mut bytes = long.to_bytes().unwrap();
     let (.., ids, _) = layout(&bytes);
-    let mut odd = bytes.clone();
-    odd[ids + 3..ids + 8].copy_from_slice(&[251, 2, 0, b'a', b'b']);
-    assert_eq!(reason(&resealed(odd)), "page \"ab\" is listed twice");
+    bytes[ids + 3..ids + 6].copy_from_slice(&[251, 2, 0]);
+    bytes[ids + 6..ids + 8].copy_from_slice(id.as_bytes());
+    resealed(bytes)
+}
+
+#[test]
+fn an_id_encoded_in_more_bytes_than_needed_is_encoded_again_once_the_state_changes() {
+    let odd = second_id_long("cd");
+    let mut back: Scheduler = Scheduler::from_bytes(&odd, "s").unwrap();
+    assert_eq!(back.slot("cd"), Some(1));
+    assert_eq!(
+        back.to_bytes().unwrap(),
+        odd,
+        "unchanged: the file as it is"
+    );
+    let mut same = Scheduler::<String>::new(Policy::Baseline(Baseline::Nad));
+    same.add("ab".to_string()).unwrap();
+    same.add("cd".to_string()).unwrap();
+    for s in [&mut back, &mut same] {
+        s.add("new".to_string()).unwrap();
+    }
+    assert_eq!(back.to_bytes().unwrap(), same.to_bytes().unwrap());
 }
 
 #[test]

@@ -126,17 +126,25 @@ impl Encoded {
         out.extend_from_slice(&self.buf[self.ends_at..self.ids_at + self.ids_len]);
     }
 
-    /// The index of these ids, or what is wrong with them: an id that does not decode,
+    /// The index of these ids and whether every one is encoded as freshgp encodes it
+    /// ([`Encoded::hash_of`]), or what is wrong with them: an id that does not decode,
     /// two equal ids (the error names the lowest slot at fault). Both on both cores.
-    pub(super) fn check<K>(&self) -> Result<HashIndex, String>
+    pub(super) fn check<K>(&self) -> Result<(HashIndex, bool), String>
     where
-        K: DeserializeOwned + Hash + Eq + Debug + 'static,
+        K: DeserializeOwned + Serialize + Hash + Eq + Debug + 'static,
     {
+        let odd = std::sync::atomic::AtomicBool::new(false);
         // Every slot's entry (free slots' are dropped after: an indexed collect is fast).
         let all: Result<Vec<u64>, String> = (0..self.slots())
             .into_par_iter()
             .map(|slot| match self.live[slot] {
-                true => Ok(HashIndex::entry(self.hash_of::<K>(slot)?, slot as u32)),
+                true => {
+                    let (hash, canonical) = self.hash_of::<K>(slot)?;
+                    if !canonical {
+                        odd.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    Ok(HashIndex::entry(hash, slot as u32))
+                }
                 false => Ok(u64::MAX),
             })
             .collect();
@@ -158,7 +166,7 @@ impl Encoded {
                 Ok(id) => Err(format!("page {id:?} is listed twice")),
                 Err(e) => Err(e),
             },
-            None => Ok(index),
+            None => Ok((index, !odd.into_inner())),
         }
     }
 
@@ -168,7 +176,7 @@ impl Encoded {
     /// refused in linear time).
     fn first_repeat<K>(&self, index: &HashIndex) -> Option<u32>
     where
-        K: DeserializeOwned + Hash + Eq + 'static,
+        K: DeserializeOwned + Serialize + Hash + Eq + 'static,
     {
         let same = |a: u32, b: u32| {
             let (a, b): (Result<K, _>, Result<K, _>) =
@@ -182,7 +190,10 @@ impl Encoded {
                 let mut whole: Vec<(u64, u32)> = run
                     .iter()
                     // Invariant: every live slot's id was hashed above.
-                    .map(|&e| (self.hash_of::<K>(e as u32 as usize).unwrap_or(0), e as u32))
+                    .map(|&e| {
+                        let hash = self.hash_of::<K>(e as u32 as usize).map(|(h, _)| h);
+                        (hash.unwrap_or(0), e as u32)
+                    })
                     .collect();
                 whole.sort_unstable();
                 whole
@@ -201,34 +212,41 @@ impl Encoded {
     /// The hash of slot `slot`'s id, or why it does not decode. `String` ids (the
     /// command's) are read in place as `&str`, which hashes as the `String` does, so
     /// checking ten million of them allocates nothing.
-    fn hash_of<K>(&self, slot: usize) -> Result<u64, String>
+    ///
+    /// Also whether the id is encoded as freshgp encodes it: bincode reads a length
+    /// written in more bytes than needed too, and such an id must be encoded again when
+    /// the ids are written (so that a state saves to the same bytes whatever file it was
+    /// read from).
+    fn hash_of<K>(&self, slot: usize) -> Result<(u64, bool), String>
     where
-        K: DeserializeOwned + Hash + 'static,
+        K: DeserializeOwned + Serialize + Hash + 'static,
     {
-        if TypeId::of::<K>() != TypeId::of::<String>() {
-            return Ok(hash_one(self.decode::<K>(slot)?));
-        }
         let bytes = self.of(slot);
+        let canonical = |size: bincode::Result<u64>| size.ok() == Some(bytes.len() as u64);
+        if TypeId::of::<K>() != TypeId::of::<String>() {
+            let id = self.decode::<K>(slot)?;
+            return Ok((hash_one(&id), canonical(id_codec().serialized_size(&id))));
+        }
         // bincode writes a string shorter than 251 bytes as one byte of length, then the
         // bytes: read those directly, anything else through bincode.
         if let Some((&len, text)) = bytes.split_first() {
             if len < 251 && len as usize == text.len() {
                 let text = std::str::from_utf8(text)
                     .map_err(|e| format!("the page id of slot {slot} cannot be decoded ({e})"))?;
-                return Ok(hash_one(text));
+                return Ok((hash_one(text), true));
             }
         }
         let text: &str = id_codec()
             .with_limit(bytes.len() as u64)
             .deserialize(bytes)
             .map_err(|e| format!("the page id of slot {slot} cannot be decoded ({e})"))?;
-        Ok(hash_one(text))
+        Ok((hash_one(text), canonical(id_codec().serialized_size(text))))
     }
 }
 
 /// Slots by the hashes of their ids: per slot one `u64`, the top 32 bits of its id's
-/// hash above the slot, sorted, with where each bucket of equal top bits starts (about
-/// two entries a bucket). A lookup reads one bucket's start and the few entries after it,
+/// hash above the slot, sorted, with where each bucket of equal top bits starts (two to
+/// four entries a bucket up to 16 M ids, more above). A lookup reads one bucket's start and the few entries after it,
 /// and returns the slots whose hashes share the id's 32 bits: nearly always one.
 #[derive(Debug, Clone)]
 pub(super) struct HashIndex {
@@ -260,7 +278,7 @@ impl HashIndex {
     pub(super) fn new(mut entries: Vec<u64>) -> HashIndex {
         sort_by_buckets(&mut entries);
         let n = entries.len();
-        // floor(log2 n) - 1 bits: two to four entries a bucket.
+        // floor(log2 n) - 1 bits: two to four entries a bucket (more above 2^23 ids).
         let bits = match n {
             0 => 0,
             n => (usize::BITS - 1 - n.leading_zeros())
@@ -379,6 +397,9 @@ struct FileIds<K> {
     decode: Decoder<K>,
     /// Pages of the file removed since.
     removed: usize,
+    /// Whether every id is encoded as freshgp encodes it (else they are encoded again
+    /// when written).
+    canonical: bool,
 }
 
 /// A scheduler's page ids: those of its state file, read in place, and those given since.
@@ -412,9 +433,9 @@ impl<K: Hash + Eq + Clone + Debug> PageIds<K> {
     /// The ids of a state file, checked and indexed ([`Encoded::check`]).
     pub(super) fn from_encoded(encoded: Encoded) -> Result<PageIds<K>, String>
     where
-        K: DeserializeOwned + 'static,
+        K: DeserializeOwned + Serialize + 'static,
     {
-        let index = encoded.check::<K>()?;
+        let (index, canonical) = encoded.check::<K>()?;
         Ok(PageIds {
             live: encoded.live.iter().filter(|&&l| l).count(),
             file: Some(FileIds {
@@ -422,6 +443,7 @@ impl<K: Hash + Eq + Clone + Debug> PageIds<K> {
                 index,
                 decode: decode_checked::<K>,
                 removed: 0,
+                canonical,
             }),
             ..PageIds::default()
         })
@@ -635,10 +657,15 @@ impl<K: Hash + Eq + Clone + Debug> PageIds<K> {
         let ends_at = out.len();
         out.resize(ends_at + 8 * self.slots(), 0);
         for (s, end) in out[ends_at..].chunks_exact_mut(8).enumerate() {
+            let decoded;
             let own = match &self.file {
-                Some(f) if s < file && f.encoded.live[s] => {
+                Some(f) if s < file && f.encoded.live[s] && f.canonical => {
                     bytes.extend_from_slice(f.encoded.of(s));
                     None
+                }
+                Some(f) if s < file && f.encoded.live[s] => {
+                    decoded = (f.decode)(&f.encoded, s);
+                    Some(&decoded)
                 }
                 Some(_) if s < file => self.reused.get(&(s as u32)),
                 _ => self.added[s - file].as_ref(),

@@ -538,31 +538,41 @@ fn cycle_order(lines: &[Line<'_>]) -> Vec<usize> {
     keys.into_iter().map(|(.., i)| i).collect()
 }
 
-/// Reads the whole log (`file` names it in errors; a failed read names the line it
-/// stopped in).
+/// Reads the whole log (`file` names it in errors). A read that fails reports the first
+/// bad line read before it, if any, as reading line by line would have; else the failure,
+/// naming the line it stopped in.
 fn read_all<R: BufRead>(mut input: R, file: &str) -> Result<Vec<u8>, LogError> {
     let mut text = Vec::new();
-    input.read_to_end(&mut text).map_err(|e| LogError::Io {
-        file: file.to_string(),
-        reason: format!(
-            "line {}: {e}",
-            text.iter().filter(|&&b| b == b'\n').count() + 1
-        ),
-    })?;
+    if let Err(e) = input.read_to_end(&mut text) {
+        let complete = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        parse_lines(&text[..complete], file)?;
+        return Err(LogError::Io {
+            file: file.to_string(),
+            reason: format!(
+                "line {}: {e}",
+                text.iter().filter(|&&b| b == b'\n').count() + 1
+            ),
+        });
+    }
     Ok(text)
 }
 
 /// Parses every line of a log's text: lines end with LF or CR LF, the last one may end
-/// without.
+/// without (and then keeps a CR it ends with, for [`parse_line`] to judge).
 fn parse_lines<'a>(text: &'a [u8], file: &str) -> Result<Vec<Line<'a>>, LogError> {
+    let ends_with_lf = text.ends_with(b"\n");
     let body = text.strip_suffix(b"\n").unwrap_or(text);
     let mut lines = Vec::new();
     if text.is_empty() {
         return Ok(lines);
     }
-    for (i, line) in body.split(|&b| b == b'\n').enumerate() {
+    let mut split = body.split(|&b| b == b'\n').enumerate().peekable();
+    while let Some((i, line)) = split.next() {
         let number = i + 1;
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let line = match ends_with_lf || split.peek().is_some() {
+            true => line.strip_suffix(b"\r").unwrap_or(line),
+            false => line,
+        };
         let line = std::str::from_utf8(line).map_err(|_| LogError::Io {
             file: file.to_string(),
             reason: format!("line {number}: stream did not contain valid UTF-8"),

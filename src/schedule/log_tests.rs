@@ -362,6 +362,13 @@ fn a_failed_read_names_the_line_it_stopped_in() {
     let err = apply(&mut s, input, "f").unwrap_err();
     assert_eq!(err.to_string(), "f: line 3: disk gone");
     assert!(s.is_empty());
+    // A bad line read before the failure is reported first.
+    let input = std::io::BufReader::new(Failing(b"a\t1\t0\nb\tx\t1\nc\t"));
+    let err = apply(&mut s, input, "f").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "f:2: second field `x` must be a cycle number (1 or more)"
+    );
 }
 
 proptest::proptest! {

@@ -273,7 +273,8 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         self.ids.slot(page)
     }
 
-    /// The scheduled pages, in slot order.
+    /// The scheduled pages, in slot order (each a copy: a state loaded from a file keeps
+    /// its ids encoded, and decodes them one by one here).
     pub fn pages(&self) -> impl Iterator<Item = K> + '_ {
         (0..self.group_of.len())
             .filter(|&slot| self.group_of[slot] != NONE)
