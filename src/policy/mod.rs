@@ -106,7 +106,7 @@ pub(crate) use files::with_policy_files_in;
 pub use history::{Histories, SetId};
 pub use kind::{FormulaPolicy, Policy, PolicyError};
 pub use predictor::{GroupingError, Predictor, MAX_INPUTS};
-pub use rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
+pub use rates::{crawl_value, RateInput, RatePolicy, Rates, SolveMemory, SolvePage};
 pub(crate) use score::eval_inputs;
 pub use score::{ScoreBuffers, ScoreContext};
 pub use seeds::{literature_formulas, literature_seeds, LiteratureFormula};

@@ -116,6 +116,113 @@ pub struct SolvePage {
     count: f64,
 }
 
+/// What a solve keeps for the next cycle's ([`RatePolicy::solve_remembering`]): each
+/// page's input and count in the order given, and their multiset, merged: the distinct
+/// inputs sorted, each with its total count.
+///
+/// **Invariant:** `merged` is the multiset of `pages` (entries of count 0 left out).
+#[derive(Debug, Clone, Default)]
+pub struct SolveMemory {
+    pages: Vec<((u64, u64), u32)>,
+    merged: Vec<((u64, u64), u64)>,
+    /// Space for the next cycle's pages.
+    spare: Vec<((u64, u64), u32)>,
+}
+
+impl SolveMemory {
+    /// Makes `now` the remembered pages: the pages whose entry differs from the one at
+    /// the same place before leave the merged multiset and their new entries join it (a
+    /// sort of those and one merge), or, when more than a quarter differ, everything is
+    /// sorted and merged again.
+    fn update(&mut self, now: Vec<((u64, u64), u32)>) {
+        let before = std::mem::replace(&mut self.pages, now);
+        self.changes(&before);
+        self.spare = before;
+    }
+
+    /// Merges the change from the pages `before` to `self.pages` into `self.merged`.
+    fn changes(&mut self, before: &[((u64, u64), u32)]) {
+        let now = &self.pages;
+        let mut gone: Vec<((u64, u64), u32)> = Vec::new();
+        let mut come: Vec<((u64, u64), u32)> = Vec::new();
+        let limit = now.len() / 4;
+        let shared = before.len().min(now.len());
+        for (b, n) in before[..shared].iter().zip(&now[..shared]) {
+            if b != n {
+                gone.push(*b);
+                come.push(*n);
+                if come.len() > limit {
+                    break;
+                }
+            }
+        }
+        gone.extend_from_slice(&before[shared..]);
+        come.extend_from_slice(&now[shared..]);
+        if come.len() > limit || gone.len() > limit || self.merged.is_empty() {
+            let mut all: Vec<((u64, u64), u32)> =
+                now.iter().copied().filter(|&(_, c)| c > 0).collect();
+            all.sort_unstable_by_key(|&(input, _)| input);
+            self.merged.clear();
+            merge_into(
+                &mut self.merged,
+                all.into_iter().map(|(i, c)| (i, c as i64)),
+            );
+            return;
+        }
+        gone.sort_unstable_by_key(|&(input, _)| input);
+        come.sort_unstable_by_key(|&(input, _)| input);
+        let changes = merge_sorted(
+            gone.into_iter().map(|(i, c)| (i, -(c as i64))),
+            come.into_iter().map(|(i, c)| (i, c as i64)),
+        );
+        let merged = std::mem::take(&mut self.merged);
+        merge_into(
+            &mut self.merged,
+            merge_sorted(merged.into_iter().map(|(i, c)| (i, c as i64)), changes),
+        );
+    }
+}
+
+/// The entries of two iterators sorted by input, in one sorted sequence.
+fn merge_sorted(
+    a: impl IntoIterator<Item = ((u64, u64), i64)>,
+    b: impl IntoIterator<Item = ((u64, u64), i64)>,
+) -> impl Iterator<Item = ((u64, u64), i64)> {
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if y.0 < x.0 => b.next(),
+        (Some(_), _) => a.next(),
+        (None, _) => b.next(),
+    })
+}
+
+/// Appends sorted `entries` to `merged`, summing the counts of equal inputs and leaving
+/// out inputs whose counts sum to 0.
+fn merge_into(
+    merged: &mut Vec<((u64, u64), u64)>,
+    entries: impl Iterator<Item = ((u64, u64), i64)>,
+) {
+    let mut current: Option<((u64, u64), i64)> = None;
+    for (input, count) in entries {
+        match &mut current {
+            Some((at, sum)) if *at == input => *sum += count,
+            _ => {
+                if let Some((at, sum)) = current.take() {
+                    if sum != 0 {
+                        merged.push((at, sum as u64));
+                    }
+                }
+                current = Some((input, count));
+            }
+        }
+    }
+    if let Some((at, sum)) = current {
+        if sum != 0 {
+            merged.push((at, sum as u64));
+        }
+    }
+}
+
 /// When the harmonic solve stops: `|Σρ - k| <= SUM_PRECISION · k`.
 const SUM_PRECISION: f64 = 1e-13;
 
@@ -181,31 +288,43 @@ impl RatePolicy {
         k: usize,
         work: &mut Vec<SolvePage>,
     ) -> Rates {
+        self.solve_remembering(pages, k, work, &mut SolveMemory::default())
+    }
+
+    /// [`RatePolicy::solve`], remembering this cycle's pages in `memory` so that the next
+    /// cycle's solve over nearly the same pages (a crawl changes the inputs of the pages
+    /// it visits only) merges the few that changed into the sorted inputs instead of
+    /// sorting them all again. The solution is [`RatePolicy::solve`]'s, bit for bit,
+    /// whatever `memory` holds.
+    pub fn solve_remembering(
+        self,
+        pages: impl IntoIterator<Item = (RateInput, u32)>,
+        k: usize,
+        work: &mut Vec<SolvePage>,
+        memory: &mut SolveMemory,
+    ) -> Rates {
         let k = k as f64;
         work.clear();
         let mut total = 0u64;
+        let mut now = std::mem::take(&mut memory.spare);
+        now.clear();
         for (page, count) in pages {
             total += u64::from(count);
-            if self != RatePolicy::Uniform && count > 0 {
-                work.push(SolvePage {
-                    input: (page.importance.to_bits(), page.change_rate.to_bits()),
-                    count: f64::from(count),
-                    ..SolvePage::default()
-                });
-            }
+            now.push((
+                (page.importance.to_bits(), page.change_rate.to_bits()),
+                count,
+            ));
         }
-        // Merge equal inputs (counts stay exact integers), in a canonical order.
-        work.sort_unstable_by_key(|p| p.input);
-        let mut merged = 0;
-        for i in 0..work.len() {
-            if merged > 0 && work[merged - 1].input == work[i].input {
-                work[merged - 1].count += work[i].count;
-            } else {
-                work[merged] = work[i];
-                merged += 1;
-            }
+        if self != RatePolicy::Uniform {
+            memory.update(now);
+            work.extend(memory.merged.iter().map(|&(input, count)| SolvePage {
+                input,
+                count: count as f64,
+                ..SolvePage::default()
+            }));
+        } else {
+            memory.spare = now;
         }
-        work.truncate(merged);
         let total = total as f64;
         let uniform = if total > 0.0 { k / total } else { 0.0 };
         let input =
@@ -489,6 +608,64 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// A solve that remembers the last cycle's pages gives the fresh solve's rates, bit
+        /// for bit, cycle after cycle, whatever changed in between: inputs (a visit),
+        /// counts (to 0 too), pages gone or new, few or many.
+        #[test]
+        fn a_remembered_solve_is_the_fresh_one(
+            first in population(),
+            cycles in prop::collection::vec(
+                prop::collection::vec((0usize..100, 0u8..4, 0.0..50.0f64, 1e-4..6.0f64, 0..5u32), 0..12),
+                1..6,
+            ),
+            share in 0.001..1.0f64,
+        ) {
+            let mut memories: [SolveMemory; 5] = Default::default();
+            let (mut work, mut fresh_work) = (Vec::new(), Vec::new());
+            let mut pages = first;
+            for edits in cycles {
+                // Edits in place and at the end, as a crawl's cycle makes them (a removal
+                // or insertion in the middle moves every later page: a full merge).
+                for (at, op, mu, delta, count) in edits {
+                    let i = at % (pages.len() + 1);
+                    match op {
+                        0 if i < pages.len() => pages[i].0 = RateInput::new(mu, delta),
+                        1 if i < pages.len() => pages[i].1 = count,
+                        2 if at % 7 == 0 && i < pages.len() => drop(pages.remove(i)),
+                        2 => drop(pages.pop()),
+                        _ => pages.push((RateInput::new(mu, delta), count)),
+                    }
+                }
+                let (_, k) = budget(&pages, share);
+                for (policy, memory) in RatePolicy::ALL.into_iter().zip(&mut memories) {
+                    let fresh = policy.solve(pages.iter().copied(), k, &mut fresh_work);
+                    let kept = policy.solve_remembering(pages.iter().copied(), k, &mut work, memory);
+                    let bits = |r: Rates| match r {
+                        Rates::Same(x) => (0, x.to_bits()),
+                        Rates::Positive => (1, 0),
+                        Rates::Scaled(x) => (2, x.to_bits()),
+                    };
+                    prop_assert_eq!(bits(fresh), bits(kept), "{}", policy.name());
+                    if policy != RatePolicy::Uniform {
+                        let mut all: Vec<((u64, u64), u64)> = pages
+                            .iter()
+                            .filter(|&&(_, c)| c > 0)
+                            .map(|(p, c)| ((p.importance.to_bits(), p.change_rate.to_bits()), *c as u64))
+                            .collect();
+                        all.sort_unstable();
+                        let mut merged: Vec<((u64, u64), u64)> = Vec::new();
+                        for (input, c) in all {
+                            match merged.last_mut() {
+                                Some(last) if last.0 == input => last.1 += c,
+                                _ => merged.push((input, c)),
+                            }
+                        }
+                        prop_assert_eq!(&memory.merged, &merged, "{}", policy.name());
+                    }
+                }
+            }
+        }
 
         /// Σρ = k to 1e-9 for every rate policy (when the policy can spend k: `lambda` caps
         /// every rate at 1 and gives none to pages without value).

@@ -4,7 +4,7 @@
 //! only the terminal columns the policy reads, in caller-owned [`ScoreBuffers`].
 
 use super::{crawl_value, Features, PageState, Policy, RateInput, RatePolicy, Surroundings};
-use super::{Rates, SolvePage};
+use super::{Rates, SolveMemory, SolvePage};
 use crate::eval::{Columns, Scratch, Split};
 use crate::formula::Terminal;
 
@@ -129,6 +129,8 @@ pub struct ScoreBuffers {
     columns: [Vec<f64>; Terminal::COUNT],
     scratch: Scratch,
     solve: Vec<SolvePage>,
+    /// The last solve's pages, for the next cycle's.
+    memory: SolveMemory,
 }
 
 impl Policy {
@@ -145,7 +147,7 @@ impl Policy {
         buffers: &mut ScoreBuffers,
     ) -> ScoreContext<'a> {
         let rates = match self {
-            Policy::Rate(r) => Some(r.solve(
+            Policy::Rate(r) => Some(r.solve_remembering(
                 population.into_iter().map(|(page, count)| {
                     (
                         rate_input(*r, |t| page.stats.terminal(t, cycle, hosts)),
@@ -154,6 +156,7 @@ impl Policy {
                 }),
                 k,
                 &mut buffers.solve,
+                &mut buffers.memory,
             )),
             _ => None,
         };
