@@ -209,28 +209,23 @@ fn merge_into(
     merged: &mut Vec<((u64, u64), u64)>,
     entries: impl Iterator<Item = ((u64, u64), i64)>,
 ) {
+    let mut flush = |entry: Option<((u64, u64), i64)>| {
+        if let Some((at, sum)) = entry {
+            // Invariant: a count leaves only after joining (the memory's).
+            debug_assert!(sum >= 0, "a count below 0");
+            if sum != 0 {
+                merged.push((at, sum as u64));
+            }
+        }
+    };
     let mut current: Option<((u64, u64), i64)> = None;
     for (input, count) in entries {
         match &mut current {
             Some((at, sum)) if *at == input => *sum += count,
-            _ => {
-                if let Some((at, sum)) = current.take() {
-                    // Invariant: a count leaves only after joining (the memory's).
-                    debug_assert!(sum >= 0, "a count below 0");
-                    if sum != 0 {
-                        merged.push((at, sum as u64));
-                    }
-                }
-                current = Some((input, count));
-            }
+            _ => flush(current.replace((input, count))),
         }
     }
-    if let Some((at, sum)) = current {
-        debug_assert!(sum >= 0, "a count below 0");
-        if sum != 0 {
-            merged.push((at, sum as u64));
-        }
-    }
+    flush(current);
 }
 
 /// When the harmonic solve stops: `|Σρ - k| <= SUM_PRECISION · k`.

@@ -232,8 +232,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        let slot = self.ids.slot(page)?;
-        Some(&self.groups.pages[self.group_of[slot as usize] as usize].stats)
+        Some(self.stats_at(self.ids.slot(page)?))
     }
 
     /// The statistics of the page in `slot` (a live slot).
