@@ -29,5 +29,5 @@ mod interp;
 mod program;
 
 pub use interp::interpret;
-pub(crate) use program::Split;
 pub use program::{Columns, Program, Scratch, CHUNK};
+pub(crate) use program::{Scope, Split};

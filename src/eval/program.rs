@@ -137,7 +137,12 @@ fn slot(x: f64) -> usize {
 pub struct Columns<'a> {
     len: usize,
     columns: [Option<&'a [f64]>; Terminal::COUNT],
-    /// The input columns of a [`Split`]'s residual (none for a whole program).
+    /// The first input columns of a [`Split`]'s residual, its state inputs then its host
+    /// inputs, each group read through an index per page: input `i` of group `g` for page
+    /// `p` is `gathered[g].0[i][gathered[g].1[p]]` (none for a whole program).
+    gathered: [Gathered<'a>; 2],
+    /// The last input columns of a [`Split`]'s residual, its fixed inputs: one value per
+    /// page.
     inputs: &'a [Vec<f64>],
 }
 
@@ -147,20 +152,9 @@ impl<'a> Columns<'a> {
         Columns {
             len,
             columns: [None; Terminal::COUNT],
+            gathered: [(&[], &[]); 2],
             inputs: &[],
         }
-    }
-
-    /// Adds the input columns of a [`Split`]'s residual, one per input, in order.
-    ///
-    /// # Panics
-    /// If an input holds fewer than `len` values.
-    pub(crate) fn with_inputs(mut self, inputs: &'a [Vec<f64>]) -> Columns<'a> {
-        for (i, values) in inputs.iter().enumerate() {
-            assert!(values.len() >= self.len, "input {i} is too short");
-        }
-        self.inputs = inputs;
-        self
     }
 
     /// Adds the values of `terminal`.
@@ -198,6 +192,8 @@ impl<'a> Columns<'a> {
 #[derive(Debug, Default, Clone)]
 pub struct Scratch {
     registers: Vec<f64>,
+    /// A chunk's values of each gathered input ([`Split::columns`]).
+    gathered: Vec<f64>,
     /// Registers of a [`Table`]'s own program, for a chunk outside the table.
     table_registers: Vec<f64>,
 }
@@ -389,26 +385,43 @@ impl Program {
         for t in &self.terminals {
             columns.column(*t);
         }
+        let gathered = columns.gathered.iter().map(|g| g.0.len()).sum::<usize>();
+        scratch.gathered.resize(gathered * CHUNK, 0.0);
         let mut start = 0;
         while start < len {
             let end = (start + CHUNK).min(len);
+            let inputs = (columns.gathered.iter())
+                .flat_map(|(values, of)| values.iter().map(move |v| (v, of)));
+            for ((values, of), chunk) in inputs.zip(scratch.gathered.chunks_exact_mut(CHUNK)) {
+                // As slices, so that the loop keeps their bounds in registers.
+                let (values, of): (&[f64], &[u32]) = (values, &of[start..end]);
+                for (x, &s) in chunk.iter_mut().zip(of) {
+                    *x = values[s as usize];
+                }
+            }
             let regs = &mut scratch.registers[..needed];
-            self.eval_chunk(columns, (start, end), regs, &mut scratch.table_registers);
+            let chunk = Chunk {
+                pages: (start, end),
+                values: &scratch.gathered,
+            };
+            self.eval_chunk(columns, chunk, regs, &mut scratch.table_registers);
             out[start..end].copy_from_slice(&scratch.registers[..end - start]);
             start = end;
         }
     }
 
-    /// Runs the program over pages `start..end` (at most [`CHUNK`]); the result is in
-    /// `regs[..end - start]`. `table_regs` serves a table's own program.
+    /// Runs the program over the chunk's pages; the result is in `regs[..end - start]`.
+    /// `table_regs` serves a table's own program.
     fn eval_chunk(
         &self,
         columns: &Columns<'_>,
-        (start, end): (usize, usize),
+        chunk: Chunk<'_>,
         regs: &mut [f64],
         table_regs: &mut [f64],
     ) {
+        let (start, end) = chunk.pages;
         let n = end - start;
+        let gathered = columns.gathered.iter().map(|g| g.0.len()).sum::<usize>();
         for ins in &self.code {
             let d = ins.dst as usize * CHUNK;
             let (head, tail) = regs.split_at_mut(d + CHUNK);
@@ -417,7 +430,10 @@ impl Program {
             let operand = |src: Src| match src {
                 Src::Reg => Operand::Slice(next),
                 Src::Col(t) => Operand::Slice(&columns.column(t)[start..end]),
-                Src::In(i) => Operand::Slice(&columns.inputs[i as usize][start..end]),
+                Src::In(i) => match (i as usize).checked_sub(gathered) {
+                    None => Operand::Slice(&chunk.values[i as usize * CHUNK..][..n]),
+                    Some(i) => Operand::Slice(&columns.inputs[i][start..end]),
+                },
                 Src::Imm(c) => Operand::Scalar(c),
             };
             // The first operand: the destination register itself, or as the second.
@@ -442,7 +458,7 @@ impl Program {
                     if !look_up(dst, column, table) {
                         // A value outside the table: the subtree's own program.
                         let program = &table.program;
-                        program.eval_chunk(columns, (start, end), table_regs, &mut []);
+                        program.eval_chunk(columns, chunk, table_regs, &mut []);
                         dst.copy_from_slice(&table_regs[..n]);
                     }
                     continue;
@@ -478,94 +494,194 @@ impl Program {
     }
 }
 
+/// Input columns read through an index per page: the values, one column per input, and
+/// each page's index into them.
+pub(crate) type Gathered<'a> = (&'a [Vec<f64>], &'a [u32]);
+
+/// The pages a chunk of [`Program::eval_batch`] evaluates (at most [`CHUNK`]), and their
+/// values of each gathered input, [`CHUNK`] slots per input.
+#[derive(Clone, Copy)]
+struct Chunk<'a> {
+    pages: (usize, usize),
+    values: &'a [f64],
+}
+
+/// Where a terminal's value varies, for a [`Split`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// Shared by the pages of one state (evaluated once per state and cycle).
+    State,
+    /// Shared by the pages of one host (evaluated once per host and cycle: `HR`).
+    Host,
+    /// Each page's own, and fixed for a whole run (the page weight `w`).
+    Fixed,
+}
+
 /// A formula split for pages that share most of their state (the per-page simulator's
-/// shared states): its *inputs*, the largest subtrees that read no per-page terminal (and
-/// some terminal), are evaluated once per shared state; the *residual*, the rest, runs per
-/// page over the per-page terminals and the inputs' values as input columns.
+/// shared states) and their host:
+/// - its *state inputs*, the largest subtrees that read only terminals of
+///   [`Scope::State`] (and some terminal), are evaluated once per shared state;
+/// - its *host inputs*, the largest that read only terminals of [`Scope::Host`], once
+///   per host;
+/// - its *fixed inputs*, the largest that read only terminals of [`Scope::Fixed`] and
+///   apply some operator to them, once per page and run;
+/// - the *residual*, the rest, runs per page and cycle over the fixed terminals and the
+///   inputs' values as input columns (the state inputs first, then the host inputs, then
+///   the fixed inputs).
 ///
 /// **Invariant:** the residual over input columns holding the inputs' values gives, bit
 /// for bit, the whole formula's value: each node computes what it computed in the whole
 /// program, from the same operand bits.
 ///
-/// For `w * (1 - exp(-MLE * t)) + HR * X7 / tc` with `w` and `HR` per page, the inputs
-/// are `1 - exp(-MLE * t)`, `X7` and `tc`, and the residual is `w * in0 + HR * in1 / in2`.
+/// For `w * (1 - exp(-MLE * t)) + exp(HR) * X7 / log(w)` with `w` fixed and `HR` per
+/// host, the state inputs are `1 - exp(-MLE * t)` and `X7`, the host input `exp(HR)`,
+/// the fixed input `log(w)`, and the residual `w * in0 + in2 * in1 / in3`.
 #[derive(Debug, Clone)]
 pub(crate) struct Split {
-    inputs: Vec<Program>,
+    /// The state, host and fixed inputs.
+    inputs: [Vec<Program>; 3],
     residual: Program,
 }
 
 impl Split {
-    /// Splits `formula` (under `closure`) around the terminals `per_page` names.
+    /// Splits `formula` (under `closure`) by the terminals' scopes.
     pub(crate) fn new(
         formula: &Formula,
         closure: Closure,
-        per_page: impl Fn(Terminal) -> bool,
+        scope: impl Fn(Terminal) -> Scope,
     ) -> Split {
-        let roots = input_roots(formula, per_page);
-        // Inputs are numbered as they are found, not always in node order.
-        let mut numbered: Vec<(u32, usize)> = (roots.iter().enumerate())
-            .filter_map(|(root, r)| match r {
-                Some(Root::Input(i)) => Some((*i, root)),
-                _ => None,
-            })
-            .collect();
-        numbered.sort_unstable();
-        let inputs = (numbered.into_iter())
-            .map(|(_, root)| Program::compile(&formula.subformula(root), closure))
-            .collect();
+        let (roots, order) = input_roots(formula, scope);
+        let compile = |roots: &Vec<usize>| {
+            (roots.iter())
+                .map(|&root| Program::compile(&formula.subformula(root), closure))
+                .collect()
+        };
         Split {
-            inputs,
+            inputs: [compile(&order[0]), compile(&order[1]), compile(&order[2])],
             residual: Program::compile_with(formula, closure, roots),
         }
     }
 
-    /// The inputs, in the order of the residual's input columns.
-    pub(crate) fn inputs(&self) -> &[Program] {
-        &self.inputs
+    /// The state inputs, in the order of the residual's first input columns.
+    pub(crate) fn state(&self) -> &[Program] {
+        &self.inputs[0]
     }
 
-    /// The per-page rest, reading the per-page terminals and the input columns
-    /// ([`Columns::with_inputs`]).
+    /// The host inputs, in the order of the residual's input columns after the state
+    /// inputs'.
+    pub(crate) fn host(&self) -> &[Program] {
+        &self.inputs[1]
+    }
+
+    /// The fixed inputs, in the order of the residual's last input columns.
+    pub(crate) fn fixed(&self) -> &[Program] {
+        &self.inputs[2]
+    }
+
+    /// The per-page rest, reading the fixed terminals and the input columns
+    /// ([`Split::columns`]).
     pub(crate) fn residual(&self) -> &Program {
         &self.residual
     }
+
+    /// The residual's input columns for `len` pages: each state input's value per state
+    /// and each page's state (`state`), each host input's value per host and each page's
+    /// host (`host`), each fixed input's value per page (`fixed`). The fixed terminals'
+    /// columns are added with [`Columns::with`].
+    ///
+    /// # Panics
+    /// If a group holds another number of inputs than the split has, or an index column
+    /// or a fixed input fewer than `len` values (or, when evaluated, an index names a
+    /// value an input does not hold).
+    pub(crate) fn columns<'a>(
+        &self,
+        len: usize,
+        state: Gathered<'a>,
+        host: Gathered<'a>,
+        fixed: &'a [Vec<f64>],
+    ) -> Columns<'a> {
+        let groups = [state.0.len(), host.0.len(), fixed.len()];
+        let split = self.inputs.each_ref().map(|programs| programs.len());
+        assert_eq!(
+            groups, split,
+            "inputs given (state, host, fixed) against the split's"
+        );
+        for (_, of) in [state, host].iter().filter(|g| !g.0.is_empty()) {
+            assert!(of.len() >= len, "{} indices, need {len}", of.len());
+        }
+        for (i, values) in fixed.iter().enumerate() {
+            assert!(values.len() >= len, "fixed input {i} is too short");
+        }
+        let mut columns = Columns::new(len);
+        columns.gathered = [state, host];
+        columns.inputs = fixed;
+        columns
+    }
 }
 
-/// The roots of a [`Split`]'s inputs, numbered in postfix order: the largest subtrees
-/// that read some terminal and none that `per_page` names.
-fn input_roots(formula: &Formula, per_page: impl Fn(Terminal) -> bool) -> Vec<Option<Root>> {
-    /// A subtree: its root, whether it reads any terminal, whether a per-page one.
-    type Subtree = (usize, bool, bool);
-    let mut roots = vec![None; formula.len()];
-    let mut inputs = 0;
-    let mut mark = |(root, reads, per_page): Subtree| {
-        if reads && !per_page {
-            roots[root] = Some(Root::Input(inputs));
-            inputs += 1;
-        }
+/// The roots of a [`Split`]'s state, host and fixed inputs, as [`Root::Input`]s numbered
+/// in the order of the residual's input columns, and the nodes of each kind in that order.
+fn input_roots(
+    formula: &Formula,
+    scope: impl Fn(Terminal) -> Scope,
+) -> (Vec<Option<Root>>, [Vec<usize>; 3]) {
+    /// What a subtree reads.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Reads {
+        Nothing,
+        /// Terminals of [`Scope::State`] only.
+        State,
+        /// Terminals of [`Scope::Host`] only.
+        Host,
+        /// Terminals of [`Scope::Fixed`] only; whether an operator applies to them.
+        Fixed {
+            applied: bool,
+        },
+        /// Terminals of two scopes.
+        Mixed,
+    }
+    // The roots of each kind, in the order they are found.
+    let mut order: [Vec<usize>; 3] = Default::default();
+    let mut mark = |(root, reads): (usize, Reads)| match reads {
+        Reads::State => order[0].push(root),
+        Reads::Host => order[1].push(root),
+        Reads::Fixed { applied: true } => order[2].push(root),
+        _ => {}
     };
     let mut index = 0;
-    let root = formula.fold(|node: Visit<Subtree>| {
+    let root = formula.fold(|node: Visit<(usize, Reads)>| {
         let i = index;
         index += 1;
-        match node {
-            Visit::Const(_) => (i, false, false),
-            Visit::Var(t) => (i, true, per_page(t)),
-            Visit::Unary(_, (_, reads, page)) => (i, reads, page),
-            Visit::Binary(_, a, b) => {
-                let page = a.2 || b.2;
-                if page {
-                    // The largest subtrees without a per-page terminal end here.
+        let reads = match node {
+            Visit::Const(_) => Reads::Nothing,
+            Visit::Var(t) => match scope(t) {
+                Scope::State => Reads::State,
+                Scope::Host => Reads::Host,
+                Scope::Fixed => Reads::Fixed { applied: false },
+            },
+            Visit::Unary(_, (_, Reads::Fixed { .. })) => Reads::Fixed { applied: true },
+            Visit::Unary(_, (_, reads)) => reads,
+            Visit::Binary(_, a, b) => match (a.1, b.1) {
+                (Reads::Fixed { .. }, Reads::Nothing | Reads::Fixed { .. })
+                | (Reads::Nothing, Reads::Fixed { .. }) => Reads::Fixed { applied: true },
+                (Reads::Nothing, r) | (r, Reads::Nothing) => r,
+                (x, y) if x == y && x != Reads::Mixed => x,
+                _ => {
+                    // The largest subtrees of one scope end here.
                     mark(a);
                     mark(b);
+                    Reads::Mixed
                 }
-                (i, a.1 || b.1, page)
-            }
-        }
+            },
+        };
+        (i, reads)
     });
     mark(root);
-    roots
+    let mut roots = vec![None; formula.len()];
+    for (n, &root) in order.iter().flatten().enumerate() {
+        roots[root] = Some(Root::Input(n as u32));
+    }
+    (roots, order)
 }
 
 /// The roots of the subtrees to tabulate, with the terminal each reads: the largest

@@ -24,15 +24,139 @@ fn check(text: &str, closure: Closure, rows: &[[f64; Terminal::COUNT]]) {
     }
 }
 
+/// The scopes of the per-page simulator's shared states: `w` fixed, `HR` per host.
+fn scope(t: Terminal) -> Scope {
+    match t {
+        Terminal::W => Scope::Fixed,
+        Terminal::HR => Scope::Host,
+        _ => Scope::State,
+    }
+}
+
+/// Pages of a few states and hosts: each terminal's value per page is its state's (a
+/// terminal of [`Scope::State`]), its host's (`HR`) or its own (`w`).
+struct Pages {
+    of_state: Vec<u32>,
+    of_host: Vec<u32>,
+    /// Per terminal, the value of each state, host or page (as its scope says).
+    own: Vec<Vec<f64>>,
+    /// Per terminal, the value of each page.
+    rows: Vec<Vec<f64>>,
+}
+
+impl Pages {
+    const PAGES: usize = 600;
+    const STATES: u32 = 37;
+    const HOSTS: u32 = 11;
+
+    /// States 0..20 hold small counts (tabulated subtrees look them up) and the first
+    /// 300 pages are theirs; the other states hold fractions of either sign.
+    fn new() -> Pages {
+        let mut state = 3u64;
+        let mut next = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+            state >> 33
+        };
+        let fraction = |x: u64| (x >> 8) as f64 / 4096.0 - 1024.0;
+        let of_state: Vec<u32> = (0..Pages::PAGES)
+            .map(|p| match p < 300 {
+                true => next() as u32 % 20,
+                false => next() as u32 % Pages::STATES,
+            })
+            .collect();
+        let of_host: Vec<u32> = (0..Pages::PAGES)
+            .map(|_| next() as u32 % Pages::HOSTS)
+            .collect();
+        let own: Vec<Vec<f64>> = (Terminal::ALL.iter())
+            .map(|&t| {
+                let len = match scope(t) {
+                    Scope::State => Pages::STATES as usize,
+                    Scope::Host => Pages::HOSTS as usize,
+                    Scope::Fixed => Pages::PAGES,
+                };
+                (0..len)
+                    .map(|i| match (scope(t), i < 20) {
+                        (Scope::State, true) => (next() % 9) as f64,
+                        _ => fraction(next()),
+                    })
+                    .collect()
+            })
+            .collect();
+        let rows = (Terminal::ALL.iter())
+            .map(|&t| {
+                let values = &own[t.index()];
+                (0..Pages::PAGES)
+                    .map(|p| match scope(t) {
+                        Scope::State => values[of_state[p] as usize],
+                        Scope::Host => values[of_host[p] as usize],
+                        Scope::Fixed => values[p],
+                    })
+                    .collect()
+            })
+            .collect();
+        Pages {
+            of_state,
+            of_host,
+            own,
+            rows,
+        }
+    }
+
+    /// Each of `programs` evaluated over the values it reads, `len` of them.
+    fn eval(&self, programs: &[Program], len: usize, kind: Scope) -> Vec<Vec<f64>> {
+        (programs.iter())
+            .map(|input| {
+                let mut columns = Columns::new(len);
+                for &t in input.terminals() {
+                    assert_eq!(scope(t), kind, "an input of {kind:?} reads {t}");
+                    columns = columns.with(t, &self.own[t.index()]);
+                }
+                let mut values = vec![0.0; len];
+                input.eval_batch(&columns, &mut values, &mut Scratch::new());
+                values
+            })
+            .collect()
+    }
+
+    /// Whether the split of `f` over these pages gives the whole program's scores, bit
+    /// for bit (each input evaluated once per state, host or page, then gathered).
+    fn split_matches(&self, f: &Formula, closure: Closure) -> bool {
+        let n = Pages::PAGES;
+        let mut whole = Columns::new(n);
+        for t in Terminal::ALL {
+            whole = whole.with(t, &self.rows[t.index()]);
+        }
+        let mut want = vec![0.0; n];
+        Program::compile(f, closure).eval_batch(&whole, &mut want, &mut Scratch::new());
+        let split = Split::new(f, closure, scope);
+        let states = self.eval(split.state(), Pages::STATES as usize, Scope::State);
+        let hosts = self.eval(split.host(), Pages::HOSTS as usize, Scope::Host);
+        let fixed = self.eval(split.fixed(), n, Scope::Fixed);
+        let state = (states.as_slice(), self.of_state.as_slice());
+        let host = (hosts.as_slice(), self.of_host.as_slice());
+        let mut parts = split.columns(n, state, host, &fixed);
+        for &t in split.residual().terminals() {
+            assert_eq!(scope(t), Scope::Fixed, "{f}: the residual reads {t}");
+            parts = parts.with(t, &self.rows[t.index()]);
+        }
+        let mut got = vec![0.0; n];
+        split
+            .residual()
+            .eval_batch(&parts, &mut got, &mut Scratch::new());
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        bits(&got) == bits(&want)
+    }
+}
+
 /// A split formula's residual over its inputs' values is the whole formula, bit for
-/// bit, wherever the per-page terminals sit; its inputs read no per-page terminal.
+/// bit, wherever the terminals of each scope sit; each input reads terminals of one
+/// scope.
 #[test]
 fn a_split_formula_computes_the_whole() {
-    const N: usize = 600;
-    let per_page = |t: Terminal| matches!(t, Terminal::W | Terminal::HR);
     let texts = [
         "w * (1 - exp(-MLE * t)) + HR * X7 / tc",
         "w",
+        "HR",
         "t + 1",
         "log(w) / (t * HR)",
         "pow(t + 1, w / 10) / (X7 + HR * w + 1) - exp(-MLE * tc) * w + CG",
@@ -40,57 +164,90 @@ fn a_split_formula_computes_the_whole() {
         "-(HR) * 2 + 3 * exp(0.5)",
         // Subtrees of one count terminal with libm calls are tabulated.
         "exp(-t / 2) * w + log(n + 1) * HR + pow(0.5, X) / w",
+        // Fixed and host inputs: operators on `w` or `HR` alone, at the root or beside
+        // other inputs.
+        "log(w)",
+        "exp(HR * 2)",
+        "exp(w^2) * t + log(w / 2) - pow(10, -w) * log(HR + 2)",
+        "pow(w, w + 1) / (exp(t) + w) + log(HR) * exp(-HR)",
     ];
-    let mut state = 3u64;
-    let mut next = || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
-        (state >> 40) as f64 / 4096.0 - 1024.0
-    };
-    // A first chunk of small counts (tabulated subtrees look them up), one of both,
-    // then fractions of either sign.
-    let rows: Vec<Vec<f64>> = (0..Terminal::COUNT)
-        .map(|_| {
-            (0..N)
-                .map(|i| match i < 300 {
-                    true => next().abs().floor() % 9.0,
-                    false => next(),
-                })
-                .collect()
-        })
-        .collect();
-    let mut columns = Columns::new(N);
-    for t in Terminal::ALL {
-        columns = columns.with(t, &rows[t.index()]);
-    }
+    let pages = Pages::new();
     for closure in [Closure::Paper, Closure::Reference] {
         for text in texts {
             let f: Formula = text.parse().unwrap();
-            let split = Split::new(&f, closure, per_page);
-            let mut whole = vec![0.0; N];
-            Program::compile(&f, closure).eval_batch(&columns, &mut whole, &mut Scratch::new());
-            let inputs: Vec<Vec<f64>> = (split.inputs().iter())
-                .map(|input| {
-                    assert!(!input.terminals().iter().any(|&t| per_page(t)), "{text}");
-                    let mut values = vec![0.0; N];
-                    input.eval_batch(&columns, &mut values, &mut Scratch::new());
-                    values
-                })
-                .collect();
-            let mut only = Columns::new(N).with_inputs(&inputs);
-            for &t in split.residual().terminals() {
-                assert!(per_page(t), "{text}: the residual reads {t}");
-                only = only.with(t, &rows[t.index()]);
-            }
-            let mut parts = vec![0.0; N];
-            split
-                .residual()
-                .eval_batch(&only, &mut parts, &mut Scratch::new());
-            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&parts), bits(&whole), "{text} ({closure:?})");
+            assert!(pages.split_matches(&f, closure), "{text} ({closure:?})");
         }
     }
     let f: Formula = "w * (1 - exp(-MLE * t)) + HR * X7 / tc".parse().unwrap();
-    assert_eq!(Split::new(&f, Closure::Paper, per_page).inputs().len(), 3);
+    let split = Split::new(&f, Closure::Paper, scope);
+    let counts = |s: &Split| (s.state().len(), s.host().len(), s.fixed().len());
+    assert_eq!(counts(&split), (3, 1, 0));
+    let f: Formula = "w * (1 - exp(-MLE * t)) + exp(HR) * X7 / log(w) + exp(w * 2)"
+        .parse()
+        .unwrap();
+    let split = Split::new(&f, Closure::Paper, scope);
+    assert_eq!(counts(&split), (2, 1, 2));
+    assert_eq!(split.residual().terminals(), [Terminal::W]);
+}
+
+/// The residual's columns must hold every group of inputs the split has: a host input
+/// left out is refused, not read from the fixed inputs' columns.
+#[test]
+#[should_panic(expected = "inputs given (state, host, fixed) against the split's")]
+fn a_split_refuses_columns_without_its_host_inputs() {
+    let f: Formula = "log(HR) * w + exp(w)".parse().unwrap();
+    let split = Split::new(&f, Closure::Paper, scope);
+    let fixed = vec![vec![1.0; 4]];
+    split.columns(4, (&[], &[]), (&[], &[]), &fixed);
+}
+
+/// The same for random formulas over terminals of every scope, with every operator.
+#[test]
+fn random_split_formulas_compute_the_whole() {
+    use crate::formula::{Node, Op};
+    let leaves = [
+        Node::Var(Terminal::T),
+        Node::Var(Terminal::N),
+        Node::Var(Terminal::MLE),
+        Node::Var(Terminal::X7),
+        Node::Var(Terminal::W),
+        Node::Var(Terminal::HR),
+        Node::Const(0.5),
+        Node::Const(2.0),
+        Node::Const(-1.0),
+    ];
+    let mut state = 11u64;
+    let mut next = |below: usize| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize % below
+    };
+    fn grow(
+        depth: usize,
+        next: &mut impl FnMut(usize) -> usize,
+        leaves: &[Node],
+        out: &mut Vec<Node>,
+    ) {
+        if depth == 1 || next(3) == 0 {
+            out.push(leaves[next(leaves.len())]);
+            return;
+        }
+        let op = Op::ALL[next(Op::ALL.len())];
+        for _ in 0..op.arity() {
+            grow(depth - 1, next, leaves, out);
+        }
+        out.push(Node::from(op));
+    }
+    let pages = Pages::new();
+    for i in 0..400 {
+        let mut nodes = Vec::new();
+        grow(2 + i % 6, &mut next, &leaves, &mut nodes);
+        let f = Formula::from_postfix(nodes).unwrap();
+        for closure in [Closure::Paper, Closure::Reference] {
+            assert!(pages.split_matches(&f, closure), "{f} ({closure:?})");
+        }
+    }
 }
 
 #[test]

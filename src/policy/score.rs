@@ -8,9 +8,10 @@ use super::{Rates, SolveMemory, SolvePage};
 use crate::eval::{Columns, Scratch, Split};
 use crate::formula::Terminal;
 
-/// Evaluates the inputs of `split` ([`Split`]: the subtrees of a formula that read no
-/// per-page terminal) for each of `states` at cycle `d`, into `out` (one vector per
-/// input, one value per state; bit for bit what the whole formula computes there).
+/// Evaluates the state inputs of `split` ([`Split::state`]: the subtrees of a formula
+/// that read only terminals of a page's state) for each of `states` at cycle `d`, into
+/// `out` (one vector per input, one value per state; bit for bit what the whole formula
+/// computes there).
 pub(crate) fn eval_inputs(
     split: &Split,
     states: &[PageState],
@@ -18,7 +19,7 @@ pub(crate) fn eval_inputs(
     out: &mut Vec<Vec<f64>>,
     buffers: &mut ScoreBuffers,
 ) {
-    let read = (split.inputs().iter())
+    let read = (split.state().iter())
         .flat_map(|p| p.terminals().iter().copied())
         .fold(Features::of(&[]), |f, t| f.with(t));
     for t in read.iter() {
@@ -26,8 +27,8 @@ pub(crate) fn eval_inputs(
         column.clear();
         extend_column(column, t, states, d, hosts);
     }
-    out.resize_with(split.inputs().len(), Vec::new);
-    for (program, values) in split.inputs().iter().zip(out.iter_mut()) {
+    out.resize_with(split.state().len(), Vec::new);
+    for (program, values) in split.state().iter().zip(out.iter_mut()) {
         let columns = (program.terminals().iter()).fold(Columns::new(states.len()), |c, &t| {
             c.with(t, &buffers.columns[t.index()])
         });

@@ -380,36 +380,72 @@ fn lcg(state: &mut u64) -> u64 {
     *state >> 33
 }
 
+/// The policies of [`fast_equals_reference_with_weights_hosts_and_caps`].
+const POLICIES: &[&str] = &[
+    "t",
+    "X / n * t",
+    "w",
+    "w * (1 - exp(-MLE * t))",
+    "HR * t + n7 - X7",
+    "MLE * t / (tc + 1)",
+    "log(w + 1) * CG + HR",
+    // Per-page terminals deep inside, state-only subtrees on both sides of them.
+    "pow(t + 1, w / 10) / (X7 + HR * w + 1) - exp(-MLE * tc) * w + CG",
+    "(t + w) * (X + HR) - log(w * AAD + 1) + n7",
+    // Subtrees of `w` alone, or of `HR` alone, beside the rest.
+    "exp(-w) * t + pow(w, 0.5) * exp(HR) / log(HR + 2)",
+    "log(HR + 1)",
+    "GR * w + t",
+    "n7",
+    "GR * t + n30 - X30",
+    "X30 / (n30 + 1) + GR * HR",
+    // The budget, beside state-only and per-page subtrees.
+    "t * b + X / (b + 0.1)",
+    "w * exp(-MLE * t * b) + HR / b",
+    "NAD",
+    "Rand",
+    "nutch",
+    "uniform",
+    "change",
+    "weight",
+    "lambda",
+    "lambda-harmonic",
+    "value",
+];
+
+/// Over more pages than a chunk of the evaluator holds, pages with and without hosts side
+/// by side: a formula's subtrees of `HR` alone, computed per host (and per state for a
+/// page without a host, which is its own host), give what the whole formula gives.
+#[test]
+fn host_inputs_serve_pages_with_and_without_hosts() {
+    let mut state = 3u64;
+    let cycles = 12;
+    let rows: Vec<(String, String, Option<f64>)> = (0..900)
+        .map(|i| {
+            let rate = [0, 3, 20, 60][lcg(&mut state) as usize % 4];
+            let bits = random_bits(&mut state, cycles, rate);
+            let host = match lcg(&mut state) % 4 {
+                0 => String::new(),
+                h => format!("h{}", h + i % 7),
+            };
+            let weight = (lcg(&mut state) % 10_000) as f64 / 100.0;
+            (bits, host, Some(weight))
+        })
+        .collect();
+    let p = Period::whole(&dataset(&rows)).unwrap();
+    let config = SimConfig::new(0.1, 2).unwrap().with_seed(5);
+    for text in [
+        "exp(-w) * t + pow(w, 0.5) * exp(HR) / log(HR + 2)",
+        "w * HR + log(HR + 1) * t",
+        "HR",
+    ] {
+        both(&p, &policy(text), config);
+    }
+}
+
 #[test]
 fn fast_equals_reference_with_weights_hosts_and_caps() {
-    let texts = [
-        "t",
-        "X / n * t",
-        "w",
-        "w * (1 - exp(-MLE * t))",
-        "HR * t + n7 - X7",
-        "MLE * t / (tc + 1)",
-        "log(w + 1) * CG + HR",
-        // Per-page terminals deep inside, state-only subtrees on both sides of them.
-        "pow(t + 1, w / 10) / (X7 + HR * w + 1) - exp(-MLE * tc) * w + CG",
-        "(t + w) * (X + HR) - log(w * AAD + 1) + n7",
-        "GR * w + t",
-        "n7",
-        "GR * t + n30 - X30",
-        "X30 / (n30 + 1) + GR * HR",
-        // The budget, beside state-only and per-page subtrees.
-        "t * b + X / (b + 0.1)",
-        "w * exp(-MLE * t * b) + HR / b",
-        "NAD",
-        "Rand",
-        "nutch",
-        "uniform",
-        "change",
-        "weight",
-        "lambda",
-        "lambda-harmonic",
-        "value",
-    ];
+    let texts = POLICIES;
     let mut state = 7u64;
     for case in 0..40u64 {
         let pages = 2 + lcg(&mut state) as usize % 120;

@@ -126,7 +126,7 @@ pub(crate) fn page_classes(scores: &[f64]) -> Vec<(f64, u64)> {
 /// The caller ensures that more than `k` pages have a positive weight (otherwise the
 /// decision is top-k's, see the module docs); then `0 < c` and every π is in (0, 1].
 pub(crate) fn inclusion_scale(classes: &mut Vec<(f64, u64)>, k: usize) -> f64 {
-    classes.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+    sort_by_weight(classes);
     classes.dedup_by(|later, kept| {
         if later.0 == kept.0 {
             kept.1 += later.1;
@@ -154,6 +154,79 @@ pub(crate) fn inclusion_scale(classes: &mut Vec<(f64, u64)>, k: usize) -> f64 {
     // then gets c·s = (k - certain) / count < 1. Keep a defined value anyway.
     f64::INFINITY
 }
+
+/// Sorts `classes` by weight, largest first (classes of equal weight in any order:
+/// [`inclusion_scale`] merges them, so any sort gives it the same classes).
+///
+/// The weights are positive, so their bits order as their values: from [`RADIX_FROM`]
+/// classes on they are radix sorted on the complement of the bits
+/// ([`radix_sort`]), the weights alone when every class holds one page. The sort is what
+/// a sampled decision over every page costs beyond the top-k one.
+fn sort_by_weight(classes: &mut Vec<(f64, u64)>) {
+    let n = classes.len();
+    if n < RADIX_FROM {
+        classes.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+        return;
+    }
+    debug_assert!(
+        classes.iter().all(|c| c.0 > 0.0),
+        "sampling weights are positive"
+    );
+    let key = |s: f64| !s.to_bits();
+    if classes.iter().all(|c| c.1 == 1) {
+        // Pages each their own class (the per-page simulator): half the bytes to move.
+        let mut keys: Vec<u64> = classes.iter().map(|c| key(c.0)).collect();
+        radix_sort(&mut keys, |&k| k, 0);
+        for (c, k) in classes.iter_mut().zip(keys) {
+            *c = (f64::from_bits(!k), 1);
+        }
+    } else {
+        radix_sort(classes, |c| key(c.0), (0.0, 0));
+    }
+}
+
+/// Sorts `items` by `key`, lowest first and stable: a byte of the key a pass (least
+/// significant first), skipping the bytes every key shares, in the vector's own room
+/// (doubled with `fill`, then truncated back).
+fn radix_sort<T: Copy>(items: &mut Vec<T>, key: impl Fn(&T) -> u64, fill: T) {
+    let n = items.len();
+    let digit = |item: &T, byte: usize| (key(item) >> (8 * byte)) as u8 as usize;
+    let mut counts = [[0usize; 256]; 8];
+    for item in items.iter() {
+        for (byte, count) in counts.iter_mut().enumerate() {
+            count[digit(item, byte)] += 1;
+        }
+    }
+    items.resize(2 * n, fill);
+    let (mut from, mut to) = items.split_at_mut(n);
+    let mut moved = false;
+    for (byte, count) in counts.iter().enumerate() {
+        if count.contains(&n) {
+            // Every key has this byte: the pass would keep the order.
+            continue;
+        }
+        let mut next = [0usize; 256];
+        let mut start = 0;
+        for (slot, &c) in next.iter_mut().zip(count) {
+            *slot = start;
+            start += c;
+        }
+        for item in from.iter() {
+            let d = digit(item, byte);
+            to[next[d]] = *item;
+            next[d] += 1;
+        }
+        std::mem::swap(&mut from, &mut to);
+        moved = !moved;
+    }
+    if moved {
+        items.copy_within(n.., 0);
+    }
+    items.truncate(n);
+}
+
+/// Classes from which [`sort_by_weight`] radix sorts.
+const RADIX_FROM: usize = 1024;
 
 /// Systematic sampling over pages in page order (see the module docs).
 #[derive(Debug, Clone, Copy)]
@@ -329,6 +402,55 @@ mod tests {
             inclusion_scale(&mut one_by_one, 2).to_bits(),
             inclusion_scale(&mut grouped, 2).to_bits()
         );
+    }
+
+    /// The radix sort orders weights as the comparison sort does, so the scale is the
+    /// same bit for bit: weights spread over many magnitudes or sharing most of their
+    /// bits, repeated, subnormal, the largest finite and infinite, any counts.
+    #[test]
+    fn the_radix_sort_orders_as_comparison_does() {
+        let mut state = 5u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            state >> 11
+        };
+        for case in 0..60u64 {
+            let n = RADIX_FROM - 3 + (next() % 3000) as usize;
+            let classes: Vec<(f64, u64)> = (0..n)
+                .map(|_| {
+                    let x = next() << 11 ^ next();
+                    let s = match case % 5 {
+                        0 => f64::from_bits(1 + x % 0x7fef_ffff_ffff_ffff),
+                        1 => 1.0 + (x % 1000) as f64 / 7.0,
+                        2 => [5e-324, 1e-300, 0.5, f64::MAX, f64::INFINITY][x as usize % 5],
+                        // Neighbours: weights that differ in their last bits only.
+                        3 => f64::from_bits(0.3f64.to_bits() + x % 600),
+                        _ => (x % 1_000_000) as f64 / 1e6 + 1e-9,
+                    };
+                    // Every class of one page (half the cases), or of a few.
+                    let count = if (case / 5) % 2 == 0 {
+                        1
+                    } else {
+                        1 + next() % 4
+                    };
+                    (s, count)
+                })
+                .collect();
+            let mut radix = classes.clone();
+            sort_by_weight(&mut radix);
+            let mut compared = classes;
+            compared.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let weights = |c: &[(f64, u64)]| c.iter().map(|c| c.0.to_bits()).collect::<Vec<_>>();
+            assert_eq!(weights(&radix), weights(&compared), "case {case}");
+            // Whole classes move: within each weight, the same counts.
+            let by_count = |mut c: Vec<(f64, u64)>| {
+                c.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                c.iter().map(|c| (c.0.to_bits(), c.1)).collect::<Vec<_>>()
+            };
+            assert_eq!(by_count(radix), by_count(compared), "case {case}");
+        }
     }
 
     #[test]

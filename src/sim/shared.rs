@@ -13,9 +13,13 @@
 //!   (interned: equal states are one), and a visit moves it to the state a visit in that
 //!   cycle, finding a change or not, leads to — computed once per state, cycle and
 //!   outcome, then looked up for every other page making the same move;
-//! - the formula is [`Split`]: its *inputs*, the largest subtrees that read neither `w`
-//!   nor `HR` (`1 - exp(-MLE * t)`, `X7`, `tc` above), are evaluated once per state; the
-//!   rest, once per page over the page's weight, its `HR` and its state's input values.
+//! - the formula is [`Split`]: its *state inputs*, the largest subtrees that read neither
+//!   `w` nor `HR` (`1 - exp(-MLE * t)`, `X7`, `tc` above), are evaluated once per state;
+//!   its *host inputs*, the largest that read `HR` alone (`HR`, `exp(HR)`), once per host
+//!   (and per state, for pages without a host, whose `HR` is their own); its *fixed
+//!   inputs*, the largest that apply operators to `w` alone (`log(w)`, `exp(w^2)`), once
+//!   per page for the whole run; the rest, once per page and cycle over the page's weight
+//!   and its values of the inputs, gathered chunk by chunk through its state and host.
 //!
 //! The scores are bit for bit the whole formula's (see [`Split`]), so the run is the
 //! per-page simulator's, and the reference simulator's.
@@ -25,7 +29,7 @@
 //! them, so pages of one state move alike).
 
 use super::Period;
-use crate::eval::{Columns, Scratch, Split};
+use crate::eval::{Columns, Scope, Scratch, Split};
 use crate::formula::Terminal;
 use crate::policy::{eval_inputs, FormulaPolicy, PageState, StateKey};
 use crate::policy::{Histories, Policy, ScoreBuffers, Surroundings, NO_GROUP, NO_HOST};
@@ -34,9 +38,14 @@ use rustc_hash::FxHashMap as HashMap;
 /// No state yet (a move not made this cycle).
 const NONE: u32 = u32::MAX;
 
-/// The terminals a shared state does not hold: each page's own.
-fn per_page(t: Terminal) -> bool {
-    matches!(t, Terminal::W | Terminal::HR)
+/// Where each terminal varies: `w` is each page's own for the whole run, `HR` its
+/// host's, and every other terminal its state's.
+fn scope(t: Terminal) -> Scope {
+    match t {
+        Terminal::W => Scope::Fixed,
+        Terminal::HR => Scope::Host,
+        _ => Scope::State,
+    }
 }
 
 /// The shared states of a run, and each page's.
@@ -59,16 +68,17 @@ pub(super) struct Shared {
     next: Vec<[u32; 2]>,
     /// The states visited this cycle (their moves to forget, their emptiness to check).
     moved: Vec<u32>,
-    /// Each input's value for each state.
+    /// Each state input's value for each state.
     values: Vec<Vec<f64>>,
-    /// Each input's value for each page.
-    inputs: Vec<Vec<f64>>,
-    /// `HR` of each state's own statistics (a page without a host is its own host).
-    state_hr: Vec<f64>,
-    /// `HR` of a page of each host.
-    host_hr: Vec<f64>,
-    /// `HR` of each page.
+    /// Each fixed input's value for each page (computed once a run).
+    fixed: Vec<Vec<f64>>,
+    /// `HR` of each host, then of each state's own statistics (a page without a host is
+    /// its own host).
     hr: Vec<f64>,
+    /// Each page's index into `hr`.
+    hr_index: Vec<u32>,
+    /// Each host input's value at each of `hr`.
+    host_values: Vec<Vec<f64>>,
     scratch: Scratch,
 }
 
@@ -86,7 +96,7 @@ impl Shared {
     pub(super) fn start(&mut self, period: &Period, policy: &Policy) -> bool {
         self.split = match policy {
             Policy::Formula(f) if Shared::suits(period, f) => {
-                Some(Split::new(f.formula(), f.closure(), per_page))
+                Some(Split::new(f.formula(), f.closure(), scope))
             }
             _ => None,
         };
@@ -104,7 +114,23 @@ impl Shared {
         let fresh = policy.fresh_page_of(1.0, NO_HOST, NO_GROUP);
         let id = self.intern(fresh);
         self.members[id as usize] = period.pages() as u32;
+        self.fix_inputs(period);
         true
+    }
+
+    /// Evaluates the split's fixed inputs over the period's weights.
+    fn fix_inputs(&mut self, period: &Period) {
+        // Invariant: called by `start` once the split is set.
+        let split = self.split.as_ref().expect("invariant: a split is set");
+        self.fixed.resize_with(split.fixed().len(), Vec::new);
+        let pages = period.pages();
+        // Invariant: only a weighted period shares states (`Shared::suits`).
+        let weights = period.weights().expect("invariant: a weighted period");
+        let columns = Columns::new(pages).with(Terminal::W, weights);
+        for (program, values) in split.fixed().iter().zip(&mut self.fixed) {
+            values.resize(pages, 0.0);
+            program.eval_batch(&columns, values, &mut self.scratch);
+        }
     }
 
     /// Whether this run shares states.
@@ -182,8 +208,8 @@ impl Shared {
         self.index.clear();
     }
 
-    /// Scores every page at cycle `d` into `scores`: the split's inputs once per state,
-    /// the rest per page.
+    /// Scores every page at cycle `d` into `scores`: the split's state inputs once per
+    /// state, its host inputs once per host, the rest per page.
     pub(super) fn score(
         &mut self,
         period: &Period,
@@ -194,35 +220,39 @@ impl Shared {
         // Invariant: `score` is called only while `active` (the per-page simulator asks).
         let split = self.split.as_ref().expect("invariant: scored while active");
         eval_inputs(split, &self.states, (d, hosts), &mut self.values, buffers);
-        self.inputs.resize_with(self.values.len(), Vec::new);
-        for (page, state) in self.inputs.iter_mut().zip(&self.values) {
-            let state = state.as_slice();
-            page.clear();
-            page.extend(self.of_page.iter().map(|&s| state[s as usize]));
-        }
         let pages = period.pages();
-        let residual = split.residual();
-        let mut columns = Columns::new(pages).with_inputs(&self.inputs);
-        if residual.terminals().contains(&Terminal::HR) {
-            self.state_hr.clear();
-            self.state_hr
-                .extend(self.states.iter().map(|s| hosts.rate(&s.stats)));
-            hosts.host_rates_into(&mut self.host_hr);
+        self.host_values.resize_with(split.host().len(), Vec::new);
+        if !split.host().is_empty() {
+            // Each host's HR, then each state's own (that of a page without a host).
             self.hr.clear();
+            hosts.host_rates_into(&mut self.hr);
+            let h = self.hr.len();
             self.hr
+                .extend(self.states.iter().map(|s| hosts.rate(&s.stats)));
+            self.hr_index.clear();
+            self.hr_index
                 .extend((0..pages as u32).zip(&self.of_page).map(|(p, &s)| {
-                    match self.host_hr.get(period.host(p) as usize) {
-                        Some(&rate) => rate,
-                        None => self.state_hr[s as usize],
+                    match period.host(p) as usize {
+                        host if host < h => host as u32,
+                        _ => (h as u32) + s,
                     }
                 }));
-            columns = columns.with(Terminal::HR, &self.hr);
+            let hr = Columns::new(self.hr.len()).with(Terminal::HR, &self.hr);
+            for (program, values) in split.host().iter().zip(&mut self.host_values) {
+                values.resize(hr.len(), 0.0);
+                program.eval_batch(&hr, values, &mut self.scratch);
+            }
         }
+        let state = (self.values.as_slice(), self.of_page.as_slice());
+        let host = (self.host_values.as_slice(), self.hr_index.as_slice());
+        let mut columns = split.columns(pages, state, host, &self.fixed);
         if let Some(weights) = period.weights() {
             columns = columns.with(Terminal::W, weights);
         }
         scores.resize(pages, 0.0);
-        residual.eval_batch(&columns, scores, &mut self.scratch);
+        split
+            .residual()
+            .eval_batch(&columns, scores, &mut self.scratch);
     }
 }
 
