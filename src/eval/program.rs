@@ -143,7 +143,7 @@ pub struct Columns<'a> {
     gathered: [Gathered<'a>; 2],
     /// The last input columns of a [`Split`]'s residual, its fixed inputs: one value per
     /// page.
-    inputs: &'a [Vec<f64>],
+    fixed: &'a [Vec<f64>],
 }
 
 impl<'a> Columns<'a> {
@@ -153,7 +153,7 @@ impl<'a> Columns<'a> {
             len,
             columns: [None; Terminal::COUNT],
             gathered: [(&[], &[]); 2],
-            inputs: &[],
+            fixed: &[],
         }
     }
 
@@ -421,7 +421,7 @@ impl Program {
     ) {
         let (start, end) = chunk.pages;
         let n = end - start;
-        let gathered = columns.gathered.iter().map(|g| g.0.len()).sum::<usize>();
+        let gathered = chunk.values.len() / CHUNK;
         for ins in &self.code {
             let d = ins.dst as usize * CHUNK;
             let (head, tail) = regs.split_at_mut(d + CHUNK);
@@ -432,7 +432,7 @@ impl Program {
                 Src::Col(t) => Operand::Slice(&columns.column(t)[start..end]),
                 Src::In(i) => match (i as usize).checked_sub(gathered) {
                     None => Operand::Slice(&chunk.values[i as usize * CHUNK..][..n]),
-                    Some(i) => Operand::Slice(&columns.inputs[i][start..end]),
+                    Some(i) => Operand::Slice(&columns.fixed[i][start..end]),
                 },
                 Src::Imm(c) => Operand::Scalar(c),
             };
@@ -499,7 +499,8 @@ impl Program {
 pub(crate) type Gathered<'a> = (&'a [Vec<f64>], &'a [u32]);
 
 /// The pages a chunk of [`Program::eval_batch`] evaluates (at most [`CHUNK`]), and their
-/// values of each gathered input, [`CHUNK`] slots per input.
+/// values of each gathered input, [`CHUNK`] slots per input (so `values` holds
+/// [`CHUNK`] times as many values as there are gathered inputs).
 #[derive(Clone, Copy)]
 struct Chunk<'a> {
     pages: (usize, usize),
@@ -614,7 +615,7 @@ impl Split {
         }
         let mut columns = Columns::new(len);
         columns.gathered = [state, host];
-        columns.inputs = fixed;
+        columns.fixed = fixed;
         columns
     }
 }
