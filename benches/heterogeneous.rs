@@ -79,7 +79,7 @@ fn bench(c: &mut Criterion) {
             policies.push((format!("{name}-sample"), policy, sampled));
         }
     }
-    for name in ["lambda", "lambda-harmonic", "value", "kab5"] {
+    for name in ["lambda", "lambda-harmonic", "value", "weight", "kab5"] {
         let policy = Policy::parse(name, &grammar).unwrap();
         policies.push((name.to_string(), policy, SimConfig::paper()));
     }

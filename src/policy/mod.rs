@@ -68,6 +68,7 @@
 //! - `stats.rs`: a page's statistics and every terminal's value ([`PageStats`],
 //!   [`Surroundings`], [`Track`]);
 //! - `features.rs`: the set of terminals a policy reads ([`Features`]);
+//! - `memory.rs`: what a rate policy's solve keeps between cycles ([`SolveMemory`]);
 //! - `rates.rs`: the rate policies' mathematics ([`RatePolicy`], [`crawl_value`]);
 //! - `baseline.rs`, `adaptive.rs`: the published baselines and the adaptive intervals;
 //! - `predictor.rs`: a learned model bound to a page's statistics ([`Predictor`]);
@@ -86,6 +87,7 @@ mod features;
 mod files;
 mod history;
 mod kind;
+mod memory;
 mod predictor;
 mod rates;
 mod score;
@@ -105,8 +107,9 @@ pub use features::Features;
 pub(crate) use files::with_policy_files_in;
 pub use history::{Histories, SetId};
 pub use kind::{FormulaPolicy, Policy, PolicyError};
+pub use memory::SolveMemory;
 pub use predictor::{GroupingError, Predictor, MAX_INPUTS};
-pub use rates::{crawl_value, RateInput, RatePolicy, Rates, SolveMemory, SolvePage};
+pub use rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
 pub(crate) use score::eval_inputs;
 pub use score::{ScoreBuffers, ScoreContext};
 pub use seeds::{literature_formulas, literature_seeds, LiteratureFormula};

@@ -46,6 +46,7 @@
 //! assert!((sum - 1.0).abs() < 1e-12);
 //! ```
 
+use super::memory::{change_probability, SolveMemory};
 use serde::{Deserialize, Serialize};
 
 /// A rate policy of the literature (docs/src/reference/policies.md#rate-policies).
@@ -81,13 +82,6 @@ impl RateInput {
             change_rate,
         }
     }
-
-    /// `π = 1 - e^{-Δ}`, the chance of at least one change in a cycle, and `1 - π = e^{-Δ}`
-    /// (computed directly, not by subtraction).
-    #[inline]
-    fn change_probability(self) -> (f64, f64) {
-        (-(-self.change_rate).exp_m1(), (-self.change_rate).exp())
-    }
 }
 
 /// One cycle's solution of a rate policy: how a page's rate follows from its inputs.
@@ -114,118 +108,6 @@ pub struct SolvePage {
     /// `1 - π` (lambda).
     c: f64,
     count: f64,
-}
-
-/// What a solve keeps for the next cycle's ([`RatePolicy::solve_remembering`]): each
-/// page's input and count in the order given, and their multiset, merged: the distinct
-/// inputs sorted, each with its total count.
-///
-/// **Invariant:** `merged` is the multiset of `pages` (entries of count 0 left out).
-#[derive(Debug, Clone, Default)]
-pub struct SolveMemory {
-    pages: Vec<((u64, u64), u32)>,
-    merged: Vec<((u64, u64), u64)>,
-    /// Space for the next cycle's pages, the next merge, and the entries that changed.
-    spare: Vec<((u64, u64), u32)>,
-    spare_merged: Vec<((u64, u64), u64)>,
-    gone: Vec<((u64, u64), u32)>,
-    come: Vec<((u64, u64), u32)>,
-}
-
-impl SolveMemory {
-    /// Makes `now` the remembered pages. The entries are compared place by place with the
-    /// last ones (a page inserted or removed in the middle moves every later place): the
-    /// c entries that differ, and those past the shorter list's end, leave the merged
-    /// multiset or join it, at a cost of O(P + c log c) for P pages instead of a sort's
-    /// O(P log P). When more than a quarter differ, or nothing was merged before,
-    /// everything is sorted and merged again.
-    fn update(&mut self, now: Vec<((u64, u64), u32)>) {
-        let before = std::mem::replace(&mut self.pages, now);
-        self.changes(&before);
-        self.spare = before;
-    }
-
-    /// Merges the change from the pages `before` to `self.pages` into `self.merged`.
-    fn changes(&mut self, before: &[((u64, u64), u32)]) {
-        let now = &self.pages;
-        let (mut gone, mut come) = (
-            std::mem::take(&mut self.gone),
-            std::mem::take(&mut self.come),
-        );
-        gone.clear();
-        come.clear();
-        let limit = now.len() / 4;
-        let shared = before.len().min(now.len());
-        for (b, n) in before[..shared].iter().zip(&now[..shared]) {
-            if b != n {
-                gone.push(*b);
-                come.push(*n);
-                if come.len() > limit {
-                    break;
-                }
-            }
-        }
-        gone.extend_from_slice(&before[shared..]);
-        come.extend_from_slice(&now[shared..]);
-        let mut merged = std::mem::take(&mut self.spare_merged);
-        merged.clear();
-        if come.len() > limit || gone.len() > limit || self.merged.is_empty() {
-            // Every entry, in `come`'s space.
-            come.clear();
-            come.extend(now.iter().copied().filter(|&(_, c)| c > 0));
-            come.sort_unstable_by_key(|&(input, _)| input);
-            merge_into(&mut merged, come.iter().map(|&(i, c)| (i, c as i64)));
-        } else {
-            gone.sort_unstable_by_key(|&(input, _)| input);
-            come.sort_unstable_by_key(|&(input, _)| input);
-            let changes = merge_sorted(
-                gone.iter().map(|&(i, c)| (i, -(c as i64))),
-                come.iter().map(|&(i, c)| (i, c as i64)),
-            );
-            let last = self.merged.iter().map(|&(i, c)| (i, c as i64));
-            merge_into(&mut merged, merge_sorted(last, changes));
-        }
-        self.spare_merged = std::mem::replace(&mut self.merged, merged);
-        (self.gone, self.come) = (gone, come);
-    }
-}
-
-/// The entries of two iterators sorted by input, in one sorted sequence.
-fn merge_sorted(
-    a: impl IntoIterator<Item = ((u64, u64), i64)>,
-    b: impl IntoIterator<Item = ((u64, u64), i64)>,
-) -> impl Iterator<Item = ((u64, u64), i64)> {
-    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
-    std::iter::from_fn(move || match (a.peek(), b.peek()) {
-        (Some(x), Some(y)) if y.0 < x.0 => b.next(),
-        (Some(_), _) => a.next(),
-        (None, _) => b.next(),
-    })
-}
-
-/// Appends sorted `entries` to `merged`, summing the counts of equal inputs and leaving
-/// out inputs whose counts sum to 0.
-fn merge_into(
-    merged: &mut Vec<((u64, u64), u64)>,
-    entries: impl Iterator<Item = ((u64, u64), i64)>,
-) {
-    let mut flush = |entry: Option<((u64, u64), i64)>| {
-        if let Some((at, sum)) = entry {
-            // Invariant: a count leaves only after joining (the memory's).
-            debug_assert!(sum >= 0, "a count below 0");
-            if sum != 0 {
-                merged.push((at, sum as u64));
-            }
-        }
-    };
-    let mut current: Option<((u64, u64), i64)> = None;
-    for (input, count) in entries {
-        match &mut current {
-            Some((at, sum)) if *at == input => *sum += count,
-            _ => flush(current.replace((input, count))),
-        }
-    }
-    flush(current);
 }
 
 /// When the harmonic solve stops: `|Σρ - k| <= SUM_PRECISION · k`.
@@ -361,9 +243,10 @@ impl RatePolicy {
                     return Rates::Same(if total > 0.0 { 1.0 } else { 0.0 });
                 }
                 // Only pages with μπ > 0 can get a rate.
+                let probabilities = &mut memory.probabilities;
                 work.retain_mut(|p| {
                     let q = input(p);
-                    let (pi, rest) = q.change_probability();
+                    let (pi, rest) = probabilities.get(q.change_rate);
                     (p.a, p.b, p.c) = ((q.importance * pi).sqrt(), pi, rest);
                     p.a > 0.0
                 });
@@ -393,10 +276,22 @@ impl RatePolicy {
     /// The rate of a page of inputs `page` under the cycle's solution `rates`.
     #[inline]
     pub fn rate(self, page: RateInput, rates: &Rates) -> f64 {
+        self.rate_by(page, rates, change_probability)
+    }
+
+    /// [`RatePolicy::rate`] with `(π, 1 - π)` of a change rate from `probability`, which
+    /// must give what [`change_probability`] gives (from a [`SolveMemory`]'s, say).
+    #[inline]
+    pub(super) fn rate_by(
+        self,
+        page: RateInput,
+        rates: &Rates,
+        probability: impl FnOnce(f64) -> (f64, f64),
+    ) -> f64 {
         match *rates {
             Rates::Same(rate) => rate,
             Rates::Positive => {
-                let (pi, _) = page.change_probability();
+                let (pi, _) = probability(page.change_rate);
                 if page.importance * pi > 0.0 {
                     1.0
                 } else {
@@ -408,7 +303,7 @@ impl RatePolicy {
                 RatePolicy::Change => scale * page.change_rate,
                 RatePolicy::Weight => scale * page.importance,
                 RatePolicy::Lambda => {
-                    let (pi, rest) = page.change_probability();
+                    let (pi, rest) = probability(page.change_rate);
                     lambda_rate((page.importance * pi).sqrt(), pi, rest, scale)
                 }
                 RatePolicy::LambdaHarmonic => {
@@ -424,10 +319,23 @@ impl RatePolicy {
     /// every tie and every order of the products).
     #[inline]
     pub fn owed(self, page: RateInput, rates: &Rates, t: f64) -> f64 {
+        self.owed_by(page, rates, t, change_probability)
+    }
+
+    /// [`RatePolicy::owed`] with the change probabilities of `probability` (as in
+    /// [`RatePolicy::rate_by`]).
+    #[inline]
+    pub(super) fn owed_by(
+        self,
+        page: RateInput,
+        rates: &Rates,
+        t: f64,
+        probability: impl FnOnce(f64) -> (f64, f64),
+    ) -> f64 {
         match (self, *rates) {
             (RatePolicy::Change, Rates::Scaled(scale)) => scale * (page.change_rate * t),
             (RatePolicy::Weight, Rates::Scaled(scale)) => scale * (page.importance * t),
-            _ => self.rate(page, rates) * t,
+            _ => self.rate_by(page, rates, probability) * t,
         }
     }
 
@@ -751,7 +659,7 @@ mod tests {
                 return Ok(()); // a degenerate case: checked in `rates_sum_to_the_budget`
             };
             for (&(q, _), &rho) in pages.iter().zip(&each) {
-                let (pi, rest) = q.change_probability();
+                let (pi, rest) = change_probability(q.change_rate);
                 let gain = q.importance * pi / (pi + rho * rest).powi(2);
                 if rho == 0.0 {
                     prop_assert!(gain <= lambda * (1.0 + 1e-9), "{gain} > {lambda}");
@@ -775,7 +683,7 @@ mod tests {
             };
             let (mut ones, mut offset, mut slope) = (0.0, 0.0, 0.0);
             for (&(q, c), &rho) in pages.iter().zip(&each) {
-                let (pi, rest) = q.change_probability();
+                let (pi, rest) = change_probability(q.change_rate);
                 if rho == 1.0 {
                     ones += c as f64;
                 } else if rho > 0.0 {

@@ -1,8 +1,11 @@
 //! How a policy scores pages: one page ([`Policy::score_one`]) or a batch into the
 //! caller's buffer ([`Policy::score_into`]), bit for bit alike, in a cycle's
-//! [`ScoreContext`] (the cycle, the host totals, a rate policy's solved rates), computing
-//! only the terminal columns the policy reads, in caller-owned [`ScoreBuffers`].
+//! [`ScoreContext`] (the cycle, the host totals, a rate policy's solved rates), in
+//! caller-owned [`ScoreBuffers`]. A batch scores a formula or a model over columns of only
+//! the terminals it reads; the other policies read their few terminals straight from each
+//! page (LambdaCrawl its change probabilities from the solve's memory, which pages share).
 
+use super::memory::change_probability;
 use super::{crawl_value, Features, PageState, Policy, RateInput, RatePolicy, Surroundings};
 use super::{Rates, SolveMemory, SolvePage};
 use crate::eval::{Columns, Scratch, Split};
@@ -185,18 +188,25 @@ impl Policy {
                 f.program.eval_one(&values)
             }
             Policy::Model(m) => m.predict(&page.stats, d, hosts),
-            _ => self.score_page(page, context, |t| page.stats.terminal(t, d, hosts)),
+            _ => self.score_page(
+                page,
+                context,
+                |t| page.stats.terminal(t, d, hosts),
+                change_probability,
+            ),
         }
     }
 
     /// The score of a page that is not a formula's, from the values of the terminals it
-    /// reads.
+    /// reads (a rate policy's change probabilities from `probability`, which gives what
+    /// [`change_probability`] gives).
     #[inline]
     fn score_page(
         &self,
         page: &PageState,
         context: &ScoreContext<'_>,
         value: impl Fn(Terminal) -> f64,
+        probability: impl FnOnce(f64) -> (f64, f64),
     ) -> f64 {
         match self {
             Policy::Formula(_) => unreachable!("formulas are scored by their program"),
@@ -212,9 +222,14 @@ impl Policy {
                     .as_ref()
                     .expect("invariant: a rate policy is scored in the context of its cycle");
                 if context.sampling {
-                    r.rate(rate_input(*r, &value), rates)
+                    r.rate_by(rate_input(*r, &value), rates, probability)
                 } else {
-                    r.owed(rate_input(*r, &value), rates, value(Terminal::T))
+                    r.owed_by(
+                        rate_input(*r, &value),
+                        rates,
+                        value(Terminal::T),
+                        probability,
+                    )
                 }
             }
             Policy::Value => {
@@ -224,8 +239,8 @@ impl Policy {
     }
 
     /// Scores `pages` in `context` into `out` (one score per page, bit for bit
-    /// [`Policy::score_one`]), computing only the terminal columns it reads, in the
-    /// caller-owned `buffers`.
+    /// [`Policy::score_one`]) in the caller-owned `buffers`: a formula or a model over
+    /// columns of only the terminals it reads, the others page by page.
     ///
     /// # Panics
     /// For a bandit (see [`Policy::score_one`]).
@@ -237,8 +252,33 @@ impl Policy {
         buffers: &mut ScoreBuffers,
     ) {
         let out = &mut out[..pages.len()];
-        let features = self.features();
         let (d, hosts) = (context.cycle, context.hosts);
+        if !matches!(self, Policy::Formula(_) | Policy::Model(_)) {
+            // A few terminals, each read once: straight from the page, without columns.
+            if let Policy::Rate(RatePolicy::Lambda) = self {
+                // LambdaCrawl's rates read the change probabilities, which pages share.
+                let probabilities = &mut buffers.memory.probabilities;
+                for (o, page) in out.iter_mut().zip(pages) {
+                    *o = self.score_page(
+                        page,
+                        context,
+                        |t| page.stats.terminal(t, d, hosts),
+                        |delta| probabilities.get(delta),
+                    );
+                }
+            } else {
+                for (o, page) in out.iter_mut().zip(pages) {
+                    *o = self.score_page(
+                        page,
+                        context,
+                        |t| page.stats.terminal(t, d, hosts),
+                        change_probability,
+                    );
+                }
+            }
+            return;
+        }
+        let features = self.features();
         for t in features.iter() {
             buffers.columns[t.index()].clear();
         }
@@ -262,9 +302,10 @@ impl Policy {
                     .fold(Columns::new(pages.len()), |c, t| c.with(t, column(t)));
                 f.program.eval_batch(&columns, out, &mut buffers.scratch);
             }
+            // A model, whose `P` column holds its predictions.
             _ => {
                 for (i, (o, page)) in out.iter_mut().zip(pages).enumerate() {
-                    *o = self.score_page(page, context, |t| column(t)[i]);
+                    *o = self.score_page(page, context, |t| column(t)[i], change_probability);
                 }
             }
         }
