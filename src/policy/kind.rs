@@ -13,7 +13,7 @@ use crate::formula::{Closure, Formula, ParseError, Terminal};
 /// simulation visits the best-scored `k`. Every policy
 ///
 /// - declares the page features it reads ([`Policy::features`]): the simulators and the
-///   scheduler compute only those terminal columns;
+///   scheduler compute only those terminals (a formula's or a model's as columns);
 /// - may keep per-page memory of its own
 ///   ([`PageState::memory`](super::PageState::memory)), which every visit updates,
 ///   warm-up visits included ([`Policy::visit`]); pages of equal statistics and equal

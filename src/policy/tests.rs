@@ -70,23 +70,48 @@ fn baseline_formulas_compute_the_builtin_scores() {
 
 #[test]
 fn batch_scores_equal_single_scores() {
-    let pages = pages();
+    // The pages of `pages()`, and as many again of weight 0 (no LambdaCrawl rate).
+    let mut pages = pages();
+    let weightless: Vec<PageState> = (pages.iter())
+        .map(|p| {
+            let mut stats = p.stats;
+            stats.weight = 0.0;
+            PageState { stats, ..*p }
+        })
+        .collect();
+    pages.extend(weightless);
     let mut buffers = ScoreBuffers::default();
     let mut out = vec![f64::NAN; pages.len() + 3];
+    // Two copies of each page: 24 of positive weight among 48. With k = 3 LambdaCrawl's
+    // rates are scaled, with k = 30 every positive page's is 1 (`Rates::Positive`), with
+    // k = 48 every page's is.
+    let mut solutions = Vec::new();
     // A bandit scores with its arms (each among these).
     for policy in policies().into_iter().filter(|p| p.bandit().is_none()) {
-        let hosts = hosts();
-        let population = pages.iter().map(|p| (p, 2));
-        let context = policy.context(14, 3, &hosts, population, &mut buffers);
-        policy.score_into(&pages, &context, &mut out, &mut buffers);
-        for (page, score) in pages.iter().zip(&out) {
-            assert_eq!(
-                score.to_bits(),
-                policy.score_one(page, &context).to_bits(),
-                "{policy}"
-            );
+        for (k, sampled) in [(3, false), (3, true), (30, false), (30, true), (48, false)] {
+            let hosts = hosts();
+            let population = pages.iter().map(|p| (p, 2));
+            let context = policy.context(14, k, &hosts, population, &mut buffers);
+            let context = if sampled { context.sampled() } else { context };
+            if matches!(policy, Policy::Rate(RatePolicy::Lambda)) {
+                solutions.push(context.rates());
+            }
+            policy.score_into(&pages, &context, &mut out, &mut buffers);
+            for (page, score) in pages.iter().zip(&out) {
+                assert_eq!(
+                    score.to_bits(),
+                    policy.score_one(page, &context).to_bits(),
+                    "{policy} with k = {k}, sampled: {sampled}"
+                );
+            }
         }
     }
+    assert!(
+        matches!(solutions[0], Some(Rates::Scaled(_))),
+        "{solutions:?}"
+    );
+    assert_eq!(solutions[2], Some(Rates::Positive));
+    assert_eq!(solutions[4], Some(Rates::Same(1.0)));
 }
 
 #[test]
