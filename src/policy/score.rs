@@ -133,8 +133,21 @@ pub struct ScoreBuffers {
     columns: [Vec<f64>; Terminal::COUNT],
     scratch: Scratch,
     solve: Vec<SolvePage>,
-    /// The last solve's pages, for the next cycle's.
-    memory: SolveMemory,
+    /// The last solve's pages, for the next cycle's: one memory for each kind of input a
+    /// rate policy reads ([`memory_kind`]), so that a bandit whose arms read
+    /// different inputs keeps each memory up to date between the cycles its arms draw.
+    memories: [SolveMemory; 3],
+}
+
+/// Which of [`ScoreBuffers`]' memories the solves of `policy` keep: that of importance
+/// and change rate (`lambda`, `lambda-harmonic`), of importance alone (`weight`), or of
+/// change rate alone (`change`; `uniform` reads nothing and leaves its memory alone).
+fn memory_kind(policy: RatePolicy) -> usize {
+    match (policy.reads_importance(), policy.reads_change_rate()) {
+        (true, true) => 0,
+        (true, false) => 1,
+        (false, _) => 2,
+    }
 }
 
 impl Policy {
@@ -160,7 +173,7 @@ impl Policy {
                 }),
                 k,
                 &mut buffers.solve,
-                &mut buffers.memory,
+                &mut buffers.memories[memory_kind(*r)],
             )),
             _ => None,
         };
@@ -257,7 +270,8 @@ impl Policy {
             // A few terminals, each read once: straight from the page, without columns.
             if let Policy::Rate(RatePolicy::Lambda) = self {
                 // LambdaCrawl's rates read the change probabilities, which pages share.
-                let probabilities = &mut buffers.memory.probabilities;
+                let memory = &mut buffers.memories[memory_kind(RatePolicy::Lambda)];
+                let probabilities = &mut memory.probabilities;
                 for (o, page) in out.iter_mut().zip(pages) {
                     *o = self.score_page(
                         page,
