@@ -22,7 +22,7 @@ const SLOT_BITS: u32 = 10;
 /// empty table holds no slot), so [`Probabilities::get`] is [`change_probability`]
 /// bit for bit.
 #[derive(Debug, Clone, Default)]
-pub struct Probabilities {
+pub(crate) struct Probabilities {
     slots: Vec<(u64, f64, f64)>,
 }
 
@@ -46,9 +46,10 @@ impl Probabilities {
     }
 }
 
-/// What a solve keeps for the next cycle's ([`RatePolicy::solve_remembering`](super::RatePolicy::solve_remembering)): each
-/// page's input and count in the order given, and their multiset, merged: the distinct
-/// inputs sorted, each with its total count.
+/// What a solve keeps for the next cycle's
+/// ([`RatePolicy::solve_remembering`](super::RatePolicy::solve_remembering)): each page's
+/// input and count in the order given, and their multiset, merged: the distinct inputs
+/// sorted, each with its total count.
 ///
 /// **Invariant:** `merged` is the multiset of `pages` (entries of count 0 left out).
 #[derive(Debug, Clone, Default)]
