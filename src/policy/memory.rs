@@ -56,8 +56,7 @@ impl Probabilities {
 pub struct SolveMemory {
     pub(super) pages: Vec<((u64, u64), u32)>,
     pub(super) merged: Vec<((u64, u64), u64)>,
-    /// Space for the next cycle's pages, the next merge, and the entries that changed.
-    pub(super) spare: Vec<((u64, u64), u32)>,
+    /// Space for the next merge, and the entries that changed.
     spare_merged: Vec<((u64, u64), u64)>,
     gone: Vec<((u64, u64), u32)>,
     come: Vec<((u64, u64), u32)>,
@@ -66,46 +65,54 @@ pub struct SolveMemory {
 }
 
 impl SolveMemory {
-    /// Makes `now` the remembered pages. The entries are compared place by place with the
-    /// last ones (a page inserted or removed in the middle moves every later place): the
-    /// c entries that differ, and those past the shorter list's end, leave the merged
-    /// multiset or join it, at a cost of O(P + c log c) for P pages instead of a sort's
-    /// O(P log P). When more than a quarter differ, or nothing was merged before,
+    /// Makes `pages` (each page's input and count) the remembered pages and returns
+    /// their total count. Each entry is compared with the one remembered at its place as
+    /// it is read, in one pass (a page inserted or removed in the middle moves every later
+    /// place): the c entries that differ, and those past the shorter list's end, leave the
+    /// merged multiset or join it, at a cost of O(P + c log c) for P pages instead of a
+    /// sort's O(P log P). When more than a quarter differ, or nothing was merged before,
     /// everything is sorted and merged again.
-    pub(super) fn update(&mut self, now: Vec<((u64, u64), u32)>) {
-        let before = std::mem::replace(&mut self.pages, now);
-        self.changes(&before);
-        self.spare = before;
-    }
-
-    /// Merges the change from the pages `before` to `self.pages` into `self.merged`.
-    fn changes(&mut self, before: &[((u64, u64), u32)]) {
-        let now = &self.pages;
+    pub(super) fn record(&mut self, pages: impl IntoIterator<Item = ((u64, u64), u32)>) -> u64 {
         let (mut gone, mut come) = (
             std::mem::take(&mut self.gone),
             std::mem::take(&mut self.come),
         );
         gone.clear();
         come.clear();
-        let limit = now.len() / 4;
-        let shared = before.len().min(now.len());
-        for (b, n) in before[..shared].iter().zip(&now[..shared]) {
-            if b != n {
-                gone.push(*b);
-                come.push(*n);
-                if come.len() > limit {
-                    break;
+        // Past this many changes the lists stop: everything is sorted again.
+        let cap = self.pages.len() / 4;
+        let mut overflow = false;
+        let (mut total, mut len) = (0u64, 0usize);
+        let mut pages = pages.into_iter();
+        // `zip` reads a remembered place before the next page, so no page is lost when
+        // the remembered list ends first.
+        for (kept, entry) in self.pages.iter_mut().zip(pages.by_ref()) {
+            total += u64::from(entry.1);
+            len += 1;
+            if *kept != entry {
+                if come.len() < cap {
+                    gone.push(*kept);
+                    come.push(entry);
+                } else {
+                    overflow = true;
                 }
+                *kept = entry;
             }
         }
-        gone.extend_from_slice(&before[shared..]);
-        come.extend_from_slice(&now[shared..]);
+        gone.extend_from_slice(&self.pages[len..]);
+        self.pages.truncate(len);
+        for entry in pages {
+            total += u64::from(entry.1);
+            self.pages.push(entry);
+            come.push(entry);
+        }
+        let limit = self.pages.len() / 4;
         let mut merged = std::mem::take(&mut self.spare_merged);
         merged.clear();
-        if come.len() > limit || gone.len() > limit || self.merged.is_empty() {
+        if overflow || come.len() > limit || gone.len() > limit || self.merged.is_empty() {
             // Every entry, in `come`'s space.
             come.clear();
-            come.extend(now.iter().copied().filter(|&(_, c)| c > 0));
+            come.extend(self.pages.iter().copied().filter(|&(_, c)| c > 0));
             come.sort_unstable_by_key(|&(input, _)| input);
             merge_into(&mut merged, come.iter().map(|&(i, c)| (i, c as i64)));
         } else {
@@ -120,6 +127,7 @@ impl SolveMemory {
         }
         self.spare_merged = std::mem::replace(&mut self.merged, merged);
         (self.gone, self.come) = (gone, come);
+        total
     }
 }
 

@@ -192,27 +192,23 @@ impl RatePolicy {
     ) -> Rates {
         let k = k as f64;
         work.clear();
-        let mut total = 0u64;
-        if self == RatePolicy::Uniform {
+        let total = if self == RatePolicy::Uniform {
             // Reads no input: the memory stays as it is, for the next solve that does.
-            total = pages.into_iter().map(|(_, count)| u64::from(count)).sum();
+            pages.into_iter().map(|(_, count)| u64::from(count)).sum()
         } else {
-            let mut now = std::mem::take(&mut memory.spare);
-            now.clear();
-            for (page, count) in pages {
-                total += u64::from(count);
-                now.push((
+            let total = memory.record(pages.into_iter().map(|(page, count)| {
+                (
                     (page.importance.to_bits(), page.change_rate.to_bits()),
                     count,
-                ));
-            }
-            memory.update(now);
+                )
+            }));
             work.extend(memory.merged.iter().map(|&(input, count)| SolvePage {
                 input,
                 count: count as f64,
                 ..SolvePage::default()
             }));
-        }
+            total
+        };
         let total = total as f64;
         let uniform = if total > 0.0 { k / total } else { 0.0 };
         let input =
