@@ -3,13 +3,19 @@
 //! extended grammar, the same under a host cap of 2, the rate policies, bandits (EXP3 and
 //! one with the learning rules) and sampled decisions.
 //!
-//! Three histories, made or read here so the bench needs no other file:
+//! Three histories, made or read here so the bench needs no other file (and a fourth for
+//! three formulas, below):
 //! - `commerce`: 100,000 offers of the `commerce` preset, one 19-cycle period (weights,
 //!   hosts, attributes);
 //! - `lively`: 100,000 pages of the `brdc12` preset with a tenth of its pages static
 //!   instead of six tenths, so that few pages share a state (weights, hosts);
 //! - `scoop`: the real ScoopInstaller/Main history (`datasets/real/`, 1,589 pages × 57
 //!   cycles, no weights or hosts), the whole of it.
+//!
+//! - `commerce-417k`: 417,048 offers of the `commerce` preset (the `brdc12` preset's size),
+//!   one 19-cycle period, where pages share a weight with 9 others on average (the preset
+//!   rounds weights to 4 digits) but rarely a host as well: `evolved-22` (which reads `w`
+//!   but no host's rate), `evolved-36` and `extended-15` (which read `w` and `HR`).
 //!
 //! The formulas (`evolved-<nodes>`) are chosen formulas of the GP4C_Extended-WNDCG runs of
 //! `experiments/robust-commerce.ron`; on `scoop`, which has no weights, `w` reads 1.
@@ -33,13 +39,13 @@ const EVOLVED: [&str; 4] = [
     "pow(exp(NAD), HR + w) * (w * t) + log((w * t - pow(n7 * 1000 - (w + CG), HR + w))^GAD * log(exp(NAD) + exp(CG)))",
 ];
 
-/// A 19-cycle period of 100,000 pages of the preset `name`, with `edit` applied to its
+/// A 19-cycle period of `pages` pages of the preset `name`, with `edit` applied to its
 /// RON text.
-fn synthetic(name: &str, edit: (&str, &str)) -> Period {
+fn synthetic(name: &str, edit: (&str, &str), pages: usize) -> Period {
     let text = SynthParams::preset(name).unwrap().to_ron();
     assert!(text.contains(edit.0), "{name} has no `{}`", edit.0);
     let mut params: SynthParams = ron::from_str(&text.replace(edit.0, edit.1)).unwrap();
-    params.pages = 100_000;
+    params.pages = pages;
     params.days = 19;
     Period::whole(&generate(&params, 1).unwrap()).unwrap()
 }
@@ -57,11 +63,15 @@ fn bench(c: &mut Criterion) {
     let histories = [
         (
             "commerce",
-            synthetic("commerce", ("pages: 100000", "pages: 100000")),
+            synthetic("commerce", ("pages: 100000", "pages: 100000"), 100_000),
         ),
         (
             "lively",
-            synthetic("brdc12", ("static_fraction: 0.6", "static_fraction: 0.1")),
+            synthetic(
+                "brdc12",
+                ("static_fraction: 0.6", "static_fraction: 0.1"),
+                100_000,
+            ),
         ),
         ("scoop", scoop()),
     ];
@@ -110,6 +120,19 @@ fn bench(c: &mut Criterion) {
             let id = BenchmarkId::new(*data, name);
             group.bench_with_input(id, policy, |b, s| b.iter(|| sim.run(period, s).unwrap()));
         }
+    }
+    let large = synthetic("commerce", ("pages: 100000", "pages: 100000"), 417_048);
+    group.throughput(Throughput::Elements((large.pages() * large.len()) as u64));
+    let extended = "w * (1 - exp(-MLE * t)) + HR * X7 / tc";
+    for (name, text) in [
+        ("evolved-22", EVOLVED[1]),
+        ("evolved-36", EVOLVED[3]),
+        ("extended-15", extended),
+    ] {
+        let policy = Policy::formula(&text.parse().unwrap(), Closure::Paper);
+        let mut sim = Simulator::new(SimConfig::paper());
+        let id = BenchmarkId::new("commerce-417k", name);
+        group.bench_with_input(id, &policy, |b, s| b.iter(|| sim.run(&large, s).unwrap()));
     }
     group.finish();
 }

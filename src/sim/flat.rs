@@ -96,19 +96,27 @@ impl Flat {
     /// Whether a run of `policy` over `period` under `config` is better simulated page by
     /// page: a run
     /// - by a policy that reads the weights of a period with more than P/4 distinct
-    ///   weights (the grouped simulator would find few pages of equal state, and fewer
-    ///   after each visit splits them by history; the brdc12 preset's weights, rounded to
-    ///   4 digits, are about 32% distinct at 100,000 pages, the commerce preset's 68% at
-    ///   20,000);
+    ///   weights, or, when it also reads hosts' or groups' rates (`HR`, `GR`), more than
+    ///   P/4 distinct (weight, host, group) (the grouped simulator would find few pages of
+    ///   equal state, and fewer after each visit splits them by history; the brdc12
+    ///   preset's weights, rounded to 4 digits, are about 32% distinct at 100,000 pages
+    ///   and 11% at 417,048, where (weight, host) are 99% distinct; the commerce preset's
+    ///   68% at 20,000);
     /// - or under a host cap whose quotas ([`Flat::quotas`]) leave at most 2k pages. The
     ///   grouped walk under a cap reads its classes page by page, deeper the more pages
     ///   the cap skips; here only the pages the quotas leave in are ranked. (On the full
     ///   brdc12 preset, caps of 10 and 50, whose quotas leave more, run faster grouped for
     ///   a GP4C formula, `lambda`, `value` and `kab5`; a cap of 2 runs faster here.)
     pub(crate) fn suits(period: &Period, policy: &Policy, config: &SimConfig) -> bool {
-        let weighs = policy.features().track().has(Track::WEIGHT) && period.weights().is_some();
+        let track = policy.features().track();
+        let weighs = track.has(Track::WEIGHT) && period.weights().is_some();
+        let states = if track.has_any(Track::HOST.with(Track::GROUP)) {
+            period.distinct_weighted_hosts()
+        } else {
+            period.distinct_weights()
+        };
         let k = config.k(period.pages());
-        (weighs && period.distinct_weights() * 4 > period.pages())
+        (weighs && states * 4 > period.pages())
             || config
                 .host_cap_over(period)
                 .is_some_and(|c| Flat::quotas_fill(period, c, k))
@@ -633,6 +641,28 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    /// A policy that reads weights runs page by page when pages share few weights, or,
+    /// if it also reads its hosts' rates, few (weight, host): 40 pages of 4 weights
+    /// (10 pages a weight, so up to 10 can share a state), each page its own host.
+    #[test]
+    fn page_by_page_when_pages_share_few_weights_and_hosts() {
+        let names: Vec<String> = (0..40).map(|h| format!("h{h}")).collect();
+        let rows: Vec<(String, &str, f64)> = (0..40)
+            .map(|i| (bits(i, 8, 3), names[i].as_str(), (i % 4) as f64 + 1.0))
+            .collect();
+        let p = period(&rows);
+        assert_eq!((p.distinct_weights(), p.distinct_weighted_hosts()), (4, 40));
+        let config = SimConfig::new(0.1, 2).unwrap();
+        let suits = |text: &str| {
+            let policy = Policy::parse(text, &crate::formula::Grammar::every()).unwrap();
+            Flat::suits(&p, &policy, &config)
+        };
+        assert!(!suits("w * t"), "4 weights: grouped");
+        assert!(suits("w * HR * t"), "40 (weight, host): page by page");
+        assert!(!suits("HR * t"), "no weights: grouped");
+        assert!(!suits("NAD"));
     }
 
     /// A large class of equal scores under a cap: a host that already has a page taken

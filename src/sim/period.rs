@@ -56,6 +56,8 @@ pub struct Period {
     total_weight: f64,
     /// Number of distinct weights (1 without weights).
     distinct_weights: usize,
+    /// Number of distinct (weight, host, group) of the pages (1 without weights).
+    distinct_weighted_hosts: usize,
     /// The pages by descending weight (ties by page), empty without weights: the ideal
     /// weighted DCG reads the heaviest stale pages off it.
     by_weight: Vec<u32>,
@@ -116,7 +118,9 @@ impl Period {
             Some(w) => super::metrics::fresh_weight(&vec![false; w.len()], w),
             None => pages.len() as f64,
         };
-        let distinct_weights = weights.as_deref().map_or(1, distinct);
+        let distinct_weights = weights
+            .as_deref()
+            .map_or(1, |w| distinct(w.iter().map(|w| u128::from(w.to_bits()))));
         let mut by_weight: Vec<u32> = Vec::new();
         if let Some(w) = &weights {
             by_weight.extend(0..pages.len() as u32);
@@ -130,6 +134,12 @@ impl Period {
                 (Some(groups), count)
             }
         };
+        let distinct_weighted_hosts = weights.as_deref().map_or(1, |w| {
+            let group = |i: usize| groups.as_ref().map_or(0, |g| g[i]);
+            distinct(w.iter().zip(&hosts).enumerate().map(|(i, (w, &host))| {
+                u128::from(w.to_bits()) << 64 | u128::from(host) << 32 | u128::from(group(i))
+            }))
+        });
         let mut offsets = Vec::with_capacity(len + 2);
         let mut events = Vec::with_capacity(by_cycle.iter().map(Vec::len).sum());
         offsets.push(0);
@@ -145,6 +155,7 @@ impl Period {
             weights,
             total_weight,
             distinct_weights,
+            distinct_weighted_hosts,
             by_weight,
             hosts,
             host_count,
@@ -190,6 +201,13 @@ impl Period {
     /// state when a policy reads their weights.
     pub(crate) fn distinct_weights(&self) -> usize {
         self.distinct_weights
+    }
+
+    /// Number of distinct (weight, host, group) of the pages (1 without weights): whether
+    /// pages can share a state when a policy reads their weights and their hosts' or
+    /// groups' rates (`HR`, `GR`), which only pages of one host and group share.
+    pub(crate) fn distinct_weighted_hosts(&self) -> usize {
+        self.distinct_weighted_hosts
     }
 
     /// The pages by descending weight, ties by page (empty without weights).
@@ -280,12 +298,12 @@ fn renumber(pages: &[u32], none: u32, of: impl Fn(usize) -> Option<u32>) -> (Vec
     (dense, local.len())
 }
 
-/// Number of distinct values among `weights` (compared bit for bit).
-fn distinct(weights: &[f64]) -> usize {
-    let mut bits: Vec<u64> = weights.iter().map(|w| w.to_bits()).collect();
-    bits.sort_unstable();
-    bits.dedup();
-    bits.len()
+/// Number of distinct `keys` (weights by their bits, with hosts and groups beside them).
+fn distinct(keys: impl Iterator<Item = u128>) -> usize {
+    let mut keys: Vec<u128> = keys.collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys.len()
 }
 
 #[cfg(test)]
