@@ -439,3 +439,42 @@ fn a_population_too_large_for_memory_is_refused_before_allocating() {
 mod bandits;
 mod sweeps;
 mod weighted;
+
+/// `examples/simulate_speed.sh` runs every policy it times (on a small history here): a
+/// flag it passes that `simulate` stopped taking would fail it.
+#[test]
+fn the_simulate_speed_script_times_every_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/simulate_speed.sh");
+    let out = std::process::Command::new("sh")
+        .arg(script)
+        .arg(dir.path())
+        .arg(env!("CARGO_BIN_EXE_freshgp"))
+        .env("PAGES", "2000")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let rows: Vec<&str> = stdout.lines().filter(|l| l.ends_with("CPU-s)")).collect();
+    let names = [
+        "NAD",
+        "GP4C formula",
+        "extended-15",
+        "evolved-22",
+        "evolved-22, host cap 2",
+        "lambda",
+        "lambda-harmonic",
+        "value",
+        "weight",
+        "kab5",
+        "NAD, sampled",
+        "evolved-22, sampled",
+    ];
+    assert_eq!(rows.len(), names.len(), "{stdout}");
+    for (row, name) in rows.iter().zip(names) {
+        let (speed, rest) = row.trim_start().split_once("  ").unwrap();
+        assert!(rest.starts_with(&format!("{name} (")), "{row}");
+        assert!(speed == "-" || speed.parse::<f64>().unwrap() > 0.0, "{row}");
+    }
+}

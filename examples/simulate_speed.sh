@@ -1,0 +1,57 @@
+#!/bin/sh
+# Times `freshgp simulate --period all` as a user runs it, on a weighted, hosted history
+# of 417,048 pages × 57 cycles that is not the `brdc12` preset (the `commerce` preset at
+# that size), for the policies the studies spend their time on: a baseline, a GP4C
+# formula, extended formulas (one of them evolved, alone, under a host cap of 2 and under
+# sampled decisions), the rate policies and a bandit. Prints million page-cycles per
+# CPU-second (user and system time), with the CPU of loading the history (`freshgp dataset
+# stats`) subtracted.
+#
+#   sh examples/simulate_speed.sh [DIR] [FRESHGP]
+#
+# DIR (default: a new temporary directory) keeps the history (about 20 MB); FRESHGP is
+# the command (default: target/release/freshgp, built first with `cargo build --release`).
+# PRESET=brdc12 (or any preset of `freshgp dataset synth`) times another history, and
+# PAGES=N another size (too small a one runs in less CPU time than the load: `-`). Each
+# simulation runs five times (`--runs 5`) on one core; the whole script takes about two
+# minutes. Needs GNU time (/usr/bin/time).
+set -eu
+dir=${1:-$(mktemp -d)}
+freshgp=${2:-target/release/freshgp}
+preset=${PRESET:-commerce}
+pages=${PAGES:-417048}
+days=57
+runs=5
+mkdir -p "$dir"
+history="$dir/$preset-$pages.fgpd"
+[ -f "$history" ] || "$freshgp" dataset synth --preset "$preset" --pages $pages --days $days \
+  --seed 1 --out "$history"
+
+# CPU seconds (user + system) of a command, its output discarded.
+cpu() {
+  /usr/bin/time -f "%U %S" -o "$dir/time" "$@" > /dev/null 2> "$dir/log"
+  awk '{ print $1 + $2 }' "$dir/time"
+}
+
+load=$(cpu "$freshgp" dataset stats "$history")
+echo "loading the history: $load CPU-s"
+echo "million page-cycles per CPU-second, load subtracted:"
+run() {
+  name=$1
+  shift
+  total=$(cpu "$freshgp" simulate --data "$history" --period all --runs "$runs" "$@")
+  awk -v name="$name" -v t="$total" -v l="$load" -v p="$pages" -v d="$days" -v r="$runs" \
+    'BEGIN { if (t > l) printf "%8.1f", r * p * d / (t - l) / 1e6; else printf "%8s", "-"
+             printf "  %s (%.1f CPU-s)\n", name, t }'
+}
+evolved='(exp(MLE^0.5 * w) * tc)^0.1^tc * (w * (1 - exp(-MLE * t)))'
+run "NAD" --policy NAD
+run "GP4C formula" --formula "(t * X + CG) / (n + 1) - exp(-NAD * t)"
+run "extended-15" --formula "w * (1 - exp(-MLE * t)) + HR * X7 / tc"
+run "evolved-22" --formula "$evolved"
+run "evolved-22, host cap 2" --formula "$evolved" --host-cap 2
+for policy in lambda lambda-harmonic value weight kab5; do
+  run "$policy" --policy $policy
+done
+run "NAD, sampled" --policy NAD --decision sample
+run "evolved-22, sampled" --formula "$evolved" --decision sample
