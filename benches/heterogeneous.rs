@@ -13,7 +13,7 @@
 //!   cycles, no weights or hosts), the whole of it.
 //!
 //! - `commerce-417k`: 417,048 offers of the `commerce` preset (the `brdc12` preset's size),
-//!   one 19-cycle period, where pages share a weight with 9 others on average (the preset
+//!   one 19-cycle period, where pages share a weight with 8 others on average (the preset
 //!   rounds weights to 4 digits) but rarely a host as well: `evolved-22` (which reads `w`
 //!   but no host's rate), `evolved-36` and `extended-15` (which read `w` and `HR`).
 //!

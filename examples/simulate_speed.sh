@@ -9,12 +9,12 @@
 #
 #   sh examples/simulate_speed.sh [DIR] [FRESHGP]
 #
-# DIR (default: a new temporary directory) keeps the history (about 20 MB); FRESHGP is
-# the command (default: target/release/freshgp, built first with `cargo build --release`).
-# PRESET=brdc12 (or any preset of `freshgp dataset synth`) times another history, and
-# PAGES=N another size (too small a one runs in less CPU time than the load: `-`). Each
-# simulation runs five times (`--runs 5`) on one core; the whole script takes about two
-# minutes. Needs GNU time (/usr/bin/time).
+# DIR (default: a new temporary directory, left in place) keeps the history (about
+# 20 MB); FRESHGP is the command (default: target/release/freshgp, which
+# `cargo build --release` builds). PRESET=brdc12 (or any preset of `freshgp dataset
+# synth`) times another history, and PAGES=N another size (too small a one runs in less
+# CPU time than the load: `-`). Each simulation runs five times (`--runs 5`) on one core
+# (RAYON_NUM_THREADS=1); the whole script takes about two minutes.
 set -eu
 dir=${1:-$(mktemp -d)}
 freshgp=${2:-target/release/freshgp}
@@ -22,15 +22,28 @@ preset=${PRESET:-commerce}
 pages=${PAGES:-417048}
 days=57
 runs=5
+export RAYON_NUM_THREADS=1
 mkdir -p "$dir"
 history="$dir/$preset-$pages.fgpd"
-[ -f "$history" ] || "$freshgp" dataset synth --preset "$preset" --pages $pages --days $days \
-  --seed 1 --out "$history"
+if [ ! -f "$history" ]; then
+  "$freshgp" dataset synth --preset "$preset" --pages "$pages" --days $days --seed 1 \
+    --to binary --out "$history.part"
+  mv "$history.part" "$history"
+fi
 
-# CPU seconds (user + system) of a command, its output discarded.
+# CPU seconds (user and system) of a command, its output discarded (its errors shown, and
+# the script stopped, when it fails): the shell's `times`, whose second line is what its
+# children used.
 cpu() {
-  /usr/bin/time -f "%U %S" -o "$dir/time" "$@" > /dev/null 2> "$dir/log"
-  awk '{ print $1 + $2 }' "$dir/time"
+  times > "$dir/before"
+  if ! "$@" > /dev/null 2> "$dir/log"; then
+    cat "$dir/log" >&2
+    exit 1
+  fi
+  times > "$dir/after"
+  awk 'FNR == 2 { split($0, f, /[ms ]+/); s = 60 * f[1] + f[2] + 60 * f[3] + f[4]
+         if (FILENAME == ARGV[1]) a = s; else b = s }
+       END { print b - a }' "$dir/before" "$dir/after"
 }
 
 load=$(cpu "$freshgp" dataset stats "$history")

@@ -56,8 +56,10 @@ impl Probabilities {
 pub struct SolveMemory {
     pub(super) pages: Vec<((u64, u64), u32)>,
     pub(super) merged: Vec<((u64, u64), u64)>,
-    /// Space for the next merge, and the entries that changed.
+    /// Room for the next merge.
     spare_merged: Vec<((u64, u64), u64)>,
+    /// The entries that left and joined in the last [`SolveMemory::record`] (room for
+    /// the next).
     gone: Vec<((u64, u64), u32)>,
     come: Vec<((u64, u64), u32)>,
     /// The change probabilities of the change rates met lately.

@@ -97,11 +97,12 @@ impl Flat {
     /// page: a run
     /// - by a policy that reads the weights of a period with more than P/4 distinct
     ///   weights, or, when it also reads hosts' or groups' rates (`HR`, `GR`), more than
-    ///   P/4 distinct (weight, host, group) (the grouped simulator would find few pages of
-    ///   equal state, and fewer after each visit splits them by history; the brdc12
+    ///   P/4 distinct (weight, host or group or both, as it reads them:
+    ///   [`Period::distinct_weighted`]). The grouped simulator would find few pages of
+    ///   equal state, and fewer after each visit splits them by history. The brdc12
     ///   preset's weights, rounded to 4 digits, are about 32% distinct at 100,000 pages
     ///   and 11% at 417,048, where (weight, host) are 99% distinct; the commerce preset's
-    ///   68% at 20,000);
+    ///   68% at 20,000;
     /// - or under a host cap whose quotas ([`Flat::quotas`]) leave at most 2k pages. The
     ///   grouped walk under a cap reads its classes page by page, deeper the more pages
     ///   the cap skips; here only the pages the quotas leave in are ranked. (On the full
@@ -110,13 +111,8 @@ impl Flat {
     pub(crate) fn suits(period: &Period, policy: &Policy, config: &SimConfig) -> bool {
         let track = policy.features().track();
         let weighs = track.has(Track::WEIGHT) && period.weights().is_some();
-        let states = if track.has_any(Track::HOST.with(Track::GROUP)) {
-            period.distinct_weighted_hosts()
-        } else {
-            period.distinct_weights()
-        };
         let k = config.k(period.pages());
-        (weighs && states * 4 > period.pages())
+        (weighs && period.distinct_weighted(track) * 4 > period.pages())
             || config
                 .host_cap_over(period)
                 .is_some_and(|c| Flat::quotas_fill(period, c, k))
@@ -644,25 +640,56 @@ mod tests {
     }
 
     /// A policy that reads weights runs page by page when pages share few weights, or,
-    /// if it also reads its hosts' rates, few (weight, host): 40 pages of 4 weights
-    /// (10 pages a weight, so up to 10 can share a state), each page its own host.
+    /// if it also reads its hosts' (groups') rates, few (weight, host (group)): 40 pages
+    /// of 4 weights (10 pages a weight), each its own host but the first 8, which have
+    /// none, and of 2 categories.
     #[test]
     fn page_by_page_when_pages_share_few_weights_and_hosts() {
-        let names: Vec<String> = (0..40).map(|h| format!("h{h}")).collect();
-        let rows: Vec<(String, &str, f64)> = (0..40)
-            .map(|i| (bits(i, 8, 3), names[i].as_str(), (i % 4) as f64 + 1.0))
+        let text: String = (0..40)
+            .map(|i| {
+                let host = if i < 8 {
+                    String::new()
+                } else {
+                    format!("h{i}")
+                };
+                let (w, category) = (i % 4 + 1, i % 2);
+                let bits = bits(i, 8, 3);
+                format!("{bits}\tp{i}\t{host}\tweight={w}\tcategory=c{category}\n")
+            })
             .collect();
-        let p = period(&rows);
-        assert_eq!((p.distinct_weights(), p.distinct_weighted_hosts()), (4, 40));
+        let mut data = crate::data::text::read(text.as_bytes(), "<test>").unwrap();
+        let by_host = Period::whole(&data).unwrap();
+        data.group_by(Some("category")).unwrap();
+        let by_category = Period::whole(&data).unwrap();
+        // The hostless pages share a host: 4 keys among them, and 32 pages of their own.
+        assert_eq!(by_host.distinct_weighted(Track::NONE), 4);
+        assert_eq!(by_host.distinct_weighted(Track::HOST), 36);
+        assert_eq!(
+            by_host.distinct_weighted(Track::GROUP),
+            36,
+            "grouped by host"
+        );
+        assert_eq!(by_category.distinct_weighted(Track::GROUP), 4);
+        let both = Track::HOST.with(Track::GROUP);
+        assert_eq!(by_category.distinct_weighted(both), 36);
         let config = SimConfig::new(0.1, 2).unwrap();
-        let suits = |text: &str| {
+        let suits = |period: &Period, text: &str| {
             let policy = Policy::parse(text, &crate::formula::Grammar::every()).unwrap();
-            Flat::suits(&p, &policy, &config)
+            Flat::suits(period, &policy, &config)
         };
-        assert!(!suits("w * t"), "4 weights: grouped");
-        assert!(suits("w * HR * t"), "40 (weight, host): page by page");
-        assert!(!suits("HR * t"), "no weights: grouped");
-        assert!(!suits("NAD"));
+        assert!(!suits(&by_host, "w * t"), "4 weights: grouped");
+        assert!(
+            suits(&by_host, "w * HR * t"),
+            "36 (weight, host): page by page"
+        );
+        assert!(suits(&by_host, "w * GR * t"), "GR is HR here");
+        assert!(
+            !suits(&by_category, "w * GR * t"),
+            "4 (weight, category): grouped"
+        );
+        assert!(suits(&by_category, "w * GR * HR"));
+        assert!(!suits(&by_host, "HR * t"), "no weights: grouped");
+        assert!(!suits(&by_host, "NAD"));
     }
 
     /// A large class of equal scores under a cap: a host that already has a page taken

@@ -15,6 +15,7 @@ use crate::data::Dataset;
 use crate::policy::{Surroundings, Track, NO_GROUP, NO_HOST};
 use rustc_hash::FxHashMap as HashMap;
 use std::ops::RangeInclusive;
+use std::sync::OnceLock;
 
 /// Why a period cannot be simulated.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -56,8 +57,9 @@ pub struct Period {
     total_weight: f64,
     /// Number of distinct weights (1 without weights).
     distinct_weights: usize,
-    /// Number of distinct (weight, host, group) of the pages (1 without weights).
-    distinct_weighted_hosts: usize,
+    /// [`Period::distinct_weighted`] of a policy that reads hosts' rates, groups' rates
+    /// or both, computed when first asked.
+    distinct_weighted: [OnceLock<usize>; 3],
     /// The pages by descending weight (ties by page), empty without weights: the ideal
     /// weighted DCG reads the heaviest stale pages off it.
     by_weight: Vec<u32>,
@@ -120,7 +122,7 @@ impl Period {
         };
         let distinct_weights = weights
             .as_deref()
-            .map_or(1, |w| distinct(w.iter().map(|w| u128::from(w.to_bits()))));
+            .map_or(1, |w| distinct(w.iter().map(|w| w.to_bits())));
         let mut by_weight: Vec<u32> = Vec::new();
         if let Some(w) = &weights {
             by_weight.extend(0..pages.len() as u32);
@@ -134,12 +136,6 @@ impl Period {
                 (Some(groups), count)
             }
         };
-        let distinct_weighted_hosts = weights.as_deref().map_or(1, |w| {
-            let group = |i: usize| groups.as_ref().map_or(0, |g| g[i]);
-            distinct(w.iter().zip(&hosts).enumerate().map(|(i, (w, &host))| {
-                u128::from(w.to_bits()) << 64 | u128::from(host) << 32 | u128::from(group(i))
-            }))
-        });
         let mut offsets = Vec::with_capacity(len + 2);
         let mut events = Vec::with_capacity(by_cycle.iter().map(Vec::len).sum());
         offsets.push(0);
@@ -155,7 +151,7 @@ impl Period {
             weights,
             total_weight,
             distinct_weights,
-            distinct_weighted_hosts,
+            distinct_weighted: Default::default(),
             by_weight,
             hosts,
             host_count,
@@ -197,17 +193,29 @@ impl Period {
         self.weights.as_ref().map_or(1.0, |w| w[p as usize])
     }
 
-    /// Number of distinct page weights (1 without weights): whether pages can share a
-    /// state when a policy reads their weights.
-    pub(crate) fn distinct_weights(&self) -> usize {
-        self.distinct_weights
-    }
-
-    /// Number of distinct (weight, host, group) of the pages (1 without weights): whether
-    /// pages can share a state when a policy reads their weights and their hosts' or
-    /// groups' rates (`HR`, `GR`), which only pages of one host and group share.
-    pub(crate) fn distinct_weighted_hosts(&self) -> usize {
-        self.distinct_weighted_hosts
+    /// Number of distinct (weight, host, group) of the pages, with the host only when
+    /// `track` has [`Track::HOST`] and the group only when it has [`Track::GROUP`], as a
+    /// page's state holds them (1 without weights): whether pages can share a state when
+    /// a policy reads their weights and their hosts' or groups' rates (`HR`, `GR`), which
+    /// only pages of one host (group) share. Without either, the number of distinct
+    /// weights. Computed when first asked.
+    pub(crate) fn distinct_weighted(&self, track: Track) -> usize {
+        let (host, group) = (track.has(Track::HOST), track.has(Track::GROUP));
+        let (Some(weights), true) = (&self.weights, host || group) else {
+            return self.distinct_weights;
+        };
+        let slot = usize::from(host) + 2 * usize::from(group) - 1;
+        *self.distinct_weighted[slot].get_or_init(|| {
+            distinct(weights.iter().enumerate().map(|(p, w)| {
+                let host = if host { self.host(p as u32) } else { NO_HOST };
+                let group = if group {
+                    self.group(p as u32)
+                } else {
+                    NO_GROUP
+                };
+                u128::from(w.to_bits()) << 64 | u128::from(host) << 32 | u128::from(group)
+            }))
+        })
     }
 
     /// The pages by descending weight, ties by page (empty without weights).
@@ -299,8 +307,8 @@ fn renumber(pages: &[u32], none: u32, of: impl Fn(usize) -> Option<u32>) -> (Vec
 }
 
 /// Number of distinct `keys` (weights by their bits, with hosts and groups beside them).
-fn distinct(keys: impl Iterator<Item = u128>) -> usize {
-    let mut keys: Vec<u128> = keys.collect();
+fn distinct<K: Ord>(keys: impl Iterator<Item = K>) -> usize {
+    let mut keys: Vec<K> = keys.collect();
     keys.sort_unstable();
     keys.dedup();
     keys.len()
