@@ -55,11 +55,9 @@ pub struct Period {
     weights: Option<Vec<f64>>,
     /// Σ of the weights, as [`fresh_weight`](super::metrics::fresh_weight) sums them.
     total_weight: f64,
-    /// Number of distinct weights (1 without weights).
-    distinct_weights: usize,
-    /// [`Period::distinct_weighted`] of a policy that reads hosts' rates, groups' rates
-    /// or both, computed when first asked.
-    distinct_weighted: [OnceLock<usize>; 3],
+    /// [`Period::distinct_weighted`] of a policy that reads neither hosts' nor groups'
+    /// rates, hosts', groups', or both, computed when first asked.
+    distinct_weighted: [OnceLock<usize>; 4],
     /// The pages by descending weight (ties by page), empty without weights: the ideal
     /// weighted DCG reads the heaviest stale pages off it.
     by_weight: Vec<u32>,
@@ -120,9 +118,6 @@ impl Period {
             Some(w) => super::metrics::fresh_weight(&vec![false; w.len()], w),
             None => pages.len() as f64,
         };
-        let distinct_weights = weights
-            .as_deref()
-            .map_or(1, |w| distinct(w.iter().map(|w| w.to_bits())));
         let mut by_weight: Vec<u32> = Vec::new();
         if let Some(w) = &weights {
             by_weight.extend(0..pages.len() as u32);
@@ -150,7 +145,6 @@ impl Period {
             events,
             weights,
             total_weight,
-            distinct_weights,
             distinct_weighted: Default::default(),
             by_weight,
             hosts,
@@ -201,10 +195,10 @@ impl Period {
     /// weights. Computed when first asked.
     pub(crate) fn distinct_weighted(&self, track: Track) -> usize {
         let (host, group) = (track.has(Track::HOST), track.has(Track::GROUP));
-        let (Some(weights), true) = (&self.weights, host || group) else {
-            return self.distinct_weights;
+        let Some(weights) = &self.weights else {
+            return 1;
         };
-        let slot = usize::from(host) + 2 * usize::from(group) - 1;
+        let slot = usize::from(host) + 2 * usize::from(group);
         *self.distinct_weighted[slot].get_or_init(|| {
             distinct(weights.iter().enumerate().map(|(p, w)| {
                 let host = if host { self.host(p as u32) } else { NO_HOST };
