@@ -22,7 +22,7 @@ fn population_300(generations: usize) -> GpConfig {
     RawGpConfig {
         population: 300,
         generations,
-        ..Default::default()
+        ..RawGpConfig::paper()
     }
     .check()
     .unwrap()

@@ -36,7 +36,7 @@ fn bench(c: &mut Criterion) {
     let config = RawGpConfig {
         population: 100,
         generations: 10,
-        ..Default::default()
+        ..RawGpConfig::paper()
     }
     .check()
     .unwrap();

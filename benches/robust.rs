@@ -13,6 +13,17 @@
 //!
 //! The target: `robust-3-budgets` costs at most twice `plain-1-budget` per training budget,
 //! i.e. at most twice `plain-3-budgets`.
+//!
+//! The default search's own parts (docs/src/reference/gp.md#selection, #size-limit,
+//! formulas.md#rank-equivalence), group `search-100x5-commerce-5k`, over the budgets 1%, 5%
+//! and 20% and the metrics WNDCG and WFreshness, seeded, no constant search:
+//!
+//! - `plain`: tournaments, formulas cached on their canonical forms, no size limit;
+//! - `lexicase-rank`: ε-lexicase selection and formulas standing for their rank forms;
+//! - `lexicase-rank-25`: the same with formulas of at most 25 nodes (the default search but
+//!   its constant search, whose fixed 500 simulations the first group measures).
+//!
+//! The target: `lexicase-rank` costs at most 1.5 times `plain`.
 
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
@@ -21,13 +32,15 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use freshgp::data::split::Split;
 use freshgp::data::synth::{generate, SynthParams};
 use freshgp::experiment::fitness::CrawlFitness;
-use freshgp::formula::Grammar;
-use freshgp::gp::{evolve, ConstantSearch, RawGpConfig};
+use freshgp::formula::{Formula, Grammar};
+use freshgp::gp::{evolve, ConstantSearch, Evaluation, Fitness, RawGpConfig, Selection};
 use freshgp::metric::Metric;
 use freshgp::policy::literature_seeds;
 use freshgp::sim::{Period, SimConfig};
 
-fn bench(c: &mut Criterion) {
+/// The training period of rotation 0 of 5,000 `commerce` offers, the extended grammar and
+/// its literature seeds.
+fn commerce() -> (Period, Grammar, Vec<Formula>) {
     let mut params = SynthParams::preset("commerce").unwrap();
     params.pages = 5_000;
     params.days = 57;
@@ -39,6 +52,11 @@ fn bench(c: &mut Criterion) {
         .into_iter()
         .map(|s| s.formula)
         .collect();
+    (period, grammar, seeds)
+}
+
+fn bench(c: &mut Criterion) {
+    let (period, grammar, seeds) = commerce();
     let mut group = c.benchmark_group("gp-100x5-commerce-5k");
     group.sample_size(10);
     for cap in [None, Some(2)] {
@@ -56,7 +74,7 @@ fn bench(c: &mut Criterion) {
         let plain = RawGpConfig {
             population: 100,
             generations: 5,
-            ..Default::default()
+            ..RawGpConfig::paper()
         };
         let seeded = RawGpConfig {
             seed_formulas: seeds.clone(),
@@ -97,5 +115,63 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// A fitness as another, but said to read values, not only rankings: its formulas are
+/// cached on their canonical forms.
+struct ByValue(CrawlFitness);
+
+impl Fitness for ByValue {
+    type Scratch = <CrawlFitness as Fitness>::Scratch;
+
+    fn scratch(&self) -> Self::Scratch {
+        self.0.scratch()
+    }
+
+    fn evaluate(&self, formula: &Formula, scratch: &mut Self::Scratch) -> Evaluation {
+        self.0.evaluate(formula, scratch)
+    }
+}
+
+fn search(c: &mut Criterion) {
+    let (period, grammar, seeds) = commerce();
+    let fitness = CrawlFitness::over_budgets(
+        period,
+        SimConfig::new(0.05, 2).unwrap(),
+        &[0.01, 0.05, 0.2],
+        Metric::WNdcg,
+        grammar.closure(),
+    )
+    .unwrap()
+    .with_metrics(&[Metric::WFreshness])
+    .relative_to(&seeds);
+    let plain = RawGpConfig {
+        population: 100,
+        generations: 5,
+        seed_formulas: seeds.clone(),
+        ..RawGpConfig::paper()
+    };
+    let lexicase = RawGpConfig {
+        selection: Selection::Lexicase,
+        ..plain.clone()
+    };
+    let limited = RawGpConfig {
+        max_size: Some(25),
+        ..lexicase.clone()
+    };
+    let mut group = c.benchmark_group("search-100x5-commerce-5k");
+    group.sample_size(10);
+    let by_value = ByValue(fitness.clone());
+    let plain = plain.check().unwrap();
+    group.bench_function("plain", |b| {
+        b.iter(|| evolve(&plain, &grammar, &by_value, 1, |_| {}))
+    });
+    for (name, config) in [("lexicase-rank", lexicase), ("lexicase-rank-25", limited)] {
+        let config = config.check().unwrap();
+        group.bench_function(name, |b| {
+            b.iter(|| evolve(&config, &grammar, &fitness, 1, |_| {}))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, search);
 criterion_main!(benches);

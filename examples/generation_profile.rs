@@ -121,7 +121,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let config = RawGpConfig {
         population: 300,
         generations: 0,
-        ..Default::default()
+        ..RawGpConfig::paper()
     }
     .check()?;
     let start = Instant::now();

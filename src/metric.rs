@@ -75,6 +75,18 @@ impl Metric {
         matches!(self, Metric::WFreshness | Metric::WNdcg)
     }
 
+    /// The metrics a search for this one also averages over by default
+    /// (docs/src/reference/gp.md#fitness-over-several-metrics): a crawl engineer weighing
+    /// pages wants both the ranking (WNDCG) and the freshness (WFreshness) it buys, so
+    /// each weighted metric brings the other; the paper's unweighted metrics bring none.
+    pub fn companions(self) -> Vec<Metric> {
+        match self {
+            Metric::WNdcg => vec![Metric::WFreshness],
+            Metric::WFreshness => vec![Metric::WNdcg],
+            Metric::ChangeRate | Metric::Ndcg | Metric::Freshness => Vec::new(),
+        }
+    }
+
     /// Every metric, in the order of report tables.
     pub const ALL: [Metric; 5] = [
         Metric::ChangeRate,

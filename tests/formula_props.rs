@@ -459,3 +459,78 @@ fn what_parses_at_the_nesting_limit_prints_back() {
         assert_eq!(back, f);
     }
 }
+
+/// A terminal's value within its documented range ([`Terminal::range`]): its bounds, small
+/// integers and reals inside.
+fn ranged_value(t: Terminal) -> impl Strategy<Value = f64> {
+    let r = t.range();
+    let hi = r.hi.min(1e12);
+    prop_oneof![
+        2 => select(vec![r.lo, hi, (r.lo + hi) / 2.0]),
+        3 => (0u32..40).prop_map(move |k| f64::from(k).clamp(r.lo, hi)),
+        3 => r.lo..=hi,
+    ]
+}
+
+/// Pages whose every terminal lies in its range.
+fn ranged_rows(max: usize) -> impl Strategy<Value = Vec<[f64; Terminal::COUNT]>> {
+    let row: Vec<_> = Terminal::ALL.iter().map(|&t| ranged_value(t)).collect();
+    prop::collection::vec(
+        row.prop_map(|r| <[f64; Terminal::COUNT]>::try_from(r).unwrap()),
+        2..max,
+    )
+}
+
+/// A random formula under a random stack of monotone functions (so that the rank form has
+/// something to strip), or a random formula alone.
+fn monotone_wrapped() -> impl Strategy<Value = Formula> {
+    let wrap = (0u8..10, constant());
+    (formula(), prop::collection::vec(wrap, 0..4)).prop_map(|(f, wraps)| {
+        wraps.into_iter().fold(f, |f, (kind, c)| {
+            let c = Formula::constant(c);
+            match kind {
+                0 => Formula::unary(UnaryOp::Exp, &f),
+                1 => Formula::unary(UnaryOp::Log, &f),
+                2 => Formula::unary(UnaryOp::Neg, &f),
+                3 => Formula::binary(BinaryOp::Add, &f, &c),
+                4 => Formula::binary(BinaryOp::Sub, &c, &f),
+                5 => Formula::binary(BinaryOp::Mul, &c, &f),
+                6 => Formula::binary(BinaryOp::Div, &f, &c),
+                7 => Formula::binary(BinaryOp::Div, &c, &f),
+                8 => Formula::binary(BinaryOp::Pow, &f, &c),
+                _ => Formula::binary(BinaryOp::Pow, &c, &f),
+            }
+        })
+    })
+}
+
+/// The ranking order of two scores: `-0` ties with `0` (as the simulators rank).
+fn rank_order(a: f64, b: f64) -> std::cmp::Ordering {
+    (a + 0.0).total_cmp(&(b + 0.0))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(formula_cases()))]
+
+    /// The rank form refines the formula's ranking: pages the formula orders, it orders
+    /// alike; pages it ties, the formula ties (docs/src/reference/formulas.md#rank-equivalence).
+    #[test]
+    fn the_rank_form_ranks_as_the_formula(f in monotone_wrapped(), rows in ranged_rows(24)) {
+        for closure in CLOSURES {
+            let g = f.rank_form(closure);
+            prop_assert!(g.len() <= f.canonical(closure).len() + 1, "`{f}` -> `{g}`");
+            let fv: Vec<f64> = rows.iter().map(|r| interpret(&f, closure, r)).collect();
+            let gv: Vec<f64> = rows.iter().map(|r| interpret(&g, closure, r)).collect();
+            for i in 0..rows.len() {
+                for j in 0..rows.len() {
+                    let (of, og) = (rank_order(fv[i], fv[j]), rank_order(gv[i], gv[j]));
+                    prop_assert!(of == std::cmp::Ordering::Equal || of == og,
+                        "{closure:?} `{f}` -> `{g}`: {:?} vs {:?} on {:?} and {:?} ({} {} / {} {})",
+                        of, og, rows[i], rows[j], fv[i], fv[j], gv[i], gv[j]);
+                }
+            }
+            // A fixed point.
+            prop_assert!(g.rank_form(closure) == g, "`{g}` -> `{}`", g.rank_form(closure));
+        }
+    }
+}

@@ -277,6 +277,7 @@ pub fn evolve(
         train_resources,
         horizon: horizon(test_horizon)?,
         grammar,
+        also: metric.companions(),
         metric,
         gp,
         sim: config(resources, host_cap, "top-k", None, 0, None)?,

@@ -3,20 +3,22 @@
 //! It stores exactly what the text holds, so text → cache → text is lossless, and loads
 //! without parsing. [`super::load`] recognises it by its first 8 bytes (its magic bytes).
 //!
-//! Layout (version 2, all integers little-endian; version 1, without attributes, still
-//! reads):
+//! Layout (version 3, all integers little-endian; a history without latent change
+//! probabilities is written as version 2, the same bytes without that section; version 1,
+//! without attributes, still reads):
 //!
 //! | bytes | content |
 //! |---|---|
 //! | 8 | magic `\x89FGPDAT\n` (non-UTF-8 first byte; the `\n` catches newline translation) |
-//! | 4 | version (`2`) |
-//! | 4 | flags: bit 0 ids, bit 1 hosts, bit 2 weights, bit 3 attributes |
+//! | 4 | version (`3`, or `2` without latent probabilities) |
+//! | 4 | flags: bit 0 ids, bit 1 hosts, bit 2 weights, bit 3 attributes, bit 4 latent probabilities (version 3) |
 //! | 8 + 8 | pages P, cycles D |
 //! | 8·P·W, twice | change words, then unknown words (W = ⌈D/64⌉ per page) |
 //! | ids | 8 (text length T), 8·P (end offset of each id), T bytes UTF-8 |
 //! | hosts | 8 (name count H), per name 4 (length) + bytes, then 4·P host indices |
 //! | weights | 8·P `f64` |
 //! | attributes | 8 (count A), per attribute: its key, 8 (value count V) and V values, each string as 4 (length) + bytes, then 4·P codes (`u32::MAX`: none) |
+//! | latent | 8·P `f64`, each in [0, 1] |
 //! | 4 | CRC-32 of every byte before it; the file ends here |
 //!
 //! Every size is checked against the file length before anything is allocated, and every
@@ -39,13 +41,18 @@ use std::io::{Read, Write};
 
 /// The first 8 bytes of every cache file.
 pub(crate) const MAGIC: [u8; 8] = *b"\x89FGPDAT\n";
-/// The format version this build writes (it reads this one and version 1).
-pub(crate) const VERSION: u32 = 2;
+/// The format version this build writes for a history with latent change probabilities
+/// (it reads this one, 2 and 1).
+pub(crate) const VERSION: u32 = 3;
+/// The version written for a history without latent probabilities (the same bytes as
+/// before they existed).
+const PLAIN_VERSION: u32 = 2;
 
 const HAS_IDS: u32 = 1;
 const HAS_HOSTS: u32 = 2;
 const HAS_WEIGHTS: u32 = 4;
 const HAS_ATTRIBUTES: u32 = 8;
+const HAS_LATENT: u32 = 16;
 
 /// Writes `d` as a binary cache.
 pub fn write<W: Write>(d: &Dataset, out: W) -> Result<(), DataError> {
@@ -57,9 +64,15 @@ pub fn write<W: Write>(d: &Dataset, out: W) -> Result<(), DataError> {
     let flags = (d.has_ids() as u32 * HAS_IDS)
         | (d.has_hosts() as u32 * HAS_HOSTS)
         | (d.has_weights() as u32 * HAS_WEIGHTS)
-        | (!d.attributes().is_empty() as u32 * HAS_ATTRIBUTES);
+        | (!d.attributes().is_empty() as u32 * HAS_ATTRIBUTES)
+        | (d.has_latent() as u32 * HAS_LATENT);
+    let version = if d.has_latent() {
+        VERSION
+    } else {
+        PLAIN_VERSION
+    };
     w.put(&MAGIC).map_err(io)?;
-    w.put(&VERSION.to_le_bytes()).map_err(io)?;
+    w.put(&version.to_le_bytes()).map_err(io)?;
     w.put(&flags.to_le_bytes()).map_err(io)?;
     w.put(&(d.pages() as u64).to_le_bytes()).map_err(io)?;
     w.put(&(d.cycles() as u64).to_le_bytes()).map_err(io)?;
@@ -89,6 +102,10 @@ pub fn write<W: Write>(d: &Dataset, out: W) -> Result<(), DataError> {
             w.u32s(a.codes()).map_err(io)?;
         }
     }
+    if let Some(latent) = d.latent_values() {
+        let bits: Vec<u64> = latent.iter().map(|q| q.to_bits()).collect();
+        w.words(&bits).map_err(io)?;
+    }
     let crc = w.crc.clone().finalize();
     w.out.write_all(&crc.to_le_bytes()).map_err(io)?;
     w.out.flush().map_err(io)
@@ -101,7 +118,7 @@ pub fn write_file(d: &Dataset, path: &std::path::Path) -> Result<(), DataError> 
 
 /// Reads a binary cache of `len` bytes (the whole file, magic included) from `input`;
 /// `file` names it in errors. The sections in file order: header, history, then the
-/// optional ids, hosts and weights, then the checksum.
+/// optional ids, hosts, weights, attributes and latent probabilities, then the checksum.
 pub fn read<R: Read>(input: &mut R, file: &str, len: u64) -> Result<Dataset, DataError> {
     let mut r = CrcReader {
         input,
@@ -125,6 +142,9 @@ pub fn read<R: Read>(input: &mut R, file: &str, len: u64) -> Result<Dataset, Dat
     if flags & HAS_ATTRIBUTES != 0 {
         d.set_attributes(read_attributes(&mut r, pages)?);
     }
+    if flags & HAS_LATENT != 0 {
+        d.set_latent(read_latent(&mut r, pages)?);
+    }
     read_trailer(&mut r)?;
     Ok(d)
 }
@@ -137,15 +157,16 @@ fn read_header<R: Read>(r: &mut CrcReader<'_, R>) -> Result<(u32, usize, usize),
         return Err(r.bad("wrong magic bytes (not a freshgp cache)"));
     }
     let version = r.u32()?;
-    if version != VERSION && version != 1 {
+    if !(1..=VERSION).contains(&version) {
         return Err(r.bad(&format!(
-            "format version {version}, this build reads versions 1 and {VERSION}"
+            "format version {version}, this build reads versions 1 to {VERSION}"
         )));
     }
     let flags = r.u32()?;
     let known = match version {
         1 => HAS_IDS | HAS_HOSTS | HAS_WEIGHTS,
-        _ => HAS_IDS | HAS_HOSTS | HAS_WEIGHTS | HAS_ATTRIBUTES,
+        2 => HAS_IDS | HAS_HOSTS | HAS_WEIGHTS | HAS_ATTRIBUTES,
+        _ => HAS_IDS | HAS_HOSTS | HAS_WEIGHTS | HAS_ATTRIBUTES | HAS_LATENT,
     };
     if flags & !known != 0 {
         return Err(r.bad(&format!("unknown flags 0x{flags:x}")));
@@ -236,17 +257,39 @@ fn read_hosts<R: Read>(
     Ok((hosts, names))
 }
 
-/// Each page's weight, checked finite and not negative.
-fn read_weights<R: Read>(r: &mut CrcReader<'_, R>, pages: usize) -> Result<Vec<f64>, DataError> {
-    let weights: Vec<f64> = r
+/// One number per page, each checked by `valid` (`what` says which rule one broke).
+fn read_numbers<R: Read>(
+    r: &mut CrcReader<'_, R>,
+    pages: usize,
+    valid: impl Fn(f64) -> bool,
+    what: &str,
+) -> Result<Vec<f64>, DataError> {
+    let numbers: Vec<f64> = r
         .words(r.fits(Some(pages as u64), 8)?)?
         .into_iter()
         .map(f64::from_bits)
         .collect();
-    if weights.iter().any(|w| !w.is_finite() || *w < 0.0) {
-        return Err(r.bad("a weight is not a finite number >= 0"));
+    if !numbers.iter().all(|&x| valid(x)) {
+        return Err(r.bad(what));
     }
-    Ok(weights)
+    Ok(numbers)
+}
+
+/// Each page's weight, checked finite and not negative.
+fn read_weights<R: Read>(r: &mut CrcReader<'_, R>, pages: usize) -> Result<Vec<f64>, DataError> {
+    let valid = |w: f64| w.is_finite() && w >= 0.0;
+    read_numbers(r, pages, valid, "a weight is not a finite number >= 0")
+}
+
+/// Each page's latent change probability, checked to be in [0, 1].
+fn read_latent<R: Read>(r: &mut CrcReader<'_, R>, pages: usize) -> Result<Vec<f64>, DataError> {
+    let valid = super::dataset::is_probability;
+    read_numbers(
+        r,
+        pages,
+        valid,
+        "a latent change probability is not in [0, 1]",
+    )
 }
 
 /// The categorical attributes, checked as [`crate::data::Attributes`] requires.
@@ -484,13 +527,40 @@ mod tests {
         longer.push(0);
         let e = read(&mut &longer[..], "c.bin", longer.len() as u64).unwrap_err();
         assert!(e.to_string().contains("unexpected bytes"), "{e}");
-        let mut v3 = b.clone();
-        v3[8] = 3;
-        let e = read(&mut &v3[..], "c.bin", v3.len() as u64).unwrap_err();
+        let mut v4 = b.clone();
+        v4[8] = 4;
+        let e = read(&mut &v4[..], "c.bin", v4.len() as u64).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "c.bin: not a usable freshgp binary cache: format version 3, this build reads versions 1 and 2"
+            "c.bin: not a usable freshgp binary cache: format version 4, this build reads versions 1 to 3"
         );
+    }
+
+    #[test]
+    fn latent_probabilities_round_trip_as_version_3_and_others_stay_version_2() {
+        let latent = text::read(
+            "0?1\tp1\th1\tweight=2.5\tlatent_change=0.25\n111\tp2\t\tlatent_change=1\n".as_bytes(),
+            "s",
+        )
+        .unwrap();
+        let b = bytes(&latent);
+        assert_eq!(b[8], 3);
+        assert_eq!(read(&mut &b[..], "x", b.len() as u64).unwrap(), latent);
+        assert_eq!(bytes(&sample())[8], 2);
+        // The latent flag in a version 2 file is unknown there.
+        let v2 = as_version(b.clone(), 2);
+        let e = read(&mut &v2[..], "v2", v2.len() as u64).unwrap_err();
+        assert!(e.to_string().contains("unknown flags"), "{e}");
+        // A probability above 1 (0.25's bits made 1.25's, checksum made right) is refused.
+        let mut bad = b.clone();
+        let at = b
+            .windows(8)
+            .rposition(|w| w == 0.25f64.to_bits().to_le_bytes())
+            .unwrap();
+        bad[at..at + 8].copy_from_slice(&1.25f64.to_bits().to_le_bytes());
+        let bad = as_version(bad, 3);
+        let e = read(&mut &bad[..], "b", bad.len() as u64).unwrap_err();
+        assert!(e.to_string().contains("latent change probability"), "{e}");
     }
 
     /// `b` with its version set to `version` and its checksum recomputed.

@@ -1,6 +1,6 @@
 //! [`Dataset`]: a change history of P pages × D cycles packed as bits, with its unknown
-//! cycles and optional page ids, hosts, weights and categorical attributes; and its
-//! [`Fingerprint`].
+//! cycles and optional page ids, hosts, weights, latent change probabilities and
+//! categorical attributes; and its [`Fingerprint`].
 
 use super::{Attribute, Attributes, DataError};
 use std::fmt;
@@ -41,6 +41,9 @@ pub struct Dataset {
     hosts: Option<Vec<u32>>,
     host_names: Vec<String>,
     weights: Option<Vec<f64>>,
+    /// Each page's latent change probability per cycle (synthetic histories:
+    /// docs/src/reference/data.md#latent-change-probabilities).
+    latent: Option<Vec<f64>>,
     attributes: Attributes,
     /// The attribute pages are grouped by for `GR` (an index into `attributes`; `None`:
     /// the host).
@@ -99,6 +102,7 @@ impl Dataset {
             hosts: None,
             host_names: Vec::new(),
             weights: None,
+            latent: None,
             attributes: Attributes::default(),
             grouping: None,
         }
@@ -191,6 +195,9 @@ impl Dataset {
         }
         if let Some(weights) = &self.weights {
             h = weights.iter().fold(fold(h, 3), |h, w| fold(h, w.to_bits()));
+        }
+        if let Some(latent) = &self.latent {
+            h = latent.iter().fold(fold(h, 5), |h, q| fold(h, q.to_bits()));
         }
         if !self.attributes.is_empty() {
             h = self.attributes.hash_into(h, fold, text);
@@ -382,6 +389,37 @@ impl Dataset {
         self.weights = Some(weights);
     }
 
+    /// Page `p`'s latent change probability per cycle, if the history records them
+    /// (docs/src/reference/data.md#latent-change-probabilities): what a synthetic
+    /// generator knows and a crawler never does.
+    pub fn latent(&self, p: usize) -> Option<f64> {
+        self.latent.as_ref().map(|q| q[p])
+    }
+
+    /// Whether the history records every page's latent change probability.
+    pub fn has_latent(&self) -> bool {
+        self.latent.is_some()
+    }
+
+    /// Latent change probabilities per page (crate-internal).
+    pub(crate) fn latent_values(&self) -> Option<&[f64]> {
+        self.latent.as_deref()
+    }
+
+    /// Sets the pages' latent change probabilities (each in [0, 1], as every loader
+    /// checks; `-0` is stored as `0`).
+    ///
+    /// # Panics
+    /// If the number of values differs from the number of pages.
+    pub(crate) fn set_latent(&mut self, mut latent: Vec<f64>) {
+        assert_eq!(latent.len(), self.pages, "one latent probability per page");
+        debug_assert!(latent.iter().all(|q| is_probability(*q)));
+        for q in &mut latent {
+            *q += 0.0;
+        }
+        self.latent = Some(latent);
+    }
+
     /// The pages' categorical attributes (docs/src/reference/data.md#attributes; empty when
     /// none has any).
     pub fn attributes(&self) -> &Attributes {
@@ -511,6 +549,9 @@ impl Dataset {
         if let Some(weights) = &self.weights {
             d.weights = Some(pages.iter().map(|&p| weights[p as usize]).collect());
         }
+        if let Some(latent) = &self.latent {
+            d.latent = Some(pages.iter().map(|&p| latent[p as usize]).collect());
+        }
         d.attributes = self.attributes.subset(pages);
         d.grouping = self.grouping;
         d
@@ -534,6 +575,7 @@ impl Dataset {
         d.hosts = self.hosts.clone();
         d.host_names = self.host_names.clone();
         d.weights = self.weights.clone();
+        d.latent = self.latent.clone();
         d.attributes = self.attributes.clone();
         d.grouping = self.grouping;
         for p in 0..self.pages {
@@ -569,6 +611,7 @@ impl Dataset {
             hosts: None,
             host_names: Vec::new(),
             weights: None,
+            latent: None,
             attributes: Attributes::default(),
             grouping: None,
         }
@@ -607,6 +650,11 @@ impl Dataset {
     pub(crate) fn weight_values(&self) -> Option<&[f64]> {
         self.weights.as_deref()
     }
+}
+
+/// Whether `q` is a probability: finite, in [0, 1] (`-0` included, stored as `0`).
+pub(crate) fn is_probability(q: f64) -> bool {
+    (0.0..=1.0).contains(&q)
 }
 
 /// `len` (<= 64) bits of `row` starting at bit `start`.

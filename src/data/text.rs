@@ -10,8 +10,10 @@
 //!   part of the line ending, not of the data.
 //! - `page_id` and `host` may be empty. The dataset has ids (hosts) when at least one line
 //!   has a non-empty id (host); pages without one get the empty string.
-//! - Attributes: `weight=<f64>` (finite, >= 0; default 1); any other `key=value` is a
-//!   categorical attribute (docs/src/reference/data.md#attributes, [`super::attributes`]).
+//! - Attributes: `weight=<f64>` (finite, >= 0; default 1); `latent_change=<f64>` (a
+//!   probability in [0, 1], on every page or none: a synthetic history's latent change
+//!   probabilities, docs/src/reference/data.md#latent-change-probabilities); any other
+//!   `key=value` is a categorical attribute (docs/src/reference/data.md#attributes, [`super::attributes`]).
 //!   A bad key (`host` is reserved), an empty value, a missing `=`, a repeated key or an
 //!   empty attribute field is an error.
 //!
@@ -84,7 +86,7 @@ pub fn write<W: Write>(d: &Dataset, out: W) -> Result<(), DataError> {
     for name in d.host_names() {
         check("host", 0, name)?;
     }
-    let columns = if d.has_weights() || !d.attributes().is_empty() {
+    let columns = if d.has_weights() || d.has_latent() || !d.attributes().is_empty() {
         4
     } else if d.has_hosts() {
         3
@@ -111,6 +113,9 @@ pub fn write<W: Write>(d: &Dataset, out: W) -> Result<(), DataError> {
         }
         if d.has_weights() {
             write!(line, "\tweight={}", d.weight(p)).map_err(io)?;
+        }
+        if let Some(q) = d.latent(p) {
+            write!(line, "\t{LATENT_KEY}={q}").map_err(io)?;
         }
         for a in d.attributes().iter() {
             if let Some(value) = a.value(p) {
@@ -147,7 +152,22 @@ struct Parser<'a> {
     any_host: bool,
     weights: Vec<f64>,
     any_weight: bool,
+    /// Each page's latent change probability (NaN where its line gives none).
+    latent: Vec<f64>,
+    /// The first line with a latent probability and the first without one, if any.
+    latent_lines: (Option<usize>, Option<usize>),
     attributes: AttributesBuilder,
+}
+
+/// The attribute key of a page's latent change probability
+/// (docs/src/reference/data.md#latent-change-probabilities).
+pub const LATENT_KEY: &str = "latent_change";
+
+/// A page's special (non-categorical) attributes as one line gives them.
+#[derive(Default)]
+struct Special {
+    weight: Option<f64>,
+    latent: Option<f64>,
 }
 
 impl<'a> Parser<'a> {
@@ -169,6 +189,8 @@ impl<'a> Parser<'a> {
             any_host: false,
             weights: Vec::new(),
             any_weight: false,
+            latent: Vec::new(),
+            latent_lines: (None, None),
             attributes: AttributesBuilder::default(),
         }
     }
@@ -208,13 +230,19 @@ impl<'a> Parser<'a> {
         let host = fields.next().unwrap_or("");
         self.host_field(no, column, host)?;
         column += host.chars().count() + 1;
-        let mut weight = None;
+        let mut special = Special::default();
         for attr in fields {
-            self.attribute(no, column, attr, &mut weight)?;
+            self.attribute(no, column, attr, &mut special)?;
             column += attr.chars().count() + 1;
         }
-        self.any_weight |= weight.is_some();
-        self.weights.push(weight.unwrap_or(1.0));
+        self.any_weight |= special.weight.is_some();
+        self.weights.push(special.weight.unwrap_or(1.0));
+        let lines = &mut self.latent_lines;
+        match special.latent {
+            Some(_) => lines.0 = lines.0.or(Some(no)),
+            None => lines.1 = lines.1.or(Some(no)),
+        }
+        self.latent.push(special.latent.unwrap_or(f64::NAN));
         self.attributes.end_page();
         self.pages += 1;
         Ok(())
@@ -253,13 +281,14 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Reads one `key=value` attribute at `column`: the weight, or a categorical one.
+    /// Reads one `key=value` attribute at `column`: the weight, the latent change
+    /// probability, or a categorical one.
     fn attribute(
         &mut self,
         no: usize,
         column: usize,
         attr: &str,
-        weight: &mut Option<f64>,
+        special: &mut Special,
     ) -> Result<(), DataError> {
         let Some((key, value)) = attr.split_once('=') else {
             return Err(self.err(
@@ -275,12 +304,16 @@ impl<'a> Parser<'a> {
                 },
             ));
         };
+        if key == LATENT_KEY {
+            return self.latent_attribute(no, column, value, special);
+        }
         if key != "weight" {
             return self
                 .attributes
                 .set(key, value)
                 .map_err(|reason| self.err(no, column, reason));
         }
+        let weight = &mut special.weight;
         if weight.is_some() {
             return Err(self.err(no, column, "bad attribute: weight given twice"));
         }
@@ -299,6 +332,39 @@ impl<'a> Parser<'a> {
                 )
             })?;
         *weight = Some(w);
+        Ok(())
+    }
+
+    /// Reads the value of `latent_change=` at `column`: a probability in [0, 1].
+    fn latent_attribute(
+        &self,
+        no: usize,
+        column: usize,
+        value: &str,
+        special: &mut Special,
+    ) -> Result<(), DataError> {
+        if special.latent.is_some() {
+            return Err(self.err(
+                no,
+                column,
+                format!("bad attribute: {LATENT_KEY} given twice"),
+            ));
+        }
+        let q: f64 = value
+            .parse()
+            .ok()
+            .filter(|q: &f64| super::dataset::is_probability(*q))
+            .ok_or_else(|| {
+                self.err(
+                    no,
+                    column + LATENT_KEY.len() + 1,
+                    format!(
+                        "bad attribute: {LATENT_KEY} `{}` is not a probability in [0, 1]",
+                        value.escape_debug()
+                    ),
+                )
+            })?;
+        special.latent = Some(q);
         Ok(())
     }
 
@@ -378,6 +444,20 @@ impl<'a> Parser<'a> {
         if self.any_weight {
             d.set_weights(std::mem::take(&mut self.weights));
         }
+        match self.latent_lines {
+            (Some(_), None) => d.set_latent(std::mem::take(&mut self.latent)),
+            (Some(with), Some(without)) => {
+                return Err(self.err(
+                    without,
+                    1,
+                    format!(
+                        "no {LATENT_KEY}= on this page, but line {with} gives one: a history \
+                         records every page's latent change probability or none"
+                    ),
+                ))
+            }
+            _ => {}
+        }
         d.set_attributes(std::mem::take(&mut self.attributes).finish());
         Ok(d)
     }
@@ -410,6 +490,39 @@ mod tests {
             (Some(0), Some(1), Some(0))
         );
         assert_eq!((d.weight(0), d.weight(1)), (1.0, 0.5));
+    }
+
+    #[test]
+    fn latent_probabilities_read_on_every_page_or_none() {
+        let src = "01\tp1\th1\tlatent_change=0.25\n10\tp2\th1\tweight=2\tlatent_change=1\n";
+        let d = parse(src).unwrap();
+        assert_eq!((d.latent(0), d.latent(1)), (Some(0.25), Some(1.0)));
+        let mut out = Vec::new();
+        write(&d, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "01\tp1\th1\tweight=1\tlatent_change=0.25\n10\tp2\th1\tweight=2\tlatent_change=1\n"
+        );
+        assert_eq!(
+            parse(&String::from_utf8(Vec::from(src)).unwrap()).unwrap(),
+            d
+        );
+        assert!(!parse("01\tp1\n").unwrap().has_latent());
+        assert_eq!(
+            err(b"01\tp1\th1\tlatent_change=0.5\n10\tp2\th1\n"),
+            "f.tsv:2:1: no latent_change= on this page, but line 1 gives one: a history records every page's latent change probability or none"
+        );
+        assert_eq!(
+            err(b"01\tp\th\tlatent_change=1.5\n"),
+            "f.tsv:1:22: bad attribute: latent_change `1.5` is not a probability in [0, 1]"
+        );
+        assert_eq!(
+            err(b"01\tp\th\tlatent_change=0.1\tlatent_change=0.2\n"),
+            "f.tsv:1:26: bad attribute: latent_change given twice"
+        );
+        // -0 is stored as +0, as weights are.
+        let z = parse("01\tp\th\tlatent_change=-0\n").unwrap();
+        assert!(z.latent(0).unwrap().is_sign_positive());
     }
 
     #[test]

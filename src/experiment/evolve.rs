@@ -13,7 +13,8 @@ use crate::data::split::{Horizon, Split};
 use crate::data::Dataset;
 use crate::formula::{Formula, Grammar, Terminal};
 use crate::gp::{
-    self, evaluate_all, Candidate, ConfigError, GenerationReport, GpConfig, RawGpConfig, Strategy,
+    self, evaluate_all, Candidate, ConfigError, Fitness, GenerationReport, GpConfig, RawGpConfig,
+    Strategy,
 };
 use crate::metric::{CycleMetrics, Metric};
 use crate::policy::{Policy, Predictor};
@@ -228,6 +229,10 @@ pub struct EvolveSettings {
     pub grammar: Grammar,
     /// Fitness metric (also what the selections compare).
     pub metric: Metric,
+    /// Metrics the fitness also averages over, each relative to the fittest seed at each
+    /// budget (docs/src/reference/gp.md#fitness-over-several-metrics); empty: `metric`
+    /// alone.
+    pub also: Vec<Metric>,
     /// GP parameters.
     pub gp: GpConfig,
     /// Simulation settings.
@@ -307,6 +312,11 @@ pub struct Choice {
     pub test: f64,
     /// The strategy's score (what the choice maximised).
     pub score: f64,
+    /// The formula the choice was distilled from, when distillation shortened it
+    /// (docs/src/reference/gp.md#distillation); `None` otherwise, and in results of older
+    /// versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undistilled: Option<Formula>,
     /// Test-period metrics per cycle.
     #[serde(deserialize_with = "super::stored::cycles")]
     pub test_cycles: Vec<CycleMetrics>,
@@ -466,7 +476,10 @@ fn fitness_for(
         settings.grammar.closure(),
     )
     .and_then(|f| f.with_model(settings.model.clone()))
-    .map(|f| f.relative_to(&settings.gp.seed_formulas))
+    .map(|f| {
+        f.with_metrics(&settings.also)
+            .relative_to(&settings.gp.seed_formulas)
+    })
     .map_err(|source| ExperimentError::Sim { set, source })
 }
 
@@ -541,30 +554,7 @@ pub(crate) fn run_seed(
     );
     progress(Progress::Selecting { seed_index });
     let best_seed = best_seed(sets, &settings.gp.seed_formulas);
-    let kept: Vec<Formula> = evolution
-        .hall_of_fame
-        .iter()
-        .map(|i| i.canonical.clone())
-        .collect();
-    let validations = evaluate_all(&sets.validation, &kept);
-    // Each kept formula as reported: simplified once.
-    let simplified: Vec<Formula> = evolution
-        .hall_of_fame
-        .iter()
-        .map(|i| i.formula.simplify(settings.grammar.closure()))
-        .collect();
-    let candidates: Vec<Candidate> = evolution
-        .hall_of_fame
-        .iter()
-        .zip(validations)
-        .zip(&simplified)
-        .map(|((i, v), s)| Candidate {
-            size: s.len(),
-            formula: i.formula.clone(),
-            train: (*i.evaluation).clone(),
-            validation: v,
-        })
-        .collect();
+    let (candidates, simplified) = candidates(&evolution, sets, settings);
     let front = gp::front(&candidates)
         .into_iter()
         .map(|i| {
@@ -578,21 +568,24 @@ pub(crate) fn run_seed(
         })
         .collect();
     let choices = Choices::from_fn(|strategy| {
-        let index = if settings.gp.parsimony {
-            gp::choose_parsimonious(&candidates, strategy)
+        let (c, formula, undistilled) = if settings.gp.parsimony {
+            let index = gp::choose_parsimonious(&candidates, strategy);
+            let best = &candidates[gp::choose_admissible(&candidates, strategy)];
+            let seed = gp::best_seed(&candidates, strategy);
+            distill(sets, settings, strategy, &candidates[index], (best, seed))
         } else {
-            gp::choose(&candidates, strategy)
+            let index = gp::choose(&candidates, strategy);
+            (candidates[index].clone(), simplified[index].clone(), None)
         };
-        let c = &candidates[index];
-        let formula = simplified[index].clone();
         let outcome = test_outcome(&sets.test, &formula, settings);
         Choice {
             strategy,
             test: outcome.mean(settings.metric),
             train: c.train.value,
             validation: c.validation.value,
-            score: strategy.score(c),
+            score: strategy.score(&c),
             formula,
+            undistilled,
             test_cycles: outcome.cycles,
         }
     });
@@ -617,6 +610,108 @@ pub(crate) fn run_seed(
         choices,
         seconds: start.elapsed().as_secs_f64(),
     }
+}
+
+/// The candidates of a run's choice, validated, and each as reported: the hall of fame,
+/// and with parsimony the run's front of small formulas and its seed formulas too
+/// (docs/src/reference/gp.md#choosing-the-final-formula); each simplified once, or when
+/// only rankings count, as the shortest formula that ranks as it does (its rank form).
+fn candidates(
+    evolution: &gp::Evolution,
+    sets: &RotationFitness,
+    settings: &EvolveSettings,
+) -> (Vec<Candidate>, Vec<Formula>) {
+    let mut individuals: Vec<&gp::Individual> = evolution.hall_of_fame.iter().collect();
+    if settings.gp.parsimony {
+        for i in evolution.front.iter().chain(&evolution.seeds) {
+            if !individuals.iter().any(|k| k.canonical == i.canonical) {
+                individuals.push(i);
+            }
+        }
+    }
+    let kept: Vec<Formula> = individuals.iter().map(|i| i.canonical.clone()).collect();
+    let validations = evaluate_all(&sets.validation, &kept);
+    let closure = settings.grammar.closure();
+    let simplified: Vec<Formula> = individuals
+        .iter()
+        .map(|i| {
+            if sets.train.ranks_only() {
+                i.formula.rank_simplify(closure)
+            } else {
+                i.formula.simplify(closure)
+            }
+        })
+        .collect();
+    let candidates = individuals
+        .iter()
+        .zip(validations)
+        .zip(&simplified)
+        .map(|((i, v), s)| Candidate {
+            seed: evolution.seeds.iter().any(|k| k.canonical == i.canonical),
+            size: s.len(),
+            formula: i.formula.clone(),
+            train: (*i.evaluation).clone(),
+            validation: v,
+        })
+        .collect();
+    (candidates, simplified)
+}
+
+/// Distils a parsimonious choice (docs/src/reference/gp.md#distillation): the shortest
+/// formula found by hoisting subtrees of `chosen` whose `strategy` score stays within the
+/// noise of `best`'s and that stays admissible against the fittest seed `seed`. Returns it
+/// as a candidate, as reported, and the formula it came from when it is shorter.
+fn distill(
+    sets: &RotationFitness,
+    settings: &EvolveSettings,
+    strategy: Strategy,
+    chosen: &Candidate,
+    (best, seed): (&Candidate, Option<&Candidate>),
+) -> (Candidate, Formula, Option<Formula>) {
+    let closure = settings.grammar.closure();
+    let rank = sets.train.ranks_only();
+    let key = |f: &Formula| {
+        if rank {
+            f.rank_form(closure)
+        } else {
+            f.canonical(closure)
+        }
+    };
+    let evaluate = |f: &Formula| {
+        let one = std::slice::from_ref(f);
+        Candidate {
+            seed: false,
+            size: f.len(),
+            formula: f.clone(),
+            train: evaluate_all(&sets.train, one).remove(0),
+            validation: evaluate_all(&sets.validation, one).remove(0),
+        }
+    };
+    let judge = |f: &Formula| {
+        let c = evaluate(f);
+        (strategy.within_noise(&c, best) && gp::admissible(&c, seed)).then(|| strategy.score(&c))
+    };
+    let distiller = gp::Distiller {
+        key: &key,
+        judge: &judge,
+    };
+    let start = key(&chosen.formula);
+    let out = distiller.run(&start, strategy.score(chosen));
+    let report = |f: &Formula| {
+        if rank {
+            f.rank_simplify(closure)
+        } else {
+            f.simplify(closure)
+        }
+    };
+    let original = report(&chosen.formula);
+    if out.formula == start {
+        return (chosen.clone(), original, None);
+    }
+    let formula = report(&out.formula);
+    let mut distilled = evaluate(&out.formula);
+    distilled.size = formula.len();
+    (distilled, formula, Some(original))
 }
 
 /// The fittest of `seeds` on the training set (the first on ties), with its validation

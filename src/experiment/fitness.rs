@@ -2,32 +2,41 @@
 //! nothing of each other.
 //!
 //! A fitness is measured at one budget (the study's resources) or at several training
-//! budgets at once (docs/src/reference/gp.md#training-budgets): then a formula's fitness is
-//! the mean over the budgets of its fitness relative to a reference's at that budget (the
-//! fittest seed formula's), so that every budget weighs alike whatever its metric's scale.
+//! budgets at once (docs/src/reference/gp.md#training-budgets), on one metric or on several
+//! (docs/src/reference/gp.md#fitness-over-several-metrics): then a formula's fitness is the
+//! mean over the budgets and metrics of its fitness relative to a reference's there (the
+//! fittest seed formula's), so that every budget and metric weighs alike whatever its
+//! scale. Its cases, which lexicase selection reads, are every scored cycle's values of
+//! every budget and metric, each divided by its reference.
+//!
+//! A top-k crawl reads only the order of the scores, so the fitness
+//! [ranks only](crate::gp::Fitness::ranks_only) (the engine evaluates rank forms); a
+//! sampled decision reads their size, and it does not.
 
 use crate::formula::{Closure, Formula, Terminal};
 use crate::gp::{Evaluation, Fitness};
 use crate::metric::Metric;
 use crate::policy::{Policy, Predictor};
-use crate::sim::{Period, Prepared, SimConfig, SimError, Simulator};
+use crate::sim::{Decision, Outcome, Period, Prepared, SimConfig, SimError, Simulator, TieBreak};
 
 /// The simulation at one budget, and what its fitness is divided by.
 #[derive(Debug, Clone)]
 struct Budget {
     config: SimConfig,
     prepared: Prepared,
-    /// The reference fitness at this budget (1 at a single budget).
-    reference: f64,
+    /// The reference fitness of each metric at this budget (1 at a single budget and
+    /// metric, or without references).
+    reference: Vec<f64>,
 }
 
 /// Fitness of a formula: the mean of `metric` over the scored cycles of `period`, or over
-/// several budgets the mean of that relative to a reference at each.
+/// several budgets or metrics the mean of that relative to a reference at each.
 #[derive(Debug, Clone)]
 pub struct CrawlFitness {
     period: Period,
     budgets: Vec<Budget>,
-    metric: Metric,
+    /// The metrics, the fitness's own first.
+    metrics: Vec<Metric>,
     closure: Closure,
     model: Option<Predictor>,
 }
@@ -70,17 +79,37 @@ impl CrawlFitness {
                 Ok(Budget {
                     prepared: Prepared::new(&period, config)?,
                     config,
-                    reference: 1.0,
+                    reference: vec![1.0],
                 })
             })
             .collect::<Result<_, SimError>>()?;
         Ok(CrawlFitness {
             period,
             budgets,
-            metric,
+            metrics: vec![metric],
             closure,
             model: None,
         })
+    }
+
+    /// The same fitness over `also` besides its own metric (each counted once, in order):
+    /// the mean over budgets and metrics of each relative to its reference.
+    pub fn with_metrics(mut self, also: &[Metric]) -> CrawlFitness {
+        for &m in also {
+            if !self.metrics.contains(&m) {
+                self.metrics.push(m);
+            }
+        }
+        for b in &mut self.budgets {
+            b.reference = vec![1.0; self.metrics.len()];
+        }
+        self
+    }
+
+    /// Whether the fitness is one metric at one budget (the paper's): its value is that
+    /// metric's mean, not relative to any reference.
+    fn is_single(&self) -> bool {
+        self.budgets.len() == 1 && self.metrics.len() == 1
     }
 
     /// The same fitness, formulas reading `P` given it by `model`.
@@ -95,26 +124,32 @@ impl CrawlFitness {
         Ok(self)
     }
 
-    /// Over several budgets, the same fitness relative to the fittest of `references` at
-    /// each budget (a reference fitness that is not positive counts as 1). At one budget,
-    /// or without references, the fitness is unchanged.
+    /// Over several budgets or metrics, the same fitness relative to the fittest of
+    /// `references` at each budget and metric (a reference fitness that is not positive
+    /// counts as 1). At one budget on one metric, or without references, the fitness is
+    /// unchanged.
     pub fn relative_to(mut self, references: &[Formula]) -> CrawlFitness {
-        if self.budgets.len() < 2 || references.is_empty() {
+        if self.is_single() || references.is_empty() {
             return self;
         }
         let mut scratch = self.scratch();
-        let bests: Vec<f64> = scratch
+        let bests: Vec<Vec<f64>> = scratch
             .iter_mut()
             .enumerate()
             .map(|(b, sim)| {
-                references
-                    .iter()
-                    .map(|f| self.at_budget(b, f, sim).0)
-                    .fold(f64::NEG_INFINITY, f64::max)
+                let runs: Vec<Outcome> = references.iter().map(|f| self.run(b, f, sim)).collect();
+                (self.metrics.iter())
+                    .map(|&m| {
+                        runs.iter()
+                            .map(|o| o.mean(m))
+                            .fold(f64::NEG_INFINITY, f64::max)
+                    })
+                    .map(|best| if best > 0.0 { best } else { 1.0 })
+                    .collect()
             })
             .collect();
         for (budget, best) in self.budgets.iter_mut().zip(bests) {
-            budget.reference = if best > 0.0 { best } else { 1.0 };
+            budget.reference = best;
         }
         self
     }
@@ -124,22 +159,27 @@ impl CrawlFitness {
         &self.period
     }
 
-    /// The budgets' resources and reference fitnesses, in order.
+    /// The budgets' resources and the reference fitness of the fitness's own metric at
+    /// each, in order.
     pub fn references(&self) -> Vec<(f64, f64)> {
         self.budgets
             .iter()
-            .map(|b| (b.config.resources(), b.reference))
+            .map(|b| (b.config.resources(), b.reference[0]))
             .collect()
     }
 
-    /// The mean of the metric and its per-cycle values at budget `b`.
-    fn at_budget(&self, b: usize, formula: &Formula, sim: &mut Simulator) -> (f64, Vec<f64>) {
-        let outcome = sim.run_prepared(
+    /// The metrics, the fitness's own first.
+    pub fn metrics(&self) -> &[Metric] {
+        &self.metrics
+    }
+
+    /// The simulation of `formula` at budget `b`.
+    fn run(&self, b: usize, formula: &Formula, sim: &mut Simulator) -> Outcome {
+        sim.run_prepared(
             &self.period,
             &policy_of(formula, self.closure, self.model.as_ref()),
             &self.budgets[b].prepared,
-        );
-        (outcome.mean(self.metric), outcome.values(self.metric))
+        )
     }
 }
 
@@ -148,30 +188,46 @@ impl Fitness for CrawlFitness {
     type Scratch = Vec<Simulator>;
 
     fn scratch(&self) -> Vec<Simulator> {
-        // Only `metric` is read: a run skips the weighted sums unless it is weighted.
+        // Only the metrics are read: a run skips the weighted sums unless one is weighted.
+        let read = (self.metrics.iter().copied())
+            .find(|m| m.is_weighted())
+            .unwrap_or(self.metrics[0]);
         self.budgets
             .iter()
-            .map(|b| Simulator::new(b.config).unweighted(self.metric))
+            .map(|b| Simulator::new(b.config).unweighted(read))
             .collect()
     }
 
     fn evaluate(&self, formula: &Formula, sims: &mut Vec<Simulator>) -> Evaluation {
-        if self.budgets.len() == 1 {
-            let (value, cases) = self.at_budget(0, formula, &mut sims[0]);
-            return Evaluation { value, cases };
+        if self.is_single() {
+            let outcome = self.run(0, formula, &mut sims[0]);
+            let metric = self.metrics[0];
+            return Evaluation {
+                value: outcome.mean(metric),
+                cases: outcome.values(metric),
+            };
         }
         let mut total = 0.0;
         let mut cases = Vec::new();
         for (b, sim) in sims.iter_mut().enumerate() {
-            let reference = self.budgets[b].reference;
-            let (value, values) = self.at_budget(b, formula, sim);
-            total += value / reference;
-            cases.extend(values.into_iter().map(|v| v / reference));
+            let outcome = self.run(b, formula, sim);
+            for (&metric, &reference) in self.metrics.iter().zip(&self.budgets[b].reference) {
+                total += outcome.mean(metric) / reference;
+                cases.extend(outcome.values(metric).into_iter().map(|v| v / reference));
+            }
         }
         Evaluation {
-            value: total / self.budgets.len() as f64,
+            value: total / (self.budgets.len() * self.metrics.len()) as f64,
             cases,
         }
+    }
+
+    fn ranks_only(&self) -> bool {
+        // The authors' tie order is std::sort's over the scores as computed: only the
+        // seeded order is a function of the ranking alone.
+        self.budgets
+            .iter()
+            .all(|b| b.config.decision() == Decision::TopK && b.config.ties() == TieBreak::Seeded)
     }
 }
 

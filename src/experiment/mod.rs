@@ -11,6 +11,8 @@
 //!   baselines of each rotation), run one by one, resumable and shardable.
 //! * [`sweep`]: budget sweeps, repeated runs (medians, Wilcoxon) and savings at equal
 //!   quality (docs/src/reference/evaluation.md).
+//! * [`headroom`]: the share of the distance from the best rival to the oracle a policy
+//!   covers.
 //! * [`windows`]: the best fixed policy per window of cycles, and what a switcher
 //!   knowing each window's best would gain (before deploying a bandit).
 //! * [`store`]: the output directory: the study record and one file per finished unit,
@@ -27,6 +29,7 @@
 pub mod baselines;
 pub mod evolve;
 pub mod fitness;
+pub mod headroom;
 pub mod store;
 pub mod study;
 mod study_file;

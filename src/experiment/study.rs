@@ -151,6 +151,11 @@ pub struct Configuration {
     pub grammar: String,
     /// Fitness metric (`changerate`, `ndcg`, `freshness`, `wfreshness` or `wndcg`).
     pub fitness: Metric,
+    /// Metrics the fitness also averages over
+    /// (docs/src/reference/gp.md#fitness-over-several-metrics; by default the fitness's
+    /// [companions](Metric::companions), `also: []` for none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<Metric>,
     /// GP parameters (checked).
     pub gp: RawGpConfig,
     /// The seeds, one run each.

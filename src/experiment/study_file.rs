@@ -23,6 +23,10 @@ struct RawConfiguration {
     grammar: String,
     fitness: Metric,
     #[serde(default)]
+    also: Option<Vec<Metric>>,
+    #[serde(default)]
+    gp: Option<RawGpConfig>,
+    #[serde(default)]
     bandits: Vec<Policy>,
     #[serde(default)]
     model: Option<String>,
@@ -32,6 +36,15 @@ struct RawConfiguration {
     generations: Option<usize>,
     #[serde(default)]
     seeds: Option<usize>,
+}
+
+/// The metrics a configuration's fitness also averages over when it names none: the
+/// fitness's companions, none under the paper's protocol.
+pub(crate) fn default_also(fitness: Metric, gp: &RawGpConfig) -> Vec<Metric> {
+    match gp.protocol {
+        crate::gp::Protocol::Search => fitness.companions(),
+        crate::gp::Protocol::Paper => Vec::new(),
+    }
 }
 
 fn default_unknown() -> String {
@@ -320,7 +333,7 @@ impl RawStudy {
         index: usize,
         c: &RawConfiguration,
     ) -> Result<Configuration, Violation> {
-        let mut gp = self.gp.clone();
+        let mut gp = c.gp.clone().unwrap_or_else(|| self.gp.clone());
         if let Some(p) = c.population {
             gp.population = p;
         }
@@ -353,6 +366,10 @@ impl RawStudy {
             name: c.name.clone(),
             grammar: c.grammar.clone(),
             fitness: c.fitness,
+            also: c
+                .also
+                .clone()
+                .unwrap_or_else(|| default_also(c.fitness, &gp)),
             gp,
             seeds: (0..seeds as u64)
                 .map(|k| self.first_seed.wrapping_add(k))

@@ -169,17 +169,16 @@ pub fn check(periods: &[Period], config: SimConfig) -> Result<(), ExperimentErro
     Ok(())
 }
 
-/// Checks that every period's grouping gives each of `policies` the group rates its
-/// learned models read ([`Policy::check_grouping`]).
+/// Checks that every period gives each of `policies` what it reads beyond the visits: the
+/// group rates its learned models read, the latent probabilities the oracle reads
+/// ([`check_policy`](crate::sim::check_policy)).
 pub fn check_groupings(periods: &[Period], policies: &[Policy]) -> Result<(), ExperimentError> {
     for p in periods {
         for policy in policies {
-            policy
-                .check_grouping(p.grouping())
-                .map_err(|e| ExperimentError::Sim {
-                    set: Set::Test,
-                    source: e.into(),
-                })?;
+            crate::sim::check_policy(p, policy).map_err(|source| ExperimentError::Sim {
+                set: Set::Test,
+                source,
+            })?;
         }
     }
     Ok(())

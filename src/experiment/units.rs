@@ -388,6 +388,12 @@ impl Runner {
         }
         for policy in &runner.study.baselines {
             policy.check_grouping(grouping).map_err(refused)?;
+            if policy.features().reads_latent() && !runner.dataset.has_latent() {
+                return Err(RunError::from(ExperimentError::Sim {
+                    set: Set::Test,
+                    source: crate::sim::SimError::NoLatent,
+                }));
+            }
         }
         for &rotation in &runner.study.rotations {
             let split = Split::new(runner.dataset.pages(), runner.dataset.cycles(), rotation)
@@ -468,6 +474,7 @@ impl Runner {
         EvolveSettings {
             grammar: self.grammars[index].clone(),
             metric: c.fitness,
+            also: c.also.clone(),
             gp: super::evolve::seeded(
                 c.gp.clone()
                     .check()

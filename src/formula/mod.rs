@@ -29,12 +29,14 @@ mod lex;
 pub(crate) mod ops;
 mod parse;
 mod print;
+mod rank;
 mod simplify;
 
 pub use grammar::{Grammar, GrammarError};
 pub use ops::Closure;
 pub use parse::{ParseError, MAX_NESTING};
 pub use print::Latex;
+pub use rank::Interval;
 
 use crate::hash::mix64;
 use serde::{Deserialize, Serialize};

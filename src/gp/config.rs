@@ -30,6 +30,30 @@ pub enum Selection {
     /// NSGA-II over (fitness, size): tournaments on front, then crowding distance; the
     /// next population is the survivors of parents and offspring together.
     Nsga2,
+    /// ε-lexicase over the fitness's cases (every scored cycle of every training budget
+    /// and metric), the smallest survivor winning; the offspring replace the parents (with
+    /// elitism).
+    Lexicase,
+}
+
+/// How large an offspring may be, and what to do with one that is larger.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// The deepest an offspring may be (nodes on its longest root-to-leaf path).
+    pub(crate) depth: usize,
+    /// The most nodes an offspring may have.
+    pub(crate) size: usize,
+    /// What to do with an offspring beyond a limit.
+    pub(crate) policy: DepthPolicy,
+    /// Tries under [`DepthPolicy::Retry`].
+    pub(crate) retries: usize,
+}
+
+impl Limits {
+    /// Whether `f` is within both limits.
+    pub(crate) fn admit(&self, f: &Formula) -> bool {
+        f.len() <= self.size && super::create::levels(f) <= self.depth
+    }
 }
 
 /// Why GP settings are unusable.
@@ -47,12 +71,28 @@ pub enum ConfigError {
     },
 }
 
+/// Which settings a GP configuration starts from before the fields it writes
+/// (docs/src/reference/gp.md#defaults).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// The search freshgp finds best ([`RawGpConfig::default`]).
+    #[default]
+    Search,
+    /// The GP4C paper's ([`RawGpConfig::paper`]).
+    Paper,
+}
+
 /// GP settings as written in experiment files and flags (every field has the default of
-/// docs/src/reference/gp.md#defaults); [`RawGpConfig::check`] turns them into a
-/// [`GpConfig`].
+/// docs/src/reference/gp.md#defaults, or the paper's under `protocol: paper`);
+/// [`RawGpConfig::check`] turns them into a [`GpConfig`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(try_from = "Written")]
 pub struct RawGpConfig {
+    /// The settings the others start from (freshgp's search unless `protocol: paper`); the
+    /// experiment layer also reads it (the paper's protocol averages no companion metric).
+    #[serde(default)]
+    pub protocol: Protocol,
     /// Individuals per generation.
     pub population: usize,
     /// Generations after the initial population.
@@ -63,6 +103,10 @@ pub struct RawGpConfig {
     pub max_creation_depth: usize,
     /// Largest depth of any offspring.
     pub max_depth: usize,
+    /// The most nodes an individual may have (none: only the depth limits size). A
+    /// created tree above it is drawn shallower; an offspring above it is redrawn as one
+    /// too deep is.
+    pub max_size: Option<usize>,
     /// What to do with too-deep offspring.
     pub depth_policy: DepthPolicy,
     /// Tries for [`DepthPolicy::Retry`].
@@ -105,14 +149,101 @@ pub struct RawGpConfig {
     pub parsimony: bool,
 }
 
+/// Defines [`Written`], a [`RawGpConfig`] as a file writes it (each field optional, and the
+/// protocol the missing ones come from), and its conversion.
+macro_rules! written {
+    ($($(#[$attr:meta])* $field:ident: $ty:ty),* $(,)?) => {
+        /// A [`RawGpConfig`] as written: the fields given, over the protocol's settings.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Written {
+            #[serde(default)]
+            protocol: Protocol,
+            $($(#[$attr])* #[serde(default, deserialize_with = "given")] $field: Option<$ty>,)*
+        }
+
+        impl TryFrom<Written> for RawGpConfig {
+            type Error = std::convert::Infallible;
+
+            fn try_from(w: Written) -> Result<RawGpConfig, Self::Error> {
+                let mut raw = match w.protocol {
+                    Protocol::Search => RawGpConfig::default(),
+                    Protocol::Paper => RawGpConfig::paper(),
+                };
+                raw.protocol = w.protocol;
+                $(if let Some(v) = w.$field {
+                    raw.$field = v;
+                })*
+                Ok(raw)
+            }
+        }
+    };
+}
+
+/// A field that is written: its value as the field's type reads it (`Some(25)` for an
+/// optional one), not RON's `Some(..)` around it.
+fn given<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+written! {
+    population: usize,
+    generations: usize,
+    min_creation_depth: usize,
+    max_creation_depth: usize,
+    max_depth: usize,
+    max_size: Option<usize>,
+    depth_policy: DepthPolicy,
+    depth_retries: usize,
+    tournament: usize,
+    reproduction: f64,
+    crossover: f64,
+    swap_mutation: f64,
+    replacement_mutation: f64,
+    mutation_depth: usize,
+    elitism: bool,
+    keep_best: usize,
+    length_penalty: f64,
+    #[serde(alias = "initial")]
+    seed_formulas: Vec<Formula>,
+    literature_seeds: bool,
+    constants: ConstantSearch,
+    selection: Selection,
+    parsimony: bool,
+}
+
+impl RawGpConfig {
+    /// The GP4C paper's settings (`protocol: paper`): tournaments of 2 on fitness alone,
+    /// sizes limited by depth only, random formulas only, no constant search, and the
+    /// choice by the best score (docs/src/reference/gp.md#defaults).
+    pub fn paper() -> RawGpConfig {
+        RawGpConfig {
+            protocol: Protocol::Paper,
+            max_size: None,
+            literature_seeds: false,
+            constants: ConstantSearch::default(),
+            selection: Selection::Tournament,
+            parsimony: false,
+            ..RawGpConfig::default()
+        }
+    }
+}
+
 impl Default for RawGpConfig {
+    /// The search freshgp finds best (docs/src/results/oracle.md): the paper's operators
+    /// and rates with ε-lexicase selection, formulas of at most 25 nodes, the literature's
+    /// formulas as seeds, the constants of the 10 best tuned, and the choice by parsimony.
     fn default() -> Self {
         RawGpConfig {
+            protocol: Protocol::Search,
             population: 300,
             generations: 50,
             min_creation_depth: 2,
             max_creation_depth: 10,
             max_depth: 17,
+            max_size: Some(25),
             depth_policy: DepthPolicy::Retry,
             depth_retries: 10,
             tournament: 2,
@@ -126,8 +257,12 @@ impl Default for RawGpConfig {
             length_penalty: 0.0,
             seed_formulas: Vec::new(),
             literature_seeds: true,
-            constants: ConstantSearch::default(),
-            selection: Selection::Tournament,
+            constants: ConstantSearch {
+                individuals: 10,
+                evaluations: 50,
+                every: 0,
+            },
+            selection: Selection::Lexicase,
             parsimony: true,
         }
     }
@@ -217,6 +352,18 @@ impl RawGpConfig {
         if self.max_depth < self.max_creation_depth {
             bad("max_depth", self.max_depth, "at least max_creation_depth")?;
         }
+        if let Some(size) = self.max_size {
+            if size < 1 {
+                bad("max_size", size, "at least 1 node")?;
+            }
+            if let Some(f) = self.seed_formulas.iter().find(|f| f.len() > size) {
+                return Err(ConfigError::Invalid {
+                    field: "seed_formulas",
+                    value: f.to_string(),
+                    why: "a seed formula has more nodes than max_size",
+                });
+            }
+        }
         if self.mutation_depth < 1 {
             bad("mutation_depth", self.mutation_depth, "at least 1")?;
         }
@@ -237,13 +384,6 @@ impl RawGpConfig {
                 "at least 1 when constants.individuals > 0",
             )?;
         }
-        if self.constants.individuals > self.keep_best {
-            bad(
-                "constants.individuals",
-                self.constants.individuals,
-                "at most keep_best (the tuned individuals come from the kept ones)",
-            )?;
-        }
         if !(self.length_penalty >= 0.0 && self.length_penalty.is_finite()) {
             bad(
                 "length_penalty",
@@ -256,6 +396,16 @@ impl RawGpConfig {
 }
 
 impl GpConfig {
+    /// The limits every offspring keeps.
+    pub(crate) fn limits(&self) -> Limits {
+        Limits {
+            depth: self.max_depth,
+            size: self.max_size.unwrap_or(usize::MAX),
+            policy: self.depth_policy,
+            retries: self.depth_retries,
+        }
+    }
+
     /// The settings as written.
     pub fn raw(&self) -> &RawGpConfig {
         &self.0
@@ -268,7 +418,9 @@ impl GpConfig {
             if self.0.seed_formulas.len() >= self.0.population {
                 break;
             }
-            if !self.0.seed_formulas.contains(&formula) {
+            // A seed above the size limit cannot take part in the search.
+            let fits = self.0.max_size.is_none_or(|size| formula.len() <= size);
+            if fits && !self.0.seed_formulas.contains(&formula) {
                 self.0.seed_formulas.push(formula);
             }
         }
@@ -345,6 +497,64 @@ mod tests {
         .unwrap()
         .seeded([f("n"), f("t"), f("X"), f("CG")]);
         assert_eq!(config.seed_formulas, [f("t"), f("n"), f("X")]);
+    }
+
+    /// A file's fields override the protocol it starts from: freshgp's search by default,
+    /// the paper's under `protocol: paper`; what is stored reads back the same.
+    #[test]
+    fn protocols_and_written_fields() {
+        let search: RawGpConfig = ron::from_str("(population: 40)").unwrap();
+        assert_eq!(search.population, 40);
+        assert_eq!(
+            (search.selection, search.max_size, search.parsimony),
+            (Selection::Lexicase, Some(25), true)
+        );
+        let paper: RawGpConfig =
+            ron::from_str("(protocol: paper, max_size: Some(30), tournament: 3)").unwrap();
+        assert_eq!(paper.protocol, Protocol::Paper);
+        assert_eq!(
+            (paper.selection, paper.max_size),
+            (Selection::Tournament, Some(30))
+        );
+        assert_eq!(
+            (paper.tournament, paper.parsimony, paper.literature_seeds),
+            (3, false, false)
+        );
+        assert!(!paper.constants.is_on());
+        assert_eq!(
+            RawGpConfig {
+                max_size: Some(30),
+                tournament: 3,
+                ..RawGpConfig::paper()
+            },
+            paper
+        );
+        let json = serde_json::to_string(&paper).unwrap();
+        assert_eq!(serde_json::from_str::<RawGpConfig>(&json).unwrap(), paper);
+        let e = ron::from_str::<RawGpConfig>("(protocol: gp4c)").unwrap_err();
+        assert!(e.to_string().contains("paper"), "{e}");
+    }
+
+    #[test]
+    fn a_seed_above_the_size_limit_is_named() {
+        let e = RawGpConfig {
+            max_size: Some(3),
+            seed_formulas: vec!["t * X + n".parse().unwrap()],
+            ..RawGpConfig::default()
+        }
+        .check()
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "seed_formulas = t * X + n: a seed formula has more nodes than max_size"
+        );
+        let e = RawGpConfig {
+            max_size: Some(0),
+            ..RawGpConfig::default()
+        }
+        .check()
+        .unwrap_err();
+        assert!(e.to_string().starts_with("max_size = 0"), "{e}");
     }
 
     #[test]

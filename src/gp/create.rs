@@ -59,17 +59,27 @@ impl Primitives {
     }
 
     /// The `index`-th individual of a ramped half-and-half population: depths cycle
-    /// through `min_depth..=max_depth`, odd individuals are full, even ones grown.
+    /// through `min_depth..=max_depth` (`depths`), odd individuals are full, even ones
+    /// grown. A tree of more than `max_size` nodes is drawn again one level shallower,
+    /// down to a single leaf.
     pub(crate) fn ramped(
         &self,
         rng: &mut impl Rng,
         index: usize,
-        min_depth: usize,
-        max_depth: usize,
+        depths: (usize, usize),
+        max_size: usize,
     ) -> Formula {
-        let depth = min_depth + index % (max_depth - min_depth + 1);
+        let (min_depth, max_depth) = depths;
+        let mut depth = min_depth + index % (max_depth - min_depth + 1);
         let mut nodes = Vec::new();
-        self.tree(rng, depth, index % 2 == 1, true, &mut nodes);
+        loop {
+            nodes.clear();
+            self.tree(rng, depth, index % 2 == 1, true, &mut nodes);
+            if nodes.len() <= max_size || depth <= 1 {
+                break;
+            }
+            depth -= 1;
+        }
         // Invariant: `tree` writes each operator after exactly `arity` subtrees, and the
         // grammar's constants are finite.
         Formula::from_postfix(nodes).expect("invariant: random trees are well-shaped")
@@ -94,7 +104,7 @@ mod tests {
         let mut rng = Pcg64::seed_from_u64(1);
         let mut depths = std::collections::BTreeSet::new();
         for i in 0..300 {
-            let f = prims.ramped(&mut rng, i, 2, 10);
+            let f = prims.ramped(&mut rng, i, (2, 10), usize::MAX);
             let d = levels(&f);
             assert!((2..=10).contains(&d), "depth {d}");
             if i % 2 == 1 {
@@ -104,5 +114,8 @@ mod tests {
             depths.insert(d);
         }
         assert_eq!(depths.len(), 9);
+        for i in 0..300 {
+            assert!(prims.ramped(&mut rng, i, (2, 10), 15).len() <= 15);
+        }
     }
 }

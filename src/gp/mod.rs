@@ -35,16 +35,22 @@
 mod config;
 mod constants;
 mod create;
+mod distill;
+mod lexicase;
 mod operators;
 pub mod pareto;
 mod select;
 
-pub use config::{ConfigError, DepthPolicy, GpConfig, RawGpConfig, Selection, MAX_POPULATION};
+pub use config::{
+    ConfigError, DepthPolicy, GpConfig, Protocol, RawGpConfig, Selection, MAX_POPULATION,
+};
 pub use constants::{tune, ConstantSearch, Tuned};
 pub(crate) use create::Primitives;
+pub(crate) use distill::Distiller;
 pub(crate) use operators::{crossover, replacement_mutation, swap_mutation};
 pub use select::Strategy;
-pub(crate) use select::{choose, choose_parsimonious, front, Candidate};
+pub(crate) use select::{admissible, best_seed, choose, choose_admissible, choose_parsimonious};
+pub(crate) use select::{front, Candidate};
 
 use crate::formula::{Formula, Grammar};
 use crate::hash::mix64;
@@ -77,6 +83,14 @@ pub trait Fitness: Sync {
 
     /// Evaluates `formula`.
     fn evaluate(&self, formula: &Formula, scratch: &mut Self::Scratch) -> Evaluation;
+
+    /// Whether the fitness reads only the order a formula puts its inputs in (a top-k
+    /// crawl's), so that every formula may be replaced by its rank form
+    /// ([`Formula::rank_form`]): the engine then evaluates, caches, keeps and reports rank
+    /// forms. False unless an implementation says otherwise.
+    fn ranks_only(&self) -> bool {
+        false
+    }
 }
 
 /// Evaluates `formulas` in parallel, results in the same order.
@@ -160,7 +174,8 @@ impl<S> Drop for Lent<'_, S> {
 pub struct Individual {
     /// The formula as evolved.
     pub formula: Formula,
-    /// Its canonical form (the cache key; equal for formulas that always agree).
+    /// Its canonical form (the cache key; equal for formulas that always agree), or its
+    /// rank form when the fitness [ranks only](Fitness::ranks_only): what was evaluated.
     pub canonical: Formula,
     /// Its evaluation.
     pub evaluation: Arc<Evaluation>,
@@ -205,6 +220,12 @@ pub struct GenerationReport {
 pub struct Evolution {
     /// The best distinct individuals of all generations, best first.
     pub hall_of_fame: Vec<Individual>,
+    /// The individuals of all generations no other beats on both size (nodes of the
+    /// canonical form) and fitness, smallest first: the small formulas a choice may
+    /// prefer, which the hall of fame, holding the fittest, seldom keeps.
+    pub front: Vec<Individual>,
+    /// The seed formulas as evaluated, in order: where the search started from.
+    pub seeds: Vec<Individual>,
     /// One report per generation, the initial population first.
     pub generations: Vec<GenerationReport>,
     /// Fitness evaluations run.
@@ -236,10 +257,13 @@ fn slot_rng(seed: u64, generation: usize, slot: usize) -> Pcg64 {
     Pcg64::seed_from_u64(key)
 }
 
-/// Caches evaluations on canonical forms and evaluates the misses in parallel.
+/// Caches evaluations on canonical forms (rank forms when the fitness
+/// [ranks only](Fitness::ranks_only)) and evaluates the misses in parallel.
 struct Evaluator<'f, F: Fitness> {
     fitness: &'f F,
     grammar_closure: crate::formula::Closure,
+    /// Whether individuals stand for their rank forms.
+    rank: bool,
     length_penalty: f64,
     cache: FxHashMap<Formula, Arc<Evaluation>>,
     scratches: Scratches<F::Scratch>,
@@ -248,12 +272,19 @@ struct Evaluator<'f, F: Fitness> {
 }
 
 impl<F: Fitness> Evaluator<'_, F> {
+    /// The form `formula` is evaluated and cached as: its rank form when the fitness ranks
+    /// only, else its canonical form.
+    fn key(&self, formula: &Formula) -> Formula {
+        if self.rank {
+            formula.rank_form(self.grammar_closure)
+        } else {
+            formula.canonical(self.grammar_closure)
+        }
+    }
+
     /// Evaluates a population; returns (evaluated, cache hits) for this call.
     fn population(&mut self, formulas: Vec<Formula>) -> (Vec<Individual>, usize, usize) {
-        let canonical: Vec<Formula> = formulas
-            .iter()
-            .map(|f| f.canonical(self.grammar_closure))
-            .collect();
+        let canonical: Vec<Formula> = formulas.iter().map(|f| self.key(f)).collect();
         let mut seen = FxHashSet::default();
         let misses: Vec<Formula> = canonical
             .iter()
@@ -297,13 +328,19 @@ impl<F: Fitness> Evaluator<'_, F> {
 
     /// Tunes the constants of `starts` ([`tune`], at most `budget` evaluations each, in
     /// parallel); the formulas that got fitter, as individuals, in the order of `starts`.
+    /// When only rankings count, the constants tuned are those of the rank form: the
+    /// scale and shift it strips change no ranking.
     fn tune(&mut self, starts: &[&Individual], budget: usize) -> Vec<Individual> {
         let fitness = self.fitness;
+        let rank = self.rank;
         let tuned: Vec<Tuned> = starts
             .par_iter()
             .map_init(
                 || self.scratches.lend(|| fitness.scratch()),
-                |lent, i| tune(fitness, &i.formula, &i.evaluation, lent.scratch(), budget),
+                |lent, i| {
+                    let start = if rank { &i.canonical } else { &i.formula };
+                    tune(fitness, start, &i.evaluation, lent.scratch(), budget)
+                },
             )
             .collect();
         self.evaluations += tuned.iter().map(|t| t.spent).sum::<usize>();
@@ -311,7 +348,7 @@ impl<F: Fitness> Evaluator<'_, F> {
             .into_iter()
             .filter(|t| t.improved)
             .map(|t| {
-                let canonical = t.formula.canonical(self.grammar_closure);
+                let canonical = self.key(&t.formula);
                 let evaluation = Arc::clone(
                     self.cache
                         .entry(canonical.clone())
@@ -351,31 +388,57 @@ fn tune_population<F: Fitness>(
     }
 }
 
-/// The individuals offspring are bred from, with their NSGA-II standing when selection is
-/// [`Selection::Nsga2`].
+/// How parents are picked: what each selection reads of the population.
+enum Picking {
+    /// Tournaments on adjusted fitness.
+    Tournament,
+    /// Tournaments on each individual's NSGA-II standing.
+    Nsga2(Vec<pareto::Rank>),
+    /// ε-lexicase over the cases.
+    Lexicase(lexicase::Lexicase),
+}
+
+/// The individuals offspring are bred from, with what their selection reads.
 struct Parents<'p> {
     population: &'p [Individual],
-    ranks: Option<Vec<pareto::Rank>>,
+    picking: Picking,
 }
 
 impl<'p> Parents<'p> {
     fn new(population: &'p [Individual], selection: Selection) -> Parents<'p> {
-        let ranks = match selection {
-            Selection::Tournament => None,
-            Selection::Nsga2 => Some(pareto::ranks(&points(population))),
+        let picking = match selection {
+            Selection::Tournament => Picking::Tournament,
+            Selection::Nsga2 => Picking::Nsga2(pareto::ranks(&points(population))),
+            Selection::Lexicase => {
+                let cases: Vec<&[f64]> =
+                    population.iter().map(|i| &i.evaluation.cases[..]).collect();
+                Picking::Lexicase(lexicase::Lexicase::new(&cases))
+            }
         };
-        Parents { population, ranks }
+        Parents {
+            population,
+            picking,
+        }
     }
 
-    /// The winner of a tournament of `size` drawn with replacement, the first drawn on a
-    /// tie: the better adjusted fitness, then fewer nodes; or under NSGA-II the better
-    /// front, then the larger crowding distance.
+    /// A parent: under ε-lexicase, one lexicase selection; otherwise the winner of a
+    /// tournament of `size` drawn with replacement, the first drawn on a tie: the better
+    /// adjusted fitness, then fewer nodes; or under NSGA-II the better front, then the
+    /// larger crowding distance.
     fn tournament(&self, rng: &mut impl Rng, size: usize) -> &'p Individual {
         let population = self.population;
+        let ranks = match &self.picking {
+            Picking::Lexicase(lexicase) => {
+                let i = lexicase.select(rng, |i| population[i].canonical.len());
+                return &population[i];
+            }
+            Picking::Nsga2(ranks) => Some(ranks),
+            Picking::Tournament => None,
+        };
         let mut best = rng.gen_range(0..population.len());
         for _ in 1..size {
             let other = rng.gen_range(0..population.len());
-            let better = match &self.ranks {
+            let better = match ranks {
                 Some(ranks) => ranks[other].cmp_better(&ranks[best]) == Ordering::Less,
                 None => {
                     let (o, b) = (&population[other], &population[best]);
@@ -427,6 +490,7 @@ pub fn evolve<F: Fitness>(
     let mut evaluator = Evaluator {
         fitness,
         grammar_closure: grammar.closure(),
+        rank: fitness.ranks_only(),
         length_penalty: config.length_penalty,
         cache: FxHashMap::default(),
         scratches: Scratches::default(),
@@ -441,13 +505,15 @@ pub fn evolve<F: Fitness>(
             primitives.ramped(
                 &mut slot_rng(seed, 0, slot),
                 slot,
-                config.min_creation_depth,
-                config.max_creation_depth,
+                (config.min_creation_depth, config.max_creation_depth),
+                config.max_size.unwrap_or(usize::MAX),
             )
         })
         .collect();
     let (mut population, evaluated, hits) = evaluator.population(initial);
+    let seeds = population[..config.seed_formulas.len().min(population.len())].to_vec();
     let mut hall: Vec<Individual> = Vec::new();
+    let mut front: Vec<Individual> = Vec::new();
     let mut reports = Vec::new();
     for generation in 0..=config.generations {
         if generation > 0 {
@@ -486,14 +552,18 @@ pub fn evolve<F: Fitness>(
             reports.push(r);
         }
         update_hall(&mut hall, &population, config.keep_best);
+        update_front(&mut front, &population);
     }
     if config.constants.is_on() {
         let starts = best_distinct(&hall, config.constants.individuals);
         let tuned = evaluator.tune(&starts, config.constants.evaluations);
         update_hall(&mut hall, &tuned, config.keep_best);
+        update_front(&mut front, &tuned);
     }
     Evolution {
         hall_of_fame: hall,
+        front,
+        seeds,
         generations: reports,
         evaluations: evaluator.evaluations,
         cache_hits: evaluator.cache_hits,
@@ -510,37 +580,21 @@ fn breed(
     slot: usize,
 ) -> Formula {
     let rng = &mut slot_rng(seed, generation, slot);
-    let (policy, retries, max_depth) =
-        (config.depth_policy, config.depth_retries, config.max_depth);
+    let limits = config.limits();
     let mut child = if rng.gen_bool(config.reproduction) {
         parents.tournament(rng, config.tournament).formula.clone()
     } else if rng.gen_bool(config.crossover) {
         let mother = parents.tournament(rng, config.tournament);
         let father = parents.tournament(rng, config.tournament);
-        crossover(
-            rng,
-            &mother.formula,
-            &father.formula,
-            max_depth,
-            policy,
-            retries,
-        )
+        crossover(rng, &mother.formula, &father.formula, limits)
     } else {
         parents.tournament(rng, config.tournament).formula.clone()
     };
     if rng.gen_bool(config.swap_mutation) {
-        child = swap_mutation(rng, &child, max_depth, policy, retries);
+        child = swap_mutation(rng, &child, limits);
     }
     if rng.gen_bool(config.replacement_mutation) {
-        child = replacement_mutation(
-            rng,
-            &child,
-            primitives,
-            config.mutation_depth,
-            max_depth,
-            policy,
-            retries,
-        );
+        child = replacement_mutation(rng, &child, primitives, config.mutation_depth, limits);
     }
     child
 }
@@ -568,6 +622,26 @@ fn report(
         evaluated,
         cache_hits,
         elapsed: start.elapsed(),
+    }
+}
+
+/// Merges `population` into `front`, the individuals no other beats on both fewer nodes of
+/// the canonical form and higher fitness (one per size: the fittest, the earliest on a
+/// tie), smallest first.
+fn update_front(front: &mut Vec<Individual>, population: &[Individual]) {
+    for individual in population {
+        let size = individual.canonical.len();
+        let fitness = individual.evaluation.value;
+        let beaten = front.iter().any(|f| {
+            let (s, v) = (f.canonical.len(), f.evaluation.value);
+            s <= size && v >= fitness
+        });
+        if beaten {
+            continue;
+        }
+        front.retain(|f| !(f.canonical.len() >= size && f.evaluation.value <= fitness));
+        let at = front.partition_point(|f| f.canonical.len() < size);
+        front.insert(at, individual.clone());
     }
 }
 

@@ -1,8 +1,9 @@
 //! Variation operators on the postfix arena. Every subtree is a contiguous slice, so
-//! each operator is a splice of slices.
+//! each operator is a splice of slices. Each keeps its offspring within the run's
+//! [`Limits`] (depth, and nodes when the run sets `max_size`).
 
-use super::config::DepthPolicy;
-use super::create::{levels, Primitives};
+use super::config::{DepthPolicy, Limits};
+use super::create::Primitives;
 use crate::formula::{Formula, Node};
 use rand::Rng;
 
@@ -24,22 +25,20 @@ fn pick_cut(rng: &mut impl Rng, f: &Formula) -> usize {
     unreachable!("the pool is not empty")
 }
 
-/// Tries `make` until its result is at most `max_depth` deep, as `policy` says; falls
-/// back to a copy of `parent`.
-fn within_depth(
+/// Tries `make` until its result is within `limits`, as their policy says; falls back to
+/// a copy of `parent`.
+fn within_limits(
     parent: &Formula,
-    max_depth: usize,
-    policy: DepthPolicy,
-    retries: usize,
+    limits: Limits,
     mut make: impl FnMut() -> Option<Formula>,
 ) -> Formula {
-    let tries = match policy {
-        DepthPolicy::Retry => retries.max(1),
+    let tries = match limits.policy {
+        DepthPolicy::Retry => limits.retries.max(1),
         DepthPolicy::Parent => 1,
     };
     for _ in 0..tries {
         if let Some(child) = make() {
-            if levels(&child) <= max_depth {
+            if limits.admit(&child) {
                 return child;
             }
         }
@@ -53,11 +52,9 @@ pub(crate) fn crossover(
     rng: &mut impl Rng,
     mother: &Formula,
     father: &Formula,
-    max_depth: usize,
-    policy: DepthPolicy,
-    retries: usize,
+    limits: Limits,
 ) -> Formula {
-    within_depth(mother, max_depth, policy, retries, || {
+    within_limits(mother, limits, || {
         let i = pick_cut(rng, mother);
         let j = pick_cut(rng, father);
         Some(mother.replace_subtree(i, &father.nodes()[father.subtree(j)]))
@@ -66,14 +63,8 @@ pub(crate) fn crossover(
 
 /// Swap mutation: two disjoint subtrees of `f` exchange places (none if `f` has no two
 /// disjoint subtrees).
-pub(crate) fn swap_mutation(
-    rng: &mut impl Rng,
-    f: &Formula,
-    max_depth: usize,
-    policy: DepthPolicy,
-    retries: usize,
-) -> Formula {
-    within_depth(f, max_depth, policy, retries, || {
+pub(crate) fn swap_mutation(rng: &mut impl Rng, f: &Formula, limits: Limits) -> Formula {
+    within_limits(f, limits, || {
         let i = rng.gen_range(0..f.len());
         let ri = f.subtree(i);
         let candidates: Vec<usize> = (0..f.len())
@@ -111,11 +102,9 @@ pub(crate) fn replacement_mutation(
     f: &Formula,
     primitives: &Primitives,
     new_depth: usize,
-    max_depth: usize,
-    policy: DepthPolicy,
-    retries: usize,
+    limits: Limits,
 ) -> Formula {
-    within_depth(f, max_depth, policy, retries, || {
+    within_limits(f, limits, || {
         let i = rng.gen_range(0..f.len());
         let mut fresh = Vec::new();
         primitives.tree(rng, new_depth, false, false, &mut fresh);
@@ -127,11 +116,22 @@ pub(crate) fn replacement_mutation(
 mod tests {
     use super::*;
     use crate::formula::Grammar;
+    use crate::gp::create::levels;
     use rand::SeedableRng;
     use rand_pcg::Pcg64;
 
     fn f(s: &str) -> Formula {
         s.parse().unwrap()
+    }
+
+    /// Depth `depth`, no size limit, 10 retries.
+    fn deep(depth: usize) -> Limits {
+        Limits {
+            depth,
+            size: usize::MAX,
+            policy: DepthPolicy::Retry,
+            retries: 10,
+        }
     }
 
     #[test]
@@ -140,7 +140,7 @@ mod tests {
         let mother = f("(t + n) * X");
         let father = f("log(CG) - 7");
         for _ in 0..200 {
-            let child = crossover(&mut rng, &mother, &father, 17, DepthPolicy::Retry, 10);
+            let child = crossover(&mut rng, &mother, &father, deep(17));
             let text = child.to_string();
             assert!(
                 text.contains("CG") || text.contains('7') || text.contains('-'),
@@ -152,11 +152,31 @@ mod tests {
     #[test]
     fn depth_limit_is_kept() {
         let mut rng = Pcg64::seed_from_u64(4);
-        let deep = f("log(log(log(log(log(t)))))");
+        let tall = f("log(log(log(log(log(t)))))");
         for _ in 0..100 {
-            let child = crossover(&mut rng, &deep, &deep, 6, DepthPolicy::Retry, 10);
+            let child = crossover(&mut rng, &tall, &tall, deep(6));
             assert!(levels(&child) <= 6);
         }
+    }
+
+    #[test]
+    fn size_limit_is_kept() {
+        let mut rng = Pcg64::seed_from_u64(7);
+        let (mother, father) = (
+            f("(t + n) * (X - CG) / (NAD + t)"),
+            f("log(t) * exp(n + X)"),
+        );
+        let limits = Limits {
+            size: 9,
+            ..deep(17)
+        };
+        let mut grew = false;
+        for _ in 0..200 {
+            let child = crossover(&mut rng, &father, &mother, limits);
+            assert!(child.len() <= 9 || child == father, "{child}");
+            grew |= child != father;
+        }
+        assert!(grew, "some offspring fit");
     }
 
     #[test]
@@ -165,15 +185,12 @@ mod tests {
         let x = f("t - X");
         let mut seen = std::collections::BTreeSet::new();
         for _ in 0..100 {
-            seen.insert(swap_mutation(&mut rng, &x, 17, DepthPolicy::Retry, 10).to_string());
+            seen.insert(swap_mutation(&mut rng, &x, deep(17)).to_string());
         }
         assert!(seen.contains("X - t"), "{seen:?}");
         // A chain has no two disjoint subtrees: unchanged.
         let chain = f("log(exp(t))");
-        assert_eq!(
-            swap_mutation(&mut rng, &chain, 17, DepthPolicy::Retry, 3),
-            chain
-        );
+        assert_eq!(swap_mutation(&mut rng, &chain, deep(17)), chain);
     }
 
     #[test]
@@ -183,7 +200,7 @@ mod tests {
         let mut rng = Pcg64::seed_from_u64(6);
         let x = f("(t + n) * X");
         for _ in 0..100 {
-            let m = replacement_mutation(&mut rng, &x, &prims, 4, 5, DepthPolicy::Retry, 10);
+            let m = replacement_mutation(&mut rng, &x, &prims, 4, deep(5));
             assert!(levels(&m) <= 5);
             assert!(m.terminals().iter().all(|t| grammar.has_terminal(*t)));
         }

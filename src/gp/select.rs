@@ -7,8 +7,8 @@
 //!
 //! With parsimony ([`choose_parsimonious`]), each strategy takes instead the smallest
 //! candidate whose score is within the noise of the best score: one standard error of the
-//! mean of the best candidate's per-case values (of the training set for Best, of both
-//! sets for Sum_σ and Avg_σ), the "one standard error rule" of model selection. [`front`]
+//! mean of the paired per-case differences between the two (of the training set for Best,
+//! of both sets for Sum_σ and Avg_σ), the "one standard error rule" of model selection. [`front`]
 //! lists the candidates no other beats on both size and validation fitness.
 
 use super::pareto::{fronts, Point};
@@ -63,6 +63,8 @@ pub(crate) struct Candidate {
     pub(crate) validation: Evaluation,
     /// Nodes of the formula as reported (simplified).
     pub(crate) size: usize,
+    /// Whether it is one of the run's seed formulas (the literature's, the user's).
+    pub(crate) seed: bool,
 }
 
 impl Candidate {
@@ -96,28 +98,92 @@ fn standard_error(values: &[f64]) -> f64 {
 }
 
 impl Strategy {
-    /// The noise of a score: the standard error of the mean of the per-case values the
-    /// strategy reads.
-    fn noise(self, c: &Candidate) -> f64 {
+    /// The per-case values the strategy's score reads: the training set's for Best, both
+    /// sets' for Sum_σ and Avg_σ.
+    fn cases(self, c: &Candidate) -> Vec<f64> {
         match self {
-            Strategy::Best => standard_error(&c.train.cases),
-            Strategy::SumSigma | Strategy::AvgSigma => standard_error(&c.both_cases()),
+            Strategy::Best => c.train.cases.clone(),
+            Strategy::SumSigma | Strategy::AvgSigma => c.both_cases(),
         }
+    }
+
+    /// The noise of `c`'s score against `best`'s: the standard error of the mean of their
+    /// paired per-case differences (both are measured on the same cycles, so what varies
+    /// from cycle to cycle for both cancels).
+    fn paired_noise(self, c: &Candidate, best: &Candidate) -> f64 {
+        let differences: Vec<f64> = (self.cases(c).iter())
+            .zip(&self.cases(best))
+            .map(|(a, b)| a - b)
+            .collect();
+        standard_error(&differences)
+    }
+
+    /// Whether `c`'s score is within the noise of `best`'s: at least `best`'s less the
+    /// paired noise.
+    pub(crate) fn within_noise(self, c: &Candidate, best: &Candidate) -> bool {
+        self.score(c) >= self.score(best) - self.paired_noise(c, best)
     }
 }
 
-/// Index of the candidate `strategy` picks with parsimony: among the candidates whose score
-/// is at least the best score minus its noise, the smallest, then the higher score, then
-/// the earlier one.
+/// The fittest seed formula among `candidates` by `strategy`'s score, if any is a seed.
+pub(crate) fn best_seed(candidates: &[Candidate], strategy: Strategy) -> Option<&Candidate> {
+    candidates
+        .iter()
+        .filter(|c| c.seed)
+        .max_by(|a, b| strategy.score(a).total_cmp(&strategy.score(b)))
+}
+
+/// Whether `c` may be chosen: a seed, or a formula whose validation beats the fittest seed's
+/// (`seed`) by more than the noise, the standard error of their paired per-cycle
+/// differences on the validation set (docs/src/reference/gp.md#choosing-the-final-formula).
+/// A search's formula replaces the literature's best only where it shows its gain on data
+/// it was not evolved on.
+pub(crate) fn admissible(c: &Candidate, seed: Option<&Candidate>) -> bool {
+    let Some(seed) = seed else {
+        return true;
+    };
+    if c.seed {
+        return true;
+    }
+    let differences: Vec<f64> = (c.validation.cases.iter())
+        .zip(&seed.validation.cases)
+        .map(|(a, b)| a - b)
+        .collect();
+    c.validation.value - seed.validation.value > standard_error(&differences)
+}
+
+/// The candidates parsimony chooses among ([`admissible`] ones), by index.
+fn admitted(candidates: &[Candidate], strategy: Strategy) -> Vec<usize> {
+    let seed = best_seed(candidates, strategy);
+    (0..candidates.len())
+        .filter(|&i| admissible(&candidates[i], seed))
+        .collect()
+}
+
+/// The best [`admissible`] candidate by `strategy` (see [`choose`]), which parsimony's
+/// noise is measured against.
+///
+/// # Panics
+/// If `candidates` is empty.
+pub(crate) fn choose_admissible(candidates: &[Candidate], strategy: Strategy) -> usize {
+    let admitted = admitted(candidates, strategy);
+    let pool: Vec<Candidate> = admitted.iter().map(|&i| candidates[i].clone()).collect();
+    // Invariant: a seed is admissible, and without seeds every candidate is.
+    admitted[choose(&pool, strategy)]
+}
+
+/// Index of the candidate `strategy` picks with parsimony: among the [`admissible`]
+/// candidates within the noise of the best of them ([`Strategy::within_noise`]), the
+/// smallest, then the higher score, then the earlier one.
 ///
 /// # Panics
 /// If `candidates` is empty.
 pub(crate) fn choose_parsimonious(candidates: &[Candidate], strategy: Strategy) -> usize {
-    let best = &candidates[choose(candidates, strategy)];
-    let floor = strategy.score(best) - strategy.noise(best);
+    let best = &candidates[choose_admissible(candidates, strategy)];
+    let seed = best_seed(candidates, strategy);
     let mut chosen: Option<usize> = None;
     for (i, c) in candidates.iter().enumerate() {
-        if strategy.score(c) < floor {
+        if !admissible(c, seed) || !strategy.within_noise(c, best) {
             continue;
         }
         let better = chosen.is_none_or(|k| {
@@ -131,7 +197,7 @@ pub(crate) fn choose_parsimonious(candidates: &[Candidate], strategy: Strategy) 
             chosen = Some(i);
         }
     }
-    // Invariant: the best candidate itself clears the floor.
+    // Invariant: the best candidate is within its own noise.
     chosen.expect("the best candidate is within its own noise")
 }
 
@@ -182,6 +248,7 @@ mod tests {
         };
         let formula: Formula = text.parse().unwrap();
         Candidate {
+            seed: false,
             size: formula.len(),
             formula,
             train: eval(train),
@@ -211,18 +278,23 @@ mod tests {
 
     #[test]
     fn parsimony_takes_the_smallest_within_the_noise() {
-        // The best by training is long; a short one is within one standard error of it
-        // (training values 0.5 and 0.7: mean 0.6, standard error 0.1), another is not.
-        let long = candidate("t * t + X - n / (t + 1)", &[0.5, 0.7], &[0.6, 0.6]);
-        let close = candidate("t * X", &[0.45, 0.6], &[0.5, 0.5]);
+        // The best by training is long; a short one differs from it by +0.05 and -0.15 on
+        // the two cases (mean -0.05, standard error 0.1): within the noise. Another is far.
+        let long = candidate("t * t + X - n / (t + 1)", &[0.5, 0.9], &[0.6, 0.6]);
+        let close = candidate("t * X", &[0.55, 0.75], &[0.5, 0.5]);
         let far = candidate("t", &[0.3, 0.3], &[0.9, 0.9]);
-        let all = [long, close, far];
+        let all = [long.clone(), close, far];
         assert_eq!(choose(&all, Strategy::Best), 0);
         assert_eq!(choose_parsimonious(&all, Strategy::Best), 1);
         // No noise: parsimony is the plain choice.
         let steady = candidate("t * t + X", &[0.6, 0.6], &[0.6, 0.6]);
         let short = candidate("t", &[0.59, 0.59], &[0.6, 0.6]);
         assert_eq!(choose_parsimonious(&[steady, short], Strategy::Best), 0);
+        // The noise is paired: a formula 0.02 below the best on every case is not within
+        // it, however much the cases vary (their own standard error is 0.3).
+        let consistent = candidate("t", &[0.28, 0.88], &[0.6, 0.6]);
+        let best = candidate("t * t + X - n", &[0.3, 0.9], &[0.6, 0.6]);
+        assert_eq!(choose_parsimonious(&[best, consistent], Strategy::Best), 0);
     }
 
     #[test]

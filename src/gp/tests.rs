@@ -36,7 +36,7 @@ fn small_config() -> GpConfig {
         population: 60,
         generations: 8,
         keep_best: 10,
-        ..Default::default()
+        ..RawGpConfig::paper()
     }
     .check()
     .unwrap()
@@ -108,7 +108,7 @@ fn length_penalty_prefers_short_formulas() {
         generations: 5,
         keep_best: 5,
         length_penalty: 0.05,
-        ..Default::default()
+        ..RawGpConfig::paper()
     }
     .check()
     .unwrap();
@@ -129,7 +129,7 @@ fn initial_formulas_start_the_population() {
         generations: 0,
         keep_best: 5,
         seed_formulas: vec![target.clone()],
-        ..Default::default()
+        ..RawGpConfig::paper()
     }
     .check()
     .unwrap();
@@ -143,7 +143,7 @@ fn initial_formulas_start_the_population() {
     let too_many = RawGpConfig {
         population: 2,
         seed_formulas: vec![target.clone(); 3],
-        ..Default::default()
+        ..RawGpConfig::paper()
     };
     assert!(too_many.check().is_err());
 }
@@ -229,7 +229,7 @@ fn tuned_run(search: ConstantSearch) -> Evolution {
         keep_best: 5,
         seed_formulas: vec!["1 * t + 1".parse().unwrap()],
         constants: search,
-        ..Default::default()
+        ..RawGpConfig::paper()
     }
     .check()
     .unwrap();
@@ -279,7 +279,7 @@ fn constant_search_every_few_generations_is_deterministic_and_helps() {
                 evaluations: 60,
                 every,
             },
-            ..Default::default()
+            ..RawGpConfig::paper()
         }
         .check()
         .unwrap()
@@ -307,7 +307,7 @@ fn selected_run(selection: Selection) -> Evolution {
         generations: 10,
         keep_best: 10,
         selection,
-        ..Default::default()
+        ..RawGpConfig::paper()
     }
     .check()
     .unwrap();
@@ -336,4 +336,120 @@ fn nsga2_keeps_the_fittest_and_keeps_formulas_small() {
         mean_size(&nsga),
         mean_size(&tournament)
     );
+}
+
+/// A fitness that reads only the order of `t - X` over a grid, and counts its calls.
+struct Order(std::sync::atomic::AtomicUsize);
+
+impl Fitness for Order {
+    type Scratch = ();
+
+    fn scratch(&self) {}
+
+    fn evaluate(&self, formula: &Formula, _: &mut ()) -> Evaluation {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let program = Program::compile(formula, Closure::Paper);
+        let mut v = [0.0; crate::formula::Terminal::COUNT];
+        let points: Vec<(f64, f64)> = (1..=6)
+            .flat_map(|t| (0..3).map(move |x| (t as f64, x as f64)))
+            .collect();
+        let score = |&(t, x): &(f64, f64), v: &mut [f64; crate::formula::Terminal::COUNT]| {
+            v[0] = t;
+            v[2] = x;
+            program.eval_one(v)
+        };
+        let scores: Vec<f64> = points.iter().map(|p| score(p, &mut v)).collect();
+        // Cases: for each pair of points, 1 when the formula orders it as t - X does.
+        let mut cases = Vec::new();
+        for i in 0..points.len() {
+            for j in 0..points.len() {
+                let want = (points[i].0 - points[i].1).total_cmp(&(points[j].0 - points[j].1));
+                cases.push(f64::from(scores[i].total_cmp(&scores[j]) == want));
+            }
+        }
+        Evaluation {
+            value: cases.iter().sum::<f64>() / cases.len() as f64,
+            cases,
+        }
+    }
+
+    fn ranks_only(&self) -> bool {
+        true
+    }
+}
+
+/// Under a fitness that ranks only, formulas of one rank form are one individual: seeds
+/// that are increasing functions of each other are simulated once, and the kept forms are
+/// rank forms.
+#[test]
+fn a_ranking_fitness_caches_and_keeps_rank_forms() {
+    let seeds: Vec<Formula> = ["t - X", "exp(t - X)", "2 * (t - X) + 1", "1 - exp(X - t)"]
+        .iter()
+        .map(|s| s.parse().unwrap())
+        .collect();
+    let config = RawGpConfig {
+        population: 4,
+        generations: 0,
+        keep_best: 4,
+        seed_formulas: seeds,
+        literature_seeds: false,
+        constants: ConstantSearch::default(),
+        ..RawGpConfig::paper()
+    }
+    .check()
+    .unwrap();
+    let fitness = Order(Default::default());
+    let run = evolve(&config, &Grammar::basic(), &fitness, 1, |_| {});
+    assert_eq!(fitness.0.into_inner(), 1, "four seeds, one rank form");
+    assert_eq!(run.hall_of_fame.len(), 1);
+    assert_eq!(run.best().canonical.to_string(), "t - X");
+    assert_eq!(run.best().evaluation.value, 1.0);
+    assert_eq!(run.seeds.len(), 4);
+    assert!(run.seeds.iter().all(|s| s.canonical.to_string() == "t - X"));
+}
+
+/// The run's front holds, for each size, the fittest formula no smaller one beats,
+/// smallest first; a size limit holds every individual of every generation.
+#[test]
+fn the_front_and_the_size_limit() {
+    let config = RawGpConfig {
+        population: 60,
+        generations: 6,
+        keep_best: 10,
+        max_size: Some(9),
+        ..RawGpConfig::paper()
+    }
+    .check()
+    .unwrap();
+    let mut largest = 0;
+    let run = evolve(&config, &Grammar::basic(), &Target, 3, |r| {
+        largest = largest.max(r.best_formula.len());
+    });
+    assert!(largest <= 9, "{largest}");
+    assert!(run.hall_of_fame.iter().all(|i| i.formula.len() <= 9));
+    let front = &run.front;
+    assert!(!front.is_empty());
+    for pair in front.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        assert!(
+            a.canonical.len() < b.canonical.len(),
+            "smallest first, one per size"
+        );
+        assert!(
+            a.evaluation.value < b.evaluation.value,
+            "a larger one must be fitter"
+        );
+    }
+    // Nothing kept beats a front member on both size and fitness.
+    for i in &run.hall_of_fame {
+        for f in front {
+            assert!(
+                !(i.canonical.len() <= f.canonical.len()
+                    && i.evaluation.value > f.evaluation.value),
+                "{} beats front member {}",
+                i.canonical,
+                f.canonical
+            );
+        }
+    }
 }

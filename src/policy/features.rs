@@ -4,13 +4,27 @@
 use super::Track;
 use crate::formula::Terminal;
 
-/// A set of terminals: the page features a policy reads.
+/// A set of terminals: the page features a policy reads; and whether it reads the page's
+/// latent change probability, which no terminal does (the `oracle`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Features(u32);
+
+/// The bit of [`Features::with_latent`], above every terminal's.
+const LATENT: u32 = 1 << 31;
 
 impl Features {
     /// No feature (a policy that ranks by the tie-break alone).
     pub const NONE: Features = Features(0);
+
+    /// This set, and the page's latent change probability (no terminal: the oracle's).
+    pub const fn with_latent(self) -> Features {
+        Features(self.0 | LATENT)
+    }
+
+    /// Whether the page's latent change probability is read.
+    pub const fn reads_latent(self) -> bool {
+        self.0 & LATENT != 0
+    }
 
     /// The set of `terminals`.
     pub fn of(terminals: &[Terminal]) -> Features {
@@ -39,7 +53,12 @@ impl Features {
 
     /// The tracked statistics ([`Track`]) a page must keep for these terminals to be read.
     pub fn track(self) -> Track {
+        let latent = if self.reads_latent() {
+            Track::LATENT
+        } else {
+            Track::NONE
+        };
         self.iter()
-            .fold(Track::NONE, |track, t| track.with(Track::of(t)))
+            .fold(latent, |track, t| track.with(Track::of(t)))
     }
 }

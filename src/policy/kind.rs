@@ -44,6 +44,10 @@ pub enum Policy {
     /// scores the predicted change probability, from the page's own visits (see
     /// [`Predictor`]).
     Model(Predictor),
+    /// The oracle (docs/src/reference/policies.md#the-oracle): `w · (1 − (1 − q)^t)` with
+    /// each page's latent change probability q, which only a synthetic history records
+    /// and no terminal reads.
+    Oracle,
     /// An EXP3 bandit over policies (docs/src/reference/bandit.md): each scored cycle one
     /// arm, drawn by the run, scores the pages (see [`Exp3`]). A bandit is never scored
     /// itself: [`Policy::context`], [`Policy::score_one`] and [`Policy::score_into`] take
@@ -209,6 +213,7 @@ impl Policy {
                 features
             }
             Policy::Value => Features::of(&[Terminal::T, Terminal::W, Terminal::MLE]),
+            Policy::Oracle => Features::of(&[Terminal::T, Terminal::W]).with_latent(),
             Policy::Bandit(b) => b
                 .arms()
                 .iter()

@@ -19,7 +19,8 @@
 //! `weight`, `lambda`, `lambda-harmonic`), the crawl value (`value`) and the adaptive
 //! revisit intervals of open-source crawlers ([`Adaptive`]: `nutch`, `stormcrawler`,
 //! `adaptive(..)`); a learned model ([`Predictor`]) and an EXP3 bandit over policies
-//! ([`Exp3`]).
+//! ([`Exp3`]); and the `oracle`, which reads what no crawler knows, a synthetic page's
+//! latent change probability ([`oracle_score`]).
 //!
 //! A rate policy's scores depend on every page through one number solved per cycle, so
 //! scores are computed in a [`ScoreContext`] that [`Policy::context`] makes from the
@@ -70,6 +71,8 @@
 //! - `features.rs`: the set of terminals a policy reads ([`Features`]);
 //! - `memory.rs`: what a rate policy's solve keeps between cycles ([`SolveMemory`]);
 //! - `rates.rs`: the rate policies' mathematics ([`RatePolicy`], [`crawl_value`]);
+//! - `oracle.rs`: the oracle's score from a page's latent change probability
+//!   ([`oracle_score`]);
 //! - `baseline.rs`, `adaptive.rs`: the published baselines and the adaptive intervals;
 //! - `predictor.rs`: a learned model bound to a page's statistics ([`Predictor`]);
 //! - `bandit.rs`: EXP3 over arms of any kind ([`Exp3`], [`Exp3State`]);
@@ -88,6 +91,7 @@ mod files;
 mod history;
 mod kind;
 mod memory;
+mod oracle;
 mod predictor;
 mod rates;
 mod score;
@@ -108,6 +112,7 @@ pub(crate) use files::with_policy_files_in;
 pub use history::{Histories, SetId};
 pub use kind::{FormulaPolicy, Policy, PolicyError};
 pub use memory::SolveMemory;
+pub use oracle::oracle_score;
 pub use predictor::{GroupingError, Predictor, MAX_INPUTS};
 pub use rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
 pub(crate) use score::eval_inputs;

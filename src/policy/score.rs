@@ -6,7 +6,8 @@
 //! page (LambdaCrawl its change probabilities from the solve's memory, which pages share).
 
 use super::memory::change_probability;
-use super::{crawl_value, Features, PageState, Policy, RateInput, RatePolicy, Surroundings};
+use super::Surroundings;
+use super::{crawl_value, oracle_score, Features, PageState, Policy, RateInput, RatePolicy};
 use super::{Rates, SolveMemory, SolvePage};
 use crate::eval::{Columns, Scratch, Split};
 use crate::formula::Terminal;
@@ -247,6 +248,9 @@ impl Policy {
             }
             Policy::Value => {
                 crawl_value(value(Terminal::W), value(Terminal::MLE), value(Terminal::T))
+            }
+            Policy::Oracle => {
+                oracle_score(value(Terminal::W), page.stats.latent(), value(Terminal::T))
             }
         }
     }

@@ -219,6 +219,8 @@ pub(crate) enum PolicySpec {
         /// Its reward (`None`: the run's metric).
         reward: Option<Reward>,
     },
+    /// The oracle.
+    Oracle,
 }
 
 /// A bandit's arm as written in files: [`PolicySpec`] without bandits, with the same
@@ -261,6 +263,11 @@ pub(crate) enum ArmSpec {
         /// The model file's text.
         text: String,
     },
+    /// The place of [`PolicySpec::Exp3`]: never written (an arm is no bandit); read, it
+    /// is refused.
+    NoExp3,
+    /// The oracle.
+    Oracle,
 }
 
 impl TryFrom<ArmSpec> for PolicySpec {
@@ -273,11 +280,12 @@ impl TryFrom<ArmSpec> for PolicySpec {
             ArmSpec::Adaptive(a) => PolicySpec::Adaptive(a),
             ArmSpec::Rate(r) => PolicySpec::Rate(r),
             ArmSpec::Value => PolicySpec::Value,
-            ArmSpec::NoBandit => {
+            ArmSpec::NoBandit | ArmSpec::NoExp3 => {
                 return Err(PolicyError::Bandit(BanditError::Syntax(
                     "a saved arm is a bandit".into(),
                 )))
             }
+            ArmSpec::Oracle => PolicySpec::Oracle,
             ArmSpec::Model { path, text } => PolicySpec::Model { path, text },
             ArmSpec::ModelFormula {
                 formula,
@@ -303,6 +311,7 @@ impl ArmSpec {
             PolicySpec::Adaptive(a) => ArmSpec::Adaptive(a),
             PolicySpec::Rate(r) => ArmSpec::Rate(r),
             PolicySpec::Value => ArmSpec::Value,
+            PolicySpec::Oracle => ArmSpec::Oracle,
             PolicySpec::Model { path, text } => ArmSpec::Model { path, text },
             PolicySpec::ModelFormula {
                 formula,
@@ -332,6 +341,7 @@ impl TryFrom<PolicySpec> for Policy {
             PolicySpec::Adaptive(raw) => Policy::Adaptive(Adaptive::try_from(raw)?),
             PolicySpec::Rate(r) => Policy::Rate(r),
             PolicySpec::Value => Policy::Value,
+            PolicySpec::Oracle => Policy::Oracle,
             PolicySpec::Bandit {
                 arms,
                 gamma,
@@ -392,6 +402,7 @@ impl From<Policy> for PolicySpec {
             Policy::Adaptive(a) => PolicySpec::Adaptive(a.into()),
             Policy::Rate(r) => PolicySpec::Rate(r),
             Policy::Value => PolicySpec::Value,
+            Policy::Oracle => PolicySpec::Oracle,
             Policy::Bandit(b) => {
                 // Invariant: `Exp3::new` refuses bandits as arms.
                 let arms = b

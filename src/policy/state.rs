@@ -66,6 +66,7 @@ impl Policy {
             | Policy::Baseline(_)
             | Policy::Rate(_)
             | Policy::Value
+            | Policy::Oracle
             | Policy::Model(_) => 0.0,
         }
     }
@@ -81,6 +82,7 @@ impl Policy {
             | Policy::Baseline(_)
             | Policy::Rate(_)
             | Policy::Value
+            | Policy::Oracle
             | Policy::Model(_) => memory == 0.0,
         }
     }

@@ -63,6 +63,9 @@ impl Track {
     pub const INTERVALS: Track = Track(8);
     /// The page's group (`GR`).
     pub const GROUP: Track = Track(32);
+    /// The page's latent change probability (the `oracle` policy's: no terminal reads
+    /// it, docs/src/reference/policies.md#the-oracle).
+    pub const LATENT: Track = Track(64);
     /// Visits and changes of the last 30 cycles (`n30`, `X30`, a learned model's frequency
     /// features for `P`; implies [`Track::WINDOW`]'s 7).
     pub const WINDOW30: Track = Track(16 | 4);
@@ -295,6 +298,9 @@ pub struct PageStats {
     pub(crate) unchanged_time: u64,
     /// The MLE rate of those intervals (`ln 2` before any visit).
     pub(crate) mle: f64,
+    /// The page's latent change probability per cycle (0 unless tracked: only the
+    /// `oracle` policy reads it).
+    pub(crate) latent: f64,
 }
 
 impl Default for PageStats {
@@ -348,7 +354,22 @@ impl PageStats {
             changed_set: Histories::EMPTY,
             unchanged_time: 0,
             mle: std::f64::consts::LN_2,
+            latent: 0.0,
         }
+    }
+
+    /// Sets the page's latent change probability `q` (kept only if tracked, as its
+    /// weight is).
+    pub fn set_latent(&mut self, q: f64) {
+        if self.track.has(Track::LATENT) {
+            self.latent = q;
+        }
+    }
+
+    /// The page's latent change probability (0 unless tracked).
+    #[inline]
+    pub fn latent(&self) -> f64 {
+        self.latent
     }
 
     /// What it keeps.
@@ -558,6 +579,7 @@ impl PageStats {
                 recent: [self.recent_visits, self.recent_changes],
                 changed_set: self.changed_set,
                 unchanged_time: self.unchanged_time,
+                latent_bits: self.latent.to_bits(),
             },
         }
     }
@@ -573,6 +595,7 @@ struct Extra {
     recent: [u32; 2],
     changed_set: SetId,
     unchanged_time: u64,
+    latent_bits: u64,
 }
 
 /// [`PageStats`] with the floats as bits, for hashing.
@@ -615,6 +638,11 @@ mod tests {
             s.visit(d, changed, &mut Histories::default());
         }
         s
+    }
+
+    #[test]
+    fn page_stats_stay_small() {
+        eprintln!("PageStats {} bytes", std::mem::size_of::<PageStats>());
     }
 
     #[test]

@@ -10,6 +10,11 @@ use crate::metric::Metric;
 use serde::Deserialize;
 use std::fmt;
 
+/// The oracle's name (docs/src/reference/policies.md#the-oracle). It is no member of
+/// [`Policy::named`], whose policies every history can run: the oracle needs a history's
+/// latent change probabilities.
+pub(crate) const ORACLE: &str = "oracle";
+
 impl Policy {
     /// Every named policy (docs/src/reference/policies.md#names-and-text): the seven
     /// baselines, the policies of the literature, then the bandit presets (`kab2`, `kab3`,
@@ -41,6 +46,9 @@ impl Policy {
         if let Some(bandit) = Exp3::preset(&name) {
             return Some(Policy::Bandit(bandit));
         }
+        if name.eq_ignore_ascii_case(ORACLE) {
+            return Some(Policy::Oracle);
+        }
         Policy::named_single()
             .into_iter()
             .find(|p| p.label().eq_ignore_ascii_case(&name))
@@ -48,7 +56,8 @@ impl Policy {
 
     /// The names of [`Policy::named`], comma-separated (for messages).
     fn names() -> String {
-        let names: Vec<String> = Policy::named().iter().map(Policy::label).collect();
+        let mut names: Vec<String> = Policy::named().iter().map(Policy::label).collect();
+        names.push(ORACLE.to_string());
         names.join(", ")
     }
 
@@ -140,7 +149,7 @@ impl Policy {
             }
             Policy::Adaptive(_) | Policy::Bandit(_) => self.to_string(),
             Policy::Model(m) => format!("model({:?})", m.path()),
-            Policy::Baseline(_) | Policy::Rate(_) | Policy::Value => {
+            Policy::Baseline(_) | Policy::Rate(_) | Policy::Value | Policy::Oracle => {
                 self.to_string().replace('-', "_")
             }
         }
@@ -186,6 +195,7 @@ impl fmt::Display for Policy {
             Policy::Adaptive(a) => write!(f, "{a}"),
             Policy::Rate(r) => f.write_str(r.name()),
             Policy::Value => f.write_str("value"),
+            Policy::Oracle => f.write_str(ORACLE),
             Policy::Bandit(b) => write!(f, "{b}"),
         }
     }

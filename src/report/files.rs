@@ -127,6 +127,16 @@ pub(crate) fn generations_csv(a: &Analysis) -> String {
     out
 }
 
+/// What `results.json` holds: the analysis, and its headroom when the study has the
+/// oracle (docs/src/reference/evaluation.md#headroom).
+#[derive(serde::Serialize)]
+struct Results<'a> {
+    #[serde(flatten)]
+    analysis: &'a Analysis,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    headroom: Vec<super::headroom::Headroom>,
+}
+
 /// Reads the study and units of `dir` and writes every report the study asks for.
 /// Returns the paths written.
 pub fn write(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
@@ -158,8 +168,12 @@ pub fn write(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
         &plots.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
     );
     put("summary.md", &summary.markdown())?;
+    let results = Results {
+        analysis: &analysis,
+        headroom: super::headroom::headroom(&analysis),
+    };
     // Invariant: an analysis is plain data (string keys, finite or null numbers).
-    let mut json = serde_json::to_string_pretty(&analysis).expect("results serialize");
+    let mut json = serde_json::to_string_pretty(&results).expect("results serialize");
     json.push('\n');
     put("results.json", &json)?;
     if study.reports.csv {

@@ -38,6 +38,7 @@ mod analysis;
 pub mod budgets;
 mod doc;
 mod files;
+pub mod headroom;
 mod html;
 pub mod plots;
 mod rivals;

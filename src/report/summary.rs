@@ -37,6 +37,7 @@ impl Summary {
         top_of_schedule(&mut tables, a);
         budget_sweep(&mut tables, a);
         super::rivals::section(&mut tables, a);
+        super::headroom::section(&mut tables, a);
         savings(&mut tables, a);
         bandits(&mut tables, a);
         newly_visited(&mut tables, a);

@@ -79,4 +79,7 @@ pub enum ScheduleError {
     /// (`schedule --group KEY` groups them).
     #[error(transparent)]
     Grouping(#[from] crate::policy::GroupingError),
+    /// The oracle, which reads what no crawler knows.
+    #[error("the oracle ranks by each page's latent change probability, which only a synthetic history records: a crawler's scheduler cannot run it (docs/src/reference/policies.md#the-oracle)")]
+    Oracle,
 }

@@ -153,6 +153,9 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
     /// Checks that `policy` can rank a live crawl: a bandit must be rewarded by the
     /// change rate (or name no reward metric), the one a crawler observes.
     pub fn check_policy(policy: &Policy) -> Result<(), ScheduleError> {
+        if policy.features().reads_latent() {
+            return Err(ScheduleError::Oracle);
+        }
         match policy.bandit().and_then(|b| b.reward()) {
             Some(reward) if reward != Reward::Metric(Metric::ChangeRate) => {
                 Err(ScheduleError::Reward(reward.name()))

@@ -786,3 +786,17 @@ fn learned_model_batches_are_the_simulations_visits_across_restarts() {
         &rules[0]
     );
 }
+
+/// The oracle reads what no crawler knows: a scheduler refuses to rank with it, alone or
+/// as a bandit's arm, and says why.
+#[test]
+fn the_oracle_is_refused() {
+    for text in ["oracle", "exp3(arms: [NAD, oracle])"] {
+        let policy = Policy::parse(text, &Grammar::extended()).unwrap();
+        let mut s: Scheduler<u32> = Scheduler::new(policy);
+        s.add(1).unwrap();
+        let e = s.next_batch(1, 1).unwrap_err();
+        assert!(matches!(e, ScheduleError::Oracle), "{text}: {e}");
+        assert!(e.to_string().contains("latent change probability"), "{e}");
+    }
+}

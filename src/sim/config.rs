@@ -49,6 +49,9 @@ pub enum SimError {
     /// A model reads the group rate of an attribute the data is not grouped by.
     #[error(transparent)]
     Grouping(#[from] crate::policy::GroupingError),
+    /// The oracle over a history that does not record latent change probabilities.
+    #[error("the oracle reads each page's latent change probability, which this history does not record: only synthetic histories do (`freshgp dataset synth`, or `latent_change=` on every line of the text format; docs/src/reference/data.md#latent-change-probabilities)")]
+    NoLatent,
     /// k would be 0.
     #[error("{pages} pages × resources {resources} is less than one visit per cycle")]
     NoVisits {
@@ -57,6 +60,20 @@ pub enum SimError {
         /// Resources fraction.
         resources: f64,
     },
+}
+
+/// Checks that `period` gives `policy` what it reads beyond the pages' visits: the group
+/// rates of its learned models ([`Policy::check_grouping`]) and, for the oracle, the
+/// pages' latent change probabilities.
+///
+/// # Errors
+/// [`SimError::Grouping`] or [`SimError::NoLatent`].
+pub fn check_policy(period: &Period, policy: &crate::policy::Policy) -> Result<(), SimError> {
+    policy.check_grouping(period.grouping())?;
+    if policy.features().reads_latent() && !period.has_latent() {
+        return Err(SimError::NoLatent);
+    }
+    Ok(())
 }
 
 /// The paper's share of pages visited per scored cycle

@@ -112,7 +112,9 @@ impl Flat {
         let track = policy.features().track();
         let weighs = track.has(Track::WEIGHT) && period.weights().is_some();
         let k = config.k(period.pages());
-        (weighs && period.distinct_weighted(track) * 4 > period.pages())
+        // A page's latent probability is its own: pages share no state.
+        (track.has(Track::LATENT) && period.has_latent())
+            || (weighs && period.distinct_weighted(track) * 4 > period.pages())
             || config
                 .host_cap_over(period)
                 .is_some_and(|c| Flat::quotas_fill(period, c, k))
@@ -199,11 +201,8 @@ impl Flat {
         self.touched_hosts.clear();
         self.pages.clear();
         if !self.shared.start(period, policy) {
-            self.pages.extend(
-                (0..pages).map(|p| {
-                    policy.fresh_page_of(period.weight(p), period.host(p), period.group(p))
-                }),
-            );
+            self.pages
+                .extend((0..pages).map(|p| period.fresh_page(policy, p)));
         }
         self.stale.clear();
         self.stale.resize(pages as usize, false);

@@ -77,7 +77,9 @@ fn literature_policies_simulate_alike_in_both_simulators() {
                 .unwrap();
             let mut sim = Simulator::new(config);
             let prepared = Prepared::new(&period, config).unwrap();
-            for policy in Policy::named() {
+            // The named policies, and the oracle (a synthetic history records its pages'
+            // latent probabilities).
+            for policy in Policy::named().into_iter().chain([Policy::Oracle]) {
                 let fast = sim.run(&period, &policy).unwrap();
                 assert_eq!(
                     fast,
@@ -92,6 +94,47 @@ fn literature_policies_simulate_alike_in_both_simulators() {
                 assert_eq!(sim.run_flat(&period, &policy), fast, "per page: {policy}");
             }
         }
+    }
+}
+
+/// The oracle ranks by `w · (1 − (1 − q)^t)` with each page's latent probability q: in the
+/// first scored cycle, where every page was last visited in the warm-up (t = 1 for all),
+/// it visits the top k by that score; it beats the estimators on the steady preset, whose
+/// rates hold still; and a history without latent probabilities refuses it, alone or as a
+/// bandit's arm.
+#[test]
+fn the_oracle_ranks_by_latent_probabilities() {
+    let d = synthetic("steady", 2000, 4);
+    let period = Period::whole(&d).unwrap();
+    let config = SimConfig::new(0.05, 2).unwrap().with_seed(1);
+    let first = &visits(&period, &Policy::Oracle, config)[0];
+    let score = |p: u32| oracle_score(period.weight(p), period.latent(p), 1.0);
+    let mut want: Vec<u32> = (0..period.pages() as u32).collect();
+    want.sort_by(|&a, &b| score(b).total_cmp(&score(a)).then(a.cmp(&b)));
+    let k = first.len();
+    let mut got = first.clone();
+    got.sort_unstable();
+    let mut top = want[..k].to_vec();
+    top.sort_unstable();
+    assert_eq!(got, top, "the oracle's first cycle is the top k by w · q");
+    let mut sim = Simulator::new(config);
+    let oracle = sim
+        .run(&period, &Policy::Oracle)
+        .unwrap()
+        .mean(Metric::WNdcg);
+    for name in ["w * (1 - exp(-MLE * t))", "lambda", "value", "NAD"] {
+        let other = sim.run(&period, &policy(name)).unwrap().mean(Metric::WNdcg);
+        assert!(oracle > other, "oracle {oracle} vs {name} {other}");
+    }
+    let plain = Dataset::from_bit_strings(&["0101", "0011", "1111"]).unwrap();
+    let plain = Period::whole(&plain).unwrap();
+    let config = SimConfig::new(0.5, 1).unwrap();
+    for text in ["oracle", "exp3(arms: [NAD, oracle])"] {
+        let e = Simulator::new(config)
+            .run(&plain, &policy(text))
+            .unwrap_err();
+        assert_eq!(e, SimError::NoLatent, "{text}");
+        assert!(e.to_string().contains("latent change probability"));
     }
 }
 

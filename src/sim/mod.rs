@@ -57,7 +57,7 @@ mod stdsort;
 mod tally;
 
 pub use bandit::{arm_shares, ArmChoice};
-pub use config::{SimConfig, SimError, TieBreak, DEFAULT_RESOURCES, DEFAULT_WARMUP};
+pub use config::{check_policy, SimConfig, SimError, TieBreak, DEFAULT_RESOURCES, DEFAULT_WARMUP};
 pub use metrics::Outcome;
 pub use period::{Period, PeriodError};
 pub(crate) use rank::{score_key, tie_key, tie_salt};

@@ -33,7 +33,7 @@ pub(crate) fn run_traced(
     let mut histories = Histories::default();
     let mut hosts = period.surroundings(policy.features().track(), k);
     let mut state: Vec<PageState> = (0..pages as u32)
-        .map(|p| policy.fresh_page_of(period.weight(p), period.host(p), period.group(p)))
+        .map(|p| period.fresh_page(policy, p))
         .collect();
     let mut stale = vec![false; pages];
     let mut stale_count = 0usize;

@@ -6,13 +6,15 @@
 //! same period, so everything per-period is computed here and nothing per formula.
 //!
 //! A period also carries its pages' weights (docs/src/reference/data.md#page-weights; only
-//! when the dataset has any) and hosts, renumbered densely `0..hosts()` in order of first
+//! when the dataset has any), their latent change probabilities (only when the dataset
+//! records them: what the `oracle` policy reads,
+//! docs/src/reference/data.md#latent-change-probabilities) and hosts, renumbered densely `0..hosts()` in order of first
 //! appearance (for `HR`, the host cap and reports), and their groups for `GR` (the data's
 //! grouping attribute, [`Dataset::group_by`]; the hosts when it has none), renumbered the
 //! same way.
 
 use crate::data::Dataset;
-use crate::policy::{Surroundings, Track, NO_GROUP, NO_HOST};
+use crate::policy::{PageState, Policy, Surroundings, Track, NO_GROUP, NO_HOST};
 use rustc_hash::FxHashMap as HashMap;
 use std::ops::RangeInclusive;
 use std::sync::OnceLock;
@@ -53,6 +55,8 @@ pub struct Period {
     events: Vec<u32>,
     /// Each page's weight, when the dataset has weights.
     weights: Option<Vec<f64>>,
+    /// Each page's latent change probability, when the dataset records them.
+    latent: Option<Vec<f64>>,
     /// Σ of the weights, as [`fresh_weight`](super::metrics::fresh_weight) sums them.
     total_weight: f64,
     /// [`Period::distinct_weighted`] of a policy that reads neither hosts' nor groups'
@@ -113,6 +117,12 @@ impl Period {
                 .map(|&p| dataset.weight(p as usize))
                 .collect::<Vec<f64>>()
         });
+        let latent = dataset.has_latent().then(|| {
+            pages
+                .iter()
+                .filter_map(|&p| dataset.latent(p as usize))
+                .collect::<Vec<f64>>()
+        });
         let total_weight = match &weights {
             // Summed as the simulators sum the fresh pages' weights.
             Some(w) => super::metrics::fresh_weight(&vec![false; w.len()], w),
@@ -144,6 +154,7 @@ impl Period {
             offsets,
             events,
             weights,
+            latent,
             total_weight,
             distinct_weighted: Default::default(),
             by_weight,
@@ -185,6 +196,26 @@ impl Period {
     #[inline]
     pub fn weight(&self, p: u32) -> f64 {
         self.weights.as_ref().map_or(1.0, |w| w[p as usize])
+    }
+
+    /// Whether the pages' latent change probabilities are known (a synthetic history's).
+    pub fn has_latent(&self) -> bool {
+        self.latent.is_some()
+    }
+
+    /// The latent change probability of page `p` (local index; 0 when unknown).
+    #[inline]
+    pub fn latent(&self, p: u32) -> f64 {
+        self.latent.as_ref().map_or(0.0, |q| q[p as usize])
+    }
+
+    /// A fresh page state of `policy` for page `p` (local index): never visited, with
+    /// the page's weight, host, group and latent change probability, each kept only if
+    /// the policy reads it.
+    pub fn fresh_page(&self, policy: &Policy, p: u32) -> PageState {
+        let mut page = policy.fresh_page_of(self.weight(p), self.host(p), self.group(p));
+        page.stats.set_latent(self.latent(p));
+        page
     }
 
     /// Number of distinct (weight, host, group) of the pages, with the host only when

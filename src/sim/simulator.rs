@@ -115,10 +115,11 @@ impl Simulator {
     /// # Errors
     /// Settings the period cannot take (a warm-up as long as it, no visit per cycle), or a
     /// learned model that reads the group rate of an attribute the period is not grouped
-    /// by ([`Policy::check_grouping`]).
+    /// by, or the oracle over a period without latent change probabilities
+    /// ([`check_policy`](super::check_policy)).
     pub fn run(&mut self, period: &Period, policy: &Policy) -> Result<Outcome, SimError> {
         self.config.check(period)?;
-        policy.check_grouping(period.grouping())?;
+        super::check_policy(period, policy)?;
         Ok(match self.config.ties() {
             TieBreak::Seeded => self.fast.run(period, policy, &self.config, None),
             TieBreak::Reference => naive::run(period, policy, &self.config),
@@ -162,6 +163,7 @@ impl Simulator {
     /// Simulates with the reference simulator (slow; the tests' oracle).
     pub fn run_reference(&self, period: &Period, policy: &Policy) -> Result<Outcome, SimError> {
         self.config.check(period)?;
+        super::check_policy(period, policy)?;
         Ok(naive::run(period, policy, &self.config))
     }
 

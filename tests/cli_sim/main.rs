@@ -1,5 +1,6 @@
 //! `freshgp baselines`, `simulate` and `evolve` as a user runs them; weighted metrics and
-//! host caps in `weighted.rs`, bandits in `bandits.rs`, budget sweeps in `sweeps.rs`.
+//! host caps in `weighted.rs`, bandits in `bandits.rs`, budget sweeps in `sweeps.rs`, the
+//! oracle and the default search in `oracle.rs`.
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -181,11 +182,13 @@ fn evolve_json(threads: &str) -> Value {
 #[test]
 fn evolve_json_shape_and_determinism_across_threads() {
     let one = evolve_json("1");
-    let two = evolve_json("2");
-    assert_eq!(
-        one, two,
-        "same seed, same result, whatever the thread count"
-    );
+    for threads in ["2", "8"] {
+        assert_eq!(
+            one,
+            evolve_json(threads),
+            "same seed, same result, whatever the thread count ({threads})"
+        );
+    }
     for strategy in ["best", "sum_sigma", "avg_sigma"] {
         let c = &one[strategy];
         let text = c["formula"].as_str().unwrap();
@@ -437,6 +440,7 @@ fn a_population_too_large_for_memory_is_refused_before_allocating() {
 }
 
 mod bandits;
+mod oracle;
 mod sweeps;
 mod weighted;
 

@@ -88,18 +88,35 @@ pub fn run(args: Args) -> Result<()> {
         .max()
         .unwrap_or(0)
         .max(6);
+    let policies: Vec<&Policy> = results.iter().map(|r| &r.policy).collect();
+    let captured = captured_cells(&policies, config.metric(), |i, m| {
+        results[i].metrics.of(m).mean
+    });
     write!(stdout, "{:<width$}", "")?;
     for metric in shown {
         write!(stdout, " {:>18}", metric.title())?;
     }
+    if captured.is_some() {
+        write!(stdout, " {:>14}", "captured")?;
+    }
     writeln!(stdout)?;
-    for r in &results {
+    for (i, r) in results.iter().enumerate() {
         write!(stdout, "{:<width$}", r.policy.label())?;
         for metric in shown {
             let v = r.metrics.of(metric);
             write!(stdout, " {:>9.4} ± {:<6.4}", v.mean, v.ci95)?;
         }
+        if let Some(cells) = &captured {
+            write!(stdout, " {:>14}", cells[i])?;
+        }
         writeln!(stdout)?;
+    }
+    if captured.is_some() {
+        writeln!(
+            stdout,
+            "{}",
+            CAPTURED_NOTE.replace("{metric}", config.metric().title())
+        )?;
     }
     print_arm_shares(&mut stdout, &results, config.metric())?;
     if let Some(w) = &windows {
@@ -118,8 +135,10 @@ fn json_of(
     windows: Option<&freshgp::experiment::windows::Windows>,
 ) -> Result<serde_json::Value> {
     let cycles = results.first().map_or(0, |r| r.metrics.changerate.n);
+    let policies: Vec<&Policy> = results.iter().map(|r| &r.policy).collect();
+    let captured = captured_json(&policies, |i, m| results[i].metrics.of(m).mean);
     let mut map = serde_json::Map::new();
-    for r in results {
+    for (i, r) in results.iter().enumerate() {
         let mut entry = serde_json::Map::new();
         for metric in Metric::ALL {
             let v = r.metrics.of(metric);
@@ -127,6 +146,9 @@ fn json_of(
                 metric.name().into(),
                 json!({"mean": v.mean, "ci95": v.ci95}),
             );
+        }
+        if let Some(c) = &captured[i] {
+            entry.insert("captured".into(), c.clone());
         }
         entry.insert("random".into(), json!(r.policy.is_random()));
         if let Some(bandit) = r.policy.bandit() {
@@ -351,6 +373,13 @@ fn print_table(
         if reference.is_some() {
             write!(stdout, " {:>10}", format!("p({})", metric.title()))?;
         }
+        let listed: Vec<&Policy> = policies.iter().collect();
+        let captured = captured_cells(&listed, metric, |i, m| {
+            sweep::summary(&table.runs[l][i], m).median
+        });
+        if captured.is_some() {
+            write!(stdout, " {:>14}", "captured")?;
+        }
         writeln!(stdout)?;
         for (i, policy) in policies.iter().enumerate() {
             let runs = &table.runs[l][i];
@@ -371,10 +400,84 @@ fn print_table(
                     _ => write!(stdout, " {:>10}", "-")?,
                 }
             }
+            if let Some(cells) = &captured {
+                write!(stdout, " {:>14}", cells[i])?;
+            }
             writeln!(stdout)?;
+        }
+        if captured.is_some() {
+            writeln!(
+                stdout,
+                "{}",
+                CAPTURED_NOTE.replace("{metric}", metric.title())
+            )?;
         }
     }
     Ok(())
+}
+
+/// What the `captured` column means.
+const CAPTURED_NOTE: &str = "captured: the share of the {metric} headroom a policy covers, (policy − best other policy) / (oracle − best other policy), the oracle left out of the others";
+
+/// Which of `policies` is the oracle.
+fn oracles(policies: &[&Policy]) -> Vec<bool> {
+    policies
+        .iter()
+        .map(|p| matches!(p, Policy::Oracle))
+        .collect()
+}
+
+/// The `captured` column on `metric` (`value(i, metric)`: policy i's figure), when the
+/// oracle is listed: each policy's share of the headroom over the best other policy.
+fn captured_cells(
+    policies: &[&Policy],
+    metric: Metric,
+    value: impl Fn(usize, Metric) -> f64,
+) -> Option<Vec<String>> {
+    let oracle = oracles(policies);
+    if !oracle.contains(&true) {
+        return None;
+    }
+    let values: Vec<f64> = (0..policies.len()).map(|i| value(i, metric)).collect();
+    let shares = freshgp::experiment::headroom::shares(&values, &oracle);
+    Some(
+        shares
+            .iter()
+            .map(|s| s.map_or("-".to_string(), |(c, _)| format!("{:.1}%", 100.0 * c)))
+            .collect(),
+    )
+}
+
+/// Each policy's `captured` JSON (per metric, its share of the headroom over the best
+/// other policy and that policy, or null), when the oracle is listed.
+fn captured_json(
+    policies: &[&Policy],
+    value: impl Fn(usize, Metric) -> f64,
+) -> Vec<Option<serde_json::Value>> {
+    let oracle = oracles(policies);
+    if !oracle.contains(&true) {
+        return vec![None; policies.len()];
+    }
+    let per_metric: Vec<Vec<Option<(f64, usize)>>> = Metric::ALL
+        .iter()
+        .map(|&m| {
+            let values: Vec<f64> = (0..policies.len()).map(|i| value(i, m)).collect();
+            freshgp::experiment::headroom::shares(&values, &oracle)
+        })
+        .collect();
+    (0..policies.len())
+        .map(|i| {
+            let mut entry = serde_json::Map::new();
+            for (m, shares) in Metric::ALL.iter().zip(&per_metric) {
+                let cell = shares[i].map_or(
+                    serde_json::Value::Null,
+                    |(c, best)| json!({"share": c, "over": policies[best].label()}),
+                );
+                entry.insert(m.name().into(), cell);
+            }
+            (!oracle[i]).then_some(entry.into())
+        })
+        .collect()
 }
 
 /// The run's metric, then the report's compared metrics.
@@ -412,9 +515,15 @@ fn levels_json(
         .enumerate()
         .map(|(l, level)| {
             let mut policies = serde_json::Map::new();
+            let listed: Vec<&Policy> = table.policies.iter().collect();
+            let captured =
+                captured_json(&listed, |i, m| sweep::summary(&table.runs[l][i], m).median);
             for (i, policy) in table.policies.iter().enumerate() {
                 let runs = &table.runs[l][i];
                 let mut entry = serde_json::Map::new();
+                if let Some(c) = &captured[i] {
+                    entry.insert("captured".into(), c.clone());
+                }
                 for m in Metric::ALL {
                     let s = sweep::summary(runs, m);
                     let p = reference

@@ -71,6 +71,17 @@ pub struct Args {
     /// The test stays at --resources.
     #[arg(long, value_delimiter = ',', value_name = "FRACTIONS")]
     train_resources: Vec<f64>,
+    /// Metrics the fitness also averages over besides --fitness, comma-separated (each
+    /// relative to the fittest seed formula's at each budget), or `none`. Default: wndcg
+    /// brings wfreshness and wfreshness wndcg, so that the formula holds on both; the
+    /// unweighted metrics bring none.
+    #[arg(long, value_name = "METRICS")]
+    also_metrics: Option<String>,
+    /// Start from the GP4C paper's settings instead of freshgp's search (tournaments on
+    /// fitness alone, no size limit, random formulas only, no constant search, no
+    /// parsimony; `protocol: paper` in --gp-config), and no metric besides --fitness.
+    #[arg(long)]
+    paper: bool,
     #[command(flatten)]
     sim: SimArgs,
     /// Print JSON instead of text.
@@ -119,10 +130,32 @@ fn read_gp_config(path: Option<&Path>) -> Result<RawGpConfig> {
     })
 }
 
+/// `--also-metrics`: the list, `none`, or the fitness's companions (none under --paper).
+fn also_metrics(args: &Args) -> Result<Vec<Metric>> {
+    match args.also_metrics.as_deref().map(str::trim) {
+        None if args.paper => Ok(Vec::new()),
+        None => Ok(args.fitness.companions()),
+        Some("none") => Ok(Vec::new()),
+        Some(list) => list
+            .split(',')
+            .map(|m| parse_metric(m.trim()).map_err(|e| anyhow::anyhow!("--also-metrics: {e}")))
+            .collect(),
+    }
+}
+
 /// The checked settings of the flags.
 fn settings(args: &Args) -> Result<EvolveSettings> {
     let grammar = Grammar::named_or_file(&args.grammar)?;
-    let raw = read_gp_config(args.gp_config.as_deref())?;
+    if args.paper && args.gp_config.is_some() {
+        bail!(
+            "--paper sets the GP settings: give `protocol: paper` in the --gp-config file instead"
+        );
+    }
+    let raw = if args.paper {
+        RawGpConfig::paper()
+    } else {
+        read_gp_config(args.gp_config.as_deref())?
+    };
     let overrides = GpOverrides {
         population: args.population,
         generations: args.generations,
@@ -160,6 +193,7 @@ fn settings(args: &Args) -> Result<EvolveSettings> {
         horizon: args.test_horizon.into(),
         grammar,
         metric: args.fitness,
+        also: also_metrics(args)?,
         gp,
         sim: args.sim.single_config("evolve")?,
         seeds: (0..args.seeds as u64)

@@ -99,8 +99,12 @@ enum Style {
     Text,
     /// Constants folded, neutral operations removed.
     Simplified,
-    /// Simplified with commutative operands ordered (what the GP cache keys on).
+    /// Simplified with commutative operands ordered (what the GP cache keys on when
+    /// values count).
     Canonical,
+    /// The shortest formula found that ranks pages as this one does: increasing
+    /// functions of the whole stripped (what a top-k search keys on and reports).
+    Rank,
     /// LaTeX math.
     Latex,
 }
@@ -122,6 +126,7 @@ pub fn run(args: Args) -> Result<()> {
                 Style::Text => writeln!(out, "{f}")?,
                 Style::Simplified => writeln!(out, "{}", f.simplify(closure))?,
                 Style::Canonical => writeln!(out, "{}", f.canonical(closure))?,
+                Style::Rank => writeln!(out, "{}", f.rank_simplify(closure))?,
                 Style::Latex => writeln!(out, "{}", Latex(&f))?,
             }
         }

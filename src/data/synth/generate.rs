@@ -52,16 +52,19 @@ pub fn generate(params: &SynthParams, seed: u64) -> Result<Dataset, DataError> {
         .collect();
     let mut bits = Vec::with_capacity(params.pages * words);
     let mut rates = Vec::with_capacity(params.pages);
+    let mut latent = Vec::with_capacity(params.pages);
     let mut featured = Vec::new();
     let mut metas = Vec::with_capacity(hosts.len());
     for (host, meta) in hosts {
         bits.extend_from_slice(&host.rows);
         rates.extend_from_slice(&host.rates);
+        latent.extend_from_slice(&host.latent);
         featured.extend_from_slice(&host.featured);
         metas.push(meta);
     }
     let unknown = vec![0; bits.len()];
     let mut d = Dataset::from_parts(params.pages, params.days, bits, unknown);
+    d.set_latent(latent);
     let mut text = String::with_capacity(params.pages * 24);
     let mut ends = Vec::with_capacity(params.pages);
     let mut hosts = Vec::with_capacity(params.pages);
@@ -92,11 +95,13 @@ pub fn generate(params: &SynthParams, seed: u64) -> Result<Dataset, DataError> {
 }
 
 /// The rows of one host, the change rate λ of each of its pages (0 for static pages,
-/// before weekday, bursts, regimes and promotions) and which are featured (empty without
-/// regimes).
+/// before weekday, bursts, regimes and promotions), each page's latent change probability
+/// (the mean over the days of the probability it was given to change that day) and which
+/// are featured (empty without regimes).
 struct HostOutput {
     rows: Vec<u64>,
     rates: Vec<f64>,
+    latent: Vec<f64>,
     featured: Vec<bool>,
 }
 
@@ -191,6 +196,7 @@ fn host_rows(params: &SynthParams, seed: u64, host: HostIn) -> HostOutput {
     let mut out = HostOutput {
         rows: vec![0u64; size * words],
         rates: Vec::with_capacity(size),
+        latent: Vec::with_capacity(size),
         featured: Vec::new(),
     };
     for (p, &factor) in factors.iter().enumerate() {
@@ -206,7 +212,8 @@ fn host_rows(params: &SynthParams, seed: u64, host: HostIn) -> HostOutput {
             promoted: &promoted,
             regime,
         };
-        page_days(params, &page, days, &mut rng, row);
+        out.latent
+            .push(page_days(params, &page, days, &mut rng, row));
     }
     out.featured = featured;
     out
@@ -222,14 +229,17 @@ struct Days<'a> {
 
 /// Draws page `page`'s days into `row`: its burst/dormancy chain, regimes, weekday,
 /// promotions (`promoted[k]`: day k+1 is in a promotion the page takes part in),
-/// persistence and host events, from the host's bits stream.
+/// persistence and host events, from the host's bits stream. Returns its latent change
+/// probability: the mean over the days of the probability that the day's change was
+/// drawn with (its own, and a host event's when the host had one that day). No draw
+/// depends on it.
 fn page_days(
     params: &SynthParams,
     page: &PageTraits,
     days: Days,
     rng: &mut rand_pcg::Pcg64,
     row: &mut [u64],
-) {
+) -> f64 {
     let Days {
         events,
         promoted,
@@ -250,6 +260,7 @@ fn page_days(
         0
     };
     let mut before = false;
+    let mut total = 0.0;
     for (k, &event) in events.iter().enumerate() {
         let w = (params.start_weekday + k) % 7;
         let mut base = match state {
@@ -271,6 +282,12 @@ fn page_days(
             q = persistence + (1.0 - persistence) * q;
         }
         let mut changed = l > 0.0 && rng.gen::<f64>() < q;
+        let own = if l > 0.0 { q } else { 0.0 };
+        total += if event {
+            1.0 - (1.0 - own) * (1.0 - page.coverage)
+        } else {
+            own
+        };
         if event && rng.gen::<f64>() < page.coverage {
             changed = true;
         }
@@ -288,6 +305,7 @@ fn page_days(
             s => s,
         };
     }
+    (total / events.len().max(1) as f64).clamp(0.0, 1.0)
 }
 
 /// A host's promotions: its calendar and the stream that decides which pages take part.

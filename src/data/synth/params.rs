@@ -20,6 +20,10 @@ pub(crate) const PRESETS: &[(&str, &str)] = &[
         "regimes",
         include_str!("../../../datasets/presets/regimes.ron"),
     ),
+    (
+        "steady",
+        include_str!("../../../datasets/presets/steady.ron"),
+    ),
 ];
 
 /// All parameters of the generator (see the module docs for the model).

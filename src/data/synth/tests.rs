@@ -397,3 +397,47 @@ fn featured_weights_are_multiplied_and_rounded_again() {
     reweigh_featured(&mut w, &[true, false, true, false], 10.0);
     assert_eq!(w, [12.34, 1.234, 3.333, 2.0]);
 }
+
+/// Every preset records each page's latent change probability: in [0, 1], zero for a page
+/// that can never change, and on `steady` (rates that hold still) close to the share of
+/// days the page changed, page by page and in total.
+#[test]
+fn latent_probabilities_match_the_changes_drawn() {
+    for name in ["brdc12", "commerce", "regimes", "steady"] {
+        let mut p = SynthParams::preset(name).unwrap();
+        p.pages = 3000;
+        p.days = 200;
+        let d = generate(&p, 5).unwrap();
+        assert!(d.has_latent(), "{name}");
+        let (mut latent, mut drawn) = (0.0, 0.0);
+        for page in 0..d.pages() {
+            let q = d.latent(page).unwrap();
+            assert!((0.0..=1.0).contains(&q), "{name} page {page}: {q}");
+            let share = d.changes_of(page) as f64 / d.cycles() as f64;
+            if q == 0.0 {
+                assert_eq!(share, 0.0, "{name} page {page} changed at q = 0");
+            }
+            latent += q;
+            drawn += share;
+        }
+        let (latent, drawn) = (latent / 3000.0, drawn / 3000.0);
+        assert!(
+            (latent - drawn).abs() < 0.01,
+            "{name}: mean q {latent} vs {drawn}"
+        );
+    }
+    let mut p = SynthParams::preset("steady").unwrap();
+    p.pages = 2000;
+    p.days = 400;
+    let d = generate(&p, 6).unwrap();
+    // A binomial share over 400 days is within 0.08 of q for every page but a few.
+    let far = (0..d.pages())
+        .filter(|&page| {
+            let share = d.changes_of(page) as f64 / d.cycles() as f64;
+            (share - d.latent(page).unwrap()).abs() > 0.08
+        })
+        .count();
+    assert!(far < 10, "{far} pages far from their latent probability");
+    // The latent probabilities draw nothing: brdc12's pinned bits
+    // (`brdc12_bits_are_pinned_and_weights_leave_them_alone`) are those of before them.
+}

@@ -149,23 +149,24 @@ impl Fast {
         self.touched_hosts.clear();
         let fresh = policy.fresh_page();
         self.reset_to(pages, fresh);
-        if self
-            .track
-            .has_any(Track::WEIGHT.with(Track::HOST).with(Track::GROUP))
-        {
+        if self.track.has_any(
+            Track::WEIGHT
+                .with(Track::HOST)
+                .with(Track::GROUP)
+                .with(Track::LATENT),
+        ) {
             // Pages of other weights, hosts or groups start in groups of their own.
             for p in 0..pages as u32 {
                 // `fresh` with this page's weight, host and group (what `fresh_page_of` gives,
                 // without reading the policy's features again for every page).
-                let page = PageState {
-                    stats: PageStats::new(
-                        self.track,
-                        period.weight(p),
-                        period.host(p),
-                        period.group(p),
-                    ),
-                    ..fresh
-                };
+                let mut stats = PageStats::new(
+                    self.track,
+                    period.weight(p),
+                    period.host(p),
+                    period.group(p),
+                );
+                stats.set_latent(period.latent(p));
+                let page = PageState { stats, ..fresh };
                 if page.key() != fresh.key() {
                     let g = self.group_for(page);
                     self.leave(p);

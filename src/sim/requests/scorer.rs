@@ -79,8 +79,7 @@ impl Scorer for Policy {
         if self.bandit().is_some() {
             return Err(RequestError::Bandit);
         }
-        self.check_grouping(period.grouping())
-            .map_err(SimError::from)?;
+        crate::sim::check_policy(period, self)?;
         let pages = period.pages();
         let k = config.sim.k(pages);
         if k == 0 && matches!(self, Policy::Rate(_)) {
@@ -95,7 +94,7 @@ impl Scorer for Policy {
             period,
             k,
             state: (0..pages as u32)
-                .map(|p| self.fresh_page_of(period.weight(p), period.host(p), period.group(p)))
+                .map(|p| period.fresh_page(self, p))
                 .collect(),
             histories: Histories::default(),
             hosts: period.surroundings(self.features().track(), k),
