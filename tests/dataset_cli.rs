@@ -343,7 +343,7 @@ fn dash_reads_stdin_and_writes_stdout_and_errors_say_why() {
     nope.args(["dataset", "synth", "--preset", "nope", "--out", "-"]);
     let err = stderr_of_failure(nope);
     assert!(
-        err.contains("built-in preset (brdc12, commerce, regimes)"),
+        err.contains("built-in preset (brdc12, commerce, regimes, steady)"),
         "{err}"
     );
 }

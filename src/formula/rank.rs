@@ -16,7 +16,7 @@
 //! ```
 //! use freshgp::formula::{Closure, Formula};
 //!
-//! let f: Formula = "exp(2 * w * (1 - exp(-MLE * t)) + 3)".parse().unwrap();
+//! let f: Formula = "exp(2 * (w * (1 - exp(-MLE * t))) + 3)".parse().unwrap();
 //! assert_eq!(f.rank_simplify(Closure::Paper).to_string(), "w * (1 - exp(-MLE * t))");
 //! // A decreasing transform leaves a minus sign: 1 / t ranks as -t (t >= 1).
 //! let g: Formula = "10 / t".parse().unwrap();
@@ -101,12 +101,23 @@ impl Interval {
     fn unary(op: UnaryOp, closure: Closure, a: Interval) -> Interval {
         match (op, closure) {
             (UnaryOp::Neg, _) => Interval::exact(-a.hi, -a.lo),
-            (UnaryOp::Exp, _) => Interval::widened(a.lo.exp(), a.hi.exp()).clamp_low(0.0),
+            (UnaryOp::Exp, _) => {
+                // exp is monotone and exact at 0 (exp(0) = 1): it keeps the sign of x
+                // relative to 0 as its value's relative to 1.
+                let w = Interval::widened(a.lo.exp(), a.hi.exp()).clamp_low(0.0);
+                let lo = if a.lo >= 0.0 { w.lo.max(1.0) } else { w.lo };
+                let hi = if a.hi <= 0.0 { w.hi.min(1.0) } else { w.hi };
+                Interval::exact(lo, hi)
+            }
             (UnaryOp::Log, Closure::Paper) => {
                 if a.hi <= 0.0 {
                     Interval::exact(0.0, 0.0)
                 } else if a.lo > 0.0 {
-                    Interval::widened(a.lo.ln(), a.hi.ln())
+                    // ln is exact at 1 (ln 1 = 0).
+                    let w = Interval::widened(a.lo.ln(), a.hi.ln());
+                    let lo = if a.lo >= 1.0 { w.lo.max(0.0) } else { w.lo };
+                    let hi = if a.hi <= 1.0 { w.hi.min(0.0) } else { w.hi };
+                    Interval::exact(lo, hi)
                 } else {
                     // Values in (0, hi] give (-inf, ln hi]; those <= 0 give 0.
                     Interval::widened(f64::NEG_INFINITY, a.hi.ln()).with_zero()
@@ -137,8 +148,10 @@ impl Interval {
                 }
                 _ => Interval::ALL,
             },
-            BinaryOp::Pow if a.non_negative() => {
-                // A base >= 0 gives a value >= 0 (or 1 for an exponent of 0).
+            BinaryOp::Pow if a.positive() || (a.non_negative() && b.non_negative()) => {
+                // A base > 0 gives a value >= 0 (or 1 for an exponent of 0); so does a base
+                // that may be -0 with an exponent >= 0 (±0). A -0 base with a negative
+                // exponent may give -inf.
                 Interval::exact(0.0, f64::INFINITY)
             }
             BinaryOp::Pow => Interval::ALL,
@@ -218,7 +231,8 @@ impl Formula {
     /// ```
     /// use freshgp::formula::{Closure, Formula};
     ///
-    /// let f: Formula = "log(w * (1 - exp(-MLE * t)) * 2)".parse().unwrap();
+    /// // w may be 0, so log(w * ...) would keep its log; log(1 + w * ...) ranks as w * ...
+    /// let f: Formula = "2 * log(1 + w * (1 - exp(-MLE * t)))".parse().unwrap();
     /// assert_eq!(f.rank_simplify(Closure::Paper).to_string(), "w * (1 - exp(-MLE * t))");
     /// ```
     pub fn rank_simplify(&self, closure: Closure) -> Formula {

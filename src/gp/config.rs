@@ -87,7 +87,7 @@ pub enum Protocol {
 /// docs/src/reference/gp.md#defaults, or the paper's under `protocol: paper`);
 /// [`RawGpConfig::check`] turns them into a [`GpConfig`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "Written")]
+#[serde(from = "Written")]
 pub struct RawGpConfig {
     /// The settings the others start from (freshgp's search unless `protocol: paper`); the
     /// experiment layer also reads it (the paper's protocol averages no companion metric).
@@ -162,10 +162,8 @@ macro_rules! written {
             $($(#[$attr])* #[serde(default, deserialize_with = "given")] $field: Option<$ty>,)*
         }
 
-        impl TryFrom<Written> for RawGpConfig {
-            type Error = std::convert::Infallible;
-
-            fn try_from(w: Written) -> Result<RawGpConfig, Self::Error> {
+        impl From<Written> for RawGpConfig {
+            fn from(w: Written) -> RawGpConfig {
                 let mut raw = match w.protocol {
                     Protocol::Search => RawGpConfig::default(),
                     Protocol::Paper => RawGpConfig::paper(),
@@ -174,7 +172,7 @@ macro_rules! written {
                 $(if let Some(v) = w.$field {
                     raw.$field = v;
                 })*
-                Ok(raw)
+                raw
             }
         }
     };

@@ -46,7 +46,9 @@ mod tests {
             w in 0.0f64..1e6, q in 0.0f64..=1.0, t in 1u32..1000,
         ) {
             let s = oracle_score(w, q, f64::from(t));
-            prop_assert!(!s.is_nan() && !(s == 0.0 && s.is_sign_negative()));
+            let negative_zero = s == 0.0 && s.is_sign_negative();
+            prop_assert!(!s.is_nan());
+            prop_assert!(!negative_zero);
             let direct = w * (1.0 - (1.0 - q).powi(t as i32));
             prop_assert!((s - direct).abs() <= 1e-12 * w.max(1.0));
             prop_assert!(oracle_score(w, q, f64::from(t + 1)) >= s);

@@ -58,7 +58,7 @@ mod tests {
     #[test]
     fn every_literature_formula_parses() {
         let all = literature_formulas();
-        assert_eq!(all.len(), 11);
+        assert_eq!(all.len(), 12);
         let mut names: Vec<&str> = all.iter().map(|s| s.name).collect();
         names.dedup();
         assert_eq!(names.len(), all.len(), "names are distinct");
@@ -83,6 +83,6 @@ mod tests {
             names(&Grammar::all()),
             ["Age", "NAD", "SAD", "AAD", "GAD", "CG"]
         );
-        assert_eq!(literature_seeds(&Grammar::extended()).len(), 11);
+        assert_eq!(literature_seeds(&Grammar::extended()).len(), 12);
     }
 }

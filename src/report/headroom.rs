@@ -67,7 +67,7 @@ fn median(m: &Method, resources: f64, metric: Metric) -> Option<f64> {
         .map(|l| l.median)
 }
 
-/// The headroom of every budget and metric of [`METRICS`]; empty unless the study has the
+/// The headroom of every budget on WNDCG and WFreshness; empty unless the study has the
 /// oracle and at least one other baseline.
 pub fn headroom(a: &Analysis) -> Vec<Headroom> {
     let is_rival = |m: &&Method| m.kind == Kind::Baseline && m.arms.is_empty();

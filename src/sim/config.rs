@@ -63,7 +63,7 @@ pub enum SimError {
 }
 
 /// Checks that `period` gives `policy` what it reads beyond the pages' visits: the group
-/// rates of its learned models ([`Policy::check_grouping`]) and, for the oracle, the
+/// rates of its learned models ([`Policy::check_grouping`](crate::policy::Policy::check_grouping)) and, for the oracle, the
 /// pages' latent change probabilities.
 ///
 /// # Errors
