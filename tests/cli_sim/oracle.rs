@@ -72,17 +72,33 @@ fn the_oracle_runs_on_latent_probabilities_and_shows_the_headroom() {
 
 #[test]
 fn without_latent_probabilities_the_oracle_is_refused_with_the_reason() {
+    // The sample records q; the same history without the attribute does not.
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain.tsv");
+    let text = std::fs::read_to_string(SAMPLE).unwrap();
+    let stripped: String = text
+        .lines()
+        .map(|l| {
+            let fields: Vec<&str> = l
+                .split('\t')
+                .filter(|f| !f.starts_with("latent_change="))
+                .collect();
+            fields.join("\t") + "\n"
+        })
+        .collect();
+    assert_ne!(stripped, text, "the sample records latent probabilities");
+    std::fs::write(&plain, stripped).unwrap();
+    let plain = plain.display().to_string();
     for policy in ["oracle", "exp3(arms: [NAD, oracle])"] {
         fails_with(
-            &["simulate", "--data", SAMPLE, "--policy", policy],
+            &["simulate", "--data", &plain, "--policy", policy],
             "the oracle reads each page's latent change probability, which this history does not record",
         );
     }
     fails_with(
-        &["baselines", "--data", SAMPLE, "--policies", "NAD,oracle"],
+        &["baselines", "--data", &plain, "--policies", "NAD,oracle"],
         "latent_change=",
     );
-    let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("s.state").display().to_string();
     let log = dir.path().join("day1.tsv");
     std::fs::write(&log, "a\t1\t0\n").unwrap();

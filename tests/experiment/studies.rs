@@ -631,6 +631,15 @@ fn sweep_fields_are_checked() {
             base.replace("reference: lambda", "savings: [value]"),
             "savings",
         ),
+        // No case for ε-lexicase to compare: no training budget, or an unknown metric.
+        (
+            base.replace("runs: 3", "runs: 3, train_resources: []"),
+            "train_resources",
+        ),
+        (
+            base.replace("fitness: ndcg)", "fitness: ndcg, also: [stale])"),
+            "tiny.ron:6:81: Unexpected variant named `stale`",
+        ),
     ] {
         let study = write_study(tmp.path(), &edit);
         let out = freshgp()
