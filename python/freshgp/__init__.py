@@ -102,8 +102,11 @@ def baselines(dataset: Dataset, policies: Optional[Sequence[str]] = None, *,
               test_horizon: str = "temporal", metric: Optional[str] = None) -> dict:
     """Each policy (default: :func:`named_policies`) over the test sets of the five
     rotations, as ``freshgp baselines`` runs them. Returns ``{policy: {"label", "metrics",
-    "cycles"}}``: ``metrics`` each metric's mean and confidence interval, ``cycles`` one
-    dict of numpy arrays per rotation."""
+    "captured", "cycles"}}``: ``metrics`` each metric's mean and confidence interval,
+    ``captured`` (when ``"oracle"`` is listed, on a history with latent change
+    probabilities; else None, and None for the oracle) each metric's share of the headroom
+    over the best other policy, ``{"share", "over"}`` or None where the oracle does not
+    lead, ``cycles`` one dict of numpy arrays per rotation."""
     if isinstance(policies, str):
         raise FreshgpError("policies: expected a list of policies, got one string")
 
@@ -112,6 +115,7 @@ def baselines(dataset: Dataset, policies: Optional[Sequence[str]] = None, *,
         host_cap=host_cap, decision=decision, warmup=warmup, tie_seed=tie_seed,
         test_horizon=test_horizon, metric=metric))
     return {r["policy"]: {"label": r["label"], "metrics": r["metrics"],
+                          "captured": r["captured"],
                           "cycles": [_columns(c) for c in r["cycles"]]} for r in results}
 
 

@@ -194,13 +194,19 @@ pub fn baselines(
     detached(py, None, |_| {
         let results =
             literature::run_over(&dataset.inner, config, &rules, horizon).map_err(error)?;
+        let listed: Vec<&Policy> = results.iter().map(|r| &r.policy).collect();
+        let captured = freshgp::experiment::headroom::policy_shares(&listed, |i, m| {
+            results[i].metrics.of(m).mean
+        });
         let out: Vec<_> = results
             .iter()
-            .map(|r| {
+            .zip(captured)
+            .map(|(r, captured)| {
                 json!({
                     "policy": r.policy.to_string(),
                     "label": r.policy.label(),
                     "metrics": r.metrics,
+                    "captured": captured,
                     "cycles": r.cycles,
                 })
             })

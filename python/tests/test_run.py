@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import conftest
 import freshgp
 from conftest import SCOOP
 
@@ -62,6 +63,29 @@ def test_baselines_are_the_commands(cli, scoop):
             assert mine[metric]["ci95"] == row[metric]["ci95"], (name, metric)
         assert len(got[name]["cycles"]) == 5
         assert sum(len(c["cycle"]) for c in got[name]["cycles"]) == mine["changerate"]["n"]
+
+
+def test_the_oracles_headroom_is_the_commands(cli):
+    # The sample is synthetic and records each page's latent change probability.
+    sample = conftest.REPO / "datasets" / "brdc12-sample.tsv"
+    listed = ["oracle", "NAD", "w * (1 - exp(-MLE * t))", "value"]
+    want = cli.json("baselines", "--data", sample, "--policies", ",".join(listed), "--json")["baselines"]
+    got = freshgp.baselines(freshgp.Dataset(str(sample)), listed)
+    assert got["oracle"]["captured"] is None
+    shares = 0
+    for name in listed[1:]:
+        label = got[name]["label"]
+        assert got[name]["captured"] == want[label]["captured"], name
+        for metric in freshgp.MEANS:
+            cell = got[name]["captured"][metric]
+            if cell is not None:
+                shares += 1
+                assert cell["over"] in [got[n]["label"] for n in listed[1:] if n != name]
+    assert shares > 0, "the oracle leads somewhere on the sample"
+    # Without the oracle listed, nothing is shared; on data without q, the oracle is refused.
+    assert freshgp.baselines(freshgp.Dataset(str(sample)), ["NAD"])["NAD"]["captured"] is None
+    with pytest.raises(freshgp.FreshgpError, match="latent change probability"):
+        freshgp.baselines(freshgp.Dataset(str(SCOOP)), ["oracle"])
 
 
 @pytest.mark.parametrize("call, message", [

@@ -7,7 +7,12 @@
 //! ```
 //!
 //! none when the oracle does not beat the best rival (then there is no headroom to share).
-//! The one rule `freshgp baselines` and a study's report both read.
+//! The one rule `freshgp baselines`, Python's `baselines` and a study's report read.
+
+use crate::metric::Metric;
+use crate::policy::Policy;
+use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// The share of the headroom `value` captures: `(value − best) / (oracle − best)`, `None`
 /// when `oracle <= best` or a value is not finite.
@@ -44,6 +49,51 @@ pub fn shares(values: &[f64], oracle: &[bool]) -> Vec<Option<(f64, usize)>> {
         .collect()
 }
 
+/// A policy's share of the headroom on one metric, over the best other policy.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Share {
+    /// [`captured`] over that policy.
+    pub share: f64,
+    /// That policy's label.
+    pub over: String,
+}
+
+/// Each of `policies`' share of the headroom on every metric (`value(i, m)`: policy i's
+/// figure on m), keyed by the metric's name: `None` for the oracle, and for every policy
+/// when none of them is the oracle; a metric's share is `None` where there is no headroom.
+/// What `freshgp baselines --json` and Python's `baselines` report as `captured`.
+pub fn policy_shares(
+    policies: &[&Policy],
+    value: impl Fn(usize, Metric) -> f64,
+) -> Vec<Option<BTreeMap<&'static str, Option<Share>>>> {
+    let oracle: Vec<bool> = policies
+        .iter()
+        .map(|p| matches!(p, Policy::Oracle))
+        .collect();
+    if !oracle.contains(&true) {
+        return vec![None; policies.len()];
+    }
+    let per_metric: Vec<Vec<Option<(f64, usize)>>> = Metric::ALL
+        .iter()
+        .map(|&m| {
+            let values: Vec<f64> = (0..policies.len()).map(|i| value(i, m)).collect();
+            shares(&values, &oracle)
+        })
+        .collect();
+    (0..policies.len())
+        .map(|i| {
+            let entry = Metric::ALL.iter().zip(&per_metric).map(|(m, shares)| {
+                let share = shares[i].map(|(share, best)| Share {
+                    share,
+                    over: policies[best].label(),
+                });
+                (m.name(), share)
+            });
+            (!oracle[i]).then(|| entry.collect())
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,5 +111,29 @@ mod tests {
         let (c, best) = s[1].unwrap();
         assert!((c + 1.0).abs() < 1e-12 && best == 3);
         assert!(shares(&values, &[false; 4]).iter().all(Option::is_none));
+    }
+
+    #[test]
+    fn every_metric_has_its_own_share_and_rival() {
+        let named = |n: &str| Policy::by_name(n).unwrap();
+        let (oracle, nad, value) = (named("oracle"), named("NAD"), named("value"));
+        let listed = [&nad, &oracle, &value];
+        // NAD leads on WNDCG, value on every other metric; the oracle leads both.
+        let figure = |i: usize, m: Metric| match (i, m) {
+            (1, _) => 0.9,
+            (0, Metric::WNdcg) | (2, _) => 0.7,
+            _ => 0.5,
+        };
+        let s = policy_shares(&listed, figure);
+        assert!(s[1].is_none(), "the oracle has no share");
+        let of_nad = s[0].as_ref().unwrap();
+        let wndcg = of_nad["wndcg"].as_ref().unwrap();
+        assert_eq!((wndcg.share, wndcg.over.as_str()), (0.0, "value"));
+        let ndcg = of_nad["ndcg"].as_ref().unwrap();
+        assert!((ndcg.share + 1.0).abs() < 1e-12 && ndcg.over == "value");
+        assert_eq!(of_nad.len(), Metric::ALL.len());
+        assert!(policy_shares(&[&nad, &value], figure)
+            .iter()
+            .all(Option::is_none));
     }
 }

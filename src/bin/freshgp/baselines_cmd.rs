@@ -136,7 +136,9 @@ fn json_of(
 ) -> Result<serde_json::Value> {
     let cycles = results.first().map_or(0, |r| r.metrics.changerate.n);
     let policies: Vec<&Policy> = results.iter().map(|r| &r.policy).collect();
-    let captured = captured_json(&policies, |i, m| results[i].metrics.of(m).mean);
+    let captured = freshgp::experiment::headroom::policy_shares(&policies, |i, m| {
+        results[i].metrics.of(m).mean
+    });
     let mut map = serde_json::Map::new();
     for (i, r) in results.iter().enumerate() {
         let mut entry = serde_json::Map::new();
@@ -148,7 +150,7 @@ fn json_of(
             );
         }
         if let Some(c) = &captured[i] {
-            entry.insert("captured".into(), c.clone());
+            entry.insert("captured".into(), serde_json::to_value(c)?);
         }
         entry.insert("random".into(), json!(r.policy.is_random()));
         if let Some(bandit) = r.policy.bandit() {
@@ -448,38 +450,6 @@ fn captured_cells(
     )
 }
 
-/// Each policy's `captured` JSON (per metric, its share of the headroom over the best
-/// other policy and that policy, or null), when the oracle is listed.
-fn captured_json(
-    policies: &[&Policy],
-    value: impl Fn(usize, Metric) -> f64,
-) -> Vec<Option<serde_json::Value>> {
-    let oracle = oracles(policies);
-    if !oracle.contains(&true) {
-        return vec![None; policies.len()];
-    }
-    let per_metric: Vec<Vec<Option<(f64, usize)>>> = Metric::ALL
-        .iter()
-        .map(|&m| {
-            let values: Vec<f64> = (0..policies.len()).map(|i| value(i, m)).collect();
-            freshgp::experiment::headroom::shares(&values, &oracle)
-        })
-        .collect();
-    (0..policies.len())
-        .map(|i| {
-            let mut entry = serde_json::Map::new();
-            for (m, shares) in Metric::ALL.iter().zip(&per_metric) {
-                let cell = shares[i].map_or(
-                    serde_json::Value::Null,
-                    |(c, best)| json!({"share": c, "over": policies[best].label()}),
-                );
-                entry.insert(m.name().into(), cell);
-            }
-            (!oracle[i]).then_some(entry.into())
-        })
-        .collect()
-}
-
 /// The run's metric, then the report's compared metrics.
 pub fn shown_metrics(metric: Metric) -> Vec<Metric> {
     let mut shown = vec![metric];
@@ -516,13 +486,14 @@ fn levels_json(
         .map(|(l, level)| {
             let mut policies = serde_json::Map::new();
             let listed: Vec<&Policy> = table.policies.iter().collect();
-            let captured =
-                captured_json(&listed, |i, m| sweep::summary(&table.runs[l][i], m).median);
+            let captured = freshgp::experiment::headroom::policy_shares(&listed, |i, m| {
+                sweep::summary(&table.runs[l][i], m).median
+            });
             for (i, policy) in table.policies.iter().enumerate() {
                 let runs = &table.runs[l][i];
                 let mut entry = serde_json::Map::new();
                 if let Some(c) = &captured[i] {
-                    entry.insert("captured".into(), c.clone());
+                    entry.insert("captured".into(), json!(c));
                 }
                 for m in Metric::ALL {
                     let s = sweep::summary(runs, m);
