@@ -104,8 +104,8 @@ def baselines(dataset: Dataset, policies: Optional[Sequence[str]] = None, *,
     rotations, as ``freshgp baselines`` runs them. Returns ``{policy: {"label", "metrics",
     "captured", "cycles"}}``: ``metrics`` each metric's mean and confidence interval,
     ``captured`` (when ``"oracle"`` is listed, on a history with latent change
-    probabilities; else None, and None for the oracle) each metric's share of the headroom
-    over the best other policy, ``{"share", "over"}`` or None where the oracle does not
+    probabilities; else None, and None for the oracle) the share of the headroom over the
+    best other policy on ``"wndcg"`` and ``"wfreshness"`` (the oracle's metrics), ``{"share", "over"}`` or None where the oracle does not
     lead, ``cycles`` one dict of numpy arrays per rotation."""
     if isinstance(policies, str):
         raise FreshgpError("policies: expected a list of policies, got one string")

@@ -49,6 +49,28 @@ pub fn shares(values: &[f64], oracle: &[bool]) -> Vec<Option<(f64, usize)>> {
         .collect()
 }
 
+/// The metrics the oracle is a ceiling on: it ranks by the *weighted* chance of a change,
+/// so a share of its headroom is measured on WNDCG and WFreshness (on a history without
+/// weights they equal NDCG and Freshness).
+pub const METRICS: [Metric; 2] = [Metric::WNdcg, Metric::WFreshness];
+
+/// The metric a run on `metric` measures headroom on: WFreshness for the freshness
+/// metrics, WNDCG otherwise.
+///
+/// ```
+/// use freshgp::experiment::headroom::measured_on;
+/// use freshgp::metric::Metric;
+///
+/// assert_eq!(measured_on(Metric::Ndcg), Metric::WNdcg);
+/// assert_eq!(measured_on(Metric::Freshness), Metric::WFreshness);
+/// ```
+pub fn measured_on(metric: Metric) -> Metric {
+    match metric {
+        Metric::Freshness | Metric::WFreshness => Metric::WFreshness,
+        Metric::ChangeRate | Metric::Ndcg | Metric::WNdcg => Metric::WNdcg,
+    }
+}
+
 /// A policy's share of the headroom on one metric, over the best other policy.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Share {
@@ -58,8 +80,8 @@ pub struct Share {
     pub over: String,
 }
 
-/// Each of `policies`' share of the headroom on every metric (`value(i, m)`: policy i's
-/// figure on m), keyed by the metric's name: `None` for the oracle, and for every policy
+/// Each of `policies`' share of the headroom on each of [`METRICS`] (`value(i, m)`:
+/// policy i's figure on m), keyed by the metric's name: `None` for the oracle, and for every policy
 /// when none of them is the oracle; a metric's share is `None` where there is no headroom.
 /// What `freshgp baselines --json` and Python's `baselines` report as `captured`.
 pub fn policy_shares(
@@ -73,7 +95,7 @@ pub fn policy_shares(
     if !oracle.contains(&true) {
         return vec![None; policies.len()];
     }
-    let per_metric: Vec<Vec<Option<(f64, usize)>>> = Metric::ALL
+    let per_metric: Vec<Vec<Option<(f64, usize)>>> = METRICS
         .iter()
         .map(|&m| {
             let values: Vec<f64> = (0..policies.len()).map(|i| value(i, m)).collect();
@@ -82,7 +104,7 @@ pub fn policy_shares(
         .collect();
     (0..policies.len())
         .map(|i| {
-            let entry = Metric::ALL.iter().zip(&per_metric).map(|(m, shares)| {
+            let entry = METRICS.iter().zip(&per_metric).map(|(m, shares)| {
                 let share = shares[i].map(|(share, best)| Share {
                     share,
                     over: policies[best].label(),
@@ -119,6 +141,7 @@ mod tests {
         let (oracle, nad, value) = (named("oracle"), named("NAD"), named("value"));
         let listed = [&nad, &oracle, &value];
         // NAD leads on WNDCG, value on every other metric; the oracle leads both.
+        // Shares are of the weighted metrics only.
         let figure = |i: usize, m: Metric| match (i, m) {
             (1, _) => 0.9,
             (0, Metric::WNdcg) | (2, _) => 0.7,
@@ -129,9 +152,9 @@ mod tests {
         let of_nad = s[0].as_ref().unwrap();
         let wndcg = of_nad["wndcg"].as_ref().unwrap();
         assert_eq!((wndcg.share, wndcg.over.as_str()), (0.0, "value"));
-        let ndcg = of_nad["ndcg"].as_ref().unwrap();
-        assert!((ndcg.share + 1.0).abs() < 1e-12 && ndcg.over == "value");
-        assert_eq!(of_nad.len(), Metric::ALL.len());
+        let fresh = of_nad["wfreshness"].as_ref().unwrap();
+        assert!((fresh.share + 1.0).abs() < 1e-12 && fresh.over == "value");
+        assert_eq!(of_nad.len(), METRICS.len());
         assert!(policy_shares(&[&nad, &value], figure)
             .iter()
             .all(Option::is_none));

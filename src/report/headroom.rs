@@ -177,11 +177,25 @@ fn row(label: &str, cells: impl Iterator<Item = String>) -> Vec<Inline> {
 
 /// A method's cell: its value, the share captured, its largest loss and to whom.
 fn cell(c: &Captured) -> String {
-    let captured = c
-        .captured
-        .map_or("–".to_string(), |s| format!("{:.0}%", 100.0 * s));
+    let captured = c.captured.map_or("–".to_string(), share_percent);
     format!(
         "{:.4}; captured {captured}; largest loss {:+.4} ({})",
         c.value, c.largest_loss, c.worst_rival
     )
+}
+
+/// A share as a whole percentage, never "-0%".
+fn share_percent(share: f64) -> String {
+    let p = (100.0 * share).round();
+    format!("{:.0}%", if p == 0.0 { 0.0 } else { p })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_share_that_rounds_to_zero_has_no_sign() {
+        assert_eq!(super::share_percent(-0.001), "0%");
+        assert_eq!(super::share_percent(-0.59), "-59%");
+        assert_eq!(super::share_percent(1.54), "154%");
+    }
 }

@@ -25,8 +25,9 @@ pub struct Args {
     eval: EvalArgs,
     /// The policies, comma-separated: names (Rand, Age, NAD, SAD, AAD, GAD, CG, uniform,
     /// change, weight, lambda, lambda-harmonic, value, nutch, stormcrawler, kab2, kab3,
-    /// kab5), "adaptive(init: .., min: .., max: .., inc: .., dec: ..)", "exp3(arms: [..],
-    /// gamma: .., eta: .., rate: .., forget: .., reward: ..)" or formulas. Default: all the names.
+    /// kab5, and oracle on a synthetic history), "adaptive(init: .., min: .., max: .., inc:
+    /// .., dec: ..)", "exp3(arms: [..], gamma: .., eta: .., rate: .., forget: .., reward:
+    /// ..)" or formulas. Default: all the names but oracle.
     #[arg(long, value_name = "LIST")]
     policies: Option<String>,
     /// Which cycles the test pages are simulated over: temporal (the test period, the last
@@ -89,9 +90,8 @@ pub fn run(args: Args) -> Result<()> {
         .unwrap_or(0)
         .max(6);
     let policies: Vec<&Policy> = results.iter().map(|r| &r.policy).collect();
-    let captured = captured_cells(&policies, config.metric(), |i, m| {
-        results[i].metrics.of(m).mean
-    });
+    let on = freshgp::experiment::headroom::measured_on(config.metric());
+    let captured = captured_cells(&policies, on, |i, m| results[i].metrics.of(m).mean);
     write!(stdout, "{:<width$}", "")?;
     for metric in shown {
         write!(stdout, " {:>18}", metric.title())?;
@@ -112,11 +112,7 @@ pub fn run(args: Args) -> Result<()> {
         writeln!(stdout)?;
     }
     if captured.is_some() {
-        writeln!(
-            stdout,
-            "{}",
-            CAPTURED_NOTE.replace("{metric}", config.metric().title())
-        )?;
+        writeln!(stdout, "{}", CAPTURED_NOTE.replace("{metric}", on.title()))?;
     }
     print_arm_shares(&mut stdout, &results, config.metric())?;
     if let Some(w) = &windows {
@@ -376,7 +372,8 @@ fn print_table(
             write!(stdout, " {:>10}", format!("p({})", metric.title()))?;
         }
         let listed: Vec<&Policy> = policies.iter().collect();
-        let captured = captured_cells(&listed, metric, |i, m| {
+        let on = freshgp::experiment::headroom::measured_on(metric);
+        let captured = captured_cells(&listed, on, |i, m| {
             sweep::summary(&table.runs[l][i], m).median
         });
         if captured.is_some() {
@@ -408,11 +405,7 @@ fn print_table(
             writeln!(stdout)?;
         }
         if captured.is_some() {
-            writeln!(
-                stdout,
-                "{}",
-                CAPTURED_NOTE.replace("{metric}", metric.title())
-            )?;
+            writeln!(stdout, "{}", CAPTURED_NOTE.replace("{metric}", on.title()))?;
         }
     }
     Ok(())
@@ -442,6 +435,10 @@ fn captured_cells(
     }
     let values: Vec<f64> = (0..policies.len()).map(|i| value(i, metric)).collect();
     let shares = freshgp::experiment::headroom::shares(&values, &oracle);
+    if shares.iter().all(Option::is_none) {
+        // The oracle alone, or with one rival: nothing to share.
+        return None;
+    }
     Some(
         shares
             .iter()

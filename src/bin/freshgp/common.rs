@@ -218,7 +218,8 @@ pub struct PolicyArgs {
     /// revisit intervals (nutch, stormcrawler, or "adaptive(init: 30, min: 1, max: 365,
     /// inc: 0.4, dec: 0.2)"), an EXP3 bandit over policies (kab2, kab3, kab5, or
     /// "exp3(arms: [uniform, lambda, formula(\"w * t\")], gamma: 0.1, reward: wndcg)"),
-    /// a learned change model (model:FILE, from `freshgp model train`), or a formula of
+    /// the oracle (oracle: a synthetic history's latent change probabilities), a learned
+    /// change model (model:FILE, from `freshgp model train`), or a formula of
     /// --grammar, e.g. "1 - exp(-NAD * t)", "P * t [model m.json]" (P: the model's
     /// predicted change probability).
     #[arg(long, conflicts_with_all = ["formula", "baseline"], allow_hyphen_values = true)]

@@ -82,7 +82,7 @@ impl WeightsArg {
 // The flags of `freshgp dataset synth` (the variant's doc is its help).
 #[derive(clap::Args)]
 struct SynthArgs {
-    /// A built-in preset (brdc12, commerce, regimes) or a RON preset file.
+    /// A built-in preset (brdc12, commerce, regimes, steady) or a RON preset file.
     #[arg(long, default_value = "brdc12")]
     preset: String,
     /// Pages (default: the preset's).

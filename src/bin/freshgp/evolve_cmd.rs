@@ -293,18 +293,33 @@ fn print_text(
     start: Instant,
 ) -> Result<()> {
     let (evaluations, cache_hits) = totals(run);
-    let metric = match settings.train_resources.as_slice() {
-        [] => settings.metric.name().to_string(),
-        budgets => format!(
-            "{} relative to the fittest seed's, mean over budgets {} (test at {})",
-            settings.metric.name(),
+    // Over several budgets or metrics, a seeded fitness is relative to the fittest seed
+    // (the test figures stay absolute, on the run's metric).
+    let mut metrics = vec![settings.metric];
+    metrics.extend(settings.also.iter().filter(|&&m| m != settings.metric));
+    let names = metrics
+        .iter()
+        .map(|m| m.name())
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let budgets = match settings.train_resources.as_slice() {
+        [] => vec![settings.sim.resources()],
+        budgets => budgets.to_vec(),
+    };
+    let several = metrics.len() > 1 || budgets.len() > 1;
+    let metric = if !several || settings.gp.seed_formulas().is_empty() {
+        names
+    } else {
+        format!(
+            "{names} relative to the fittest seed's, mean over budgets {} (test {} at {})",
             budgets
                 .iter()
                 .map(f64::to_string)
                 .collect::<Vec<_>>()
                 .join(", "),
+            settings.metric.name(),
             settings.sim.resources()
-        ),
+        )
     };
     let cap = settings.sim.host_cap().map_or(String::new(), |m| {
         format!("; host cap {m} (pages of one host per cycle)")

@@ -23,8 +23,8 @@ enum Action {
         /// The formula text, e.g. "1 - exp(-NAD * t)" (it may start with `-`).
         #[arg(allow_hyphen_values = true)]
         formula: String,
-        /// Grammar whose terminals the formula may use: basic, all, extended, basic-reference,
-        /// all-reference, or a RON file.
+        /// Grammar whose terminals the formula may use: basic, all, extended, budget,
+        /// frequency, predictive, every, basic-reference, all-reference, or a RON file.
         #[arg(long, default_value = "all")]
         grammar: String,
         /// How to print it.
@@ -102,8 +102,8 @@ enum Style {
     /// Simplified with commutative operands ordered (what the GP cache keys on when
     /// values count).
     Canonical,
-    /// The shortest formula found that ranks pages as this one does: increasing
-    /// functions of the whole stripped (what a top-k search keys on and reports).
+    /// A shorter formula that ranks pages as this one does: increasing functions of the
+    /// whole stripped (what a top-k search keys on and reports).
     Rank,
     /// LaTeX math.
     Latex,
