@@ -631,16 +631,10 @@ fn candidates(
     }
     let kept: Vec<Formula> = individuals.iter().map(|i| i.canonical.clone()).collect();
     let validations = evaluate_all(&sets.validation, &kept);
-    let closure = settings.grammar.closure();
+    let (closure, rank) = (settings.grammar.closure(), sets.train.ranks_only());
     let simplified: Vec<Formula> = individuals
         .iter()
-        .map(|i| {
-            if sets.train.ranks_only() {
-                i.formula.rank_simplify(closure)
-            } else {
-                i.formula.simplify(closure)
-            }
-        })
+        .map(|i| i.formula.reported(closure, rank))
         .collect();
     let candidates = individuals
         .iter()
@@ -670,13 +664,7 @@ fn distill(
 ) -> (Candidate, Formula, Option<Formula>) {
     let closure = settings.grammar.closure();
     let rank = sets.train.ranks_only();
-    let key = |f: &Formula| {
-        if rank {
-            f.rank_form(closure)
-        } else {
-            f.canonical(closure)
-        }
-    };
+    let key = |f: &Formula| f.search_key(closure, rank);
     let evaluate = |f: &Formula| {
         let one = std::slice::from_ref(f);
         Candidate {
@@ -697,18 +685,11 @@ fn distill(
     };
     let start = key(&chosen.formula);
     let out = distiller.run(&start, strategy.score(chosen));
-    let report = |f: &Formula| {
-        if rank {
-            f.rank_simplify(closure)
-        } else {
-            f.simplify(closure)
-        }
-    };
-    let original = report(&chosen.formula);
+    let original = chosen.formula.reported(closure, rank);
     if out.formula == start {
         return (chosen.clone(), original, None);
     }
-    let formula = report(&out.formula);
+    let formula = out.formula.reported(closure, rank);
     let mut distilled = evaluate(&out.formula);
     distilled.size = formula.len();
     (distilled, formula, Some(original))

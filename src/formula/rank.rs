@@ -239,6 +239,26 @@ impl Formula {
         self.stripped(closure, false)
     }
 
+    /// The form a search keys `self` on (evaluates, caches, compares): its rank form when
+    /// only rankings count (`ranks_only`), else its canonical form.
+    pub fn search_key(&self, closure: Closure, ranks_only: bool) -> Formula {
+        if ranks_only {
+            self.rank_form(closure)
+        } else {
+            self.canonical(closure)
+        }
+    }
+
+    /// The form a search reports `self` as: [`Formula::rank_simplify`] when only rankings
+    /// count, else [`Formula::simplify`].
+    pub fn reported(&self, closure: Closure, ranks_only: bool) -> Formula {
+        if ranks_only {
+            self.rank_simplify(closure)
+        } else {
+            self.simplify(closure)
+        }
+    }
+
     /// The simplified (`canonical`: canonical) formula with the monotone functions of its
     /// root stripped.
     fn stripped(&self, closure: Closure, canonical: bool) -> Formula {

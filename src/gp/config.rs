@@ -394,12 +394,6 @@ impl RawGpConfig {
 }
 
 impl GpConfig {
-    /// The formulas the first population starts from (the literature's among them once
-    /// [`GpConfig::seeded`]): what a fitness over several budgets or metrics is relative to.
-    pub fn seed_formulas(&self) -> &[Formula] {
-        &self.seed_formulas
-    }
-
     /// The limits every offspring keeps.
     pub(crate) fn limits(&self) -> Limits {
         Limits {

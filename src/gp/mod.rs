@@ -275,11 +275,7 @@ impl<F: Fitness> Evaluator<'_, F> {
     /// The form `formula` is evaluated and cached as: its rank form when the fitness ranks
     /// only, else its canonical form.
     fn key(&self, formula: &Formula) -> Formula {
-        if self.rank {
-            formula.rank_form(self.grammar_closure)
-        } else {
-            formula.canonical(self.grammar_closure)
-        }
+        formula.search_key(self.grammar_closure, self.rank)
     }
 
     /// Evaluates a population; returns (evaluated, cache hits) for this call.

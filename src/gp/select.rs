@@ -111,11 +111,7 @@ impl Strategy {
     /// paired per-case differences (both are measured on the same cycles, so what varies
     /// from cycle to cycle for both cancels).
     fn paired_noise(self, c: &Candidate, best: &Candidate) -> f64 {
-        let differences: Vec<f64> = (self.cases(c).iter())
-            .zip(&self.cases(best))
-            .map(|(a, b)| a - b)
-            .collect();
-        standard_error(&differences)
+        paired_error(&self.cases(c), &self.cases(best))
     }
 
     /// Whether `c`'s score is within the noise of `best`'s: at least `best`'s less the
@@ -145,11 +141,14 @@ pub(crate) fn admissible(c: &Candidate, seed: Option<&Candidate>) -> bool {
     if c.seed {
         return true;
     }
-    let differences: Vec<f64> = (c.validation.cases.iter())
-        .zip(&seed.validation.cases)
-        .map(|(a, b)| a - b)
-        .collect();
-    c.validation.value - seed.validation.value > standard_error(&differences)
+    c.validation.value - seed.validation.value
+        > paired_error(&c.validation.cases, &seed.validation.cases)
+}
+
+/// The standard error of the mean of the paired differences `a[i] − b[i]`.
+fn paired_error(a: &[f64], b: &[f64]) -> f64 {
+    let differences: Vec<f64> = a.iter().zip(b).map(|(a, b)| a - b).collect();
+    standard_error(&differences)
 }
 
 /// The candidates parsimony chooses among ([`admissible`] ones), by index.

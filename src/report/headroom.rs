@@ -16,11 +16,9 @@
 
 use super::doc::{percent, Block, Inline};
 use super::{Analysis, Kind, Method};
+use crate::experiment::headroom::METRICS;
 use crate::metric::Metric;
 use serde::Serialize;
-
-/// The metrics shown: what a crawl engineer weighs pages by.
-pub(crate) const METRICS: [Metric; 2] = [Metric::WNdcg, Metric::WFreshness];
 
 /// The oracle's method name.
 const ORACLE: &str = "oracle";

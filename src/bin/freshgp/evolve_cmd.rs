@@ -307,7 +307,7 @@ fn print_text(
         budgets => budgets.to_vec(),
     };
     let several = metrics.len() > 1 || budgets.len() > 1;
-    let metric = if !several || settings.gp.seed_formulas().is_empty() {
+    let metric = if !several || settings.gp.seed_formulas.is_empty() {
         names
     } else {
         format!(
