@@ -5,6 +5,10 @@
 //! `initial` creates and evaluates a ramped half-and-half population (every individual is
 //! new, so nearly nothing comes from the cache); `bred` adds one generation of breeding
 //! and evaluation on top of it (elitism, crossover, mutation; copies hit the cache).
+//!
+//! The same over the extended grammar with WNDCG on 100,000 `commerce` offers (with and
+//! without a host cap of 2), and a generation of the default search on them with their
+//! weights at full precision ([`default_search`]).
 
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
@@ -13,8 +17,9 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use freshgp::data::synth::{generate, SynthParams};
 use freshgp::experiment::fitness::CrawlFitness;
 use freshgp::formula::Grammar;
-use freshgp::gp::{evolve, GpConfig, RawGpConfig};
+use freshgp::gp::{evolve, ConstantSearch, GpConfig, RawGpConfig};
 use freshgp::metric::Metric;
+use freshgp::policy::literature_seeds;
 use freshgp::sim::{Period, SimConfig};
 
 /// The settings of a run of 300 individuals over `generations` bred generations.
@@ -75,5 +80,51 @@ fn extended(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, extended);
+/// One generation of the default search (ε-lexicase, rank forms, at most 25 nodes, the
+/// literature's seeds; no constant search, which runs once at a run's end), as `evolve`
+/// runs it: 300 individuals over the training budgets 1%, 5% and 20%, WNDCG and
+/// WFreshness relative to the fittest seed, on 100,000 `commerce` offers whose weights
+/// are at full precision (as real importance scores are: nearly every offer weighs its
+/// own), 19 cycles: `gp-300-default-search-commerce-100k-full/{initial,initial+bred}`.
+fn default_search(c: &mut Criterion) {
+    let mut params = SynthParams::preset("commerce").unwrap();
+    params.pages = 100_000;
+    params.days = 19;
+    params.set_weight_digits(None).unwrap();
+    let period = Period::whole(&generate(&params, 1).unwrap()).unwrap();
+    let grammar = Grammar::extended();
+    let seeds: Vec<_> = literature_seeds(&grammar)
+        .into_iter()
+        .map(|s| s.formula)
+        .collect();
+    let fitness = CrawlFitness::over_budgets(
+        period,
+        SimConfig::new(0.05, 2).unwrap(),
+        &[0.01, 0.05, 0.2],
+        Metric::WNdcg,
+        grammar.closure(),
+    )
+    .unwrap()
+    .with_metrics(&[Metric::WFreshness])
+    .relative_to(&seeds);
+    let mut group = c.benchmark_group("gp-300-default-search-commerce-100k-full");
+    group.sample_size(10);
+    for (name, generations) in [("initial", 0), ("initial+bred", 1)] {
+        let config = RawGpConfig {
+            population: 300,
+            generations,
+            seed_formulas: seeds.clone(),
+            constants: ConstantSearch::default(),
+            ..RawGpConfig::default()
+        }
+        .check()
+        .unwrap();
+        group.bench_with_input(BenchmarkId::from_parameter(name), &config, |b, config| {
+            b.iter(|| evolve(config, &grammar, &fitness, 1, |_| {}))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, extended, default_search);
 criterion_main!(benches);

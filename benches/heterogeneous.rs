@@ -15,7 +15,12 @@
 //! - `commerce-417k`: 417,048 offers of the `commerce` preset (the `brdc12` preset's size),
 //!   one 19-cycle period, where pages share a weight with 8 others on average (the preset
 //!   rounds weights to 4 digits) but rarely a host as well: `evolved-22` (which reads `w`
-//!   but no host's rate), `evolved-36` and `extended-15` (which read `w` and `HR`).
+//!   but no host's rate), `evolved-36` and `extended-15` (which read `w` and `HR`);
+//! - `commerce-417k-full`: the same offers with their weights at full precision, as real
+//!   importance scores are (click counts, PageRank: nearly every offer weighs its own),
+//!   with the policies of the speed targets: the formulas above, two chosen by the default
+//!   search ([`DEFAULT_SEARCH`]), `evolved-22` under a host cap of 2 and sampled, the
+//!   rate policies, `value`, `kab5` and NAD sampled.
 //!
 //! The formulas (`evolved-<nodes>`) are chosen formulas of the GP4C_Extended-WNDCG runs of
 //! `experiments/robust-commerce.ron`; on `scoop`, which has no weights, `w` reads 1.
@@ -37,6 +42,13 @@ const EVOLVED: [&str; 4] = [
     "(exp(MLE^0.5 * w) * tc)^0.1^tc * (w * (1 - exp(-MLE * t)))",
     "w * (log(t + X) + log(6.917705609835305 + MLE * (t + (log(t * (t + X) + w * (t + X)) + HR))) * MLE)",
     "pow(exp(NAD), HR + w) * (w * t) + log((w * t - pow(n7 * 1000 - (w + CG), HR + w))^GAD * log(exp(NAD) + exp(CG)))",
+];
+
+/// Chosen formulas of the default search: `experiments/oracle-brdc12.ron` (rotation 0)
+/// and `experiments/oracle-steady.ron` (rotation 3).
+const DEFAULT_SEARCH: [&str; 2] = [
+    "(1 - (1 - (MLE + GAD + GAD + GAD))^t) * w",
+    "(0.9504776000976563 - (0.9551849365234375 - (X + tc * HR) / (n + tc + tc))^t) * w",
 ];
 
 /// A 19-cycle period of `pages` pages of the preset `name`, with `edit` applied to its
@@ -133,6 +145,36 @@ fn bench(c: &mut Criterion) {
         let mut sim = Simulator::new(SimConfig::paper());
         let id = BenchmarkId::new("commerce-417k", name);
         group.bench_with_input(id, &policy, |b, s| b.iter(|| sim.run(&large, s).unwrap()));
+    }
+    drop(large);
+    let full = synthetic("commerce", ("digits: Some(4)", "digits: None"), 417_048);
+    group.throughput(Throughput::Elements((full.pages() * full.len()) as u64));
+    let mut policies: Vec<(String, Policy, SimConfig)> = Vec::new();
+    let formula = |text: &str| Policy::formula(&text.parse().unwrap(), Closure::Paper);
+    policies.push(("extended-15".into(), formula(extended), SimConfig::paper()));
+    for text in [EVOLVED[1], DEFAULT_SEARCH[0], DEFAULT_SEARCH[1]] {
+        let nodes = text.parse::<Formula>().unwrap().len();
+        policies.push((
+            format!("evolved-{nodes}"),
+            formula(text),
+            SimConfig::paper(),
+        ));
+    }
+    policies.push(("evolved-22-cap2".into(), formula(EVOLVED[1]), capped));
+    for name in ["lambda", "lambda-harmonic", "value", "kab5"] {
+        let policy = Policy::parse(name, &grammar).unwrap();
+        policies.push((name.to_string(), policy, SimConfig::paper()));
+    }
+    policies.push((
+        "NAD-sample".into(),
+        Policy::parse("NAD", &grammar).unwrap(),
+        sampled,
+    ));
+    policies.push(("evolved-22-sample".into(), formula(EVOLVED[1]), sampled));
+    for (name, policy, config) in &policies {
+        let mut sim = Simulator::new(*config);
+        let id = BenchmarkId::new("commerce-417k-full", name);
+        group.bench_with_input(id, policy, |b, s| b.iter(|| sim.run(&full, s).unwrap()));
     }
     group.finish();
 }

@@ -4,8 +4,13 @@
 //! period of 100,000 `commerce` offers), each evaluation timed.
 //!
 //! ```text
-//! cargo run --release --example generation_profile [PAGES]
+//! cargo run --release --example generation_profile [PAGES] [default]
 //! ```
+//!
+//! With `default`, the first generation of the default search instead, as the `generation`
+//! bench's `gp-300-default-search-commerce-100k-full/initial` runs it: the offers' weights
+//! at full precision, the literature's seeds, fitness over the budgets 1%, 5% and 20% and
+//! WNDCG and WFreshness relative to the fittest seed, formulas of at most 25 nodes.
 //!
 //! Prints the wall-clock time, the number of evaluations and their summed time, the
 //! share of the slowest 30 and of the formulas that read `w`, and the slowest ten. Then,
@@ -20,8 +25,9 @@
 use freshgp::data::synth::{generate, SynthParams};
 use freshgp::experiment::fitness::CrawlFitness;
 use freshgp::formula::{BinaryOp, Formula, Grammar, Terminal, UnaryOp, Visit};
-use freshgp::gp::{evolve, Evaluation, Fitness, RawGpConfig};
+use freshgp::gp::{evolve, ConstantSearch, Evaluation, Fitness, RawGpConfig};
 use freshgp::metric::Metric;
+use freshgp::policy::literature_seeds;
 use freshgp::sim::{Period, SimConfig};
 use std::error::Error;
 use std::sync::Mutex;
@@ -108,22 +114,58 @@ fn per_page_costs(formula: &Formula) -> [f64; 4] {
 
 fn main() -> Result<(), Box<dyn Error>> {
     let pages: usize = std::env::args().nth(1).map_or(Ok(100_000), |a| a.parse())?;
+    let default = match std::env::args().nth(2).as_deref() {
+        None => false,
+        Some("default") => true,
+        Some(other) => {
+            return Err(format!("`{other}`: the second argument is `default` or none").into())
+        }
+    };
     let mut params = SynthParams::preset("commerce")?;
     params.pages = pages;
     params.days = 19;
+    if default {
+        params.set_weight_digits(None)?;
+    }
     let period = Period::whole(&generate(&params, 1)?)?;
     let grammar = Grammar::extended();
-    let fitness = CrawlFitness::new(period, SimConfig::paper(), Metric::WNdcg, grammar.closure())?;
+    let (fitness, config) = if default {
+        let seeds: Vec<_> = literature_seeds(&grammar)
+            .into_iter()
+            .map(|s| s.formula)
+            .collect();
+        let fitness = CrawlFitness::over_budgets(
+            period,
+            SimConfig::new(0.05, 2)?,
+            &[0.01, 0.05, 0.2],
+            Metric::WNdcg,
+            grammar.closure(),
+        )?
+        .with_metrics(&[Metric::WFreshness])
+        .relative_to(&seeds);
+        let config = RawGpConfig {
+            population: 300,
+            generations: 0,
+            seed_formulas: seeds,
+            constants: ConstantSearch::default(),
+            ..RawGpConfig::default()
+        };
+        (fitness, config)
+    } else {
+        let fitness =
+            CrawlFitness::new(period, SimConfig::paper(), Metric::WNdcg, grammar.closure())?;
+        let config = RawGpConfig {
+            population: 300,
+            generations: 0,
+            ..RawGpConfig::paper()
+        };
+        (fitness, config)
+    };
+    let config = config.check()?;
     let timed = Timed {
         fitness: &fitness,
         times: Mutex::new(Vec::new()),
     };
-    let config = RawGpConfig {
-        population: 300,
-        generations: 0,
-        ..RawGpConfig::paper()
-    }
-    .check()?;
     let start = Instant::now();
     evolve(&config, &grammar, &timed, 1, |_| {});
     println!("wall {:.2} s", start.elapsed().as_secs_f64());

@@ -353,3 +353,118 @@ fn stderr_of_failure(mut command: Command) -> String {
     let out = command.assert().code(2);
     String::from_utf8(out.get_output().stderr.clone()).unwrap()
 }
+
+/// `dataset synth --weight-digits`: full precision gives every offer its own weight, N digits
+/// round them, and a bad value or a preset without weights is refused with the reason.
+#[test]
+fn synth_weight_digits() {
+    let dir = tempfile::tempdir().unwrap();
+    let weights = |digits: &str| -> Vec<String> {
+        let out = freshgp()
+            .args([
+                "dataset", "synth", "--preset", "commerce", "--pages", "2000",
+            ])
+            .args(["--days", "3", "--weight-digits", digits, "--out", "-"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let w = l.split('\t').find_map(|f| f.strip_prefix("weight="));
+                w.unwrap().to_string()
+            })
+            .collect()
+    };
+    let distinct = |w: &[String]| w.iter().collect::<std::collections::BTreeSet<_>>().len();
+    let full = weights("full");
+    assert_eq!(full.len(), 2000);
+    assert_eq!(distinct(&full), 2000);
+    let two = weights("2");
+    // 90 values a decade, over the few decades the weights span.
+    assert!(
+        distinct(&two) < 600,
+        "{} distinct at 2 digits",
+        distinct(&two)
+    );
+    for w in &two {
+        let digits = w.split('e').next().unwrap().replace(['.', '-'], "");
+        let significant = digits.trim_start_matches('0').trim_end_matches('0');
+        assert!(significant.len() <= 2, "{w}");
+    }
+    // The default is the preset's 4 digits.
+    let out = freshgp()
+        .args([
+            "dataset", "synth", "--preset", "commerce", "--pages", "2000",
+        ])
+        .args(["--days", "3", "--out", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout, {
+        let o = freshgp()
+            .args([
+                "dataset", "synth", "--preset", "commerce", "--pages", "2000",
+            ])
+            .args(["--days", "3", "--weight-digits", "4", "--out", "-"])
+            .output()
+            .unwrap();
+        o.stdout
+    });
+
+    for bad in ["0", "18", "all", "-1"] {
+        let out = freshgp()
+            .args([
+                "dataset",
+                "synth",
+                "--preset",
+                "commerce",
+                "--weight-digits",
+                bad,
+            ])
+            .args(["--out"])
+            .arg(dir.path().join("x.fgpd"))
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--weight-digits") && err.contains("1..=17"),
+            "{err}"
+        );
+    }
+    // A preset without weights has nothing to round.
+    let printed = freshgp()
+        .args(["dataset", "synth", "--preset", "commerce", "--print-preset"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(printed.stdout).unwrap();
+    let start = text.find("    weights: Some((").unwrap();
+    let end = start + text[start..].find("    )),\n").unwrap() + "    )),\n".len();
+    let unweighted = format!("{}    weights: None,\n{}", &text[..start], &text[end..]);
+    let preset = dir.path().join("unweighted.ron");
+    std::fs::write(&preset, unweighted).unwrap();
+    let out = freshgp()
+        .args([
+            "dataset",
+            "synth",
+            "--pages",
+            "50",
+            "--weight-digits",
+            "full",
+            "--preset",
+        ])
+        .arg(&preset)
+        .arg("--out")
+        .arg(dir.path().join("y.fgpd"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no `weights` section"), "{err}");
+    assert!(!dir.path().join("y.fgpd").exists());
+}

@@ -198,17 +198,27 @@ pub fn outcomes(
         .iter()
         .flat_map(|&s| (0..periods.len()).map(move |p| (s, p)))
         .collect();
+    // Each worker runs a contiguous share of the jobs through one simulator, whose memos
+    // (the MLEs of the visit histories met) serve every run of its share.
+    let share = jobs.len().div_ceil(rayon::current_num_threads()).max(1);
     let mut all = jobs
-        .par_iter()
-        .map(|&(seed, p)| {
-            let mut sim = Simulator::new(config.with_seed(seed));
-            // Invariant: every period was checked against `config` and the policy's
-            // grouping above (the seed does not enter the checks).
-            sim.run(&periods[p], policy)
-                .expect("invariant: periods checked above")
+        .par_chunks(share)
+        .map(|share| {
+            let mut sim = Simulator::new(config);
+            share
+                .iter()
+                .map(|&(seed, p)| {
+                    sim.set_config(config.with_seed(seed));
+                    // Invariant: every period was checked against `config` and the
+                    // policy's grouping above (the seed does not enter the checks).
+                    sim.run(&periods[p], policy)
+                        .expect("invariant: periods checked above")
+                })
+                .collect::<Vec<_>>()
         })
         .collect::<Vec<_>>()
-        .into_iter();
+        .into_iter()
+        .flatten();
     Ok(seeds
         .iter()
         .map(|_| all.by_ref().take(periods.len()).collect())
@@ -440,6 +450,56 @@ mod tests {
         params.days = 25;
         let d = crate::data::synth::generate(&params, 3).unwrap();
         vec![Period::whole(&d).unwrap()]
+    }
+
+    /// A sweep's runs share a simulator per worker (its MLE memo and buffers carried from
+    /// run to run, across seeds, periods and budgets): each run is still what a new
+    /// simulator gives, bit for bit, at any thread count.
+    #[test]
+    fn runs_through_one_simulator_equal_fresh_ones() {
+        let mut periods = periods();
+        let mut params = crate::data::synth::SynthParams::preset("brdc12").unwrap();
+        params.pages = 500;
+        params.days = 20;
+        periods.push(Period::whole(&crate::data::synth::generate(&params, 5).unwrap()).unwrap());
+        let grammar = Grammar::extended();
+        let seeds = [1, 2, 3, 4, 5];
+        for text in [
+            "w * (1 - exp(-MLE * t)) + HR * X7 / tc",
+            "MLE * t",
+            "lambda",
+        ] {
+            let policy = Policy::parse(text, &grammar).unwrap();
+            for r in [0.05, 0.2] {
+                let config = SimConfig::new(r, 2).unwrap();
+                let fresh: Vec<Vec<Outcome>> = seeds
+                    .iter()
+                    .map(|&s| {
+                        let config = config.with_seed(s);
+                        (periods.iter())
+                            .map(|p| Simulator::new(config).run(p, &policy).unwrap())
+                            .collect()
+                    })
+                    .collect();
+                for threads in [1, 2, 8] {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .unwrap();
+                    let shared = pool
+                        .install(|| outcomes(&periods, config, &policy, &seeds))
+                        .unwrap();
+                    assert_eq!(shared.len(), fresh.len());
+                    for (a, b) in shared.iter().flatten().zip(fresh.iter().flatten()) {
+                        assert_eq!(
+                            format!("{a:?}"),
+                            format!("{b:?}"),
+                            "{text} at {r}, {threads} threads"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

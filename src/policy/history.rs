@@ -192,13 +192,18 @@ pub(crate) fn solve_mle(terms: &[(f64, f64)], s: f64) -> f64 {
         }
         (value, slope)
     };
-    // Bracket: f(lo) > 0 > f(hi).
+    // Bracket: f(lo) > 0 > f(hi), both from 0.5 (whose value one evaluation gives both).
     let (mut lo, mut hi) = (0.5, 0.5);
-    while f(lo).0 <= 0.0 && lo > 1e-300 {
+    let half = f(0.5).0;
+    let mut at = half;
+    while at <= 0.0 && lo > 1e-300 {
         lo *= 0.5;
+        at = f(lo).0;
     }
-    while f(hi).0 > 0.0 && hi < 1e300 {
+    at = half;
+    while at > 0.0 && hi < 1e300 {
         hi *= 2.0;
+        at = f(hi).0;
     }
     let mut r = 0.5 * (lo + hi);
     for _ in 0..200 {

@@ -77,6 +77,8 @@ pub(crate) struct Flat {
     visited: Vec<u32>,
     buffers: ScoreBuffers,
     discounts: Discounts,
+    /// The ranks [`stale_ideal`](super::tally::stale_ideal) reads, reused.
+    ideal_ranks: Vec<u32>,
     histories: Histories,
     host_rates: Surroundings,
     host_taken: Vec<u32>,
@@ -154,7 +156,12 @@ impl Flat {
             };
             let stale_before = stale_count;
             let bounds = tallied.then(|| WeightBounds {
-                ideal_dcg: stale_ideal((&self.stale, period), stale_before.min(k), &self.discounts),
+                ideal_dcg: stale_ideal(
+                    (&self.stale, period),
+                    stale_before.min(k),
+                    &self.discounts,
+                    &mut self.ideal_ranks,
+                ),
                 top,
             });
             let sampled = match config.decision() {

@@ -65,6 +65,8 @@ pub struct Period {
     /// The pages by descending weight (ties by page), empty without weights: the ideal
     /// weighted DCG reads the heaviest stale pages off it.
     by_weight: Vec<u32>,
+    /// The weights in that order (`weight(by_weight[i])`), read in sequence.
+    sorted_weights: Vec<f64>,
     /// Each page's host (dense local index), or [`NO_HOST`].
     hosts: Vec<u32>,
     host_count: usize,
@@ -133,6 +135,10 @@ impl Period {
             by_weight.extend(0..pages.len() as u32);
             by_weight.sort_by(|&a, &b| w[b as usize].total_cmp(&w[a as usize]).then(a.cmp(&b)));
         }
+        let sorted_weights = match &weights {
+            Some(w) => by_weight.iter().map(|&p| w[p as usize]).collect(),
+            None => Vec::new(),
+        };
         let (hosts, host_count) = renumber(pages, NO_HOST, |p| dataset.named_host(p));
         let (groups, group_count) = match dataset.grouping() {
             None => (None, host_count),
@@ -158,6 +164,7 @@ impl Period {
             total_weight,
             distinct_weighted: Default::default(),
             by_weight,
+            sorted_weights,
             hosts,
             host_count,
             groups,
@@ -246,6 +253,11 @@ impl Period {
     /// The pages by descending weight, ties by page (empty without weights).
     pub(crate) fn by_weight(&self) -> &[u32] {
         &self.by_weight
+    }
+
+    /// The weights in the order of [`Period::by_weight`] (empty without weights).
+    pub(crate) fn sorted_weights(&self) -> &[f64] {
+        &self.sorted_weights
     }
 
     /// Σ of the `k` largest weights, added in descending order (`k` without weights): the

@@ -110,6 +110,13 @@ impl Simulator {
         &self.config
     }
 
+    /// Takes other settings for the next runs, keeping its buffers and memos (the MLEs
+    /// of the visit histories met so far, which a run's first visits otherwise solve
+    /// again): a run gives what a new simulator with these settings gives, bit for bit.
+    pub fn set_config(&mut self, config: SimConfig) {
+        self.config = config;
+    }
+
     /// Simulates `policy` over `period`.
     ///
     /// # Errors

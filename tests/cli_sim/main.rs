@@ -467,6 +467,8 @@ fn the_simulate_speed_script_times_every_policy() {
         "extended-15",
         "evolved-22",
         "evolved-22, host cap 2",
+        "evolved-15",
+        "evolved-19",
         "lambda",
         "lambda-harmonic",
         "value",

@@ -94,6 +94,11 @@ struct SynthArgs {
     /// Random seed; the output depends only on the preset, sizes and seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Significant digits of the page weights (1..=17), or `full` to keep them at full
+    /// precision as real importance scores are (default: the preset's, 4 for the built-in
+    /// ones).
+    #[arg(long, value_name = "N|full", allow_hyphen_values = true)]
+    weight_digits: Option<WeightDigits>,
     /// Output history (text, or binary cache with --to binary or a .fgpd name; `-`:
     /// standard output).
     #[arg(long, required_unless_present = "print_preset")]
@@ -235,6 +240,25 @@ fn from_log_cmd(args: FromLogArgs) -> Result<()> {
     Ok(())
 }
 
+/// `--weight-digits`: a number of significant digits, or `full` (`None`).
+#[derive(Clone, Copy, Debug)]
+struct WeightDigits(Option<u32>);
+
+impl std::str::FromStr for WeightDigits {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "full" {
+            return Ok(WeightDigits(None));
+        }
+        match s.parse::<u32>() {
+            Ok(d) if (1..=17).contains(&d) => Ok(WeightDigits(Some(d))),
+            _ => Err(format!(
+                "`{s}` is not a number of significant digits in 1..=17 or `full`"
+            )),
+        }
+    }
+}
+
 /// `dataset synth`: a synthetic history, or its preset printed.
 fn synth(args: SynthArgs) -> Result<()> {
     let SynthArgs {
@@ -242,6 +266,7 @@ fn synth(args: SynthArgs) -> Result<()> {
         pages,
         days,
         seed,
+        weight_digits,
         out,
         to,
         force,
@@ -250,6 +275,11 @@ fn synth(args: SynthArgs) -> Result<()> {
     let mut params = SynthParams::named_or_file(&preset)?;
     if let Some(p) = pages {
         params.pages = p;
+    }
+    if let Some(WeightDigits(digits)) = weight_digits {
+        params
+            .set_weight_digits(digits)
+            .with_context(|| format!("--weight-digits with preset {preset}"))?;
     }
     if let Some(d) = days {
         params.days = d;

@@ -84,7 +84,7 @@ pub fn generate(params: &SynthParams, seed: u64) -> Result<Dataset, DataError> {
     if let Some(w) = &params.weights {
         let mut weights = page_weights(w, seed, &sizes, &rates);
         if let Some(r) = &params.regimes {
-            reweigh_featured(&mut weights, &featured, r.weight_factor);
+            reweigh_featured(&mut weights, &featured, r.weight_factor, w.digits);
         }
         d.set_weights(weights);
     }

@@ -41,7 +41,8 @@
 //!
 //! 8. **Weights** (optional section `weights`, page importance as click popularity:
 //!    docs/src/reference/data.md#page-weights): page p of host h weighs
-//!    `H_h · exp(σ·z_p - σ²/2)`, rounded to 4 significant digits, with `H_h` log-normal
+//!    `H_h · exp(σ·z_p - σ²/2)`, rounded to `weights.digits` significant digits (4 unless
+//!    given; `None`: full precision), with `H_h` log-normal
 //!    (mean 1, shape `weights.host_sigma`) and `z_p = ρ·s_p + sqrt(1 - ρ²)·ε_p`: `s_p` is
 //!    the normal score `Φ⁻¹((r + ½)/P)` of the rank r of p's λ among all pages (ties share
 //!    their mean rank), ε_p standard normal, σ = `weights.sigma`, ρ =

@@ -173,6 +173,16 @@ pub(crate) struct WeightParams {
     /// Correlation of a page's log popularity with the normal score of its change rate's
     /// rank among all pages (-1..=1; 0 = independent).
     pub(crate) rate_correlation: f64,
+    /// Significant digits each weight is rounded to (1..=17), so that the text prints
+    /// short; `None` keeps every weight at full precision, as real click counts and
+    /// PageRank scores are (nearly every page then weighs its own).
+    #[serde(default = "four_digits")]
+    pub(crate) digits: Option<u32>,
+}
+
+/// The weights' precision when a preset does not give it: 4 significant digits.
+fn four_digits() -> Option<u32> {
+    Some(4)
 }
 
 /// The most cycles a synthetic history may span.
@@ -181,6 +191,21 @@ const MAX_DAYS: usize = 1_000_000;
 const MAX_CELLS: u64 = 1 << 40;
 
 impl SynthParams {
+    /// Rounds the page weights to `digits` significant digits (`None`: full precision).
+    /// An error when the preset has no `weights` section.
+    pub fn set_weight_digits(&mut self, digits: Option<u32>) -> Result<(), DataError> {
+        match &mut self.weights {
+            Some(w) => {
+                w.digits = digits;
+                Ok(())
+            }
+            None => Err(DataError::Invalid {
+                what: "weight digits".to_string(),
+                reason: "the preset has no `weights` section: its pages are unweighted".to_string(),
+            }),
+        }
+    }
+
     /// A built-in preset by name (one of `datasets/presets/*.ron`, compiled in).
     pub fn preset(name: &str) -> Result<SynthParams, DataError> {
         let (_, text) =
@@ -366,11 +391,12 @@ impl SynthParams {
         if let Some(w) = &self.weights {
             if !((0.0..=5.0).contains(&w.sigma)
                 && (0.0..=5.0).contains(&w.host_sigma)
-                && (-1.0..=1.0).contains(&w.rate_correlation))
+                && (-1.0..=1.0).contains(&w.rate_correlation)
+                && w.digits.is_none_or(|d| (1..=17).contains(&d)))
             {
                 return bad(
                     "weights",
-                    "sigma and host_sigma must be in 0..=5, rate_correlation in -1..=1",
+                    "sigma and host_sigma must be in 0..=5, rate_correlation in -1..=1, digits None or in 1..=17",
                 );
             }
         }

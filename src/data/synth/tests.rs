@@ -371,12 +371,56 @@ fn inverse_normal_matches_statrs() {
 
 #[test]
 fn significant_rounding() {
-    assert_eq!(round_significant(0.012_345_67), 0.01235);
-    assert_eq!(round_significant(123_456.7), 123_500.0);
-    assert_eq!(round_significant(9.999_96), 10.0);
-    assert_eq!(round_significant(0.0), 0.0);
-    assert_eq!(round_significant(3.14159e-30), 3.142e-30);
-    assert_eq!(round_significant(6.02214e40), 6.022e40);
+    assert_eq!(round_significant(0.012_345_67, Some(4)), 0.01235);
+    assert_eq!(round_significant(123_456.7, Some(4)), 123_500.0);
+    assert_eq!(round_significant(9.999_96, Some(4)), 10.0);
+    assert_eq!(round_significant(0.0, Some(4)), 0.0);
+    assert_eq!(round_significant(3.14159e-30, Some(4)), 3.142e-30);
+    assert_eq!(round_significant(6.02214e40, Some(4)), 6.022e40);
+    assert_eq!(round_significant(0.012_345_67, Some(2)), 0.012);
+    assert_eq!(round_significant(6.02214e40, Some(2)), 6.0e40);
+    assert_eq!(round_significant(0.012_345_678_96, Some(9)), 0.012_345_679);
+    let x = 0.123_456_789_012_345_67;
+    assert_eq!(round_significant(x, None), x);
+    assert_eq!(round_significant(x, Some(17)), x);
+}
+
+#[test]
+fn full_precision_weights_are_nearly_all_distinct() {
+    let mut params = SynthParams::preset("commerce").unwrap();
+    params.pages = 20_000;
+    params.days = 3;
+    let distinct = |params: &SynthParams| {
+        let d = generate(params, 1).unwrap();
+        let mut w: Vec<u64> = (0..d.pages()).map(|p| d.weight(p).to_bits()).collect();
+        w.sort_unstable();
+        w.dedup();
+        w.len()
+    };
+    let rounded = distinct(&params);
+    params.weights.as_mut().unwrap().digits = None;
+    let full = distinct(&params);
+    assert!(rounded < 20_000 * 3 / 4, "{rounded} distinct at 4 digits");
+    assert_eq!(full, 20_000, "every weight its own at full precision");
+    // The same pages and changes: only the weights' rounding differs.
+    let d = generate(&params, 1).unwrap();
+    params.weights.as_mut().unwrap().digits = Some(4);
+    let e = generate(&params, 1).unwrap();
+    for p in (0..d.pages()).step_by(97) {
+        assert_eq!(round_significant(d.weight(p), Some(4)), e.weight(p));
+    }
+}
+
+#[test]
+fn weight_digits_are_checked() {
+    let mut params = SynthParams::preset("commerce").unwrap();
+    for bad in [0, 18] {
+        params.weights.as_mut().unwrap().digits = Some(bad);
+        let e = params.validate("p").unwrap_err().to_string();
+        assert!(e.contains("digits"), "{e}");
+    }
+    params.weights.as_mut().unwrap().digits = None;
+    params.validate("p").unwrap();
 }
 
 #[test]
@@ -394,7 +438,7 @@ fn preset_errors_are_located() {
 #[test]
 fn featured_weights_are_multiplied_and_rounded_again() {
     let mut w = vec![1.234, 1.234, 0.333_33, 2.0];
-    reweigh_featured(&mut w, &[true, false, true, false], 10.0);
+    reweigh_featured(&mut w, &[true, false, true, false], 10.0, Some(4));
     assert_eq!(w, [12.34, 1.234, 3.333, 2.0]);
 }
 

@@ -1,13 +1,14 @@
 //! Page weights (the optional `weights` section: page importance as click popularity,
 //! `docs/src/reference/data.md#page-weights`): heavy-tailed per host, correlated with the
-//! page's change rate through its normal score, rounded to 4 significant digits.
+//! page's change rate through its normal score, rounded to `digits` significant digits
+//! (4 unless the preset says otherwise; or not at all).
 
 use super::params::WeightParams;
 use super::streams::rand_distr_lite::{lognormal, standard_normal};
 use super::streams::{host_stream, WEIGHT_STREAMS};
 use rayon::prelude::*;
 
-/// Every page's weight: `H_h · exp(σ·z - σ²/2)` rounded to 4 significant digits, where
+/// Every page's weight: `H_h · exp(σ·z - σ²/2)` rounded to `w.digits` significant digits, where
 /// `H_h` is host h's factor (log-normal, mean 1, shape `host_sigma`) and
 /// `z = ρ·s + sqrt(1 - ρ²)·ε`, with `s` the normal score of the page's change rate's rank
 /// among all pages (ties share their mean rank), ε standard normal and ρ
@@ -42,7 +43,10 @@ pub(super) fn page_weights(
                 .iter()
                 .map(|&s| {
                     let z = rho * s + spread * standard_normal(&mut rng);
-                    round_significant(host * (w.sigma * z - w.sigma * w.sigma / 2.0).exp())
+                    round_significant(
+                        host * (w.sigma * z - w.sigma * w.sigma / 2.0).exp(),
+                        w.digits,
+                    )
                 })
                 .collect()
         })
@@ -51,20 +55,29 @@ pub(super) fn page_weights(
 }
 
 /// Multiplies the weights of the `featured` pages by `factor` (a `regimes` section's
-/// `weight_factor`), rounded to 4 significant digits again.
-pub(super) fn reweigh_featured(weights: &mut [f64], featured: &[bool], factor: f64) {
+/// `weight_factor`), rounded to `digits` significant digits again.
+pub(super) fn reweigh_featured(
+    weights: &mut [f64],
+    featured: &[bool],
+    factor: f64,
+    digits: Option<u32>,
+) {
     for (w, _) in weights.iter_mut().zip(featured).filter(|(_, &f)| f) {
-        *w = round_significant(*w * factor);
+        *w = round_significant(*w * factor, digits);
     }
 }
 
-/// `x` (finite, >= 0) rounded to 4 significant digits, so that it prints short: `n / 10^k`
-/// or `n · 10^k` with n < 10^4 and an exact power of ten is the double nearest the decimal.
-pub(super) fn round_significant(x: f64) -> f64 {
+/// `x` (finite, >= 0) rounded to `digits` significant digits (`None`: `x` itself), so
+/// that it prints short: `n / 10^k` or `n · 10^k` with n < 10^digits and an exact power
+/// of ten is the double nearest the decimal.
+pub(super) fn round_significant(x: f64, digits: Option<u32>) -> f64 {
+    let Some(digits) = digits else {
+        return x;
+    };
     if x == 0.0 || !x.is_finite() {
         return x;
     }
-    let shift = 3 - x.log10().floor() as i32;
+    let shift = digits as i32 - 1 - x.log10().floor() as i32;
     if (0..=22).contains(&shift) {
         let f = 10f64.powi(shift);
         (x * f).round() / f
@@ -72,7 +85,7 @@ pub(super) fn round_significant(x: f64) -> f64 {
         let f = 10f64.powi(-shift);
         (x / f).round() * f
     } else {
-        format!("{x:.3e}").parse().unwrap_or(x)
+        format!("{x:.*e}", digits as usize - 1).parse().unwrap_or(x)
     }
 }
 

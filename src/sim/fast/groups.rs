@@ -98,6 +98,8 @@ pub(crate) struct Fast {
     pub(super) below: Vec<u32>,
     pub(super) buffers: ScoreBuffers,
     pub(super) discounts: Discounts,
+    /// The ranks [`stale_ideal`](super::super::tally::stale_ideal) reads, reused.
+    pub(super) ideal_ranks: Vec<u32>,
     // Tracked statistics: what the policy tracks, the visit histories, the host totals, and
     // the per-cycle host counts of a capped walk.
     pub(super) track: Track,

@@ -73,7 +73,12 @@ impl Fast {
             };
             let stale_before = stale_count;
             let bounds = tallied.then(|| WeightBounds {
-                ideal_dcg: stale_ideal((&self.stale, period), stale_before.min(k), &self.discounts),
+                ideal_dcg: stale_ideal(
+                    (&self.stale, period),
+                    stale_before.min(k),
+                    &self.discounts,
+                    &mut self.ideal_ranks,
+                ),
                 top,
             });
             let chosen = match config.decision() {
