@@ -174,7 +174,11 @@ impl Flat {
                 self.rank(period, if self.skips(at.cap) { 2 * k } else { k });
                 self.choose(&at)
             });
-            let visited = std::mem::take(&mut self.visited);
+            // The visits in page order: each moves its page alone (a shared state, a host's
+            // counts: sums of integers), so the order changes nothing but the memory's
+            // access pattern, which rank order scatters over every page's arrays.
+            let mut visited = std::mem::take(&mut self.visited);
+            visited.sort_unstable();
             for &p in &visited {
                 self.visit(period, policy, p, cycle, tracks_hosts);
             }
