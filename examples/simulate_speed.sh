@@ -17,7 +17,7 @@
 # synth`) times another history, and PAGES=N another size (too small a one runs in less
 # CPU time than the load: `-`), and WEIGHTS=4 the preset's weights rounded to 4
 # significant digits (the built-in presets' default; `full` unless given). Each simulation runs five times (`--runs 5`) on one core
-# (RAYON_NUM_THREADS=1); the whole script takes about two minutes.
+# (RAYON_NUM_THREADS=1); the whole script takes about a minute.
 set -eu
 dir=${1:-$(mktemp -d)}
 freshgp=${2:-target/release/freshgp}
