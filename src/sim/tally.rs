@@ -134,3 +134,49 @@ pub(super) fn cycle_tally(
     }
     .metrics(k)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::text;
+    use crate::sim::metrics::weighted_ideal;
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64;
+
+    /// [`stale_ideal`]'s walk in blocks gives [`weighted_ideal`]'s sum bit for bit: over
+    /// several blocks of pages, weights with ties and without, every count of stale pages
+    /// around the block size, and one buffer reused from a larger count to a smaller one.
+    #[test]
+    fn the_ideal_in_blocks_is_the_sorted_sum() {
+        let mut rng = Pcg64::seed_from_u64(7);
+        let pages = 5_000;
+        let lines: String = (0..pages)
+            .map(|p| {
+                let w: f64 = if p % 3 == 0 {
+                    [0.5, 1.0, 2.0][p % 2]
+                } else {
+                    rng.gen::<f64>() * 10.0
+                };
+                format!("00\tp{p}\th{}\tweight={w}\n", p % 40)
+            })
+            .collect();
+        let period = Period::whole(&text::read(lines.as_bytes(), "<test>").unwrap()).unwrap();
+        let mut discounts = Discounts::default();
+        discounts.up_to(pages);
+        let mut ranks = Vec::new();
+        for share in [0.01, 0.3, 0.9] {
+            let stale: Vec<bool> = (0..pages).map(|_| rng.gen::<f64>() < share).collect();
+            let count = stale.iter().filter(|&&s| s).count();
+            for m in [count, 2049, 1025, 1024, 1023, 7, 1, 0] {
+                let m = m.min(count);
+                let mut weights: Vec<f64> = (0..pages as u32)
+                    .filter(|&p| stale[p as usize])
+                    .map(|p| period.weight(p))
+                    .collect();
+                let expected = weighted_ideal(&mut weights, m, &discounts);
+                let got = stale_ideal((&stale, &period), m, &discounts, &mut ranks);
+                assert_eq!(got.to_bits(), expected.to_bits(), "share {share}, m {m}");
+            }
+        }
+    }
+}
