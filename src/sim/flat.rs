@@ -20,8 +20,8 @@
 //!    down to the k-th score are sorted (chunk after chunk until k pages are taken, the
 //!    other pages after the candidates if need be), and only a class of equal scores is
 //!    ordered by the seeded tie key;
-//! 5. tallies the chosen pages in rank order and visits them (each page's state in place,
-//!    or its move to another shared state).
+//! 5. tallies the chosen pages in rank order and visits them in page order (each page's
+//!    state in place, or its move to another shared state).
 //!
 //! O(P + k log k) per cycle. The result is bit for bit the reference simulator's (the
 //! sums run in rank order, as there; tested with the fast simulator's cases).

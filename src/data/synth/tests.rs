@@ -383,6 +383,23 @@ fn significant_rounding() {
     let x = 0.123_456_789_012_345_67;
     assert_eq!(round_significant(x, None), x);
     assert_eq!(round_significant(x, Some(17)), x);
+    // Over heavy-tailed values: 17 digits give the value itself, and every precision the
+    // double nearest the value's decimal rounding (the arithmetic way up to 9 digits
+    // agrees with the exact expansion's).
+    let mut rng = <rand_pcg::Pcg64 as rand::SeedableRng>::seed_from_u64(11);
+    for _ in 0..20_000 {
+        let x = (rand::Rng::gen::<f64>(&mut rng) * 60.0 - 30.0).exp();
+        assert_eq!(
+            round_significant(x, Some(17)).to_bits(),
+            x.to_bits(),
+            "{x:e}"
+        );
+        for digits in 1..=16 {
+            let exact: f64 = format!("{x:.*e}", digits as usize - 1).parse().unwrap();
+            let got = round_significant(x, Some(digits));
+            assert_eq!(got.to_bits(), exact.to_bits(), "{x:e} to {digits} digits");
+        }
+    }
 }
 
 #[test]

@@ -67,15 +67,24 @@ pub(super) fn reweigh_featured(
     }
 }
 
+/// Above this many digits, `x · 10^k` may exceed 2^53 (or come within an ulp of a
+/// rounding boundary), so [`round_significant`] rounds through the decimal text instead.
+const ARITHMETIC_DIGITS: u32 = 9;
+
 /// `x` (finite, >= 0) rounded to `digits` significant digits (`None`: `x` itself), so
-/// that it prints short: `n / 10^k` or `n · 10^k` with n < 10^digits and an exact power
-/// of ten is the double nearest the decimal.
+/// that it prints short. Up to [`ARITHMETIC_DIGITS`] digits, `n / 10^k` or `n · 10^k`
+/// with n < 10^digits and an exact power of ten is the double nearest the decimal; more
+/// digits, or a power of ten beyond 10^22, round through the exact decimal expansion
+/// (Rust's `{:e}` formatting, parsed back), so that 17 digits give `x` itself.
 pub(super) fn round_significant(x: f64, digits: Option<u32>) -> f64 {
     let Some(digits) = digits else {
         return x;
     };
     if x == 0.0 || !x.is_finite() {
         return x;
+    }
+    if digits > ARITHMETIC_DIGITS {
+        return format!("{x:.*e}", digits as usize - 1).parse().unwrap_or(x);
     }
     let shift = digits as i32 - 1 - x.log10().floor() as i32;
     if (0..=22).contains(&shift) {
