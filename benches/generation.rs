@@ -19,8 +19,10 @@ use freshgp::experiment::fitness::CrawlFitness;
 use freshgp::formula::Grammar;
 use freshgp::gp::{evolve, ConstantSearch, GpConfig, RawGpConfig};
 use freshgp::metric::Metric;
-use freshgp::policy::literature_seeds;
 use freshgp::sim::{Period, SimConfig};
+
+#[path = "common/default_search.rs"]
+mod default_search;
 
 /// The settings of a run of 300 individuals over `generations` bred generations.
 fn population_300(generations: usize) -> GpConfig {
@@ -93,20 +95,7 @@ fn default_search(c: &mut Criterion) {
     params.set_weight_digits(None).unwrap();
     let period = Period::whole(&generate(&params, 1).unwrap()).unwrap();
     let grammar = Grammar::extended();
-    let seeds: Vec<_> = literature_seeds(&grammar)
-        .into_iter()
-        .map(|s| s.formula)
-        .collect();
-    let fitness = CrawlFitness::over_budgets(
-        period,
-        SimConfig::new(0.05, 2).unwrap(),
-        &[0.01, 0.05, 0.2],
-        Metric::WNdcg,
-        grammar.closure(),
-    )
-    .unwrap()
-    .with_metrics(&[Metric::WFreshness])
-    .relative_to(&seeds);
+    let (fitness, seeds) = default_search::fitness(period, &grammar);
     let mut group = c.benchmark_group("gp-300-default-search-commerce-100k-full");
     group.sample_size(10);
     for (name, generations) in [("initial", 0), ("initial+bred", 1)] {

@@ -38,6 +38,9 @@ use freshgp::metric::Metric;
 use freshgp::policy::literature_seeds;
 use freshgp::sim::{Period, SimConfig};
 
+#[path = "common/default_search.rs"]
+mod default_search;
+
 /// The training period of rotation 0 of 5,000 `commerce` offers, the extended grammar and
 /// its literature seeds.
 fn commerce() -> (Period, Grammar, Vec<Formula>) {
@@ -132,17 +135,8 @@ impl Fitness for ByValue {
 }
 
 fn search(c: &mut Criterion) {
-    let (period, grammar, seeds) = commerce();
-    let fitness = CrawlFitness::over_budgets(
-        period,
-        SimConfig::new(0.05, 2).unwrap(),
-        &[0.01, 0.05, 0.2],
-        Metric::WNdcg,
-        grammar.closure(),
-    )
-    .unwrap()
-    .with_metrics(&[Metric::WFreshness])
-    .relative_to(&seeds);
+    let (period, grammar, _) = commerce();
+    let (fitness, seeds) = default_search::fitness(period, &grammar);
     let plain = RawGpConfig {
         population: 100,
         generations: 5,

@@ -27,9 +27,11 @@ use freshgp::experiment::fitness::CrawlFitness;
 use freshgp::formula::{BinaryOp, Formula, Grammar, Terminal, UnaryOp, Visit};
 use freshgp::gp::{evolve, ConstantSearch, Evaluation, Fitness, RawGpConfig};
 use freshgp::metric::Metric;
-use freshgp::policy::literature_seeds;
 use freshgp::sim::{Period, SimConfig};
 use std::error::Error;
+
+#[path = "../benches/common/default_search.rs"]
+mod default_search;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -130,19 +132,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let period = Period::whole(&generate(&params, 1)?)?;
     let grammar = Grammar::extended();
     let (fitness, config) = if default {
-        let seeds: Vec<_> = literature_seeds(&grammar)
-            .into_iter()
-            .map(|s| s.formula)
-            .collect();
-        let fitness = CrawlFitness::over_budgets(
-            period,
-            SimConfig::new(0.05, 2)?,
-            &[0.01, 0.05, 0.2],
-            Metric::WNdcg,
-            grammar.closure(),
-        )?
-        .with_metrics(&[Metric::WFreshness])
-        .relative_to(&seeds);
+        let (fitness, seeds) = default_search::fitness(period, &grammar);
         let config = RawGpConfig {
             population: 300,
             generations: 0,

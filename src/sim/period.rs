@@ -265,7 +265,7 @@ impl Period {
     pub(crate) fn top_weight(&self, k: usize) -> f64 {
         match &self.weights {
             None => k as f64,
-            Some(w) => self.by_weight.iter().take(k).map(|&p| w[p as usize]).sum(),
+            Some(_) => self.sorted_weights.iter().take(k).sum(),
         }
     }
 

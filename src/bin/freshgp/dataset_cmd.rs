@@ -250,10 +250,11 @@ impl std::str::FromStr for WeightDigits {
         if s == "full" {
             return Ok(WeightDigits(None));
         }
+        let digits = freshgp::data::synth::WEIGHT_DIGITS;
         match s.parse::<u32>() {
-            Ok(d) if (1..=17).contains(&d) => Ok(WeightDigits(Some(d))),
+            Ok(d) if digits.contains(&d) => Ok(WeightDigits(Some(d))),
             _ => Err(format!(
-                "`{s}` is not a number of significant digits in 1..=17 or `full`"
+                "`{s}` is not a number of significant digits in {digits:?} or `full`"
             )),
         }
     }

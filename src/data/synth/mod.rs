@@ -95,8 +95,8 @@ mod streams;
 mod weights;
 
 pub use generate::generate;
-pub use params::SynthParams;
 pub(crate) use params::PRESETS;
+pub use params::{SynthParams, WEIGHT_DIGITS};
 
 #[cfg(test)]
 mod tests;

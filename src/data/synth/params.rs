@@ -180,6 +180,10 @@ pub(crate) struct WeightParams {
     pub(crate) digits: Option<u32>,
 }
 
+/// The significant digits page weights may be rounded to (`weights.digits`): 17 keep
+/// every double as it is.
+pub const WEIGHT_DIGITS: std::ops::RangeInclusive<u32> = 1..=17;
+
 /// The weights' precision when a preset does not give it: 4 significant digits.
 fn four_digits() -> Option<u32> {
     Some(4)
@@ -392,7 +396,7 @@ impl SynthParams {
             if !((0.0..=5.0).contains(&w.sigma)
                 && (0.0..=5.0).contains(&w.host_sigma)
                 && (-1.0..=1.0).contains(&w.rate_correlation)
-                && w.digits.is_none_or(|d| (1..=17).contains(&d)))
+                && w.digits.is_none_or(|d| WEIGHT_DIGITS.contains(&d)))
             {
                 return bad(
                     "weights",
