@@ -7,13 +7,14 @@
 //! and evaluation on top of it (elitism, crossover, mutation; copies hit the cache).
 //!
 //! The same over the extended grammar with WNDCG on 100,000 `commerce` offers (with and
-//! without a host cap of 2), and a generation of the default search on them with their
-//! weights at full precision ([`default_search`]).
+//! without a host cap of 2, and on a page sample of a fifth of them), and a generation of
+//! the default search on them with their weights at full precision ([`default_search`]).
 
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use freshgp::data::sample::PageSample;
 use freshgp::data::synth::{generate, SynthParams};
 use freshgp::experiment::fitness::CrawlFitness;
 use freshgp::formula::Grammar;
@@ -58,12 +59,15 @@ fn bench(c: &mut Criterion) {
 /// The same over the extended grammar with WNDCG fitness on 100,000 offers of the
 /// `commerce` preset (19 cycles; pages share few states), without a cap and under a cap
 /// of 2 pages per host: `gp-300-extended-wndcg-commerce-100k/{initial,initial+bred}` and
-/// `.../cap2-*`.
+/// `.../cap2-*`; and without a cap on a page sample of a fifth of the offers (whole shops
+/// at a time, docs/src/reference/gp.md#searching-on-a-sample-of-the-pages): `.../sample-0.2-*`.
 fn extended(c: &mut Criterion) {
     let mut params = SynthParams::preset("commerce").unwrap();
     params.pages = 100_000;
     params.days = 19;
-    let period = Period::whole(&generate(&params, 1).unwrap()).unwrap();
+    let data = generate(&params, 1).unwrap();
+    let all: Vec<u32> = (0..data.pages() as u32).collect();
+    let period = Period::whole(&data).unwrap();
     let grammar = Grammar::extended();
     let mut group = c.benchmark_group("gp-300-extended-wndcg-commerce-100k");
     group.sample_size(10);
@@ -78,6 +82,24 @@ fn extended(c: &mut Criterion) {
                 b.iter(|| evolve(config, &grammar, &fitness, 1, |_| {}))
             });
         }
+    }
+    // The same search on a fifth of the offers, whole shops at a time, as `evolve
+    // --train-sample 0.2` takes them.
+    let sample = PageSample::new(0.2).unwrap().pages(&data, &all);
+    let sampled = Period::new(&data, &sample, 1..=data.cycles()).unwrap();
+    let fitness = CrawlFitness::new(
+        sampled,
+        SimConfig::paper(),
+        Metric::WNdcg,
+        grammar.closure(),
+    )
+    .unwrap();
+    for (name, generations) in [("initial", 0), ("initial+bred", 1)] {
+        let config = population_300(generations);
+        let id = BenchmarkId::from_parameter(format!("sample-0.2-{name}"));
+        group.bench_with_input(id, &config, |b, config| {
+            b.iter(|| evolve(config, &grammar, &fitness, 1, |_| {}))
+        });
     }
     group.finish();
 }

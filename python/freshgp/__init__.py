@@ -124,12 +124,15 @@ def evolve(dataset: Dataset, *, grammar: str = "all", fitness: Optional[str] = N
            population: Optional[int] = None, generations: Optional[int] = None,
            tournament: Optional[int] = None, seed_formulas: Sequence[str] = (),
            literature_seeds: bool = True, train_resources: Sequence[float] = (),
+           train_sample: Optional[float] = None,
            resources: Optional[float] = None, host_cap: Optional[int] = None,
            model: Optional[str] = None, test_horizon: str = "temporal",
            progress: Optional[Callable[[dict], None]] = None) -> dict:
     """Evolves scoring formulas on one rotation, as ``freshgp evolve --json`` does, and
     returns its JSON as a dict (the winner of each strategy, every seed's run). Settings
     left None take the command's defaults (fitness ndcg, resources 0.05).
+    ``train_sample`` (a share in (0, 1)) searches on that share of the training pages,
+    whole hosts at a time, and judges the kept formulas on every training page.
     ``progress`` is called with a dict after each generation; Ctrl-C stops the run."""
     if isinstance(seed_formulas, str):
         raise FreshgpError("seed_formulas: expected a list of formulas, got one string")
@@ -138,8 +141,8 @@ def evolve(dataset: Dataset, *, grammar: str = "all", fitness: Optional[str] = N
         first_seed=first_seed, population=population, generations=generations,
         tournament=tournament, seed_formulas=list(seed_formulas),
         literature_seeds=literature_seeds, train_resources=list(train_resources),
-        resources=resources, host_cap=host_cap, model=model, test_horizon=test_horizon,
-        progress=progress))
+        train_sample=train_sample, resources=resources, host_cap=host_cap, model=model,
+        test_horizon=test_horizon, progress=progress))
 
 
 def experiment(path, out=None, *, resume: bool = False,

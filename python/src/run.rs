@@ -3,6 +3,7 @@
 
 use crate::dataset::Dataset;
 use crate::{detached, error, fail};
+use freshgp::data::sample::PageSample;
 use freshgp::data::split::{Horizon, Split};
 use freshgp::experiment::evolve::{self as gp_run, EvolveSettings, GpOverrides, Progress};
 use freshgp::experiment::{baselines as literature, store::Store, study::Study, sweep, units};
@@ -227,7 +228,7 @@ fn horizon(text: &str) -> PyResult<Horizon> {
 
 /// `freshgp evolve --json`: GP on one rotation; `progress` gets each generation.
 #[pyfunction]
-#[pyo3(signature = (dataset, grammar = "all", fitness = None, rotation = 0, seeds = 5, first_seed = 1, population = None, generations = None, tournament = None, seed_formulas = Vec::new(), literature_seeds = true, train_resources = Vec::new(), resources = None, host_cap = None, model = None, test_horizon = "temporal", progress = None))]
+#[pyo3(signature = (dataset, grammar = "all", fitness = None, rotation = 0, seeds = 5, first_seed = 1, population = None, generations = None, tournament = None, seed_formulas = Vec::new(), literature_seeds = true, train_resources = Vec::new(), train_sample = None, resources = None, host_cap = None, model = None, test_horizon = "temporal", progress = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn evolve(
     py: Python<'_>,
@@ -243,6 +244,7 @@ pub fn evolve(
     seed_formulas: Vec<String>,
     literature_seeds: bool,
     train_resources: Vec<f64>,
+    train_sample: Option<f64>,
     resources: Option<f64>,
     host_cap: Option<u32>,
     model: Option<String>,
@@ -273,6 +275,10 @@ pub fn evolve(
             "train_resources {r}: the budgets are distinct fractions in (0, 1]"
         )));
     }
+    let train_sample = train_sample
+        .map(PageSample::new)
+        .transpose()
+        .map_err(|e| fail(format!("train_sample: {e}")))?;
     let model = model
         .map(|path| Policy::load_model(&path))
         .transpose()
@@ -281,6 +287,7 @@ pub fn evolve(
     let settings = EvolveSettings {
         model,
         train_resources,
+        train_sample,
         horizon: horizon(test_horizon)?,
         grammar,
         also: metric.companions(),
@@ -299,6 +306,10 @@ pub fn evolve(
         out.insert("metric".into(), json!(settings.metric.name()));
         out.insert("rotation".into(), json!(run.rotation));
         out.insert("set_sizes".into(), json!(run.set_sizes));
+        if let (Some(share), Some(pages)) = (settings.train_sample, run.sample_pages) {
+            out.insert("train_sample".into(), json!(share.share()));
+            out.insert("sample_pages".into(), json!(pages));
+        }
         out.insert(
             "seeds".into(),
             serde_json::to_value(&run.seeds).map_err(|e| fail(e.to_string()))?,

@@ -132,6 +132,20 @@ def test_evolve_is_the_commands_with_progress(cli, scoop):
     assert [e["seed_index"] for e in events if e["event"] == "selecting"] == [0, 1]
 
 
+def test_a_sampled_search_is_the_commands(cli, scoop):
+    want = cli.json("evolve", "--data", SCOOP, "--population", 24, "--generations", 3, "--seeds", 2,
+                    "--resources", 0.1, "--train-sample", 0.5, "--json", "--quiet")
+    got = freshgp.evolve(scoop, train_sample=0.5, **SMALL)
+    assert got["train_sample"] == want["train_sample"] == 0.5
+    assert 0 < got["sample_pages"] == want["sample_pages"] < got["set_sizes"][0]
+    for strategy in ["best", "sum_sigma", "avg_sigma"]:
+        assert got[strategy] == want[strategy]
+    assert untimed(got["seeds"]) == untimed(want["seeds"])
+    for bad in [0, 1, 1.5, float("nan")]:
+        with pytest.raises(freshgp.FreshgpError, match=r"train_sample: page sample .* in \(0, 1\)"):
+            freshgp.evolve(scoop, train_sample=bad, **SMALL)
+
+
 def test_an_exception_in_the_callback_stops_the_run(scoop):
     seen = []
 

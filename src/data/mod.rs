@@ -23,6 +23,8 @@
 //! - [`log`]: turning crawl logs (`url, fetch_time, content_hash`) into a history;
 //! - [`synth`]: a realistic synthetic generator driven by RON presets;
 //! - [`split`]: the temporal cross-validation (docs/src/reference/folds.md);
+//! - [`sample`]: a share of the pages, whole hosts at a time (what a search may
+//!   evaluate on);
 //! - [`stats`]: summary figures of a history, the weight distribution included;
 //! - [`weights`]: page importance weights from a `page<TAB>weight` file, set by page id;
 //! - [`PageArrays`]: a history built from arrays held in memory (the Python module's);
@@ -50,6 +52,7 @@ mod dataset;
 mod error;
 mod load;
 pub mod log;
+pub mod sample;
 pub mod split;
 pub mod stats;
 pub mod synth;

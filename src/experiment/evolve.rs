@@ -6,9 +6,17 @@
 //! function by Best, Sum_σ and Avg_σ, and simulate the three choices on the test set
 //! (period 3). The winner across seeds, per strategy, is the seed whose choice has the
 //! highest strategy score (train and validation only: the test set never decides).
+//!
+//! With a [page sample](EvolveSettings::train_sample) the search evaluates its formulas
+//! on a share of the training pages, whole hosts at a time; the kept individuals (the
+//! hall of fame, the front, the seeds) are then evaluated again on every training page,
+//! and the choice, the distillation and the chosen formulas' training figures read those;
+//! the generations' figures stay the sample's
+//! (docs/src/reference/gp.md#searching-on-a-sample-of-the-pages).
 
 use super::fitness::{policy_of, CrawlFitness};
 use super::{ExperimentError, Set};
+use crate::data::sample::PageSample;
 use crate::data::split::{Horizon, Split};
 use crate::data::Dataset;
 use crate::formula::{Formula, Grammar, Terminal};
@@ -247,6 +255,10 @@ pub struct EvolveSettings {
     /// The learned model that gives `P` (docs/src/reference/terminals.md#p): needed exactly
     /// when the grammar has `P`.
     pub model: Option<Predictor>,
+    /// The share of the training pages the search evaluates its formulas on, whole hosts
+    /// at a time (docs/src/reference/gp.md#searching-on-a-sample-of-the-pages); the kept
+    /// individuals are judged on every training page. `None`: every page throughout.
+    pub train_sample: Option<PageSample>,
 }
 
 impl EvolveSettings {
@@ -378,6 +390,10 @@ pub struct RotationRun {
     pub rotation: usize,
     /// Pages in the training, validation and test sets.
     pub set_sizes: [usize; 3],
+    /// Pages in the training sample the search evaluated on, with a
+    /// [page sample](EvolveSettings::train_sample).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sample_pages: Option<usize>,
     /// One run per seed.
     pub seeds: Vec<SeedRun>,
     /// Per strategy, the winning seed.
@@ -443,21 +459,32 @@ pub(crate) struct RotationSets {
     pub validation: Period,
     /// Test pages over period 3.
     pub test: Period,
+    /// The training sample over period 1, with a page sample.
+    pub sample: Option<Period>,
 }
 
 impl RotationSets {
-    /// Builds the sets of `rotation`, its test set over `horizon`.
+    /// Builds the sets of `rotation`, its test set over `horizon`, and `sample` of its
+    /// training pages.
     pub fn new(
         dataset: &Dataset,
         rotation: usize,
         horizon: Horizon,
+        sample: Option<PageSample>,
     ) -> Result<RotationSets, ExperimentError> {
         let split = Split::new(dataset.pages(), dataset.cycles(), rotation)?
             .with_horizon(horizon, dataset.cycles());
+        let sample = sample
+            .map(|share| {
+                let pages = share.pages(dataset, &split.train);
+                Period::new(dataset, &pages, split.train_cycles.clone())
+            })
+            .transpose()?;
         Ok(RotationSets {
             train: Period::new(dataset, &split.train, split.train_cycles.clone())?,
             validation: Period::new(dataset, &split.validation, split.validation_cycles.clone())?,
             test: Period::new(dataset, &split.test, split.test_cycles.clone())?,
+            sample,
         })
     }
 }
@@ -492,6 +519,8 @@ pub(crate) struct RotationFitness {
     pub validation: CrawlFitness,
     /// The test set (period 3).
     pub test: Period,
+    /// Fitness on the training sample the search evaluates on, with a page sample.
+    pub sample: Option<CrawlFitness>,
 }
 
 impl RotationFitness {
@@ -501,9 +530,22 @@ impl RotationFitness {
         rotation: usize,
         settings: &EvolveSettings,
     ) -> Result<RotationFitness, ExperimentError> {
-        let sets = RotationSets::new(dataset, rotation, settings.horizon)?;
+        let sets = RotationSets::new(dataset, rotation, settings.horizon, settings.train_sample)?;
         let train = fitness_for(Set::Training, &sets.train, settings)?;
         let validation = fitness_for(Set::Validation, &sets.validation, settings)?;
+        let sample = match (&sets.sample, settings.train_sample) {
+            (Some(period), Some(share)) => Some(
+                fitness_for(Set::Training, period, settings).map_err(|e| match e {
+                    ExperimentError::Sim { source, .. } => ExperimentError::SampleSim {
+                        share: share.share(),
+                        pages: period.pages(),
+                        source,
+                    },
+                    other => other,
+                })?,
+            ),
+            _ => None,
+        };
         settings
             .sim
             .check(&sets.test)
@@ -515,7 +557,14 @@ impl RotationFitness {
             train,
             validation,
             test: sets.test,
+            sample,
         })
+    }
+
+    /// The fitness the search evaluates on: the training sample's, else the training
+    /// set's.
+    pub fn searched(&self) -> &CrawlFitness {
+        self.sample.as_ref().unwrap_or(&self.train)
     }
 
     /// Pages in the training, validation and test sets.
@@ -542,7 +591,7 @@ pub(crate) fn run_seed(
     let evolution = gp::evolve(
         &settings.gp,
         &settings.grammar,
-        &sets.train,
+        sets.searched(),
         seed,
         |report| {
             progress(Progress::Generation {
@@ -631,6 +680,17 @@ fn candidates(
     }
     let kept: Vec<Formula> = individuals.iter().map(|i| i.canonical.clone()).collect();
     let validations = evaluate_all(&sets.validation, &kept);
+    // Searched on a sample, they are judged on every training page (unless the sample
+    // holds them all: one host of most pages).
+    let trains: Vec<gp::Evaluation> = match &sets.sample {
+        Some(s) if s.period().pages() < sets.train.period().pages() => {
+            evaluate_all(&sets.train, &kept)
+        }
+        _ => individuals
+            .iter()
+            .map(|i| (*i.evaluation).clone())
+            .collect(),
+    };
     let (closure, rank) = (settings.grammar.closure(), sets.train.ranks_only());
     let simplified: Vec<Formula> = individuals
         .iter()
@@ -638,13 +698,13 @@ fn candidates(
         .collect();
     let candidates = individuals
         .iter()
-        .zip(validations)
+        .zip(trains.into_iter().zip(validations))
         .zip(&simplified)
-        .map(|((i, v), s)| Candidate {
+        .map(|((i, (t, v)), s)| Candidate {
             seed: evolution.seeds.iter().any(|k| k.canonical == i.canonical),
             size: s.len(),
             formula: i.formula.clone(),
-            train: (*i.evaluation).clone(),
+            train: t,
             validation: v,
         })
         .collect();
@@ -745,6 +805,7 @@ pub fn run_rotation(
     Ok(RotationRun {
         rotation,
         set_sizes: sets.set_sizes(),
+        sample_pages: sets.sample.as_ref().map(|s| s.period().pages()),
         seeds,
         winners,
     })

@@ -99,6 +99,16 @@ pub enum ExperimentError {
         /// Pages in its test set.
         pages: usize,
     },
+    /// The simulation settings do not fit the training sample.
+    #[error("cannot simulate the training sample ({pages} pages, share {share}; a larger share may fit)")]
+    SampleSim {
+        /// The share.
+        share: f64,
+        /// Pages in the sample.
+        pages: usize,
+        /// The cause.
+        source: SimError,
+    },
     /// A rotation was asked to run with no seed.
     #[error("no seed to run: list at least one")]
     NoSeeds,

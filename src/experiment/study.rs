@@ -34,6 +34,7 @@
 //! ([`Study::load`], [`Study::from_ron`]) is `study_file.rs`.
 
 use super::ExperimentError;
+use crate::data::sample::PageSample;
 use crate::data::split::{Horizon, Split};
 use crate::data::synth::{self, SynthParams};
 use crate::data::{self, DataError, Dataset, LoadOptions, UnknownPolicy};
@@ -170,6 +171,10 @@ pub struct Configuration {
     /// the grammar `predictive` (as written, relative to the experiment file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The share of the training pages the search evaluates on, whole hosts at a time
+    /// (docs/src/reference/gp.md#searching-on-a-sample-of-the-pages); `None`: all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub train_sample: Option<PageSample>,
 }
 
 impl Configuration {

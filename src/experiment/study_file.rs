@@ -5,6 +5,7 @@
 
 use super::study::{base_dir, first_repeat, gp_violation, violation, Violation};
 use super::study::{Configuration, DatasetSpec, Reports, Study, StudyError};
+use crate::data::sample::PageSample;
 use crate::data::split::Horizon;
 use crate::data::{Dataset, UnknownPolicy};
 use crate::formula::Grammar;
@@ -30,6 +31,8 @@ struct RawConfiguration {
     bandits: Vec<Policy>,
     #[serde(default)]
     model: Option<String>,
+    #[serde(default)]
+    train_sample: Option<PageSample>,
     #[serde(default)]
     population: Option<usize>,
     #[serde(default)]
@@ -376,6 +379,7 @@ impl RawStudy {
                 .collect(),
             bandits: c.bandits.clone(),
             model: c.model.clone(),
+            train_sample: c.train_sample,
         })
     }
 }

@@ -487,6 +487,7 @@ impl Runner {
             horizon: self.study.test_horizon,
             train_resources: self.study.train_resources.clone(),
             model: self.models[index].clone(),
+            train_sample: c.train_sample,
         }
     }
 

@@ -72,6 +72,13 @@ pub struct Evaluation {
     pub(crate) cases: Vec<f64>,
 }
 
+impl Evaluation {
+    /// The fitness: higher is better.
+    pub fn value(&self) -> f64 {
+        self.value
+    }
+}
+
 /// A fitness function. Implementations must be deterministic: the same formula gives
 /// the same evaluation, on any thread.
 pub trait Fitness: Sync {

@@ -292,7 +292,13 @@ fn table4(out: &mut Vec<Block>, a: &Analysis) {
                 metric_label(c.fitness)
             ))
             .and_code(c.grammar.clone())
-            .and_text(")"),
+            .and_text(match c.train_sample {
+                Some(share) => format!(
+                    ", searched on {} of the training pages)",
+                    percent(share.share())
+                ),
+                None => ")".to_string(),
+            }),
         ));
         let head = texts([
             "Rotation",

@@ -45,6 +45,57 @@ fn write_study(dir: &Path, text: &str) -> PathBuf {
     path
 }
 
+/// The error `freshgp experiment` gives for the study `text`; checks that no output was
+/// written.
+fn refused(dir: &Path, text: &str) -> String {
+    let study = write_study(dir, text);
+    let out = dir.join("refused");
+    let run = freshgp()
+        .arg("experiment")
+        .arg(&study)
+        .arg("--out")
+        .arg(&out)
+        .arg("--quiet")
+        .assert()
+        .failure();
+    assert!(!out.exists(), "nothing written for a refused study");
+    String::from_utf8_lossy(&run.get_output().stderr).into_owned()
+}
+
+/// A history of 1,500 `commerce` offers × 21 days in `dir`.
+fn commerce_history(dir: &Path) -> PathBuf {
+    let data = dir.join("commerce.tsv");
+    freshgp()
+        .args([
+            "dataset", "synth", "--preset", "commerce", "--pages", "1500", "--days", "21",
+        ])
+        .arg("--out")
+        .arg(&data)
+        .assert()
+        .success();
+    data
+}
+
+/// `freshgp evolve` of a small search on `data` (the extended grammar, WNDCG, one seed of
+/// 12 individuals over 2 generations), for more flags.
+fn small_evolve(data: &Path) -> Command {
+    let mut cmd = freshgp();
+    cmd.arg("evolve").arg("--data").arg(data).args([
+        "--grammar",
+        "extended",
+        "--fitness",
+        "wndcg",
+        "--population",
+        "12",
+        "--generations",
+        "2",
+        "--seeds",
+        "1",
+        "--quiet",
+    ]);
+    cmd
+}
+
 fn run(study: &Path, out: &Path, extra: &[&str]) {
     freshgp()
         .arg("experiment")
@@ -539,4 +590,5 @@ fn weighted_history(dir: &Path) -> PathBuf {
 }
 
 mod robust;
+mod sample;
 mod studies;

@@ -3,8 +3,7 @@
 //! trained over several budgets, with the constant search and parsimony, run as a user
 //! would; its report; and the errors of its new fields.
 
-use super::{freshgp, run, run_on_threads, write_study};
-use std::path::Path;
+use super::{commerce_history, refused, run, run_on_threads, small_evolve, write_study};
 
 const ROBUST: &str = r#"(
     name: "robust",
@@ -23,22 +22,6 @@ const ROBUST: &str = r#"(
     baselines: [lambda, value, formula("w * (1 - exp(-MLE * t))")],
 )
 "#;
-
-/// The error `freshgp experiment` gives for `text`; checks that no output was written.
-fn refused(dir: &Path, text: &str) -> String {
-    let study = write_study(dir, text);
-    let out = dir.join("refused");
-    let run = freshgp()
-        .arg("experiment")
-        .arg(&study)
-        .arg("--out")
-        .arg(&out)
-        .arg("--quiet")
-        .assert()
-        .failure();
-    assert!(!out.exists(), "nothing written for a refused study");
-    String::from_utf8_lossy(&run.get_output().stderr).into_owned()
-}
 
 #[test]
 fn a_robust_study_reports_seeds_fronts_and_every_rival() {
@@ -118,30 +101,9 @@ fn bad_budgets_seeds_and_constant_searches_name_their_field() {
 #[test]
 fn evolve_starts_from_its_seeds_and_refuses_bad_ones() {
     let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("commerce.tsv");
-    freshgp()
-        .args([
-            "dataset", "synth", "--preset", "commerce", "--pages", "1500", "--days", "21",
-        ])
-        .arg("--out")
-        .arg(&data)
-        .assert()
-        .success();
+    let data = commerce_history(tmp.path());
     let evolve = |extra: &[&str]| {
-        let mut cmd = freshgp();
-        cmd.arg("evolve").arg("--data").arg(&data).args([
-            "--grammar",
-            "extended",
-            "--fitness",
-            "wndcg",
-            "--population",
-            "12",
-            "--generations",
-            "2",
-            "--seeds",
-            "1",
-            "--quiet",
-        ]);
+        let mut cmd = small_evolve(&data);
         cmd.args(extra);
         cmd
     };

@@ -2,6 +2,7 @@
 
 use crate::common::{parse_metric, DataArgs, HorizonArg, SimArgs};
 use anyhow::{bail, Context, Result};
+use freshgp::data::sample::PageSample;
 use freshgp::experiment::evolve::{self, EvolveSettings, GpOverrides, Progress, RotationRun};
 use freshgp::formula::{Formula, Grammar};
 use freshgp::gp::{RawGpConfig, Strategy};
@@ -71,6 +72,11 @@ pub struct Args {
     /// The test stays at --resources.
     #[arg(long, value_delimiter = ',', value_name = "FRACTIONS")]
     train_resources: Vec<f64>,
+    /// Search on this share of the training pages (in (0, 1); whole hosts at a time), then
+    /// judge the kept formulas on every training page: a generation costs about that share
+    /// of a full one (see the book's Genetic programming chapter).
+    #[arg(long, value_name = "SHARE", value_parser = parse_sample, allow_hyphen_values = true)]
+    train_sample: Option<PageSample>,
     /// Metrics the fitness also averages over besides --fitness, comma-separated (each
     /// relative to the fittest seed formula's at each budget), or `none`. Default: wndcg
     /// brings wfreshness and wfreshness wndcg, so that the formula holds on both; the
@@ -115,6 +121,14 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         print_text(&mut stdout, &run, &settings, start)
     }
+}
+
+/// `--train-sample`: a share in (0, 1).
+fn parse_sample(text: &str) -> Result<PageSample, String> {
+    let share: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    PageSample::new(share).map_err(|e| e.to_string())
 }
 
 /// The GP parameters of `--gp-config`, or the defaults.
@@ -190,6 +204,7 @@ fn settings(args: &Args) -> Result<EvolveSettings> {
     let settings = EvolveSettings {
         model,
         train_resources: args.train_resources.clone(),
+        train_sample: args.train_sample,
         horizon: args.test_horizon.into(),
         grammar,
         metric: args.fitness,
@@ -277,6 +292,10 @@ fn print_json(
     out.insert("train_resources".into(), json!(settings.train_resources));
     out.insert("rotation".into(), json!(run.rotation));
     out.insert("set_sizes".into(), json!(run.set_sizes));
+    if let (Some(share), Some(pages)) = (settings.train_sample, run.sample_pages) {
+        out.insert("train_sample".into(), json!(share.share()));
+        out.insert("sample_pages".into(), json!(pages));
+    }
     out.insert("evaluations".into(), json!(evaluations));
     out.insert("cache_hits".into(), json!(cache_hits));
     out.insert("seconds".into(), json!(start.elapsed().as_secs_f64()));
@@ -324,9 +343,12 @@ fn print_text(
     let cap = settings.sim.host_cap().map_or(String::new(), |m| {
         format!("; host cap {m} (pages of one host per cycle)")
     });
+    let sample = run
+        .sample_pages
+        .map_or(String::new(), |pages| format!(" ({pages} searched on)"));
     writeln!(
         stdout,
-        "rotation {}: {} training, {} validation, {} test pages; fitness {metric}{cap}; {} simulations, {:.0}% from cache, {:.1}s",
+        "rotation {}: {}{sample} training, {} validation, {} test pages; fitness {metric}{cap}; {} simulations, {:.0}% from cache, {:.1}s",
         run.rotation,
         run.set_sizes[0],
         run.set_sizes[1],
