@@ -274,6 +274,10 @@ pub struct GpUnit {
     pub seed: u64,
     /// Pages in the training, validation and test sets.
     pub set_sizes: [usize; 3],
+    /// Pages in the training sample the search evaluated on, with a configuration's
+    /// `train_sample`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_pages: Option<usize>,
     /// The run: generations, choices and their test cycles at the study's resources.
     pub run: SeedRun,
     /// The choices tested at each `top_resources`.
@@ -616,6 +620,7 @@ impl Runner {
             rotation,
             seed,
             set_sizes: sets.set_sizes(),
+            sample_pages: sets.sample.as_ref().map(|s| s.period().pages()),
             run,
             top,
             bandits,

@@ -180,6 +180,20 @@ fn a_sampled_configuration_runs_alike_on_any_thread_count() {
     assert!(results["study"]["configurations"][1]
         .get("train_sample")
         .is_none());
+    // The unit files record the sample's pages (at least 30% of the training pages).
+    let unit = |name: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(one.join("units").join(name)).unwrap()).unwrap()
+    };
+    let sampled = unit("Sampled-r0-s1.json");
+    let (pages, train) = (
+        sampled["sample_pages"].as_u64().unwrap(),
+        sampled["set_sizes"][0].as_u64().unwrap(),
+    );
+    assert!(
+        pages * 10 >= train * 3 && pages < train,
+        "{pages} of {train}"
+    );
+    assert!(unit("Full-r0-s1.json").get("sample_pages").is_none());
     // The same search from the same seeds, on the sample and on every page: the first
     // generation's mean fitness differs.
     let generations = std::fs::read_to_string(one.join("generations.csv")).unwrap();
