@@ -306,10 +306,6 @@ pub fn evolve(
         out.insert("metric".into(), json!(settings.metric.name()));
         out.insert("rotation".into(), json!(run.rotation));
         out.insert("set_sizes".into(), json!(run.set_sizes));
-        if let (Some(share), Some(pages)) = (settings.train_sample, run.sample_pages) {
-            out.insert("train_sample".into(), json!(share.share()));
-            out.insert("sample_pages".into(), json!(pages));
-        }
         out.insert(
             "seeds".into(),
             serde_json::to_value(&run.seeds).map_err(|e| fail(e.to_string()))?,

@@ -72,16 +72,21 @@ impl PageSample {
     /// Two hosts (or pages) whose hashes are equal count as one unit: the hash has 64
     /// bits, so this is as likely as not only among some four billion units.
     pub fn pages(self, dataset: &Dataset, pages: &[u32]) -> Vec<u32> {
-        let key = |p: u32| match dataset.named_host(p as usize) {
-            Some(h) => HOST_SALT ^ hash_text(&dataset.host_names()[h as usize]),
-            None => match dataset.id(p as usize) {
-                Some(id) => PAGE_SALT ^ hash_text(id),
-                None => PAGE_SALT ^ u64::from(p),
-            },
-        };
+        let hosts: Vec<u64> = (dataset.host_names().iter())
+            .map(|name| HOST_SALT ^ hash_text(name))
+            .collect();
+        let keys: Vec<u64> = (pages.iter())
+            .map(|&p| match dataset.named_host(p as usize) {
+                Some(h) => hosts[h as usize],
+                None => match dataset.id(p as usize) {
+                    Some(id) => PAGE_SALT ^ hash_text(id),
+                    None => PAGE_SALT ^ u64::from(p),
+                },
+            })
+            .collect();
         let mut sizes: FxHashMap<u64, usize> = FxHashMap::default();
-        for &p in pages {
-            *sizes.entry(key(p)).or_default() += 1;
+        for &k in &keys {
+            *sizes.entry(k).or_default() += 1;
         }
         let mut units: Vec<(u64, u64, usize)> =
             sizes.into_iter().map(|(k, n)| (mix64(k), k, n)).collect();
@@ -96,10 +101,9 @@ impl PageSample {
             taken.insert(k);
             held += n;
         }
-        pages
-            .iter()
-            .copied()
-            .filter(|&p| taken.contains(&key(p)))
+        (pages.iter().zip(&keys))
+            .filter(|(_, k)| taken.contains(k))
+            .map(|(&p, _)| p)
             .collect()
     }
 }

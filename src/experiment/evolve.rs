@@ -409,11 +409,21 @@ impl RotationRun {
 
     /// Each strategy's winner as `freshgp evolve --json` (and the Python module) show it,
     /// keyed by the strategy's name: the formula, its policy under `settings`, its train,
-    /// validation and test figures and its strategy score.
+    /// validation and test figures and its strategy score; with a page sample, its share
+    /// (`train_sample`) and pages (`sample_pages`) too.
     pub fn winners_json(
         &self,
         settings: &EvolveSettings,
     ) -> serde_json::Map<String, serde_json::Value> {
+        let sample = settings
+            .train_sample
+            .zip(self.sample_pages)
+            .map(|(share, pages)| {
+                [
+                    ("train_sample".to_string(), serde_json::json!(share.share())),
+                    ("sample_pages".to_string(), serde_json::json!(pages)),
+                ]
+            });
         Strategy::ALL
             .into_iter()
             .map(|strategy| {
@@ -428,6 +438,7 @@ impl RotationRun {
                 });
                 (strategy.name().to_string(), value)
             })
+            .chain(sample.into_iter().flatten())
             .collect()
     }
 }

@@ -292,10 +292,6 @@ fn print_json(
     out.insert("train_resources".into(), json!(settings.train_resources));
     out.insert("rotation".into(), json!(run.rotation));
     out.insert("set_sizes".into(), json!(run.set_sizes));
-    if let (Some(share), Some(pages)) = (settings.train_sample, run.sample_pages) {
-        out.insert("train_sample".into(), json!(share.share()));
-        out.insert("sample_pages".into(), json!(pages));
-    }
     out.insert("evaluations".into(), json!(evaluations));
     out.insert("cache_hits".into(), json!(cache_hits));
     out.insert("seconds".into(), json!(start.elapsed().as_secs_f64()));
