@@ -42,6 +42,7 @@ pub mod gp;
 mod hash;
 pub mod metric;
 pub mod model;
+pub mod output;
 pub mod place;
 pub mod policy;
 pub mod predict;

@@ -644,7 +644,7 @@ fn cli_emits_the_batch_query() {
     fails(
         "formula export t --to c --dialect duckdb",
         &[],
-        "--dialect applies to --to sql only",
+        "--dialect\n  caused by: a dialect applies to SQL only, not to c",
     );
     let pg = run(&[
         "formula",

@@ -52,7 +52,7 @@ const LAYERS: &[&[&str]] = &[
     &["sim"],
     &["gp", "schedule", "predict"],
     &["experiment"],
-    &["report"],
+    &["report", "output"],
 ];
 
 fn root() -> PathBuf {

@@ -41,6 +41,7 @@ __all__ = [
     "Scheduler",
     "StateLockedError",
     "baselines",
+    "columns",
     "evolve",
     "experiment",
     "named_policies",
@@ -51,7 +52,7 @@ __all__ = [
     "MEANS",
 ]
 
-#: The per-cycle figures of a simulation, as ``simulate`` returns them.
+#: The per-cycle figures of a simulation: the keys of each cycle of a run's ``cycles``.
 METRICS = ("change_rate", "wchange_rate", "ndcg", "freshness", "wndcg", "wfreshness",
            "newly_visited", "stale", "visited")
 
@@ -59,8 +60,9 @@ METRICS = ("change_rate", "wchange_rate", "ndcg", "freshness", "wndcg", "wfreshn
 MEANS = ("changerate", "ndcg", "freshness", "wfreshness", "wndcg")
 
 
-def _columns(cycles: list) -> dict:
-    """Per-cycle metric dicts as one numpy array per metric (``cycle`` included)."""
+def columns(cycles: list) -> dict:
+    """Per-cycle metric dicts (a run's ``cycles``, one rotation of a baseline's
+    ``rotations``) as one numpy array per metric of :data:`METRICS`, ``cycle`` included."""
     out = {"cycle": np.array([c["cycle"] for c in cycles], dtype=np.int64)}
     for m in METRICS:
         kind = np.int64 if m in ("stale", "visited") else np.float64
@@ -74,26 +76,20 @@ def simulate(dataset: Dataset, policy: str, *, resources: Optional[float] = None
              period: str = "all", rotation: int = 0, metric: Optional[str] = None,
              grammar: str = "every") -> dict:
     """Simulates a daily crawl of ``dataset`` with ``policy`` (a policy name, a formula or
-    ``model:FILE``), as ``freshgp simulate --period all`` does. Settings left None take
-    the command's defaults (resources 0.05, warm-up 2, metric ndcg: the metric a bandit is
-    rewarded by).
+    ``model:FILE``), as ``freshgp simulate --period all`` does, and returns its JSON as a
+    dict. Settings left None take the command's defaults (resources 0.05, warm-up 2, metric
+    ndcg: the metric a bandit is rewarded by).
 
-    Returns a dict: ``policy``, ``pages``, ``k``, ``cycles`` (one numpy array per metric of
-    :data:`METRICS`, one value per scored cycle) and ``mean`` (each of the five metrics'
-    mean). With ``runs=R``: the runs with seeds 1..R, ``runs`` holding one array per metric
-    of each run's mean, and ``median``.
+    One run: ``scorer`` (the label), ``policy`` (text that parses back), ``pages``, ``k``,
+    ``cycles`` (one dict per scored cycle; :func:`columns` makes numpy arrays of them),
+    ``mean`` (each of the five metrics' mean) and, for a bandit, ``bandit`` (its arms and
+    draws). With ``runs=R``: the runs with seeds 1..R, ``levels[0]`` holding each metric's
+    median, interval and mean over the runs (``metrics``) and each run's means (``runs``).
     """
-    out = json.loads(_native.simulate(
+    return json.loads(_native.simulate(
         dataset, policy, resources=resources, host_cap=host_cap, decision=decision, runs=runs,
         warmup=warmup, tie_seed=tie_seed, period=period, rotation=rotation, metric=metric,
         grammar=grammar))
-    if runs is None:
-        out["cycles"] = _columns(out["cycles"])
-    else:
-        means = {name: np.array([r["means"][name] for r in out["runs"]]) for name in MEANS}
-        out["runs"] = means
-        out["median"] = {name: float(np.median(v)) for name, v in means.items()}
-    return out
 
 
 def baselines(dataset: Dataset, policies: Optional[Sequence[str]] = None, *,
@@ -101,22 +97,21 @@ def baselines(dataset: Dataset, policies: Optional[Sequence[str]] = None, *,
               decision: str = "top-k", warmup: Optional[int] = None, tie_seed: int = 0,
               test_horizon: str = "temporal", metric: Optional[str] = None) -> dict:
     """Each policy (default: :func:`named_policies`) over the test sets of the five
-    rotations, as ``freshgp baselines`` runs them. Returns ``{policy: {"label", "metrics",
-    "captured", "cycles"}}``: ``metrics`` each metric's mean and confidence interval,
-    ``captured`` (when ``"oracle"`` is listed, on a history with latent change
-    probabilities; else None, and None for the oracle) the share of the headroom over the
-    best other policy on ``"wndcg"`` and ``"wfreshness"`` (the oracle's metrics), ``{"share", "over"}`` or None where the oracle does not
-    lead, ``cycles`` one dict of numpy arrays per rotation."""
+    rotations, as ``freshgp baselines --json`` runs them, and returns its JSON as a dict:
+    ``baselines`` maps each policy's label to its figures (each metric's ``mean``, ``ci95``
+    and ``n``; ``policy``, text that parses back; ``captured``; ``random``; ``rotations``,
+    the per-cycle metrics of each rotation; ``arms`` for a bandit), ``policies`` lists the
+    labels in the order given, and the run's settings follow. ``captured`` (when
+    ``"oracle"`` is listed, on a history with latent change probabilities; else None, and
+    None for the oracle) is the share of the headroom over the best other policy on
+    ``"wndcg"`` and ``"wfreshness"`` (the oracle's metrics), ``{"share", "over"}`` or None
+    where the oracle does not lead."""
     if isinstance(policies, str):
         raise FreshgpError("policies: expected a list of policies, got one string")
-
-    results = json.loads(_native.baselines(
+    return json.loads(_native.baselines(
         dataset, None if policies is None else list(policies), resources=resources,
         host_cap=host_cap, decision=decision, warmup=warmup, tie_seed=tie_seed,
         test_horizon=test_horizon, metric=metric))
-    return {r["policy"]: {"label": r["label"], "metrics": r["metrics"],
-                          "captured": r["captured"],
-                          "cycles": [_columns(c) for c in r["cycles"]]} for r in results}
 
 
 def evolve(dataset: Dataset, *, grammar: str = "all", fitness: Optional[str] = None,
@@ -129,7 +124,8 @@ def evolve(dataset: Dataset, *, grammar: str = "all", fitness: Optional[str] = N
            model: Optional[str] = None, test_horizon: str = "temporal",
            progress: Optional[Callable[[dict], None]] = None) -> dict:
     """Evolves scoring formulas on one rotation, as ``freshgp evolve --json`` does, and
-    returns its JSON as a dict (the winner of each strategy, every seed's run). Settings
+    returns its JSON as a dict (the winner of each strategy, the run's settings and totals,
+    every seed's run). Settings
     left None take the command's defaults (fitness ndcg, resources 0.05).
     ``train_sample`` (a share in (0, 1)) searches on that share of the training pages,
     whole hosts at a time, and judges the kept formulas on every training page.

@@ -4,7 +4,9 @@
 
 use crate::dataset::Dataset;
 use crate::{detached, error, fail};
+use freshgp::data::split::{check_rotation, check_rotations};
 use freshgp::model::{Feature, FeatureSet, Model as Learned};
+use freshgp::output::{self, ModelEval};
 use freshgp::predict::{eval, EvalOptions, ModelKind, Progress, TrainOptions};
 use numpy::{PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -39,9 +41,7 @@ impl Model {
         progress: Option<Py<PyAny>>,
     ) -> PyResult<Model> {
         let kind: ModelKind = kind.parse().map_err(|e| fail(format!("kind: {e}")))?;
-        if rotation > 4 {
-            return Err(fail(format!("rotation {rotation}: expected 0..=4")));
-        }
+        check_rotation(rotation).map_err(error)?;
         if horizon == 0 {
             return Err(fail("horizon must be at least 1"));
         }
@@ -186,22 +186,34 @@ impl Model {
     }
 
     /// `freshgp model eval --json`: the AUC table of the change models and their rivals on
-    /// `dataset` (label `horizon`, the first `rotations` rotations), as a dict.
+    /// `dataset` (label `horizon`, the first `rotations` rotations) and the staleness table
+    /// at the visits of `partial_policy` (None: none) at `partial_resources`, as a dict.
     #[staticmethod]
-    #[pyo3(signature = (dataset, horizon = 1, rotations = 5))]
+    #[pyo3(signature = (dataset, horizon = 1, rotations = 5, partial_policy = Some("nad"), partial_resources = 0.2))]
     fn eval<'py>(
         py: Python<'py>,
         dataset: &Dataset,
         horizon: usize,
         rotations: usize,
+        partial_policy: Option<&str>,
+        partial_resources: f64,
     ) -> PyResult<Bound<'py, PyAny>> {
-        if rotations == 0 || rotations > 5 {
-            return Err(fail(format!("rotations {rotations}: expected 1..=5")));
-        }
-        let options = EvalOptions::default().horizon(horizon).rotations(rotations);
+        check_rotations(rotations).map_err(error)?;
+        let partial = partial_policy
+            .map(|text| {
+                let policy = crate::run::policy(text, &freshgp::formula::Grammar::every())?;
+                freshgp::predict::observe::crawl(policy, partial_resources)
+                    .map_err(|e| fail(format!("partial_resources {partial_resources}: {e}")))
+            })
+            .transpose()?;
+        let options = EvalOptions::default()
+            .horizon(horizon)
+            .rotations(rotations)
+            .partial(partial.clone());
         let text = detached(py, None, |_| {
             let table = eval::auc_table(&dataset.inner, &options).map_err(error)?;
-            serde_json::to_string(&table).map_err(|e| fail(e.to_string()))
+            let report = ModelEval::new(table, &dataset.inner, rotations, partial.as_ref());
+            output::compact(&report).map_err(|e| fail(e.to_string()))
         })?;
         crate::loads(py, &text)
     }

@@ -4,12 +4,14 @@
 use crate::dataset::Dataset;
 use crate::{detached, error, fail};
 use freshgp::data::sample::PageSample;
-use freshgp::data::split::{Horizon, Split};
+use freshgp::data::split::check_rotation;
+use freshgp::data::split::{Horizon, Set};
 use freshgp::experiment::evolve::{self as gp_run, EvolveSettings, GpOverrides, Progress};
 use freshgp::experiment::{baselines as literature, store::Store, study::Study, sweep, units};
 use freshgp::formula::{Formula, Grammar};
 use freshgp::gp::RawGpConfig;
 use freshgp::metric::Metric;
+use freshgp::output::{self, Baselines, Evolved, SimulateRun, SimulateSweep};
 use freshgp::policy::{Policy, PolicyError};
 use freshgp::sim::{Decision, Period, SimConfig, Simulator, DEFAULT_RESOURCES, DEFAULT_WARMUP};
 use pyo3::prelude::*;
@@ -68,27 +70,17 @@ fn metric_of(what: &str, name: Option<&str>) -> PyResult<Metric> {
     })
 }
 
+/// `value` as the command's JSON (one line), for the Python side to parse.
 fn to_json(value: &impl serde::Serialize) -> PyResult<String> {
-    serde_json::to_string(value).map_err(|e| fail(e.to_string()))
+    output::compact(value).map_err(|e| fail(e.to_string()))
 }
 
 /// The period `set` names: train, validation or test of `rotation`, or all.
 fn period_of(d: &freshgp::data::Dataset, set: &str, rotation: usize) -> PyResult<Period> {
-    if set == "all" {
-        return Period::whole(d).map_err(error);
-    }
-    let split = Split::new(d.pages(), d.cycles(), rotation).map_err(error)?;
-    let (pages, cycles) = match set {
-        "train" => (&split.train, split.train_cycles.clone()),
-        "validation" => (&split.validation, split.validation_cycles.clone()),
-        "test" => (&split.test, split.test_cycles.clone()),
-        other => {
-            return Err(fail(format!(
-                "period `{other}`: expected all, train, validation or test"
-            )))
-        }
-    };
-    Period::new(d, pages, cycles).map_err(error)
+    let set: Set = set
+        .parse()
+        .map_err(|e: String| fail(format!("period {e}")))?;
+    Period::of_set(d, set, rotation).map_err(error)
 }
 
 /// `freshgp simulate --json`: one run's per-cycle metrics, or with `runs` each run's means.
@@ -119,21 +111,7 @@ pub fn simulate(
     detached(py, None, |_| match runs {
         None => {
             let outcome = Simulator::new(config).run(&period, &rule).map_err(error)?;
-            let means: serde_json::Map<String, serde_json::Value> = Metric::ALL
-                .iter()
-                .map(|&m| (m.name().to_string(), json!(outcome.mean(m))))
-                .collect();
-            to_json(&json!({
-                "mean": means,
-                "policy": rule.to_string(),
-                "label": rule.label(),
-                "pages": period.pages(),
-                "period_cycles": period.len(),
-                "k": config.k(period.pages()),
-                "host_cap": config.host_cap(),
-                "cycles": outcome.cycles,
-                "choices": outcome.choices,
-            }))
+            to_json(&SimulateRun::new(&rule, &period, config, outcome))
         }
         Some(_) => {
             let seeds = sweep::run_seeds(runs, config.seed());
@@ -147,14 +125,7 @@ pub fn simulate(
                 &mut |_, _| {},
             )
             .map_err(error)?;
-            to_json(&json!({
-                "policy": rule.to_string(),
-                "label": rule.label(),
-                "pages": period.pages(),
-                "period_cycles": period.len(),
-                "seeds": seeds,
-                "runs": table.runs[0][0],
-            }))
+            to_json(&SimulateSweep::new(&rule, &table, &period, config, &seeds))
         }
     })
 }
@@ -195,35 +166,14 @@ pub fn baselines(
     detached(py, None, |_| {
         let results =
             literature::run_over(&dataset.inner, config, &rules, horizon).map_err(error)?;
-        let listed: Vec<&Policy> = results.iter().map(|r| &r.policy).collect();
-        let captured = freshgp::experiment::headroom::policy_shares(&listed, |i, m| {
-            results[i].metrics.of(m).mean
-        });
-        let out: Vec<_> = results
-            .iter()
-            .zip(captured)
-            .map(|(r, captured)| {
-                json!({
-                    "policy": r.policy.to_string(),
-                    "label": r.policy.label(),
-                    "metrics": r.metrics,
-                    "captured": captured,
-                    "cycles": r.cycles,
-                })
-            })
-            .collect();
-        to_json(&out)
+        let pages = dataset.inner.pages();
+        to_json(&Baselines::new(&results, pages, config, horizon, None))
     })
 }
 
 fn horizon(text: &str) -> PyResult<Horizon> {
-    match text {
-        "temporal" => Ok(Horizon::Temporal),
-        "whole" => Ok(Horizon::Whole),
-        other => Err(fail(format!(
-            "test_horizon `{other}`: expected temporal or whole"
-        ))),
-    }
+    text.parse()
+        .map_err(|e: String| fail(format!("test_horizon {e}")))
 }
 
 /// `freshgp evolve --json`: GP on one rotation; `progress` gets each generation.
@@ -267,9 +217,7 @@ pub fn evolve(
     if !(1..=MAX_RUNS).contains(&seeds) {
         return Err(fail(format!("seeds {seeds}: expected 1 to {MAX_RUNS}")));
     }
-    if rotation > 4 {
-        return Err(fail(format!("rotation {rotation} is out of range (0..=4)")));
-    }
+    check_rotation(rotation).map_err(error)?;
     if let Some(r) = freshgp::experiment::study::first_bad_budget(&train_resources) {
         return Err(fail(format!(
             "train_resources {r}: the budgets are distinct fractions in (0, 1]"
@@ -298,19 +246,16 @@ pub fn evolve(
     };
     settings.check_model().map_err(error)?;
     detached(py, progress.as_ref(), |poll| {
+        let start = std::time::Instant::now();
         let run = gp_run::run_rotation(&dataset.inner, rotation, &settings, |event| {
             poll.event(|| event_json(&event))
         })
         .map_err(error)?;
-        let mut out = run.winners_json(&settings);
-        out.insert("metric".into(), json!(settings.metric.name()));
-        out.insert("rotation".into(), json!(run.rotation));
-        out.insert("set_sizes".into(), json!(run.set_sizes));
-        out.insert(
-            "seeds".into(),
-            serde_json::to_value(&run.seeds).map_err(|e| fail(e.to_string()))?,
-        );
-        to_json(&out)
+        to_json(&Evolved::new(
+            &run,
+            &settings,
+            start.elapsed().as_secs_f64(),
+        ))
     })
 }
 

@@ -3,7 +3,7 @@
 
 use crate::{error, fail, StateLockedError};
 use freshgp::formula::Grammar;
-use freshgp::schedule::{log, LockError, Scheduler as State, StateLock};
+use freshgp::schedule::{log, LockError, Opening, Scheduler as State, StateLock};
 use freshgp::sim::{Decision, SimConfig};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -98,36 +98,9 @@ impl Scheduler {
         let given = policy
             .map(|text| crate::run::policy(text, &grammar))
             .transpose()?;
-        if let Some(rule) = &given {
-            State::<String>::check_policy(rule).map_err(|e| fail(format!("policy: {e}")))?;
-        }
+        let opening = Opening::new(given, tie_seed).map_err(|e| fail(format!("policy: {e}")))?;
         let held = lock(py, &path, wait)?;
-        let shown = path.display().to_string();
-        let mut state = if path.exists() {
-            let s: State = State::load(&path).map_err(error)?;
-            if let Some(rule) = &given {
-                if rule != s.policy() {
-                    return Err(fail(format!(
-                        "{shown} schedules with `{}`, not `{rule}`: omit policy to keep it, or use a new state file",
-                        s.policy()
-                    )));
-                }
-            }
-            if let Some(seed) = tie_seed.filter(|&seed| seed != s.seed()) {
-                return Err(fail(format!(
-                    "{shown} was created with tie_seed {}, not {seed}",
-                    s.seed()
-                )));
-            }
-            s
-        } else {
-            let Some(rule) = given else {
-                return Err(fail(format!(
-                    "{shown} does not exist: give a policy to create it"
-                )));
-            };
-            State::new(rule).with_seed(tie_seed.unwrap_or(0))
-        };
+        let mut state: State = opening.open(&path).map_err(error)?;
         if let Some(key) = group {
             state
                 .group_by(Some(key))

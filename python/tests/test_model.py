@@ -51,12 +51,33 @@ def test_scores_rows_of_features(scoop):
     assert freshgp.Model.train(scoop, features=[]).features == freshgp.Model.train(scoop).features
 
 
-def test_the_auc_table_is_the_commands(cli, scoop, tmp_path):
-    table = freshgp.Model.eval(scoop, rotations=1)
-    cli.run("model", "eval", "--data", SCOOP, "--rotations", 1, "--json", tmp_path / "t.json")
+@pytest.mark.parametrize("partial", [None, ("nad", 0.2), ("uniform", 0.3)])
+def test_the_auc_and_staleness_tables_are_the_commands(cli, scoop, tmp_path, partial):
     import json
+    args = ["model", "eval", "--data", SCOOP, "--rotations", 1, "--json", tmp_path / "t.json"]
+    if partial is None:
+        got = freshgp.Model.eval(scoop, rotations=1, partial_policy=None)
+        args += ["--partial-policy", "none"]
+    elif partial[0] == "nad":
+        got = freshgp.Model.eval(scoop, rotations=1)  # the command's default crawl
+    else:
+        got = freshgp.Model.eval(scoop, rotations=1, partial_policy=partial[0],
+                                 partial_resources=partial[1])
+        args += ["--partial-policy", partial[0], "--partial-resources", partial[1]]
+    cli.run(*args)
     want = json.loads((tmp_path / "t.json").read_text())
-    assert table == {k: v for k, v in want.items() if k != "stale"}
+    assert got == want
+    # Every row of the AUC table is there; the staleness table exactly with a crawl.
+    assert got["rows"] and ("stale" in got) == (partial is not None)
+    if partial is not None:
+        assert partial[0] in got["stale"]["crawl"].lower()
+
+
+def test_bad_partial_crawls_are_errors(scoop):
+    with pytest.raises(freshgp.FreshgpError, match="partial_resources 0"):
+        freshgp.Model.eval(scoop, rotations=1, partial_resources=0)
+    with pytest.raises(freshgp.FreshgpError, match="nosuchpolicy"):
+        freshgp.Model.eval(scoop, rotations=1, partial_policy="nosuchpolicy")
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -37,6 +37,82 @@ pub enum SplitError {
     /// Too few cycles for three periods.
     #[error("{0} cycles: at least 3 are needed (one per period)")]
     TooFewCycles(usize),
+    /// A count of rotations outside `1..=5`.
+    #[error("rotations {0}: expected 1..=5")]
+    Rotations(usize),
+}
+
+/// `rotation` if it names one of the five rotations (0..=4).
+///
+/// # Errors
+/// [`SplitError::Rotation`] otherwise.
+pub fn check_rotation(rotation: usize) -> Result<usize, SplitError> {
+    if rotation < FOLDS {
+        Ok(rotation)
+    } else {
+        Err(SplitError::Rotation(rotation))
+    }
+}
+
+/// `count` if it is a number of rotations to run or average (1..=5).
+///
+/// # Errors
+/// [`SplitError::Rotations`] otherwise.
+pub fn check_rotations(count: usize) -> Result<usize, SplitError> {
+    if (1..=FOLDS).contains(&count) {
+        Ok(count)
+    } else {
+        Err(SplitError::Rotations(count))
+    }
+}
+
+/// Which pages and cycles a single run covers: one of a rotation's three sets, or every
+/// page over every cycle (`--period`, Python's `period=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Set {
+    /// The rotation's training pages over period 1.
+    Train,
+    /// Its validation pages over period 2.
+    Validation,
+    /// Its test pages over period 3.
+    #[default]
+    Test,
+    /// Every page over every cycle.
+    All,
+}
+
+impl Set {
+    /// Every set, in the order of their names.
+    pub const ALL: [Set; 4] = [Set::Train, Set::Validation, Set::Test, Set::All];
+
+    /// The set's name, as flags and Python write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Set::Train => "train",
+            Set::Validation => "validation",
+            Set::Test => "test",
+            Set::All => "all",
+        }
+    }
+}
+
+impl std::fmt::Display for Set {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Set {
+    type Err = String;
+
+    /// Reads `train`, `validation`, `test` or `all`.
+    fn from_str(s: &str) -> Result<Set, String> {
+        Set::ALL
+            .into_iter()
+            .find(|set| set.name() == s)
+            .ok_or_else(|| format!("`{s}`: expected train, validation, test or all"))
+    }
 }
 
 /// Which cycles a rotation's test pages are simulated over.
@@ -52,6 +128,37 @@ pub enum Horizon {
     /// pages are still never trained on; the test cycles overlap the training and
     /// validation periods.
     Whole,
+}
+
+impl Horizon {
+    /// Both horizons.
+    pub const ALL: [Horizon; 2] = [Horizon::Temporal, Horizon::Whole];
+
+    /// The horizon's name, as flags and Python write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Horizon::Temporal => "temporal",
+            Horizon::Whole => "whole",
+        }
+    }
+}
+
+impl std::fmt::Display for Horizon {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Horizon {
+    type Err = String;
+
+    /// Reads `temporal` or `whole`.
+    fn from_str(s: &str) -> Result<Horizon, String> {
+        Horizon::ALL
+            .into_iter()
+            .find(|h| h.name() == s)
+            .ok_or_else(|| format!("`{s}`: expected temporal or whole"))
+    }
 }
 
 /// One rotation of the temporal cross-validation.

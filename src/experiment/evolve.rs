@@ -406,41 +406,6 @@ impl RotationRun {
         // Invariant: `winners` are indices into `seeds`, as `winners()` returns them.
         &self.seeds[self.winners[strategy]].choices[strategy]
     }
-
-    /// Each strategy's winner as `freshgp evolve --json` (and the Python module) show it,
-    /// keyed by the strategy's name: the formula, its policy under `settings`, its train,
-    /// validation and test figures and its strategy score; with a page sample, its share
-    /// (`train_sample`) and pages (`sample_pages`) too.
-    pub fn winners_json(
-        &self,
-        settings: &EvolveSettings,
-    ) -> serde_json::Map<String, serde_json::Value> {
-        let sample = settings
-            .train_sample
-            .zip(self.sample_pages)
-            .map(|(share, pages)| {
-                [
-                    ("train_sample".to_string(), serde_json::json!(share.share())),
-                    ("sample_pages".to_string(), serde_json::json!(pages)),
-                ]
-            });
-        Strategy::ALL
-            .into_iter()
-            .map(|strategy| {
-                let c = self.winner(strategy);
-                let value = serde_json::json!({
-                    "formula": c.formula.to_string(),
-                    "policy": settings.policy(&c.formula).to_string(),
-                    "train": c.train,
-                    "validation": c.validation,
-                    "test": c.test,
-                    "score": c.score,
-                });
-                (strategy.name().to_string(), value)
-            })
-            .chain(sample.into_iter().flatten())
-            .collect()
-    }
 }
 
 /// Progress events of [`run_rotation`].

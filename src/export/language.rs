@@ -241,6 +241,28 @@ const SQL_RESERVED: &[&str] = &[
     "with",
 ];
 
+impl Language {
+    /// The language with `dialect` for SQL (`None`: the language as it is).
+    ///
+    /// ```
+    /// use freshgp::export::{Dialect, Language};
+    ///
+    /// let sql: Language = "sql".parse().unwrap();
+    /// assert_eq!(sql.with_dialect(Some(Dialect::Duckdb)).unwrap(), Language::Sql(Dialect::Duckdb));
+    /// assert!(Language::C.with_dialect(Some(Dialect::Duckdb)).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`ExportError::DialectNotSql`] for a dialect with another language.
+    pub fn with_dialect(self, dialect: Option<Dialect>) -> Result<Language, ExportError> {
+        match (self, dialect) {
+            (language, None) => Ok(language),
+            (Language::Sql(_), Some(d)) => Ok(Language::Sql(d)),
+            (language, Some(_)) => Err(ExportError::DialectNotSql(language)),
+        }
+    }
+}
+
 impl fmt::Display for Language {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -273,6 +295,9 @@ pub enum ExportError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A dialect given for a language that is not SQL.
+    #[error("a dialect applies to SQL only, not to {0}")]
+    DialectNotSql(Language),
     /// The language name is not one of `python c java rust sql sql/duckdb sql/postgres
     /// sql/spark`.
     #[error(

@@ -21,17 +21,23 @@
 use super::PredictError;
 use crate::data::Dataset;
 use crate::policy::Policy;
-use crate::sim::{Period, SimConfig, Simulator};
+use crate::sim::{Period, SimConfig, SimError, Simulator};
 
 /// The crawl whose visits are partial observability unless told otherwise (`model eval`'s
 /// `--partial-policy`, the stale model's `--crawl-policy`): `nad` at resources 0.2, a
 /// warm-up of 2, run seed 1.
 pub fn default_crawl() -> (Policy, SimConfig) {
-    // Invariant: 0.2 and a warm-up of 2 are valid settings.
-    let config = SimConfig::new(0.2, 2)
-        .expect("invariant: valid settings")
-        .with_seed(1);
-    (Policy::Baseline(crate::policy::Baseline::Nad), config)
+    // Invariant: 0.2 is a valid budget.
+    crawl(Policy::Baseline(crate::policy::Baseline::Nad), 0.2).expect("invariant: valid settings")
+}
+
+/// The crawl of `policy` at `resources` whose visits are partial observability: a warm-up
+/// of 2, run seed 1, as [`default_crawl`].
+///
+/// # Errors
+/// A budget outside (0, 1].
+pub fn crawl(policy: Policy, resources: f64) -> Result<(Policy, SimConfig), SimError> {
+    Ok((policy, SimConfig::new(resources, 2)?.with_seed(1)))
 }
 
 /// Per page, the observed cycles and the cycles whose visit detected a change, packed as

@@ -115,6 +115,7 @@ mod ids;
 mod legacy;
 mod lock;
 pub mod log;
+mod open;
 mod pages;
 mod saved;
 mod scheduler;
@@ -123,6 +124,7 @@ pub mod state;
 
 pub use error::ScheduleError;
 pub use lock::{LockError, StateLock};
+pub use open::{OpenError, Opening};
 pub use scheduler::{Pick, Scheduler};
 pub use state::StateError;
 

@@ -13,6 +13,7 @@
 //! grouping attribute, [`Dataset::group_by`]; the hosts when it has none), renumbered the
 //! same way.
 
+use crate::data::split::{Set, Split};
 use crate::data::Dataset;
 use crate::policy::{PageState, Policy, Surroundings, Track, NO_GROUP, NO_HOST};
 use rustc_hash::FxHashMap as HashMap;
@@ -43,6 +44,9 @@ pub enum PeriodError {
         /// Pages in the dataset.
         pages: usize,
     },
+    /// The rotation's split cannot be made.
+    #[error(transparent)]
+    Split(#[from] crate::data::split::SplitError),
 }
 
 /// The change events of a page set within one period, ready to simulate.
@@ -177,6 +181,24 @@ impl Period {
     pub fn whole(dataset: &Dataset) -> Result<Period, PeriodError> {
         let pages: Vec<u32> = (0..dataset.pages() as u32).collect();
         Period::new(dataset, &pages, 1..=dataset.cycles())
+    }
+
+    /// The period `set` names: a set of `rotation` (its pages over its cycles), or every
+    /// page over every cycle (`rotation` is then unused).
+    ///
+    /// # Errors
+    /// A rotation outside 0..=4, a dataset too small to split, or an empty set.
+    pub fn of_set(dataset: &Dataset, set: Set, rotation: usize) -> Result<Period, PeriodError> {
+        if set == Set::All {
+            return Period::whole(dataset);
+        }
+        let split = Split::new(dataset.pages(), dataset.cycles(), rotation)?;
+        let (pages, cycles) = match set {
+            Set::Train => (&split.train, split.train_cycles.clone()),
+            Set::Validation => (&split.validation, split.validation_cycles.clone()),
+            Set::Test | Set::All => (&split.test, split.test_cycles.clone()),
+        };
+        Period::new(dataset, pages, cycles)
     }
 
     /// Number of pages simulated.

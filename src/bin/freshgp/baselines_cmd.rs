@@ -3,13 +3,14 @@
 //! policy of the literature (docs/src/reference/policies.md) and the bandit presets
 //! (docs/src/reference/bandit.md#presets).
 
-use crate::common::{policy_list, DataArgs, EvalArgs, HorizonArg, MetricArgs, SimArgs};
+use crate::common::{parse_horizon, policy_list, DataArgs, EvalArgs, MetricArgs, SimArgs};
 use crate::progress::Progress;
 use anyhow::{Context, Result};
+use freshgp::data::split::Horizon;
 use freshgp::experiment::baselines;
 use freshgp::metric::Metric;
+use freshgp::output::{self, BaselineSweep, Baselines};
 use freshgp::policy::{Policy, Reward};
-use serde_json::json;
 use std::io::Write as _;
 
 /// Flags of `freshgp baselines`.
@@ -33,8 +34,8 @@ pub struct Args {
     /// Which cycles the test pages are simulated over: temporal (the test period, the last
     /// third of the cycles) or whole (every cycle: the warm-up, then all scored; for
     /// bandits, which learn while they crawl).
-    #[arg(long = "test-horizon", value_enum, default_value_t = HorizonArg::Temporal)]
-    test_horizon: HorizonArg,
+    #[arg(long = "test-horizon", default_value_t = Horizon::Temporal, value_parser = parse_horizon)]
+    test_horizon: Horizon,
     /// Also the best policy per window of this many scored cycles (by --metric), and what
     /// a switcher knowing each window's best would gain over the best fixed policy: the
     /// most a bandit over the listed policies could gain at that width.
@@ -61,12 +62,13 @@ pub fn run(args: Args) -> Result<()> {
         }
         return sweep(&args, &dataset, config, &policies, &levels);
     }
-    let results = baselines::run_over(&dataset, config, &policies, args.test_horizon.into())?;
+    let results = baselines::run_over(&dataset, config, &policies, args.test_horizon)?;
     let windows = windows_of(args.windows, &results, config.metric())?;
     let cycles = results.first().map_or(0, |r| r.metrics.changerate.n);
     if args.json {
-        let out = json_of(&args, &dataset, config, &results, windows.as_ref())?;
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
+        let horizon = args.test_horizon;
+        let out = Baselines::new(&results, dataset.pages(), config, horizon, windows);
+        writeln!(stdout, "{}", output::pretty(&out)?)?;
         return Ok(());
     }
     let cap = config.host_cap().map_or(String::new(), |m| {
@@ -119,67 +121,6 @@ pub fn run(args: Args) -> Result<()> {
         write!(stdout, "{w}")?;
     }
     Ok(())
-}
-
-/// The JSON `--json` prints: each policy's metrics (a bandit's draws), the run's settings,
-/// and the windows when asked.
-fn json_of(
-    args: &Args,
-    dataset: &freshgp::data::Dataset,
-    config: freshgp::sim::SimConfig,
-    results: &[baselines::BaselineResult],
-    windows: Option<&freshgp::experiment::windows::Windows>,
-) -> Result<serde_json::Value> {
-    let cycles = results.first().map_or(0, |r| r.metrics.changerate.n);
-    let policies: Vec<&Policy> = results.iter().map(|r| &r.policy).collect();
-    let captured = freshgp::experiment::headroom::policy_shares(&policies, |i, m| {
-        results[i].metrics.of(m).mean
-    });
-    let mut map = serde_json::Map::new();
-    for (i, r) in results.iter().enumerate() {
-        let mut entry = serde_json::Map::new();
-        for metric in Metric::ALL {
-            let v = r.metrics.of(metric);
-            entry.insert(
-                metric.name().into(),
-                json!({"mean": v.mean, "ci95": v.ci95}),
-            );
-        }
-        if let Some(c) = &captured[i] {
-            entry.insert("captured".into(), serde_json::to_value(c)?);
-        }
-        entry.insert("random".into(), json!(r.policy.is_random()));
-        if let Some(bandit) = r.policy.bandit() {
-            let arms: Vec<String> = bandit.arms().iter().map(|a| a.label()).collect();
-            entry.insert(
-                "arms".into(),
-                json!({
-                    "arms": arms,
-                    "gamma": bandit.gamma(),
-                    "reward": bandit.reward().unwrap_or(Reward::Metric(config.metric())).name(),
-                    "shares": r.arm_shares(),
-                    "choices": r.choices,
-                }),
-            );
-        }
-        map.insert(r.policy.label(), entry.into());
-    }
-    let out = json!({
-        "baselines": map,
-        "cycles": cycles,
-        "pages": dataset.pages(),
-        "resources": config.resources(),
-        "warmup": config.warmup(),
-        "ties": config.ties(),
-        "host_cap": config.host_cap(),
-        "metric": config.metric().name(),
-        "test_horizon": freshgp::data::split::Horizon::from(args.test_horizon),
-    });
-    let mut out = out;
-    if let Some(w) = windows {
-        out["windows"] = serde_json::to_value(w)?;
-    }
-    Ok(out)
 }
 
 /// The best of `results` per window of `width` cycles by `metric` (`--windows`), if asked.
@@ -241,7 +182,7 @@ fn sweep(
     levels: &[f64],
 ) -> Result<()> {
     use freshgp::experiment::sweep;
-    let periods = baselines::test_periods_over(dataset, args.test_horizon.into())?;
+    let periods = baselines::test_periods_over(dataset, args.test_horizon)?;
     let seeds = sweep::run_seeds(args.eval.runs(), config.seed());
     let reference = reference_index(policies, args.eval.reference.as_deref())?;
     // A p-value needs paired runs.
@@ -282,18 +223,8 @@ fn sweep(
     )?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
-        let out = json!({
-            "pages": dataset.pages(),
-            "runs": seeds,
-            "metric": metric.name(),
-            "decision": config.decision().name(),
-            "reference": reference.map(|r| policies[r].label()),
-            "levels": levels_json(&table, reference),
-            "savings": savings.iter().map(|(p, r, s)| json!({
-                "policy": p.label(), "reference": r.label(), "savings": s,
-            })).collect::<Vec<_>>(),
-        });
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
+        let out = BaselineSweep::new(&table, dataset.pages(), config, &seeds, reference, &savings);
+        writeln!(stdout, "{}", output::pretty(&out)?)?;
         return Ok(());
     }
     print_table(
@@ -467,47 +398,6 @@ fn reference_index(policies: &[Policy], reference: Option<&str>) -> Result<Optio
         (None, Some(r)) => anyhow::bail!("--reference {r}: not among the --policies"),
         (found, _) => Ok(found),
     }
-}
-
-/// Each level's policies as JSON: per compared metric the median, interval and mean,
-/// and the Wilcoxon p-value against the reference.
-fn levels_json(
-    table: &freshgp::experiment::sweep::Table,
-    reference: Option<usize>,
-) -> Vec<serde_json::Value> {
-    use freshgp::experiment::sweep;
-    table
-        .levels
-        .iter()
-        .enumerate()
-        .map(|(l, level)| {
-            let mut policies = serde_json::Map::new();
-            let listed: Vec<&Policy> = table.policies.iter().collect();
-            let captured = freshgp::experiment::headroom::policy_shares(&listed, |i, m| {
-                sweep::summary(&table.runs[l][i], m).median
-            });
-            for (i, policy) in table.policies.iter().enumerate() {
-                let runs = &table.runs[l][i];
-                let mut entry = serde_json::Map::new();
-                if let Some(c) = &captured[i] {
-                    entry.insert("captured".into(), json!(c));
-                }
-                for m in Metric::ALL {
-                    let s = sweep::summary(runs, m);
-                    let p = reference
-                        .filter(|&r| r != i)
-                        .and_then(|r| sweep::wilcoxon_against(runs, &table.runs[l][r], m));
-                    entry.insert(
-                        m.name().into(),
-                        json!({"median": s.median, "low": s.low, "high": s.high,
-                               "mean": sweep::mean(runs, m), "wilcoxon_p": p}),
-                    );
-                }
-                policies.insert(policy.label(), entry.into());
-            }
-            json!({"resources": level, "policies": policies})
-        })
-        .collect()
 }
 
 /// Savings of every policy against each of `against` at `config`'s budget, on `metric`;

@@ -2,6 +2,7 @@
 //! the policy to run.
 
 use anyhow::{bail, Context, Result};
+use freshgp::data::split::Horizon;
 use freshgp::data::{self, Dataset, LoadOptions, UnknownPolicy};
 use freshgp::formula::{Formula, Grammar};
 use freshgp::metric::Metric;
@@ -101,22 +102,9 @@ pub struct MetricArgs {
     pub metric: Metric,
 }
 
-/// Which cycles test sets are simulated over (`--test-horizon`).
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HorizonArg {
-    /// The test period (the last third of the cycles).
-    Temporal,
-    /// Every cycle of the history.
-    Whole,
-}
-
-impl From<HorizonArg> for freshgp::data::split::Horizon {
-    fn from(h: HorizonArg) -> Self {
-        match h {
-            HorizonArg::Temporal => Self::Temporal,
-            HorizonArg::Whole => Self::Whole,
-        }
-    }
+/// A test horizon's name (`--test-horizon`): temporal or whole.
+pub fn parse_horizon(s: &str) -> Result<Horizon, String> {
+    s.parse()
 }
 
 /// An SQL dialect's name, as `--dialect` writes it.

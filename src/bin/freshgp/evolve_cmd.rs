@@ -1,14 +1,16 @@
 //! `freshgp evolve`: evolve scoring formulas on one rotation and report the chosen ones.
 
-use crate::common::{parse_metric, DataArgs, HorizonArg, SimArgs};
+use crate::common::{parse_horizon, parse_metric, DataArgs, SimArgs};
 use anyhow::{bail, Context, Result};
 use freshgp::data::sample::PageSample;
+use freshgp::data::split::check_rotation;
+use freshgp::data::split::Horizon;
 use freshgp::experiment::evolve::{self, EvolveSettings, GpOverrides, Progress, RotationRun};
 use freshgp::formula::{Formula, Grammar};
 use freshgp::gp::{RawGpConfig, Strategy};
 use freshgp::metric::Metric;
+use freshgp::output::{self, Evolved};
 use freshgp::policy::Policy;
-use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -37,8 +39,8 @@ pub struct Args {
     rotation: usize,
     /// Which cycles the chosen formulas are tested over: temporal (the test period, the
     /// last third of the cycles) or whole (every cycle; the page folds stay).
-    #[arg(long = "test-horizon", value_enum, default_value_t = HorizonArg::Temporal)]
-    test_horizon: HorizonArg,
+    #[arg(long = "test-horizon", default_value_t = Horizon::Temporal, value_parser = parse_horizon)]
+    test_horizon: Horizon,
     /// Number of seeds (independent runs).
     #[arg(long, default_value_t = 5)]
     seeds: usize,
@@ -189,9 +191,7 @@ fn settings(args: &Args) -> Result<EvolveSettings> {
     if args.seeds == 0 {
         bail!("--seeds must be at least 1");
     }
-    if args.rotation > 4 {
-        bail!("--rotation {} is out of range (0..=4)", args.rotation);
-    }
+    check_rotation(args.rotation).context("--rotation")?;
     let model = args
         .model
         .as_ref()
@@ -205,7 +205,7 @@ fn settings(args: &Args) -> Result<EvolveSettings> {
         model,
         train_resources: args.train_resources.clone(),
         train_sample: args.train_sample,
-        horizon: args.test_horizon.into(),
+        horizon: args.test_horizon,
         grammar,
         metric: args.fitness,
         also: also_metrics(args)?,
@@ -285,18 +285,8 @@ fn print_json(
     settings: &EvolveSettings,
     start: Instant,
 ) -> Result<()> {
-    let (evaluations, cache_hits) = totals(run);
-    let mut out = run.winners_json(settings);
-    out.insert("metric".into(), json!(settings.metric.name()));
-    out.insert("host_cap".into(), json!(settings.sim.host_cap()));
-    out.insert("train_resources".into(), json!(settings.train_resources));
-    out.insert("rotation".into(), json!(run.rotation));
-    out.insert("set_sizes".into(), json!(run.set_sizes));
-    out.insert("evaluations".into(), json!(evaluations));
-    out.insert("cache_hits".into(), json!(cache_hits));
-    out.insert("seconds".into(), json!(start.elapsed().as_secs_f64()));
-    out.insert("seeds".into(), serde_json::to_value(&run.seeds)?);
-    writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
+    let out = Evolved::new(run, settings, start.elapsed().as_secs_f64());
+    writeln!(stdout, "{}", output::pretty(&out)?)?;
     Ok(())
 }
 

@@ -5,7 +5,7 @@ use crate::common::parse_formula;
 use anyhow::{Context, Result};
 use clap::{Subcommand, ValueEnum};
 use freshgp::eval::Program;
-use freshgp::export::{export, Dialect, Language};
+use freshgp::export::{export, Dialect, ExportError, Language};
 use freshgp::formula::{Formula, Grammar, Latex, Terminal};
 use std::io::Write;
 
@@ -48,9 +48,12 @@ enum Action {
         /// The formula text (it may start with `-`).
         #[arg(allow_hyphen_values = true)]
         formula: String,
-        /// Target language.
-        #[arg(long = "to", value_enum)]
-        to: Target,
+        /// Target language: python (3, standard library only), c (C99 with <math.h>), java
+        /// (8+, a class holding a static method), rust (no dependencies) or sql (a query
+        /// over a table `pages`; SQLite unless `--dialect`, or sql/duckdb, sql/postgres,
+        /// sql/spark).
+        #[arg(long = "to", value_parser = parse_language)]
+        to: Language,
         /// Grammar (its closure decides the protected-operator semantics of the code).
         #[arg(long, default_value = "all")]
         grammar: String,
@@ -64,33 +67,9 @@ enum Action {
     },
 }
 
-/// Languages of `freshgp formula export --to`.
-#[derive(Clone, Copy, ValueEnum)]
-enum Target {
-    /// Python 3 (standard library only).
-    Python,
-    /// C99 with <math.h>.
-    C,
-    /// Java 8+: a class holding a static method.
-    Java,
-    /// Rust, no dependencies.
-    Rust,
-    /// A query over a table `pages` (SQLite unless `--dialect` says otherwise).
-    Sql,
-}
-
-impl Target {
-    /// The language, with `dialect` for SQL (refused for the others).
-    fn language(self, dialect: Option<Dialect>) -> Result<Language> {
-        Ok(match (self, dialect) {
-            (Target::Sql, d) => Language::Sql(d.unwrap_or_default()),
-            (_, Some(_)) => anyhow::bail!("--dialect applies to --to sql only"),
-            (Target::Python, None) => Language::Python,
-            (Target::C, None) => Language::C,
-            (Target::Java, None) => Language::Java,
-            (Target::Rust, None) => Language::Rust,
-        })
-    }
+/// `--to`: a language's name.
+fn parse_language(s: &str) -> Result<Language, ExportError> {
+    s.parse()
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -148,7 +127,7 @@ pub fn run(args: Args) -> Result<()> {
             name,
             dialect,
         } => {
-            let language = to.language(dialect)?;
+            let language = to.with_dialect(dialect).context("--dialect")?;
             let grammar = Grammar::named_or_file(&grammar)?;
             let f = parse_formula(&formula, &grammar)?;
             let code = export(&f, grammar.closure(), language, &name)?;

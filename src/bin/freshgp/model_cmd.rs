@@ -5,7 +5,9 @@
 use crate::common::{check_out, policy_list, DataArgs};
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
+use freshgp::data::split::{check_rotation, check_rotations};
 use freshgp::model::{Feature, FeatureSet};
+use freshgp::output::{self, ModelEval};
 use freshgp::predict::logistic::ALPHAS;
 use freshgp::predict::{eval, EvalOptions, ModelKind, NetworkOptions};
 use freshgp::predict::{Progress, RotationProgress, StaleOptions, TrainOptions};
@@ -152,9 +154,7 @@ pub fn run(args: Args) -> Result<()> {
 
 fn train(args: TrainArgs) -> Result<()> {
     check_out(&args.out, args.force)?;
-    if args.rotation > 4 {
-        bail!("--rotation {}: expected 0..=4", args.rotation);
-    }
+    check_rotation(args.rotation).context("--rotation")?;
     check_kind_flags(&args)?;
     if args.kind == "hazard" {
         return train_stale(args);
@@ -380,19 +380,19 @@ fn crawl_of(
     if policies.len() != 1 {
         bail!("{flag}: give one policy (or none)");
     }
-    let config = SimConfig::new(resources, 2)
-        .with_context(|| format!("{resources_flag} {resources}"))?
-        .with_seed(1);
-    Ok(policies.pop().map(|p| (p, config)))
+    let Some(policy) = policies.pop() else {
+        return Ok(None);
+    };
+    let crawl = freshgp::predict::observe::crawl(policy, resources)
+        .with_context(|| format!("{resources_flag} {resources}"))?;
+    Ok(Some(crawl))
 }
 
 fn evaluate(args: EvalArgs) -> Result<()> {
     if let Some(json) = &args.json {
         check_out(json, args.force)?;
     }
-    if args.rotations == 0 || args.rotations > 5 {
-        bail!("--rotations {}: expected 1..=5", args.rotations);
-    }
+    check_rotations(args.rotations).context("--rotations")?;
     let partial = crawl_of(
         ("--partial-policy", "--partial-resources"),
         &args.partial_policy,
@@ -438,34 +438,17 @@ fn evaluate(args: EvalArgs) -> Result<()> {
     ));
     // The stale model and its rivals at the partial crawl's visits; if it cannot be
     // built (too few visits, one class), the AUC table still is.
-    let stale = match &partial {
-        Some(crawl) => match freshgp::predict::stale_table(&data, args.rotations, crawl) {
-            Ok(t) => Some(t),
-            Err(e) => {
-                shown.note(format_args!("note: no staleness table: {e}"));
-                None
-            }
-        },
-        None => None,
-    };
+    let report = ModelEval::new(table, &data, args.rotations, partial.as_ref());
+    if let Some(e) = &report.stale_error {
+        shown.note(format_args!("note: no staleness table: {e}"));
+    }
     let mut out = std::io::stdout().lock();
-    write!(out, "{table}")?;
-    if let Some(stale) = &stale {
+    write!(out, "{}", report.table)?;
+    if let Some(stale) = &report.stale {
         write!(out, "{stale}")?;
     }
     if let Some(json) = &args.json {
-        #[derive(serde::Serialize)]
-        struct Json<'a> {
-            #[serde(flatten)]
-            table: &'a freshgp::predict::AucTable,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            stale: Option<&'a freshgp::predict::StaleTable>,
-        }
-        let both = Json {
-            table: &table,
-            stale: stale.as_ref(),
-        };
-        let text = serde_json::to_string_pretty(&both)? + "\n";
+        let text = output::pretty(&report)? + "\n";
         freshgp::atomic::write(json, text.as_bytes())
             .with_context(|| format!("cannot write {}", json.display()))?;
         writeln!(out, "wrote {}", json.display())?;

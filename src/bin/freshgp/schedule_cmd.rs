@@ -5,7 +5,7 @@ use crate::common::PolicyArgs;
 use anyhow::{bail, Context, Result};
 use freshgp::data::stats::count;
 use freshgp::export::Dialect;
-use freshgp::schedule::{log, sql, Scheduler, StateLock};
+use freshgp::schedule::{log, sql, Opening, Scheduler, StateLock};
 use freshgp::sim::{Decision, SimConfig};
 use serde_json::json;
 use std::io::{BufReader, Write};
@@ -125,11 +125,8 @@ pub fn run(args: Args) -> Result<()> {
              probability, which a cap would change"
         );
     }
-    let given = args.policy.policy()?;
-    if let Some(policy) = &given {
-        // Before the state (and its lock) is touched.
-        Scheduler::<String>::check_policy(policy).context("--policy")?;
-    }
+    // The policy is checked before the state (and its lock) is touched.
+    let opening = Opening::new(args.policy.policy()?, args.tie_seed).context("--policy")?;
     let state = state_path.display().to_string();
     // Held from reading the state to saving it: two runs never save over each other.
     let _lock = if args.wait {
@@ -137,7 +134,7 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         StateLock::try_acquire(&state_path)?
     };
-    let mut scheduler = open_state(&args, &state_path, given)?;
+    let mut scheduler = open_state(&args, &state_path, opening)?;
     if let Some(path) = &args.observe {
         observe(&mut scheduler, path, &args)?;
     }
@@ -269,46 +266,13 @@ fn emit_sql(args: &Args) -> Result<()> {
     Ok(())
 }
 
-/// The saved state at `path`, checked against the policy and seed given, or a new one.
-fn open_state(
-    args: &Args,
-    path: &std::path::Path,
-    given: Option<freshgp::policy::Policy>,
-) -> Result<Scheduler> {
-    let state = path.display().to_string();
-    Ok(if path.exists() {
-        let s: Scheduler = Scheduler::load(path).context("cannot load the state")?;
-        if let Some(rule) = &given {
-            if rule != s.policy() {
-                bail!(
-                    "{state} schedules with `{}`, not `{rule}`: omit --policy/--formula/--baseline to \
-                     keep it, or use a new state file",
-                    s.policy()
-                );
-            }
-        }
-        if let Some(seed) = args.tie_seed {
-            if seed != s.seed() {
-                bail!(
-                    "{state} was created with --tie-seed {}, not {seed}",
-                    s.seed()
-                );
-            }
-        }
-        s
-    } else {
-        let Some(rule) = given else {
-            bail!("{state} does not exist: give --policy, --formula or --baseline to create it");
-        };
-        Scheduler::<String>::check_policy(&rule).context("--policy")?;
-        Scheduler::new(rule).with_seed(args.tie_seed.unwrap_or(0))
-    })
-    .and_then(|mut s| {
-        if let Some(key) = &args.group {
-            s.group_by(Some(key)).context("--group")?;
-        }
-        Ok(s)
-    })
+/// The saved state at `path`, held to `opening`, grouped as `--group` says.
+fn open_state(args: &Args, path: &std::path::Path, opening: Opening) -> Result<Scheduler> {
+    let mut s: Scheduler = opening.open(path)?;
+    if let Some(key) = &args.group {
+        s.group_by(Some(key)).context("--group")?;
+    }
+    Ok(s)
 }
 
 /// Refuses `--group KEY` when the state has pages and none has `KEY` (after this run's

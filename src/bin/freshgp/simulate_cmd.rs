@@ -2,13 +2,12 @@
 
 use crate::common::{DataArgs, EvalArgs, MetricArgs, PolicyArgs, SimArgs};
 use anyhow::{bail, Result};
-use clap::ValueEnum;
-use freshgp::data::split::Split;
+use freshgp::data::split::Set;
 use freshgp::data::stats::count;
 use freshgp::metric::Metric;
+use freshgp::output::{self, SimulateRun, SimulateSweep};
 use freshgp::policy::{Exp3, Policy, Reward};
 use freshgp::sim::{arm_shares, Outcome, Period, Simulator};
-use serde_json::json;
 use std::io::Write;
 
 /// Flags of `freshgp simulate`.
@@ -18,9 +17,9 @@ pub struct Args {
     data: DataArgs,
     #[command(flatten)]
     policy: PolicyArgs,
-    /// Which set: the rotation's training, validation or test set, or all pages over all
-    /// cycles.
-    #[arg(long, value_enum, default_value_t = Set::Test)]
+    /// Which set: the rotation's training, validation or test set (train, validation,
+    /// test), or all pages over all cycles (all).
+    #[arg(long, default_value_t = Set::Test, value_parser = parse_set)]
     period: Set,
     /// Rotation (0..=4): which page fold is the test set.
     #[arg(long, default_value_t = 0)]
@@ -36,12 +35,9 @@ pub struct Args {
     json: bool,
 }
 
-#[derive(Clone, Copy, ValueEnum, PartialEq)]
-enum Set {
-    Train,
-    Validation,
-    Test,
-    All,
+/// `--period`: a set's name.
+fn parse_set(s: &str) -> Result<Set, String> {
+    s.parse()
 }
 
 /// Runs `freshgp simulate`.
@@ -52,17 +48,7 @@ pub fn run(args: Args) -> Result<()> {
     };
     let config = args.sim.config()?.with_metric(args.metric.metric);
     let dataset = args.data.load(args.json)?;
-    let period = if args.period == Set::All {
-        Period::whole(&dataset)?
-    } else {
-        let split = Split::new(dataset.pages(), dataset.cycles(), args.rotation)?;
-        let (pages, cycles) = match args.period {
-            Set::Train => (&split.train, split.train_cycles.clone()),
-            Set::Validation => (&split.validation, split.validation_cycles.clone()),
-            _ => (&split.test, split.test_cycles.clone()),
-        };
-        Period::new(&dataset, pages, cycles)?
-    };
+    let period = Period::of_set(&dataset, args.period, args.rotation)?;
     if args.eval.reference.is_some() || args.eval.savings_against.is_some() {
         bail!(
             "--reference and --savings-against compare policies: use them with `freshgp baselines`"
@@ -74,23 +60,8 @@ pub fn run(args: Args) -> Result<()> {
     }
     let outcome = Simulator::new(config).run(&period, &policy)?;
     if args.json {
-        let means: serde_json::Map<String, serde_json::Value> = Metric::ALL
-            .iter()
-            .map(|&m| (m.name().to_string(), json!(outcome.mean(m))))
-            .collect();
-        let out = json!({
-            "scorer": policy.label(),
-            "pages": period.pages(),
-            "period_cycles": period.len(),
-            "host_cap": config.host_cap(),
-            "cycles": outcome.cycles,
-            "mean": means,
-        });
-        let mut out = out;
-        if let Some(bandit) = policy.bandit() {
-            out["bandit"] = bandit_json(bandit, &outcome, config.metric());
-        }
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
+        let out = SimulateRun::new(&policy, &period, config, outcome);
+        writeln!(stdout, "{}", output::pretty(&out)?)?;
         return Ok(());
     }
     let cap = config.host_cap().map_or(String::new(), |m| {
@@ -109,18 +80,6 @@ pub fn run(args: Args) -> Result<()> {
         print_choices(&mut stdout, bandit, &outcome, config.metric())?;
     }
     Ok(())
-}
-
-/// A bandit's arms, the share of cycles each was drawn, and every cycle's draw.
-fn bandit_json(bandit: &Exp3<Policy>, outcome: &Outcome, run_metric: Metric) -> serde_json::Value {
-    let arms: Vec<String> = bandit.arms().iter().map(|a| a.label()).collect();
-    json!({
-        "arms": arms,
-        "gamma": bandit.gamma(),
-        "reward": bandit.reward().unwrap_or(Reward::Metric(run_metric)).name(),
-        "shares": arm_shares(&outcome.choices, arms.len()),
-        "choices": outcome.choices,
-    })
 }
 
 /// After the metrics table: per cycle the arm drawn and every arm's probability, then
@@ -220,31 +179,8 @@ fn sweep(
     bar.finish();
     let mut stdout = std::io::stdout().lock();
     if args.json {
-        let levels: Vec<_> = table
-            .levels
-            .iter()
-            .zip(&table.runs)
-            .map(|(level, row)| {
-                let runs = &row[0];
-                let metrics: serde_json::Map<String, serde_json::Value> = Metric::ALL
-                    .iter()
-                    .map(|&m| {
-                        let s = sweep::summary(runs, m);
-                        (m.name().to_string(), json!({"median": s.median, "low": s.low, "high": s.high, "mean": sweep::mean(runs, m)}))
-                    })
-                    .collect();
-                json!({"resources": level, "metrics": metrics, "runs": runs})
-            })
-            .collect();
-        let out = json!({
-            "scorer": policy.label(),
-            "pages": period.pages(),
-            "period_cycles": period.len(),
-            "decision": config.decision().name(),
-            "seeds": seeds,
-            "levels": levels,
-        });
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
+        let out = SimulateSweep::new(policy, &table, period, config, &seeds);
+        writeln!(stdout, "{}", output::pretty(&out)?)?;
         return Ok(());
     }
     writeln!(
