@@ -71,14 +71,14 @@ def columns(cycles: list) -> dict:
 
 
 def simulate(dataset: Dataset, policy: str, *, resources: Optional[float] = None,
-             host_cap: Optional[int] = None, decision: str = "top-k",
+             host_cap: Optional[int] = None, decision: Optional[str] = None,
              runs: Optional[int] = None, warmup: Optional[int] = None, tie_seed: int = 0,
              period: str = "all", rotation: int = 0, metric: Optional[str] = None,
              grammar: str = "every") -> dict:
     """Simulates a daily crawl of ``dataset`` with ``policy`` (a policy name, a formula or
     ``model:FILE``), as ``freshgp simulate --period all`` does, and returns its JSON as a
-    dict. Settings left None take the command's defaults (resources 0.05, warm-up 2, metric
-    ndcg: the metric a bandit is rewarded by).
+    dict. Settings left None take the command's defaults (resources 0.05, decision top-k,
+    warm-up 2, metric ndcg: the metric a bandit is rewarded by).
 
     One run: ``scorer`` (the label), ``policy`` (text that parses back), ``pages``, ``k``,
     ``cycles`` (one dict per scored cycle; :func:`columns` makes numpy arrays of them),
@@ -94,8 +94,8 @@ def simulate(dataset: Dataset, policy: str, *, resources: Optional[float] = None
 
 def baselines(dataset: Dataset, policies: Optional[Sequence[str]] = None, *,
               resources: Optional[float] = None, host_cap: Optional[int] = None,
-              decision: str = "top-k", warmup: Optional[int] = None, tie_seed: int = 0,
-              test_horizon: str = "temporal", metric: Optional[str] = None) -> dict:
+              decision: Optional[str] = None, warmup: Optional[int] = None, tie_seed: int = 0,
+              test_horizon: Optional[str] = None, metric: Optional[str] = None) -> dict:
     """Each policy (default: :func:`named_policies`) over the test sets of the five
     rotations, as ``freshgp baselines --json`` runs them, and returns its JSON as a dict:
     ``baselines`` maps each policy's label to its figures (each metric's ``mean``, ``ci95``
@@ -114,31 +114,41 @@ def baselines(dataset: Dataset, policies: Optional[Sequence[str]] = None, *,
         test_horizon=test_horizon, metric=metric))
 
 
-def evolve(dataset: Dataset, *, grammar: str = "all", fitness: Optional[str] = None,
-           rotation: int = 0, seeds: int = 5, first_seed: int = 1,
+def evolve(dataset: Dataset, *, grammar: Optional[str] = None, fitness: Optional[str] = None,
+           rotation: int = 0, seeds: Optional[int] = None, first_seed: Optional[int] = None,
            population: Optional[int] = None, generations: Optional[int] = None,
            tournament: Optional[int] = None, seed_formulas: Sequence[str] = (),
            literature_seeds: bool = True, train_resources: Sequence[float] = (),
            train_sample: Optional[float] = None,
            resources: Optional[float] = None, host_cap: Optional[int] = None,
-           model: Optional[str] = None, test_horizon: str = "temporal",
+           model: Optional[str] = None, test_horizon: Optional[str] = None,
+           also_metrics: Optional[Sequence[str]] = None, gp_config: Optional[str] = None,
+           paper: bool = False,
            progress: Optional[Callable[[dict], None]] = None) -> dict:
     """Evolves scoring formulas on one rotation, as ``freshgp evolve --json`` does, and
     returns its JSON as a dict (the winner of each strategy, the run's settings and totals,
-    every seed's run). Settings
-    left None take the command's defaults (fitness ndcg, resources 0.05).
+    every seed's run). Settings left None take the command's defaults (grammar all, fitness
+    ndcg, 5 seeds from 1, resources 0.05, test horizon temporal, the fitness's companion
+    metrics); the library checks them all before the run, as it does the command's flags.
     ``train_sample`` (a share in (0, 1)) searches on that share of the training pages,
     whole hosts at a time, and judges the kept formulas on every training page.
-    ``progress`` is called with a dict after each generation; Ctrl-C stops the run."""
+    ``also_metrics`` (a list; empty for none), ``gp_config`` (a RON file of GP settings)
+    and ``paper`` (the GP4C paper's protocol) are the command's ``--also-metrics``,
+    ``--gp-config`` and ``--paper``. ``progress`` is called with a dict after each
+    generation; Ctrl-C stops the run."""
     if isinstance(seed_formulas, str):
         raise FreshgpError("seed_formulas: expected a list of formulas, got one string")
+    if isinstance(also_metrics, str):
+        raise FreshgpError("also_metrics: expected a list of metrics, got one string")
     return json.loads(_native.evolve(
         dataset, grammar=grammar, fitness=fitness, rotation=rotation, seeds=seeds,
         first_seed=first_seed, population=population, generations=generations,
         tournament=tournament, seed_formulas=list(seed_formulas),
         literature_seeds=literature_seeds, train_resources=list(train_resources),
         train_sample=train_sample, resources=resources, host_cap=host_cap, model=model,
-        test_horizon=test_horizon, progress=progress))
+        test_horizon=test_horizon,
+        also_metrics=None if also_metrics is None else list(also_metrics),
+        gp_config=gp_config, paper=paper, progress=progress))
 
 
 def experiment(path, out=None, *, resume: bool = False,

@@ -3,13 +3,12 @@
 
 use crate::dataset::Dataset;
 use crate::{detached, error, fail};
-use freshgp::data::sample::PageSample;
 use freshgp::data::split::check_rotation;
 use freshgp::data::split::{Horizon, Set};
-use freshgp::experiment::evolve::{self as gp_run, EvolveSettings, GpOverrides, Progress};
+use freshgp::experiment::evolve::{self as gp_run, Progress};
+use freshgp::experiment::request::EvolveRequest;
 use freshgp::experiment::{baselines as literature, store::Store, study::Study, sweep, units};
 use freshgp::formula::{Formula, Grammar};
-use freshgp::gp::RawGpConfig;
 use freshgp::metric::Metric;
 use freshgp::output::{self, Baselines, Evolved, SimulateRun, SimulateSweep};
 use freshgp::policy::{Policy, PolicyError};
@@ -42,14 +41,12 @@ pub(crate) fn policy(text: &str, grammar: &Grammar) -> PyResult<Policy> {
 pub(crate) fn config(
     resources: Option<f64>,
     host_cap: Option<u32>,
-    decision: &str,
+    decision: Option<&str>,
     warmup: Option<usize>,
     tie_seed: u64,
     metric: Option<&str>,
 ) -> PyResult<SimConfig> {
-    let decision: Decision = decision
-        .parse()
-        .map_err(|e: String| fail(format!("decision: {e}")))?;
+    let decision = decision_of(decision)?;
     let metric = metric_of("metric", metric)?;
     let resources = resources.unwrap_or(DEFAULT_RESOURCES);
     let warmup = warmup.unwrap_or(DEFAULT_WARMUP);
@@ -61,6 +58,14 @@ pub(crate) fn config(
         .with_decision(decision)
         .map_err(|e| fail(format!("decision {decision}: {e}")))?;
     Ok(config.with_metric(metric))
+}
+
+/// The decision `name` (`None`: the library's default, top-k).
+pub(crate) fn decision_of(name: Option<&str>) -> PyResult<Decision> {
+    name.map_or(Ok(Decision::default()), |n| {
+        n.parse()
+            .map_err(|e: String| fail(format!("decision: {e}")))
+    })
 }
 
 /// The metric `name` (`None`: the library's default), `what` naming the argument.
@@ -85,7 +90,7 @@ fn period_of(d: &freshgp::data::Dataset, set: &str, rotation: usize) -> PyResult
 
 /// `freshgp simulate --json`: one run's per-cycle metrics, or with `runs` each run's means.
 #[pyfunction]
-#[pyo3(signature = (dataset, policy, resources = None, host_cap = None, decision = "top-k", runs = None, warmup = None, tie_seed = 0, period = "all", rotation = 0, metric = None, grammar = "every"))]
+#[pyo3(signature = (dataset, policy, resources = None, host_cap = None, decision = None, runs = None, warmup = None, tie_seed = 0, period = "all", rotation = 0, metric = None, grammar = "every"))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
     py: Python<'_>,
@@ -93,7 +98,7 @@ pub fn simulate(
     policy: &str,
     resources: Option<f64>,
     host_cap: Option<u32>,
-    decision: &str,
+    decision: Option<&str>,
     runs: Option<usize>,
     warmup: Option<usize>,
     tie_seed: u64,
@@ -132,7 +137,7 @@ pub fn simulate(
 
 /// `freshgp baselines --json`: each policy over the test sets of the five rotations.
 #[pyfunction]
-#[pyo3(signature = (dataset, policies = None, resources = None, host_cap = None, decision = "top-k", warmup = None, tie_seed = 0, test_horizon = "temporal", metric = None))]
+#[pyo3(signature = (dataset, policies = None, resources = None, host_cap = None, decision = None, warmup = None, tie_seed = 0, test_horizon = None, metric = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn baselines(
     py: Python<'_>,
@@ -140,10 +145,10 @@ pub fn baselines(
     policies: Option<Vec<String>>,
     resources: Option<f64>,
     host_cap: Option<u32>,
-    decision: &str,
+    decision: Option<&str>,
     warmup: Option<usize>,
     tie_seed: u64,
-    test_horizon: &str,
+    test_horizon: Option<&str>,
     metric: Option<&str>,
 ) -> PyResult<String> {
     let config = config(resources, host_cap, decision, warmup, tie_seed, metric)?;
@@ -162,7 +167,7 @@ pub fn baselines(
             rules
         }
     };
-    let horizon = horizon(test_horizon)?;
+    let horizon = test_horizon.map(horizon).transpose()?.unwrap_or_default();
     detached(py, None, |_| {
         let results =
             literature::run_over(&dataset.inner, config, &rules, horizon).map_err(error)?;
@@ -176,18 +181,20 @@ fn horizon(text: &str) -> PyResult<Horizon> {
         .map_err(|e: String| fail(format!("test_horizon {e}")))
 }
 
-/// `freshgp evolve --json`: GP on one rotation; `progress` gets each generation.
+/// `freshgp evolve --json`: GP on one rotation; `progress` gets each generation. Every
+/// setting left `None` takes the library's default, as the command's flag does, and the
+/// library checks them all at once ([`EvolveRequest::settings`]).
 #[pyfunction]
-#[pyo3(signature = (dataset, grammar = "all", fitness = None, rotation = 0, seeds = 5, first_seed = 1, population = None, generations = None, tournament = None, seed_formulas = Vec::new(), literature_seeds = true, train_resources = Vec::new(), train_sample = None, resources = None, host_cap = None, model = None, test_horizon = "temporal", progress = None))]
+#[pyo3(signature = (dataset, grammar = None, fitness = None, rotation = 0, seeds = None, first_seed = None, population = None, generations = None, tournament = None, seed_formulas = Vec::new(), literature_seeds = true, train_resources = Vec::new(), train_sample = None, resources = None, host_cap = None, model = None, test_horizon = None, also_metrics = None, gp_config = None, paper = false, progress = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn evolve(
     py: Python<'_>,
     dataset: &Dataset,
-    grammar: &str,
+    grammar: Option<String>,
     fitness: Option<&str>,
     rotation: usize,
-    seeds: usize,
-    first_seed: u64,
+    seeds: Option<usize>,
+    first_seed: Option<u64>,
     population: Option<usize>,
     generations: Option<usize>,
     tournament: Option<usize>,
@@ -197,54 +204,42 @@ pub fn evolve(
     train_sample: Option<f64>,
     resources: Option<f64>,
     host_cap: Option<u32>,
-    model: Option<String>,
-    test_horizon: &str,
+    model: Option<PathBuf>,
+    test_horizon: Option<&str>,
+    also_metrics: Option<Vec<String>>,
+    gp_config: Option<PathBuf>,
+    paper: bool,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
-    let grammar = crate::formula::grammar(grammar)?;
-    let overrides = GpOverrides {
+    check_rotation(rotation).map_err(error)?;
+    let also_metrics = also_metrics
+        .map(|names| {
+            names
+                .iter()
+                .map(|n| metric_of("also_metrics", Some(n)))
+                .collect::<PyResult<Vec<Metric>>>()
+        })
+        .transpose()?;
+    let request = EvolveRequest {
+        grammar,
+        model,
+        fitness: fitness.map(|f| metric_of("fitness", Some(f))).transpose()?,
+        also_metrics,
+        seeds,
+        first_seed,
+        gp_config,
+        paper,
         population,
         generations,
         tournament,
-        seed_formulas: seed_formulas
-            .iter()
-            .map(|t| Formula::parse(t, &grammar).map_err(|e| fail(e.quoted(t))))
-            .collect::<PyResult<_>>()?,
+        seed_formulas,
         literature_seeds: (!literature_seeds).then_some(false),
-    };
-    let gp =
-        gp_run::apply_overrides(RawGpConfig::default(), &overrides, &grammar).map_err(error)?;
-    if !(1..=MAX_RUNS).contains(&seeds) {
-        return Err(fail(format!("seeds {seeds}: expected 1 to {MAX_RUNS}")));
-    }
-    check_rotation(rotation).map_err(error)?;
-    if let Some(r) = freshgp::experiment::study::first_bad_budget(&train_resources) {
-        return Err(fail(format!(
-            "train_resources {r}: the budgets are distinct fractions in (0, 1]"
-        )));
-    }
-    let train_sample = train_sample
-        .map(PageSample::new)
-        .transpose()
-        .map_err(|e| fail(format!("train_sample: {e}")))?;
-    let model = model
-        .map(|path| Policy::load_model(&path))
-        .transpose()
-        .map_err(error)?;
-    let metric = metric_of("fitness", fitness)?;
-    let settings = EvolveSettings {
-        model,
         train_resources,
         train_sample,
-        horizon: horizon(test_horizon)?,
-        grammar,
-        also: metric.companions(),
-        metric,
-        gp,
-        sim: config(resources, host_cap, "top-k", None, 0, None)?,
-        seeds: (0..seeds as u64).map(|k| first_seed + k).collect(),
+        test_horizon: test_horizon.map(horizon).transpose()?,
     };
-    settings.check_model().map_err(error)?;
+    let sim = config(resources, host_cap, None, None, 0, None)?;
+    let settings = request.settings(sim).map_err(|e| fail(e.to_string()))?;
     detached(py, progress.as_ref(), |poll| {
         let start = std::time::Instant::now();
         let run = gp_run::run_rotation(&dataset.inner, rotation, &settings, |event| {

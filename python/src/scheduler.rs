@@ -276,7 +276,7 @@ impl Scheduler {
     /// `freshgp schedule` ranks: `k` pages, or `resources` of them; `host_cap` pages of a
     /// host at most; `decision` top-k or sample. A list of dicts (page, score, weight, and
     /// in a sampled batch the inclusion probability), best first.
-    #[pyo3(signature = (k = None, resources = None, host_cap = None, cycle = None, decision = "top-k"))]
+    #[pyo3(signature = (k = None, resources = None, host_cap = None, cycle = None, decision = None))]
     fn batch<'py>(
         &mut self,
         py: Python<'py>,
@@ -284,11 +284,9 @@ impl Scheduler {
         resources: Option<f64>,
         host_cap: Option<usize>,
         cycle: Option<u32>,
-        decision: &str,
+        decision: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let decision: Decision = decision
-            .parse()
-            .map_err(|e: String| fail(format!("decision: {e}")))?;
+        let decision: Decision = crate::run::decision_of(decision)?;
         if host_cap == Some(0) {
             return Err(fail(
                 "host_cap must be at least 1 (a cap of 0 would crawl no page of any host)",

@@ -152,6 +152,29 @@ def test_a_sampled_search_is_the_commands(cli, scoop):
             freshgp.evolve(scoop, train_sample=bad, **SMALL)
 
 
+def test_the_paper_protocol_and_a_gp_file_are_the_commands(cli, scoop, tmp_path):
+    gp = tmp_path / "gp.ron"
+    gp.write_text("(population: 20, generations: 2, keep_best: 5)")
+    want = cli.json("evolve", "--data", SCOOP, "--gp-config", gp, "--seeds", 1, "--also-metrics", "none",
+                    "--fitness", "wndcg", "--json", "--quiet")
+    got = freshgp.evolve(scoop, gp_config=str(gp), seeds=1, also_metrics=[], fitness="wndcg")
+    assert untimed(got) == untimed(want)
+    want = cli.json("evolve", "--data", SCOOP, "--paper", "--population", 20, "--generations", 2,
+                    "--seeds", 1, "--json", "--quiet")
+    got = freshgp.evolve(scoop, paper=True, population=20, generations=2, seeds=1)
+    assert untimed(got) == untimed(want)
+    assert got["seeds"][0]["best_seed"] is None  # the paper starts from random formulas only
+    for kwargs, message in [
+        (dict(paper=True, gp_config=str(gp)), "paper: it sets the GP settings"),
+        (dict(gp_config=str(tmp_path / "missing.ron")), "gp_config .*missing.ron: cannot read"),
+        (dict(also_metrics=["speed"]), "also_metrics"),
+        (dict(also_metrics="wndcg"), "one string"),
+        (dict(population=0), "the GP settings"),
+    ]:
+        with pytest.raises(freshgp.FreshgpError, match=message):
+            freshgp.evolve(scoop, seeds=1, **kwargs)
+
+
 def test_an_exception_in_the_callback_stops_the_run(scoop):
     seen = []
 

@@ -142,7 +142,7 @@ def test_opening_checks_the_policy_and_the_seed(tmp_path):
     freshgp.Scheduler(state, "NAD", tie_seed=2).close()
     with pytest.raises(freshgp.FreshgpError, match="schedules with `NAD`, not `Age`"):
         freshgp.Scheduler(state, "Age")
-    with pytest.raises(freshgp.FreshgpError, match="tie_seed 2, not 5"):
+    with pytest.raises(freshgp.FreshgpError, match="created with tie seed 2, not 5"):
         freshgp.Scheduler(state, tie_seed=5)
     damaged = tmp_path / "damaged.state"
     damaged.write_bytes(b"not a state")

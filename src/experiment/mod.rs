@@ -30,6 +30,7 @@ pub mod baselines;
 pub mod evolve;
 pub mod fitness;
 pub mod headroom;
+pub mod request;
 pub mod store;
 pub mod study;
 mod study_file;

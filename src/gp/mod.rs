@@ -42,7 +42,8 @@ pub mod pareto;
 mod select;
 
 pub use config::{
-    ConfigError, DepthPolicy, GpConfig, Protocol, RawGpConfig, Selection, MAX_POPULATION,
+    ConfigError, DepthPolicy, GpConfig, GpFileError, Protocol, RawGpConfig, Selection,
+    MAX_POPULATION,
 };
 pub use constants::{tune, ConstantSearch, Tuned};
 pub(crate) use create::Primitives;

@@ -53,7 +53,7 @@ fn the_oracle_runs_on_latent_probabilities_and_shows_the_headroom() {
         assert!((share - want).abs() < 1e-12, "{name}: {share} vs {want}");
         assert_eq!(c["over"], other);
     }
-    assert!(policies["oracle"].get("captured").is_none());
+    assert!(policies["oracle"]["captured"].is_null());
     // Only the weighted metrics, which the oracle is a ceiling on, have shares.
     let keys: Vec<&String> = policies["NAD"]["captured"]
         .as_object()
@@ -170,7 +170,7 @@ fn evolve_takes_the_papers_protocol_on_one_flag() {
             "--gp-config",
             "x.ron",
         ],
-        "--paper sets the GP settings",
+        "--paper: it sets the GP settings",
     );
     fails_with(
         &["evolve", "--data", SAMPLE, "--also-metrics", "speed"],

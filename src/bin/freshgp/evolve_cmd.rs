@@ -1,18 +1,16 @@
 //! `freshgp evolve`: evolve scoring formulas on one rotation and report the chosen ones.
 
 use crate::common::{parse_horizon, parse_metric, DataArgs, SimArgs};
-use anyhow::{bail, Context, Result};
-use freshgp::data::sample::PageSample;
+use anyhow::{Context, Result};
 use freshgp::data::split::check_rotation;
 use freshgp::data::split::Horizon;
-use freshgp::experiment::evolve::{self, EvolveSettings, GpOverrides, Progress, RotationRun};
-use freshgp::formula::{Formula, Grammar};
-use freshgp::gp::{RawGpConfig, Strategy};
+use freshgp::experiment::evolve::{self, EvolveSettings, Progress, RotationRun};
+use freshgp::experiment::request::{self, EvolveRequest};
+use freshgp::gp::Strategy;
 use freshgp::metric::Metric;
 use freshgp::output::{self, Evolved};
-use freshgp::policy::Policy;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// Flags of `freshgp evolve`.
@@ -24,7 +22,7 @@ pub struct Args {
     /// over several with --train-resources), frequency (extended plus n30, X30, GR; GR's
     /// groups by --group), predictive (frequency plus P, which needs --model), every
     /// (predictive plus b), basic-reference, all-reference, or a RON file.
-    #[arg(long, default_value = "all")]
+    #[arg(long, default_value = request::DEFAULT_GRAMMAR)]
     grammar: String,
     /// The learned model file (`freshgp model train`) whose prediction is the terminal P
     /// of the grammar predictive.
@@ -41,11 +39,11 @@ pub struct Args {
     /// last third of the cycles) or whole (every cycle; the page folds stay).
     #[arg(long = "test-horizon", default_value_t = Horizon::Temporal, value_parser = parse_horizon)]
     test_horizon: Horizon,
-    /// Number of seeds (independent runs).
-    #[arg(long, default_value_t = 5)]
+    /// Number of seeds (independent runs), 1 to 10,000.
+    #[arg(long, default_value_t = request::DEFAULT_SEEDS)]
     seeds: usize,
     /// First seed; the runs use first-seed, first-seed + 1, ...
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = request::DEFAULT_FIRST_SEED)]
     first_seed: u64,
     /// GP parameters from a RON file (fields of RawGpConfig); flags below override it.
     #[arg(long, value_name = "FILE")]
@@ -77,8 +75,8 @@ pub struct Args {
     /// Search on this share of the training pages (in (0, 1); whole hosts at a time), then
     /// judge the kept formulas on every training page: a generation costs about that share
     /// of a full one (see the book's Genetic programming chapter).
-    #[arg(long, value_name = "SHARE", value_parser = parse_sample, allow_hyphen_values = true)]
-    train_sample: Option<PageSample>,
+    #[arg(long, value_name = "SHARE", allow_hyphen_values = true)]
+    train_sample: Option<f64>,
     /// Metrics the fitness also averages over besides --fitness, comma-separated (each
     /// relative to the fittest seed formula's at each budget), or `none`. Default: wndcg
     /// brings wfreshness and wfreshness wndcg, so that the formula holds on both; the
@@ -125,98 +123,45 @@ pub fn run(args: Args) -> Result<()> {
     }
 }
 
-/// `--train-sample`: a share in (0, 1).
-fn parse_sample(text: &str) -> Result<PageSample, String> {
-    let share: f64 = text
-        .parse()
-        .map_err(|_| format!("`{text}` is not a number"))?;
-    PageSample::new(share).map_err(|e| e.to_string())
-}
-
-/// The GP parameters of `--gp-config`, or the defaults.
-fn read_gp_config(path: Option<&Path>) -> Result<RawGpConfig> {
-    let Some(path) = path else {
-        return Ok(RawGpConfig::default());
-    };
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    ron::from_str::<RawGpConfig>(&text).map_err(|e| {
-        let (line, column) = freshgp::place::ron_place(&text, e.position);
-        anyhow::anyhow!("{}:{line}:{column}: {}", path.display(), e.code)
-    })
-}
-
-/// `--also-metrics`: the list, `none`, or the fitness's companions (none under --paper).
-fn also_metrics(args: &Args) -> Result<Vec<Metric>> {
+/// `--also-metrics`: the list, `none`, or `None` for the library's default (the fitness's
+/// companions, none under --paper).
+fn also_metrics(args: &Args) -> Result<Option<Vec<Metric>>> {
     match args.also_metrics.as_deref().map(str::trim) {
-        None if args.paper => Ok(Vec::new()),
-        None => Ok(args.fitness.companions()),
-        Some("none") => Ok(Vec::new()),
+        None => Ok(None),
+        Some("none") => Ok(Some(Vec::new())),
         Some(list) => list
             .split(',')
             .map(|m| parse_metric(m.trim()).map_err(|e| anyhow::anyhow!("--also-metrics: {e}")))
-            .collect(),
+            .collect::<Result<_>>()
+            .map(Some),
     }
 }
 
-/// The checked settings of the flags.
+/// The checked settings of the flags (the library's one check, naming the flag at fault).
 fn settings(args: &Args) -> Result<EvolveSettings> {
-    let grammar = Grammar::named_or_file(&args.grammar)?;
-    if args.paper && args.gp_config.is_some() {
-        bail!(
-            "--paper sets the GP settings: give `protocol: paper` in the --gp-config file instead"
-        );
-    }
-    let raw = if args.paper {
-        RawGpConfig::paper()
-    } else {
-        read_gp_config(args.gp_config.as_deref())?
-    };
-    let overrides = GpOverrides {
+    check_rotation(args.rotation).context("--rotation")?;
+    let request = EvolveRequest {
+        grammar: Some(args.grammar.clone()),
+        model: args.model.clone(),
+        fitness: Some(args.fitness),
+        also_metrics: also_metrics(args)?,
+        seeds: Some(args.seeds),
+        first_seed: Some(args.first_seed),
+        gp_config: args.gp_config.clone(),
+        paper: args.paper,
         population: args.population,
         generations: args.generations,
         tournament: args.tournament,
-        seed_formulas: args
-            .seed_formula
-            .iter()
-            .map(|text| {
-                Formula::parse(text, &grammar).with_context(|| {
-                    format!("--seed-formula `{text}` (grammar `{}`)", grammar.name())
-                })
-            })
-            .collect::<Result<_>>()?,
+        seed_formulas: args.seed_formula.clone(),
         literature_seeds: args.no_literature_seeds.then_some(false),
-    };
-    let gp = evolve::apply_overrides(raw, &overrides, &grammar)?;
-    if args.seeds == 0 {
-        bail!("--seeds must be at least 1");
-    }
-    check_rotation(args.rotation).context("--rotation")?;
-    let model = args
-        .model
-        .as_ref()
-        .map(|path| Policy::load_model(&path.to_string_lossy()))
-        .transpose()
-        .context("--model")?;
-    if let Some(r) = freshgp::experiment::study::first_bad_budget(&args.train_resources) {
-        bail!("--train-resources {r}: the budgets are distinct fractions in (0, 1]");
-    }
-    let settings = EvolveSettings {
-        model,
         train_resources: args.train_resources.clone(),
         train_sample: args.train_sample,
-        horizon: args.test_horizon,
-        grammar,
-        metric: args.fitness,
-        also: also_metrics(args)?,
-        gp,
-        sim: args.sim.single_config("evolve")?,
-        seeds: (0..args.seeds as u64)
-            .map(|k| args.first_seed + k)
-            .collect(),
+        test_horizon: Some(args.test_horizon),
     };
-    settings.check_model()?;
-    Ok(settings)
+    let sim = args.sim.single_config("evolve")?;
+    request
+        .settings(sim)
+        .map_err(|e| anyhow::anyhow!(e.named(e.setting.flag())))
 }
 
 /// What an event shows: a bar's message, and the plain line that stands for the bar
