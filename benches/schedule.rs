@@ -48,7 +48,7 @@ fn page_of(url: &str) -> u64 {
 
 /// The state of [`build`] with page ids made by `id` from the page number and host (and
 /// read back by `number`).
-fn build_with<K: std::hash::Hash + Eq + Clone + std::fmt::Debug>(
+fn build_with<K: freshgp::schedule::PageId>(
     pages: usize,
     cycles: u32,
     k: usize,

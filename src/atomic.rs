@@ -9,6 +9,7 @@
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 /// Writes `path` atomically with `fill`, which writes the content into a buffered writer.
 pub(crate) fn write_with(
@@ -90,6 +91,70 @@ fn holds(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     Ok(file.read(&mut block[..1])? == 0)
 }
 
+/// A temporary file untouched this long is a killed writer's: a write touches its file
+/// until the rename (the last touch is the last block written, before the sync).
+pub const ORPHAN_AGE: Duration = Duration::from_secs(3600);
+
+/// A temporary file of a process that no longer runs on this machine, untouched this long,
+/// is a killed writer's (on a file system shared by several machines, a writer elsewhere
+/// may have the same process id, so the file must also be a minute old).
+const DEAD_WRITER_AGE: Duration = Duration::from_secs(60);
+
+/// Removes from `dir` the temporary files killed writers left (`.NAME.PID.NONCE.tmp`, as
+/// [`write()`] names them): those untouched for [`ORPHAN_AGE`], or for a minute when
+/// their process is not running on this machine (known where `/proc` lists processes).
+/// Other files, and temporaries of running writers, are left alone. Returns how many
+/// were removed; a directory that does not exist holds none.
+///
+/// # Errors
+/// A directory that cannot be listed, or an orphan that cannot be removed.
+pub fn remove_orphans(dir: &Path) -> io::Result<usize> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let now = SystemTime::now();
+    let procs = Path::new("/proc/self").exists();
+    let mut removed = 0;
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = temp_pid(&name) else {
+            continue;
+        };
+        let meta = entry.metadata()?;
+        if !meta.is_file() {
+            continue;
+        }
+        let age = meta
+            .modified()
+            .ok()
+            .and_then(|m| now.duration_since(m).ok())
+            .unwrap_or_default();
+        let dead =
+            procs && pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists();
+        if age >= ORPHAN_AGE || (dead && age >= DEAD_WRITER_AGE) {
+            match std::fs::remove_file(entry.path()) {
+                Ok(()) => removed += 1,
+                // Another run removed it first.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(removed)
+}
+
+/// The process id in a temporary file's name `.NAME.PID.NONCE.tmp`, if `name` is one.
+fn temp_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (rest, nonce) = rest.rsplit_once('.')?;
+    let (stem, pid) = rest.rsplit_once('.')?;
+    let hex = nonce.len() == 16 && nonce.bytes().all(|b| b.is_ascii_hexdigit());
+    (hex && !stem.is_empty()).then(|| pid.parse().ok())?
+}
+
 /// `.NAME.PID.NONCE.tmp` beside `path` (same directory, so the rename stays on one file
 /// system). The nonce (the clock's nanoseconds and a per-process count, mixed) keeps apart
 /// writers with the same process id: threads of one process, or processes on different
@@ -115,6 +180,72 @@ fn temp_path(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_temporary_files_name_gives_its_process() {
+        let temp = temp_path(Path::new("/d/unit.json"));
+        let name = temp.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(temp_pid(&name), Some(std::process::id()));
+        assert_eq!(temp_pid(".a.b.12.00000000000000ff.tmp"), Some(12));
+        for other in [
+            "unit.json",
+            ".unit.json.12.tmp",
+            ".unit.json.x.00000000000000ff.tmp",
+            ".unit.json.12.00000000000000fg.tmp",
+            "..12.00000000000000ff.tmp",
+            ".unit.json.12.00000000000000ff.tmp.json",
+        ] {
+            assert_eq!(temp_pid(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn orphans_are_removed_and_live_temporaries_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = SystemTime::now() - ORPHAN_AGE - Duration::from_secs(5);
+        let minute_old = SystemTime::now() - DEAD_WRITER_AGE - Duration::from_secs(5);
+        let put = |name: &str, modified: SystemTime| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, b"x").unwrap();
+            File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(modified)
+                .unwrap();
+        };
+        let me = std::process::id();
+        // A process id no machine gives: the largest Linux allows is 2^22.
+        let gone = 4_194_304 + 17;
+        put(&format!(".a.json.{me}.00000000000000aa.tmp"), old);
+        put(&format!(".b.json.{gone}.00000000000000bb.tmp"), minute_old);
+        put(&format!(".c.json.{me}.00000000000000cc.tmp"), minute_old);
+        put(
+            &format!(".d.json.{gone}.00000000000000dd.tmp"),
+            SystemTime::now(),
+        );
+        put("e.json", old);
+        put(".e.json.tmp", old);
+        let removed = remove_orphans(dir.path()).unwrap();
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let procs = Path::new("/proc/self").exists();
+        // Hour-old: gone whoever wrote it. A minute old: gone if its writer is dead here.
+        // Running (this process) or just written: kept. Other files: kept.
+        let mut want = vec![format!(".c.json.{me}.00000000000000cc.tmp")];
+        want.push(format!(".d.json.{gone}.00000000000000dd.tmp"));
+        if !procs {
+            want.push(format!(".b.json.{gone}.00000000000000bb.tmp"));
+        }
+        want.extend([".e.json.tmp".to_string(), "e.json".to_string()]);
+        want.sort();
+        assert_eq!(left, want);
+        assert_eq!(removed, if procs { 2 } else { 1 });
+        assert_eq!(remove_orphans(&dir.path().join("absent")).unwrap(), 0);
+    }
 
     #[test]
     fn a_failed_write_leaves_the_old_file_and_no_temporary() {

@@ -351,3 +351,83 @@ fn killed_studies_resume_to_the_bytes_of_an_uninterrupted_run() {
     eprintln!("report: {time:?} a run, {old} files left old, {new} new");
     assert!(old > 0 && new > 0, "{old} old, {new} new");
 }
+
+/// The temporary files a killed run left in a study's directory, its units and its plots
+/// are removed by the next run on it (`experiment --resume`, `report`); a running
+/// writer's are kept.
+#[test]
+fn the_next_run_removes_what_a_killed_run_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("study.ron"), STUDY).unwrap();
+    run(d, &["experiment", "study.ron", "--out", "run", "--quiet"]);
+    let out = d.join("run");
+    let me = std::process::id();
+    // A process id no machine gives (Linux allows at most 2^22).
+    let gone = 4_194_304 + 5;
+    let put = |sub: &str, name: &str, age: Duration| {
+        let path = out.join(sub).join(name);
+        std::fs::write(&path, b"half a file").unwrap();
+        let modified = std::time::SystemTime::now() - age;
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+        path
+    };
+    let two_minutes = Duration::from_secs(120);
+    let orphans = [
+        put(
+            "units",
+            &format!(".x.json.{gone}.00000000000000aa.tmp"),
+            two_minutes,
+        ),
+        put(
+            ".",
+            &format!(".study.json.{gone}.00000000000000bb.tmp"),
+            two_minutes,
+        ),
+        put(
+            "units",
+            &format!(".y.json.{me}.00000000000000cc.tmp"),
+            Duration::from_secs(7200),
+        ),
+    ];
+    let live = put(
+        "units",
+        &format!(".z.json.{me}.00000000000000dd.tmp"),
+        two_minutes,
+    );
+    let young = put(
+        ".",
+        &format!(".w.json.{gone}.00000000000000ee.tmp"),
+        Duration::ZERO,
+    );
+    run(
+        d,
+        &[
+            "experiment",
+            "study.ron",
+            "--out",
+            "run",
+            "--quiet",
+            "--resume",
+        ],
+    );
+    for path in &orphans {
+        assert!(!path.exists(), "{} was left", path.display());
+    }
+    assert!(live.exists() && young.exists());
+    // The report cleans its plots too.
+    std::fs::create_dir_all(out.join("plots")).unwrap();
+    let plot = put(
+        "plots",
+        &format!(".a.svg.{gone}.00000000000000ff.tmp"),
+        two_minutes,
+    );
+    run(d, &["report", "run"]);
+    assert!(!plot.exists());
+    assert!(live.exists());
+}

@@ -3,7 +3,7 @@
 
 use crate::{error, fail, StateLockedError};
 use freshgp::formula::Grammar;
-use freshgp::schedule::{log, LockError, Opening, Scheduler as State, StateLock};
+use freshgp::schedule::{checked_text, log, LockError, Opening, Scheduler as State, StateLock};
 use freshgp::sim::{Decision, SimConfig};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -212,12 +212,6 @@ impl Scheduler {
                 )));
             }
         }
-        let bad = |what: &str, i: usize, text: &str| {
-            fail(format!(
-                "{what}[{i}]: `{}` holds a TAB or line break",
-                text.escape_debug()
-            ))
-        };
         if let Some((i, w)) = weights
             .iter()
             .flatten()
@@ -228,16 +222,12 @@ impl Scheduler {
                 "weights[{i}]: {w} is not a weight (finite and >= 0)"
             )));
         }
+        // The library's rule for ids and hosts, checked for every page before any is added.
         for (i, page) in pages.iter().enumerate() {
-            if page.is_empty() {
-                return Err(fail(format!("pages[{i}]: an empty page id")));
-            }
-            if page.contains(['\t', '\n', '\r']) {
-                return Err(bad("pages", i, page));
-            }
+            checked_text("page id", page).map_err(|e| fail(format!("pages[{i}]: {e}")))?;
             if let Some(h) = hosts.as_ref().and_then(|h| h[i].as_deref()) {
-                if h.contains(['\t', '\n', '\r']) {
-                    return Err(bad("hosts", i, h));
+                if !h.is_empty() {
+                    checked_text("host", h).map_err(|e| fail(format!("hosts[{i}]: {e}")))?;
                 }
             }
         }

@@ -28,6 +28,8 @@ pub const STUDY_FILE: &str = "study.json";
 pub const DATASET_FILE: &str = "dataset.json";
 /// The folder of unit results inside an output directory.
 pub(crate) const UNITS_DIR: &str = "units";
+/// The directory of a report's plots.
+pub(crate) const PLOTS_DIR: &str = "plots";
 
 /// Why an output directory cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -249,8 +251,27 @@ impl Store {
         let store = Store::check(dir, study, resume)?;
         let units = dir.join(UNITS_DIR);
         std::fs::create_dir_all(&units).map_err(|e| io(&units, e))?;
+        store.remove_orphans()?;
         store.write_json(&dir.join(STUDY_FILE), study)?;
         Ok(store)
+    }
+
+    /// Removes the temporary files a killed run left in the directory, its units and its
+    /// plots ([`crate::atomic::remove_orphans`]); a running writer's are kept. Returns how
+    /// many were removed.
+    ///
+    /// # Errors
+    /// A directory that cannot be listed or an orphan that cannot be removed.
+    pub fn remove_orphans(&self) -> Result<usize, StoreError> {
+        let mut removed = 0;
+        for dir in [
+            self.dir.clone(),
+            self.dir.join(UNITS_DIR),
+            self.dir.join(PLOTS_DIR),
+        ] {
+            removed += crate::atomic::remove_orphans(&dir).map_err(|e| io(&dir, e))?;
+        }
+        Ok(removed)
     }
 
     /// The checks of [`Store::create`], without writing anything. A directory another

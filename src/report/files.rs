@@ -141,6 +141,7 @@ struct Results<'a> {
 /// Returns the paths written.
 pub fn write(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     let (store, study) = Store::open(dir)?;
+    store.remove_orphans()?;
     let analysis = analyse(&study, &store)?;
     let mut written = Vec::new();
     let mut put = |name: &str, text: &str| -> Result<(), ReportError> {

@@ -4,16 +4,15 @@
 
 use super::attributes::NONE;
 use super::bandit::LiveBandit;
+use super::scheduler::PageId;
 use super::scheduler::{Decided, Pick, Scheduler};
 use super::ScheduleError;
 use crate::policy::Policy;
 use crate::sim::Decision;
 use crate::sim::{inclusion_scale, sample_u, settle, weight_of, Systematic};
 use crate::sim::{score_key, tie_key, tie_salt};
-use std::fmt::Debug;
-use std::hash::Hash;
 
-impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
+impl<K: PageId> Scheduler<K> {
     /// The `k` best-ranked pages for `cycle`, best first (all pages if fewer than `k`).
     pub fn next_batch(&mut self, cycle: u32, k: usize) -> Result<Vec<K>, ScheduleError> {
         self.next_batch_capped(cycle, k, None)

@@ -34,6 +34,7 @@ use super::attributes::{Attributes, Column, NONE};
 use super::bandit::{LiveBandit, LiveBanditV7};
 use super::ids::{Encoded, PageIds};
 use super::saved::{intern_sets, window30, Expected, SavedExtra, SavedSets, SavedStats, SetWriter};
+use super::scheduler::PageId;
 use super::Scheduler;
 use crate::policy::{PageState, PageStats, Policy, Track, NO_HOST};
 use bincode::Options;
@@ -41,7 +42,6 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fmt::Debug;
-use std::hash::Hash;
 use std::ops::Range;
 
 /// One distinct page state, as the table holds it.
@@ -100,7 +100,7 @@ fn codec() -> impl Options {
 /// Bytes per slot in the columns.
 const SLOT_BYTES: u64 = 4 + 4 + 8 + 8;
 
-impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned + 'static> Scheduler<K> {
+impl<K: PageId + Serialize + DeserializeOwned + 'static> Scheduler<K> {
     /// Appends the payload of a version 8 file to `out`.
     pub(super) fn compact_payload(&self, out: &mut Vec<u8>) -> Result<(), String> {
         let slots = self.group_of.len();
@@ -431,7 +431,7 @@ pub(super) fn free_flags(free: &[u32], slots: usize) -> Result<Vec<bool>, String
 
 /// A new scheduler with a file's policy, seed, latest cycle, hosts and bandit (every
 /// version's loading starts here).
-pub(super) fn begin<K: Hash + Eq + Clone + Debug>(
+pub(super) fn begin<K: PageId>(
     policy: Policy,
     (seed, latest): (u64, u32),
     host_names: &[String],
@@ -463,7 +463,7 @@ pub(super) fn begin<K: Hash + Eq + Clone + Debug>(
 
 /// Finishes loading once the pages are in: the free list, the attributes, the grouping
 /// and the rate groups' totals (every version's loading ends here).
-pub(super) fn end<K: Hash + Eq + Clone + Debug + DeserializeOwned>(
+pub(super) fn end<K: PageId + DeserializeOwned>(
     s: &mut Scheduler<K>,
     free: Vec<u32>,
     attributes: Vec<Column>,

@@ -6,6 +6,9 @@ pub enum ScheduleError {
     /// The page is not in the scheduler.
     #[error("page {0} is not scheduled (add it first)")]
     UnknownPage(String),
+    /// A page id or host that is empty or holds a TAB or line break.
+    #[error("{0}")]
+    BadText(String),
     /// The page is already in the scheduler.
     #[error("page {0} is already scheduled")]
     DuplicatePage(String),

@@ -29,6 +29,7 @@ use super::attributes::{Column, NONE};
 use super::bandit::{LiveBandit, LiveBanditV7};
 use super::compact::{begin, checked_memory, end, free_flags};
 use super::saved::{intern_sets, window30, Expected, SavedExtra, SavedSets, SavedStats};
+use super::scheduler::PageId;
 use super::Scheduler;
 use crate::policy::{PageStats, Policy, SetId, Track};
 use bincode::Options;
@@ -36,8 +37,6 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 #[cfg(test)]
 use serde::Serialize;
-use std::fmt::Debug;
-use std::hash::Hash;
 
 /// A version 6 state as written (field order is the format), to forge files of older
 /// versions in tests.
@@ -280,7 +279,7 @@ struct SavedPage<'a> {
     version: u32,
 }
 
-impl<K: Hash + Eq + Clone + Debug + DeserializeOwned> Scheduler<K> {
+impl<K: PageId + DeserializeOwned> Scheduler<K> {
     /// The scheduler of a version 1 to 6 payload, every invariant checked.
     pub(super) fn from_legacy(version: u32, payload: &[u8]) -> Result<Scheduler<K>, String> {
         let saved = decode(version, payload.len() as u64, payload)
@@ -458,7 +457,7 @@ impl<K: Hash + Eq + Clone + Debug + DeserializeOwned> Scheduler<K> {
 #[cfg(test)]
 pub(super) fn forge_v6<K>(s: &Scheduler<K>) -> Vec<u8>
 where
-    K: Hash + Eq + Clone + Debug + Serialize,
+    K: PageId + Serialize,
 {
     use super::saved::SetWriter;
     let slots = s.group_of.len();

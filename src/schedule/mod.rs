@@ -125,7 +125,7 @@ pub mod state;
 pub use error::ScheduleError;
 pub use lock::{LockError, StateLock};
 pub use open::{OpenError, Opening};
-pub use scheduler::{Pick, Scheduler};
+pub use scheduler::{checked_text, PageId, Pick, Scheduler};
 pub use state::StateError;
 
 #[cfg(test)]

@@ -3,12 +3,11 @@
 //! Python `Scheduler` open states through this one rule; each takes the state's lock
 //! first ([`StateLock`](super::StateLock)).
 
-use super::{ScheduleError, Scheduler, StateError};
+use super::{PageId, ScheduleError, Scheduler, StateError};
 use crate::policy::Policy;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt::Debug;
-use std::hash::Hash;
 use std::path::Path;
 
 /// What a run asks of the state it opens. Build it with [`Opening::new`], which checks the
@@ -76,7 +75,7 @@ impl Opening {
     /// state and no policy.
     pub fn open<K>(self, path: &Path) -> Result<Scheduler<K>, OpenError>
     where
-        K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned + 'static,
+        K: PageId + Serialize + DeserializeOwned + 'static,
     {
         let state = path.display().to_string();
         if !path.exists() {

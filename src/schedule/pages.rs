@@ -4,14 +4,14 @@
 //! group totals follow every change.
 
 use super::attributes::NONE;
-use super::scheduler::Scheduler;
+use super::scheduler::{checked_text, PageId, Scheduler};
 use super::ScheduleError;
 use crate::policy::{PageState, Track};
 use std::borrow::Borrow;
 use std::fmt::Debug;
 use std::hash::Hash;
 
-impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
+impl<K: PageId> Scheduler<K> {
     /// Sets (or, with `None`, clears) the page's value of the attribute `key`
     /// (docs/src/reference/data.md#attributes); when the pages are grouped by `key`, its
     /// visits and changes move to its new group's totals (`GR`).
@@ -72,7 +72,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
 
     /// Adds a page of `host`, of weight 1, never observed.
     pub fn add_with_host(&mut self, page: K, host: &str) -> Result<u32, ScheduleError> {
-        let h = self.intern_host(host);
+        let h = self.intern_host(checked_text("host", host)?);
         self.insert(page, h, 1.0)
     }
 
@@ -85,6 +85,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         weight: f64,
     ) -> Result<u32, ScheduleError> {
         let weight = checked_weight(&page, weight)?;
+        let host = host.map(|name| checked_text("host", name)).transpose()?;
         let h = host.map_or(NONE, |name| self.intern_host(name));
         self.insert(page, h, weight)
     }
@@ -96,6 +97,7 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + Debug + ?Sized,
     {
+        let host = host.map(|name| checked_text("host", name)).transpose()?;
         let slot = self.slot_of(page)?;
         self.set_host_at(slot, host);
         Ok(())
@@ -296,6 +298,9 @@ impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
     /// Adds `page` of host `host` (NONE: none) and a checked `weight`, never observed, in
     /// a free slot (the last freed) or a new one.
     pub(super) fn insert(&mut self, page: K, host: u32, weight: f64) -> Result<u32, ScheduleError> {
+        if let Some(text) = page.as_text() {
+            checked_text("page id", text)?;
+        }
         if self.ids.slot(&page).is_some() {
             return Err(ScheduleError::DuplicatePage(format!("{page:?}")));
         }

@@ -46,10 +46,74 @@ pub struct Pick<K> {
     pub probability: Option<f64>,
 }
 
+/// A crawler's page id: a key the scheduler hashes and compares. Text ids (`String`,
+/// `&str`, `Box<str>`, `Arc<str>`) must be non-empty and hold no TAB or line break, as in
+/// every file freshgp reads and writes (a batch prints one id a line): [`Scheduler`]
+/// refuses others when a page is added. Integer ids are taken as they are.
+pub trait PageId: Hash + Eq + Clone + Debug {
+    /// The id as text, for ids that are text (`None`: not text, nothing to check).
+    fn as_text(&self) -> Option<&str> {
+        None
+    }
+}
+
+impl PageId for String {
+    fn as_text(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+
+impl PageId for &str {
+    fn as_text(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+
+impl PageId for Box<str> {
+    fn as_text(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+
+impl PageId for std::sync::Arc<str> {
+    fn as_text(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+
+macro_rules! integer_ids {
+    ($($t:ty),*) => { $(impl PageId for $t {})* };
+}
+integer_ids!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+
+/// `text` if it can name a page or a host (`what`) in freshgp's files: non-empty, without
+/// TAB or line break. The scheduler checks every id and host it is given so; a front end
+/// that checks a whole list before adding any calls it too.
+///
+/// ```
+/// use freshgp::schedule::checked_text;
+///
+/// assert!(checked_text("host", "a.org").is_ok());
+/// let e = checked_text("page id", "a\tb").unwrap_err();
+/// assert_eq!(e.to_string(), "page id `a\\tb` must be non-empty, without TAB or line break");
+/// ```
+///
+/// # Errors
+/// [`ScheduleError::BadText`] naming `what` and the text.
+pub fn checked_text<'a>(what: &str, text: &'a str) -> Result<&'a str, ScheduleError> {
+    if text.is_empty() || text.contains(crate::data::attributes::LINE_BREAKS) {
+        return Err(ScheduleError::BadText(format!(
+            "{what} `{}` must be non-empty, without TAB or line break",
+            text.escape_debug()
+        )));
+    }
+    Ok(text)
+}
+
 /// A crawler's pages, their statistics and the rule that ranks them.
 ///
-/// `K` is the crawler's page id (`String` by default; any `Hash + Eq + Clone + Debug`
-/// type, and `Serialize`/`Deserialize` to save and load). See the [module docs](super)
+/// `K` is the crawler's page id (`String` by default; any [`PageId`], and
+/// `Serialize`/`Deserialize` to save and load). See the [module docs](super)
 /// for the semantics of cycles, ties, removal and the host cap.
 #[derive(Debug, Clone)]
 pub struct Scheduler<K = String> {
@@ -124,7 +188,7 @@ pub(super) enum Decided {
     Drawn(Systematic),
 }
 
-impl<K: Hash + Eq + Clone + Debug> Scheduler<K> {
+impl<K: PageId> Scheduler<K> {
     /// An empty scheduler ranking by `policy`, with tie-break seed 0 (the simulation's
     /// default).
     pub fn new(policy: Policy) -> Scheduler<K> {

@@ -54,12 +54,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::Scheduler;
+use super::{PageId, Scheduler};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::borrow::Cow;
 use std::fmt::Debug;
-use std::hash::Hash;
 use std::path::Path;
 
 /// The first 8 bytes of every state file.
@@ -109,7 +108,7 @@ fn u64_le(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(word)
 }
 
-impl<K: Hash + Eq + Clone + Debug + Serialize + DeserializeOwned + 'static> Scheduler<K> {
+impl<K: PageId + Serialize + DeserializeOwned + 'static> Scheduler<K> {
     /// The state as bytes (the file format above).
     pub fn to_bytes(&self) -> Result<Vec<u8>, StateError> {
         let mut out = Vec::new();

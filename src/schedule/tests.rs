@@ -502,7 +502,9 @@ fn host_totals_follow_add_observe_remove_and_set_host() {
             match rng.gen_range(0..10) {
                 0..=4 => s.observe(&p, d, rng.gen_bool(0.4)).unwrap(),
                 5 => s.remove(&p).unwrap(),
-                6 => s.set_host(&p, Some(host(rng.gen()))).unwrap(),
+                6 => s
+                    .set_host(&p, Some(host(rng.gen())).filter(|h| !h.is_empty()))
+                    .unwrap(),
                 7 => s.set_host(&p, None).unwrap(),
                 _ => {}
             }
@@ -799,4 +801,29 @@ fn the_oracle_is_refused() {
         assert!(matches!(e, ScheduleError::Oracle), "{text}: {e}");
         assert!(e.to_string().contains("latent change probability"), "{e}");
     }
+}
+
+/// Text ids and hosts that freshgp's files could not hold (empty, or with a TAB or line
+/// break) are refused by every way in, and nothing is added then; integer ids are taken
+/// as they are.
+#[test]
+fn ids_and_hosts_that_no_file_could_hold_are_refused() {
+    let mut s: Scheduler<String> = Scheduler::new(Policy::Baseline(Baseline::Nad));
+    for bad in ["", "a\tb", "a\nb", "a\rb"] {
+        let e = s.add(bad.to_string()).unwrap_err();
+        assert!(matches!(e, ScheduleError::BadText(_)), "{bad:?}: {e}");
+        assert!(e.to_string().starts_with("page id `"), "{e}");
+        let e = s.add_with_host("p".into(), bad).unwrap_err();
+        assert!(e.to_string().starts_with("host `"), "{e}");
+        let e = s.add_weighted("p".into(), Some(bad), 1.0).unwrap_err();
+        assert!(matches!(e, ScheduleError::BadText(_)), "{e}");
+    }
+    assert_eq!(s.len(), 0);
+    s.add_with_host("p".into(), "a.org").unwrap();
+    let e = s.set_host("p", Some("b\t.org")).unwrap_err();
+    assert!(matches!(e, ScheduleError::BadText(_)), "{e}");
+    let mut by_str: Scheduler<&str> = Scheduler::new(Policy::Baseline(Baseline::Nad));
+    assert!(by_str.add("x\ny").is_err() && by_str.add("x").is_ok());
+    let mut by_number: Scheduler<u64> = Scheduler::new(Policy::Baseline(Baseline::Nad));
+    assert!(by_number.add(0).is_ok());
 }

@@ -75,7 +75,7 @@ pub struct Args {
     /// Search on this share of the training pages (in (0, 1); whole hosts at a time), then
     /// judge the kept formulas on every training page: a generation costs about that share
     /// of a full one (see the book's Genetic programming chapter).
-    #[arg(long, value_name = "SHARE", allow_hyphen_values = true)]
+    #[arg(long, value_name = "SHARE", value_parser = parse_number, allow_hyphen_values = true)]
     train_sample: Option<f64>,
     /// Metrics the fitness also averages over besides --fitness, comma-separated (each
     /// relative to the fittest seed formula's at each budget), or `none`. Default: wndcg
@@ -121,6 +121,12 @@ pub fn run(args: Args) -> Result<()> {
     } else {
         print_text(&mut stdout, &run, &settings, start)
     }
+}
+
+/// `--train-sample`: a number (its range is the library's check).
+fn parse_number(text: &str) -> Result<f64, String> {
+    text.parse()
+        .map_err(|_| format!("`{text}` is not a number"))
 }
 
 /// `--also-metrics`: the list, `none`, or `None` for the library's default (the fitness's
