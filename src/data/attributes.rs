@@ -194,6 +194,34 @@ impl Attributes {
     }
 
     /// Folds the attributes into a hash (for [`super::Dataset::fingerprint`]).
+    /// The attributes folded into `h` by content: the columns in the order of their keys,
+    /// each page's value by its text (the order values were met in does not count), a key
+    /// no page holds left out (a file could not say it).
+    pub(crate) fn hash_by_page(
+        &self,
+        h: u64,
+        fold: impl Fn(u64, u64) -> u64,
+        text: impl Fn(u64, &str) -> u64,
+    ) -> u64 {
+        let mut columns: Vec<&Attribute> = self
+            .columns
+            .iter()
+            .filter(|a| a.codes.iter().any(|&c| c != Attribute::NONE))
+            .collect();
+        if columns.is_empty() {
+            return h;
+        }
+        columns.sort_by(|a, b| a.name.cmp(&b.name));
+        columns.into_iter().fold(fold(h, 7), |h, a| {
+            let values: Vec<u64> = a.values.iter().map(|v| text(1, v)).collect();
+            a.codes.iter().fold(text(h, &a.name), |h, &c| match c {
+                Attribute::NONE => fold(h, 0),
+                c => fold(h, values[c as usize]),
+            })
+        })
+    }
+
+    /// The attributes folded into `h` as the first fingerprint did: by interning order.
     pub(crate) fn hash_into(
         &self,
         h: u64,

@@ -157,8 +157,10 @@ impl Dataset {
     }
 
     /// A fingerprint of the history's whole content (changes, unknown cycles, ids, hosts,
-    /// weights): results computed on other data have another one, so a study's output
-    /// directory can refuse to mix them.
+    /// weights, attributes, latent probabilities, grouping): results computed on other data
+    /// have another one, so a study's output directory can refuse to mix them. Hosts and
+    /// attribute values count by name, page by page, never by the order a reader met them
+    /// in: the same content read by any path has the same fingerprint.
     ///
     /// ```
     /// use freshgp::data::Dataset;
@@ -171,6 +173,18 @@ impl Dataset {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fingerprint(&self) -> Fingerprint {
+        self.fingerprint_with(false)
+    }
+
+    /// The fingerprint as freshgp computed it before hosts and attribute values were
+    /// hashed by name, page by page: it read their interning order (which pages dropped by
+    /// the unknown-cycle policy, or a reader's order, could change for the same content).
+    /// Kept to recognise the results a study directory recorded under it.
+    pub fn first_fingerprint(&self) -> Fingerprint {
+        self.fingerprint_with(true)
+    }
+
+    fn fingerprint_with(&self, first: bool) -> Fingerprint {
         use crate::hash::mix64;
         let fold = |h: u64, x: u64| mix64(h ^ x);
         let text = |h: u64, s: &str| {
@@ -190,8 +204,16 @@ impl Dataset {
             h = ids.ends.iter().fold(h, |h, &e| fold(h, e as u64));
         }
         if let Some(hosts) = &self.hosts {
-            h = hosts.iter().fold(fold(h, 2), |h, &x| fold(h, x as u64));
-            h = self.host_names.iter().fold(h, |h, name| text(h, name));
+            if first {
+                h = hosts.iter().fold(fold(h, 2), |h, &x| fold(h, x as u64));
+                h = self.host_names.iter().fold(h, |h, name| text(h, name));
+            } else {
+                // Each page's host by name: the interning order does not count.
+                let names: Vec<u64> = self.host_names.iter().map(|n| text(0, n)).collect();
+                h = hosts
+                    .iter()
+                    .fold(fold(h, 6), |h, &x| fold(h, names[x as usize]));
+            }
         }
         if let Some(weights) = &self.weights {
             h = weights.iter().fold(fold(h, 3), |h, w| fold(h, w.to_bits()));
@@ -200,7 +222,10 @@ impl Dataset {
             h = latent.iter().fold(fold(h, 5), |h, q| fold(h, q.to_bits()));
         }
         if !self.attributes.is_empty() {
-            h = self.attributes.hash_into(h, fold, text);
+            h = match first {
+                true => self.attributes.hash_into(h, fold, text),
+                false => self.attributes.hash_by_page(h, fold, text),
+            };
         }
         if let Some(key) = self.grouping() {
             h = text(fold(h, 4), key);

@@ -74,11 +74,11 @@ pub enum StoreError {
         /// The directory.
         dir: String,
         /// The dataset its results came from.
-        stored: DatasetRecord,
+        stored: Box<DatasetRecord>,
         /// Where the other dataset comes from (the experiment file, or a shard directory).
         source_name: String,
         /// The other dataset.
-        given: DatasetRecord,
+        given: Box<DatasetRecord>,
     },
     /// A stored file does not parse.
     #[error("{path}: {reason}")]
@@ -93,12 +93,26 @@ pub enum StoreError {
 /// Which dataset results were computed on: its size and [`Fingerprint`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct DatasetRecord {
-    /// The content's fingerprint.
+    /// The content's fingerprint ([`Dataset::fingerprint`]; under the first definition,
+    /// [`Dataset::first_fingerprint`], in a record of `fingerprint_version` 1).
     pub fingerprint: Fingerprint,
     /// Pages.
     pub pages: usize,
     /// Cycles.
     pub cycles: usize,
+    /// Which definition `fingerprint` follows: 2, or 1 in a record written before hosts and
+    /// attribute values counted by name (a record without the field).
+    #[serde(default = "first_version")]
+    pub fingerprint_version: u32,
+    /// The fingerprint under the first definition, so that the units of a directory
+    /// written under it still match (absent in records of version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_fingerprint: Option<Fingerprint>,
+}
+
+/// The version of a record written before the field existed.
+fn first_version() -> u32 {
+    1
 }
 
 impl DatasetRecord {
@@ -108,7 +122,34 @@ impl DatasetRecord {
             fingerprint: dataset.fingerprint(),
             pages: dataset.pages(),
             cycles: dataset.cycles(),
+            fingerprint_version: 2,
+            first_fingerprint: Some(dataset.first_fingerprint()),
         }
+    }
+
+    /// The fingerprint under the first definition, if known.
+    fn first(&self) -> Option<Fingerprint> {
+        match self.fingerprint_version {
+            1 => Some(self.fingerprint),
+            _ => self.first_fingerprint,
+        }
+    }
+
+    /// Whether both records are of the same data: the same size and fingerprint under a
+    /// definition both know.
+    pub fn same_data(&self, other: &DatasetRecord) -> bool {
+        let current = self.fingerprint_version >= 2 && other.fingerprint_version >= 2;
+        (self.pages, self.cycles) == (other.pages, other.cycles)
+            && match current && self.fingerprint_version == other.fingerprint_version {
+                true => self.fingerprint == other.fingerprint,
+                false => self.first().is_some() && self.first() == other.first(),
+            }
+    }
+
+    /// Whether a unit that recorded `fingerprint` was computed on this data (under either
+    /// definition this record knows).
+    pub fn holds(&self, fingerprint: Fingerprint) -> bool {
+        fingerprint == self.fingerprint || Some(fingerprint) == self.first()
     }
 }
 
@@ -342,11 +383,17 @@ impl Store {
         match self.dataset()? {
             None => self.write_json(&self.dir.join(DATASET_FILE), &dataset),
             Some(stored) if stored == dataset => Ok(()),
+            // Written under the first fingerprint: the record now holds both, so that the
+            // units stored before and those to come match it.
+            Some(stored) if stored.same_data(&dataset) && stored.fingerprint_version < 2 => {
+                self.write_json(&self.dir.join(DATASET_FILE), &dataset)
+            }
+            Some(stored) if stored.same_data(&dataset) => Ok(()),
             Some(stored) => Err(StoreError::OtherData {
                 dir: self.dir.display().to_string(),
-                stored,
+                stored: Box::new(stored),
                 source_name: "the experiment's dataset".into(),
-                given: dataset,
+                given: Box::new(dataset),
             }),
         }
     }
@@ -411,12 +458,19 @@ impl Store {
             });
         }
         match (self.dataset()?, theirs.dataset()?) {
-            (Some(ours), Some(given)) if ours != given => {
+            // A shard written under the later fingerprint: the record takes both.
+            (Some(ours), Some(given))
+                if ours.same_data(&given)
+                    && ours.fingerprint_version < given.fingerprint_version =>
+            {
+                self.write_json(&self.dir.join(DATASET_FILE), &given)?
+            }
+            (Some(ours), Some(given)) if !ours.same_data(&given) => {
                 return Err(StoreError::OtherData {
                     dir: self.dir.display().to_string(),
-                    stored: ours,
+                    stored: Box::new(ours),
                     source_name: other.display().to_string(),
-                    given,
+                    given: Box::new(given),
                 })
             }
             (None, Some(given)) => self.check_dataset(given)?,

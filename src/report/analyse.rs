@@ -168,7 +168,7 @@ fn read_units(study: &Study, store: &Store) -> Result<StoredUnits, ReportError> 
         // A unit computed on other data than the directory's (copied in by hand).
         let other_data = |fingerprint: Option<Fingerprint>| {
             match (fingerprint, dataset) {
-            (Some(unit), Some(dir)) if unit != dir.fingerprint => Err(inconsistent(&format!(
+            (Some(unit), Some(dir)) if !dir.holds(unit) => Err(inconsistent(&format!(
                 "was computed on the dataset of fingerprint {unit}, the directory's results on {dir}"
             ))),
             _ => Ok(()),

@@ -325,6 +325,88 @@ fn results_of_other_data_are_never_mixed() {
     );
 }
 
+/// A directory written when the fingerprint still read the hosts' interning order (its
+/// `dataset.json` without `fingerprint_version`, its units carrying that fingerprint)
+/// resumes on the same data, and then holds both fingerprints; on other data it is still
+/// refused.
+#[test]
+fn a_directory_of_the_first_fingerprint_resumes_with_its_meaning() {
+    let tmp = tempfile::tempdir().unwrap();
+    weighted_history(tmp.path());
+    let study = write_study(tmp.path(), POLITE);
+    let out = tmp.path().join("out");
+    run(&study, &out, &["--shard", "0/2"]);
+    let read = |path: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+    };
+    let record = read(&out.join("dataset.json"));
+    assert_eq!(record["fingerprint_version"], 2);
+    let now = record["fingerprint"].as_str().unwrap().to_string();
+    let first = record["first_fingerprint"].as_str().unwrap().to_string();
+    assert_ne!(
+        now, first,
+        "the history has hosts: the two definitions differ"
+    );
+    // The directory as the earlier build wrote it.
+    let old = |fingerprint: &str| {
+        let text = format!(
+            r#"{{"fingerprint": "{fingerprint}", "pages": {}, "cycles": {}}}"#,
+            record["pages"], record["cycles"]
+        );
+        std::fs::write(out.join("dataset.json"), text).unwrap();
+    };
+    old(&first);
+    let mut units = 0;
+    for entry in std::fs::read_dir(out.join("units")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(&now));
+        std::fs::write(&path, text.replace(&now, &first)).unwrap();
+        units += 1;
+    }
+    assert!(units > 0);
+    // Other data under the old definition is refused, naming it.
+    old("0123456789abcdef");
+    let err = fails(&[
+        "experiment".as_ref(),
+        study.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--resume".as_ref(),
+        "--quiet".as_ref(),
+    ]);
+    assert!(
+        err.contains("another dataset") && err.contains("0123456789abcdef"),
+        "{err}"
+    );
+    // The same data resumes: the old units and the new ones make one report.
+    old(&first);
+    run(&study, &out, &["--resume", "--shard", "1/2"]);
+    let upgraded = read(&out.join("dataset.json"));
+    assert_eq!(upgraded["fingerprint"], now.as_str());
+    assert_eq!(upgraded["first_fingerprint"], first.as_str());
+    assert!(out.join("summary.md").exists());
+    // A unit of neither fingerprint is still caught by the report.
+    let unit = std::fs::read_dir(out.join("units"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let text = std::fs::read_to_string(&unit).unwrap();
+    let fingerprint = if text.contains(&now) { &now } else { &first };
+    std::fs::write(
+        &unit,
+        text.replace(fingerprint.as_str(), "0123456789abcdef"),
+    )
+    .unwrap();
+    let err = fails(&["report".as_ref(), out.as_os_str()]);
+    assert!(
+        err.contains("was computed on the dataset of fingerprint"),
+        "{err}"
+    );
+}
+
 #[test]
 fn ranges_that_depend_on_the_size_are_checked_when_the_study_is_read() {
     let tmp = tempfile::tempdir().unwrap();
