@@ -17,9 +17,6 @@ use pyo3::prelude::*;
 use serde_json::json;
 use std::path::PathBuf;
 
-/// The most runs of `simulate` (as `freshgp simulate --runs`) and seeds of `evolve`.
-const MAX_RUNS: usize = 10_000;
-
 /// The policy `text` names, read as `--policy` reads it: a formula's syntax error quotes
 /// the text with a caret.
 pub(crate) fn policy(text: &str, grammar: &Grammar) -> PyResult<Policy> {
@@ -110,8 +107,9 @@ pub fn simulate(
     let rule = self::policy(policy, &crate::formula::grammar(grammar)?)?;
     let config = config(resources, host_cap, decision, warmup, tie_seed, metric)?;
     let period = period_of(&dataset.inner, period, rotation)?;
-    if let Some(r) = runs.filter(|r| !(1..=MAX_RUNS).contains(r)) {
-        return Err(fail(format!("runs {r}: expected 1 to {MAX_RUNS}")));
+    if let Some(r) = runs.filter(|r| !(1..=sweep::MAX_RUNS).contains(r)) {
+        let most = sweep::MAX_RUNS;
+        return Err(fail(format!("runs {r}: expected 1 to {most}")));
     }
     detached(py, None, |_| match runs {
         None => {

@@ -49,6 +49,9 @@ use serde::{Deserialize, Serialize};
 /// docs/src/reference/evaluation.md#savings-at-equal-quality).
 pub const SAVINGS_STEPS: usize = 100;
 
+/// The most repeated runs one sweep takes (`--runs`, Python's `runs=`).
+pub const MAX_RUNS: usize = 10_000;
+
 /// The run seeds: `1..=R` for `Some(R)` repeated runs
 /// (docs/src/reference/evaluation.md#repeated-runs), else the one seed of a single run (the
 /// configuration's tie seed).

@@ -178,7 +178,7 @@ pub struct EvalArgs {
     /// Repeat each simulation with run seeds 1..R (the tie order, a bandit's draws and
     /// a sampled decision's draws) and report medians with 2.5–97.5 percentile intervals.
     /// Default: one run with --tie-seed.
-    #[arg(long, value_name = "R", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    #[arg(long, value_name = "R", value_parser = clap::value_parser!(u32).range(1..=freshgp::experiment::sweep::MAX_RUNS as i64))]
     pub runs: Option<u32>,
     /// The reference policy of the Wilcoxon signed-rank test over the paired runs
     /// (baselines; default lambda when it is listed).
