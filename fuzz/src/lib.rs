@@ -383,7 +383,7 @@ pub fn model(data: &[u8]) {
             assert_eq!(back, m, "model round trip changed the model");
             assert_eq!(back.to_json(), json);
             if let Err(e) = Predictor::from_text(ORIGIN, text) {
-                check_located(text, &e, false);
+                check_located(text, &e.to_string(), false);
             }
         }
         Err(e) => check_located(text, &e.to_string(), false),

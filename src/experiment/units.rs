@@ -164,24 +164,19 @@ impl Shard {
     /// (`--array=0-7`, `--array=1-8`, `--array=0-14:2`, with or without a `%` limit); a list
     /// of ids that is not a range (`--array=1,4,5`) is refused, since its tasks would not
     /// cover every shard.
-    pub fn from_slurm(env: impl Fn(&str) -> Option<String>) -> Result<Shard, String> {
-        let var = |name: &str| -> Result<Option<usize>, String> {
+    pub fn from_slurm(env: impl Fn(&str) -> Option<String>) -> Result<Shard, SlurmError> {
+        let var = |name: &'static str| -> Result<Option<usize>, SlurmError> {
             match env(name) {
                 None => Ok(None),
                 Some(v) => v
                     .trim()
                     .parse()
                     .map(Some)
-                    .map_err(|_| format!("{name}={v:?} is not a non-negative integer")),
+                    .map_err(|_| SlurmError::NotANumber { name, value: v }),
             }
         };
-        let need = |name: &str| -> Result<usize, String> {
-            var(name)?.ok_or_else(|| {
-                format!(
-                    "{name} is not set: `--shard auto` runs inside a Slurm array job \
-                     (sbatch --array=0-N); elsewhere give --shard i/n"
-                )
-            })
+        let need = |name: &'static str| -> Result<usize, SlurmError> {
+            var(name)?.ok_or(SlurmError::Unset { name })
         };
         let id = need("SLURM_ARRAY_TASK_ID")?;
         let count = need("SLURM_ARRAY_TASK_COUNT")?;
@@ -189,16 +184,59 @@ impl Shard {
         let step = var("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1).max(1);
         let max = var("SLURM_ARRAY_TASK_MAX")?.unwrap_or(min + (count.max(1) - 1) * step);
         let is_range = count >= 1 && max >= min && (max - min) / step + 1 == count;
+        let not_a_range = SlurmError::NotARange {
+            id,
+            count,
+            min,
+            max,
+            step,
+        };
         if !is_range || id < min || id > max || (id - min) % step != 0 {
-            return Err(format!(
-                "the Slurm array (SLURM_ARRAY_TASK_ID={id}, COUNT={count}, MIN={min}, \
-                 MAX={max}, STEP={step}) is not a range of task ids: use --array=0-{} \
-                 (a list of ids would leave shards unrun)",
-                count.max(1) - 1
-            ));
+            return Err(not_a_range);
         }
-        Shard::new((id - min) / step, count).ok_or_else(|| "invariant: id in range".into())
+        Shard::new((id - min) / step, count).ok_or(not_a_range)
     }
+}
+
+/// Why the shard of a Slurm array task cannot be known (`--shard auto`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SlurmError {
+    /// A variable Slurm sets in an array task is not set: not such a task.
+    #[error(
+        "{name} is not set: `--shard auto` runs inside a Slurm array job (sbatch --array=0-N); \
+         elsewhere give --shard i/n"
+    )]
+    Unset {
+        /// The variable.
+        name: &'static str,
+    },
+    /// A variable that is not a non-negative integer.
+    #[error("{name}={value:?} is not a non-negative integer")]
+    NotANumber {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// The array's task ids are not a range, so its tasks would not cover every shard.
+    #[error(
+        "the Slurm array (SLURM_ARRAY_TASK_ID={id}, COUNT={count}, MIN={min}, MAX={max}, \
+         STEP={step}) is not a range of task ids: use --array=0-{last} (a list of ids would \
+         leave shards unrun)",
+        last = count.max(&1) - 1
+    )]
+    NotARange {
+        /// The task's id.
+        id: usize,
+        /// Tasks in the array.
+        count: usize,
+        /// The first id.
+        min: usize,
+        /// The last id.
+        max: usize,
+        /// The ids' step.
+        step: usize,
+    },
 }
 
 impl std::str::FromStr for Shard {
@@ -922,20 +960,31 @@ mod tests {
             ("SLURM_ARRAY_TASK_MIN", "1"),
             ("SLURM_ARRAY_TASK_MAX", "5"),
         ]);
-        assert!(list.unwrap_err().contains("not a range"));
+        assert!(matches!(list, Err(SlurmError::NotARange { .. })));
+        assert!(list.unwrap_err().to_string().contains("not a range"));
         let outside = shard(&[
             ("SLURM_ARRAY_TASK_ID", "4"),
             ("SLURM_ARRAY_TASK_COUNT", "4"),
         ]);
-        assert!(outside.unwrap_err().contains("--array=0-3"));
+        assert!(outside.unwrap_err().to_string().contains("--array=0-3"));
+        assert_eq!(
+            shard(&[]),
+            Err(SlurmError::Unset {
+                name: "SLURM_ARRAY_TASK_ID"
+            })
+        );
         assert!(shard(&[])
             .unwrap_err()
+            .to_string()
             .contains("SLURM_ARRAY_TASK_ID is not set"));
         let garbled = shard(&[
             ("SLURM_ARRAY_TASK_ID", "x"),
             ("SLURM_ARRAY_TASK_COUNT", "4"),
         ]);
-        assert!(garbled.unwrap_err().contains("SLURM_ARRAY_TASK_ID=\"x\""));
+        assert!(garbled
+            .unwrap_err()
+            .to_string()
+            .contains("SLURM_ARRAY_TASK_ID=\"x\""));
     }
 
     #[test]

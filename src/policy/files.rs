@@ -2,7 +2,7 @@
 //! evolution printed) and model files (`model:FILE`, `[model FILE]`), relative to the
 //! directory of the study file being read, if any, else to the working directory.
 
-use super::{Policy, PolicyError, Predictor};
+use super::{ModelUseError, Policy, PolicyError, Predictor};
 
 std::thread_local! {
     /// The directory `file("..")` paths are relative to while a study file is read.
@@ -52,9 +52,7 @@ impl Policy {
     pub fn load_model(path: &str) -> Result<Predictor, PolicyError> {
         let path = path.trim();
         if path.is_empty() {
-            return Err(PolicyError::Model(
-                "`model:` needs the path of a model file (freshgp model train --out FILE)".into(),
-            ));
+            return Err(PolicyError::Model(ModelUseError::NoPath));
         }
         let full = relative_to_study(path);
         // A path relative to a study file is named by its absolute form: the study's
@@ -66,6 +64,6 @@ impl Policy {
             }
             _ => path.to_string(),
         };
-        Predictor::load(&full, &shown).map_err(PolicyError::Model)
+        Ok(Predictor::load(&full, &shown)?)
     }
 }

@@ -4,7 +4,7 @@
 //! `text.rs`; its files, `spec.rs`.
 
 use super::{Adaptive, AdaptiveError, Arm, BanditError, Baseline, Exp3, Features, GroupingError};
-use super::{Predictor, RatePolicy};
+use super::{ModelUseError, Predictor, RatePolicy};
 use crate::eval::Program;
 use crate::formula::{Closure, Formula, ParseError, Terminal};
 
@@ -96,8 +96,8 @@ pub enum PolicyError {
     Bandit(#[from] BanditError),
     /// A learned model that cannot be used (unreadable, not a model file, a feature the
     /// simulation does not compute, `P` without a model).
-    #[error("{0}")]
-    Model(String),
+    #[error(transparent)]
+    Model(#[from] ModelUseError),
     /// A word that is neither a policy's name nor a formula.
     #[error("unknown policy `{name}`: known policies are {known}, `adaptive(init: .., min: .., max: .., inc: .., dec: ..)`, `exp3(arms: [..], gamma: .., eta: .., rate: .., forget: .., reward: ..)`, or a formula")]
     UnknownName {
@@ -132,13 +132,13 @@ impl Policy {
         model: Option<&Predictor>,
     ) -> Result<Policy, PolicyError> {
         match (formula.terminals().contains(&Terminal::P), model) {
-            (true, None) => Err(PolicyError::Model(format!(
-                "`{formula}` reads P, a learned model's prediction: give its model in the policy text: `{formula} [model FILE]`"
-            ))),
-            (false, Some(m)) => Err(PolicyError::Model(format!(
-                "`{formula}` does not read P: the model {} would not be used",
-                m.path()
-            ))),
+            (true, None) => Err(PolicyError::Model(ModelUseError::Missing {
+                formula: formula.to_string(),
+            })),
+            (false, Some(m)) => Err(PolicyError::Model(ModelUseError::Unused {
+                formula: formula.to_string(),
+                path: m.path().to_string(),
+            })),
             (_, model) => Ok(Policy::formula_compiled(formula, closure, model.cloned())),
         }
     }

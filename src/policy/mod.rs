@@ -113,7 +113,7 @@ pub use history::{Histories, SetId};
 pub use kind::{FormulaPolicy, Policy, PolicyError};
 pub use memory::SolveMemory;
 pub use oracle::oracle_score;
-pub use predictor::{GroupingError, Predictor, MAX_INPUTS};
+pub use predictor::{GroupingError, ModelUseError, Predictor, MAX_INPUTS};
 pub use rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
 pub(crate) use score::eval_inputs;
 pub use score::{ScoreBuffers, ScoreContext};

@@ -39,6 +39,95 @@ use crate::model::{Feature, Model};
 use std::fmt;
 use std::sync::Arc;
 
+/// Why a learned model cannot serve as a policy's `P` (or as the policy `model:FILE`).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModelUseError {
+    /// The file cannot be read.
+    #[error("cannot read model file {file}: {reason}")]
+    Read {
+        /// The file.
+        file: String,
+        /// What kind of failure it was.
+        kind: std::io::ErrorKind,
+        /// The system's reason.
+        reason: String,
+    },
+    /// The text is not a model file.
+    #[error(transparent)]
+    NotAModel(#[from] crate::model::ModelError),
+    /// A frequency over a window longer than the simulation keeps.
+    #[error(
+        "model {path} reads freq{window}: the simulation keeps windows of at most {MAX_WINDOW} cycles"
+    )]
+    Window {
+        /// The model file.
+        path: String,
+        /// The window.
+        window: u32,
+    },
+    /// A stale model whose prior is centred on groups the simulation cannot name.
+    #[error(
+        "model {path} reads {feature}, centred on the rates of its groups by {key}: the simulation does not know the groups' names (`freshgp requests --learned hazard` trains and scores on the same data, groups included; or train it with --prior-group none)"
+    )]
+    GroupPrior {
+        /// The model file.
+        path: String,
+        /// The feature (`rate` or `prior`).
+        feature: String,
+        /// The attribute the prior groups by.
+        key: String,
+    },
+    /// An attribute's codes, which another file would number otherwise.
+    #[error(
+        "model {path} reads cat:{key}: a model file keeps no attribute values, so codes would not mean the same in another file (train the network without cat: features, e.g. --features freq1,freq7,freq30,since_change,group:{key}; `freshgp requests --learned` trains and scores on the same data, with codes)"
+    )]
+    Category {
+        /// The model file.
+        path: String,
+        /// The attribute.
+        key: String,
+    },
+    /// The group rates of two attributes.
+    #[error(
+        "model {path} reads the group rates of two attributes ({first} and {second}): the simulation keeps one grouping besides the hosts"
+    )]
+    TwoGroupings {
+        /// The model file.
+        path: String,
+        /// The first attribute.
+        first: String,
+        /// The second.
+        second: String,
+    },
+    /// More features than a predictor reads.
+    #[error("model {path} reads {count} features, the simulation at most {MAX_INPUTS}")]
+    TooManyInputs {
+        /// The model file.
+        path: String,
+        /// Its features.
+        count: usize,
+    },
+    /// `model:` without a path.
+    #[error("`model:` needs the path of a model file (freshgp model train --out FILE)")]
+    NoPath,
+    /// A formula that reads `P` without a model.
+    #[error(
+        "`{formula}` reads P, a learned model's prediction: give its model in the policy text: `{formula} [model FILE]`"
+    )]
+    Missing {
+        /// The formula.
+        formula: String,
+    },
+    /// A model given to a formula that does not read `P`.
+    #[error("`{formula}` does not read P: the model {path} would not be used")]
+    Unused {
+        /// The formula.
+        formula: String,
+        /// The model file.
+        path: String,
+    },
+}
+
 /// The most features a model may read in the simulation.
 pub const MAX_INPUTS: usize = 32;
 
@@ -107,50 +196,55 @@ impl Predictor {
     /// # Errors
     /// Not a model file (as `Model::from_json` says), or a model that reads a feature
     /// the simulation does not compute (see the module documentation).
-    pub fn from_text(path: &str, text: &str) -> Result<Predictor, String> {
-        let model = Model::from_json(text, path).map_err(|e| e.to_string())?;
+    pub fn from_text(path: &str, text: &str) -> Result<Predictor, ModelUseError> {
+        let model = Model::from_json(text, path)?;
         let features = model.features();
+        let path_of = || path.to_string();
         let inputs = features
             .features()
             .iter()
             .map(|f| match f {
                 Feature::Frequency(w) if (1..=MAX_WINDOW).contains(w) => Ok(Input::Frequency(*w)),
-                Feature::Frequency(w) => Err(format!(
-                    "model {path} reads freq{w}: the simulation keeps windows of at most {MAX_WINDOW} cycles"
-                )),
+                Feature::Frequency(w) => Err(ModelUseError::Window {
+                    path: path_of(),
+                    window: *w,
+                }),
                 Feature::SinceChange => Ok(Input::SinceChange),
                 Feature::Group(key) if key == "host" => Ok(Input::HostRate),
                 Feature::Group(_) => Ok(Input::GroupRate),
                 Feature::SinceVisit => Ok(Input::SinceVisit),
                 Feature::Rate | Feature::Prior => match &model {
-                    Model::Hazard(h) if h.prior.key.is_some() => Err(format!(
-                        "model {path} reads {f}, centred on the rates of its groups by {}: the simulation does not know the groups' names (`freshgp requests --learned hazard` trains and scores on the same data, groups included; or train it with --prior-group none)",
-                        h.prior.key.as_deref().unwrap_or_default()
-                    )),
+                    Model::Hazard(h) if h.prior.key.is_some() => Err(ModelUseError::GroupPrior {
+                        path: path_of(),
+                        feature: f.to_string(),
+                        key: h.prior.key.clone().unwrap_or_default(),
+                    }),
                     _ if *f == Feature::Rate => Ok(Input::Rate),
                     _ => Ok(Input::Prior),
                 },
-                Feature::Category(key) => Err(format!(
-                    "model {path} reads cat:{key}: a model file keeps no attribute values, so codes would not mean the same in another file (train the network without cat: features, e.g. --features freq1,freq7,freq30,since_change,group:{key}; `freshgp requests --learned` trains and scores on the same data, with codes)"
-                )),
+                Feature::Category(key) => Err(ModelUseError::Category {
+                    path: path_of(),
+                    key: key.clone(),
+                }),
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, ModelUseError>>()?;
         let mut keys = features.features().iter().filter_map(|f| match f {
             Feature::Group(key) if key != "host" => Some(key.clone()),
             _ => None,
         });
         let group = keys.next();
         if let Some(other) = keys.find(|k| Some(k) != group.as_ref()) {
-            return Err(format!(
-                "model {path} reads the group rates of two attributes ({} and {other}): the simulation keeps one grouping besides the hosts",
-                group.unwrap_or_default()
-            ));
+            return Err(ModelUseError::TwoGroupings {
+                path: path_of(),
+                first: group.unwrap_or_default(),
+                second: other,
+            });
         }
         if inputs.len() > MAX_INPUTS {
-            return Err(format!(
-                "model {path} reads {} features, the simulation at most {MAX_INPUTS}",
-                inputs.len()
-            ));
+            return Err(ModelUseError::TooManyInputs {
+                path: path_of(),
+                count: inputs.len(),
+            });
         }
         Ok(Predictor(Arc::new(Inner {
             path: path.to_string(),
@@ -166,9 +260,12 @@ impl Predictor {
     ///
     /// # Errors
     /// An unreadable file, or as [`Predictor::from_text`].
-    pub fn load(path: &std::path::Path, shown: &str) -> Result<Predictor, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read model file {}: {e}", path.display()))?;
+    pub fn load(path: &std::path::Path, shown: &str) -> Result<Predictor, ModelUseError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ModelUseError::Read {
+            file: path.display().to_string(),
+            kind: e.kind(),
+            reason: e.to_string(),
+        })?;
         Predictor::from_text(shown, &text)
     }
 
@@ -297,15 +394,39 @@ mod tests {
     fn what_the_simulation_cannot_compute_is_refused_with_the_reason() {
         let m = Predictor::from_text("m.json", &logistic("freq7,group:category,group:host"));
         assert_eq!(m.unwrap().group(), Some("category"));
-        let e =
-            Predictor::from_text("m.json", &logistic("group:category,group:brand")).unwrap_err();
-        assert!(e.contains("two attributes (category and brand)"), "{e}");
+        let two = Predictor::from_text("m.json", &logistic("group:category,group:brand"));
+        let e = two.unwrap_err();
+        assert!(matches!(e, ModelUseError::TwoGroupings { .. }), "{e}");
+        assert!(
+            e.to_string()
+                .contains("two attributes (category and brand)"),
+            "{e}"
+        );
         let e = Predictor::from_text("m.json", &logistic("freq7,cat:category")).unwrap_err();
-        assert!(e.contains("cannot read a categorical code"), "{e}");
+        assert!(
+            e.to_string().contains("cannot read a categorical code"),
+            "{e}"
+        );
         let e = Predictor::from_text("m.json", &logistic("freq31")).unwrap_err();
-        assert!(e.contains("at most 30 cycles"), "{e}");
+        assert_eq!(
+            e,
+            ModelUseError::Window {
+                path: "m.json".into(),
+                window: 31
+            }
+        );
+        assert!(e.to_string().contains("at most 30 cycles"), "{e}");
         let e = Predictor::from_text("m.json", "{").unwrap_err();
-        assert!(e.contains("m.json:1:"), "{e}");
+        assert!(matches!(e, ModelUseError::NotAModel(_)), "{e}");
+        assert!(e.to_string().contains("m.json:1:"), "{e}");
+        let gone = Predictor::load(std::path::Path::new("/nonexistent/m.json"), "m.json");
+        match gone.unwrap_err() {
+            ModelUseError::Read { kind, file, .. } => {
+                assert_eq!(kind, std::io::ErrorKind::NotFound);
+                assert_eq!(file, "/nonexistent/m.json");
+            }
+            other => panic!("{other}"),
+        }
         assert!(Predictor::from_text("m.json", &logistic("freq7,group:host")).is_ok());
     }
 }

@@ -57,9 +57,9 @@ impl ShardArg {
     fn resolve(self) -> Result<Shard> {
         match self {
             ShardArg::Given(shard) => Ok(shard),
-            ShardArg::Slurm => Shard::from_slurm(|name| std::env::var(name).ok())
-                .map_err(anyhow::Error::msg)
-                .context("--shard auto"),
+            ShardArg::Slurm => {
+                Shard::from_slurm(|name| std::env::var(name).ok()).context("--shard auto")
+            }
         }
     }
 }
