@@ -31,6 +31,7 @@ pub mod evolve;
 pub mod fitness;
 pub mod headroom;
 pub mod request;
+mod shard;
 pub mod store;
 pub mod study;
 mod study_file;
