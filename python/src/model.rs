@@ -7,6 +7,7 @@ use crate::{detached, error, fail};
 use freshgp::data::split::{check_rotation, check_rotations};
 use freshgp::model::{Feature, FeatureSet, Model as Learned};
 use freshgp::output::{self, ModelEval};
+use freshgp::predict::observe::{DEFAULT_CRAWL_POLICY, DEFAULT_CRAWL_RESOURCES};
 use freshgp::predict::{eval, EvalOptions, ModelKind, Progress, TrainOptions};
 use numpy::{PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -189,7 +190,7 @@ impl Model {
     /// `dataset` (label `horizon`, the first `rotations` rotations) and the staleness table
     /// at the visits of `partial_policy` (None: none) at `partial_resources`, as a dict.
     #[staticmethod]
-    #[pyo3(signature = (dataset, horizon = 1, rotations = 5, partial_policy = Some("nad"), partial_resources = 0.2))]
+    #[pyo3(signature = (dataset, horizon = 1, rotations = 5, partial_policy = Some(DEFAULT_CRAWL_POLICY.name()), partial_resources = DEFAULT_CRAWL_RESOURCES))]
     fn eval<'py>(
         py: Python<'py>,
         dataset: &Dataset,

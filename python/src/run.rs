@@ -3,8 +3,7 @@
 
 use crate::dataset::Dataset;
 use crate::{detached, error, fail};
-use freshgp::data::split::check_rotation;
-use freshgp::data::split::{Horizon, Set};
+use freshgp::data::split::{check_rotation, Horizon, Set};
 use freshgp::experiment::evolve::{self as gp_run, Progress};
 use freshgp::experiment::request::EvolveRequest;
 use freshgp::experiment::{baselines as literature, store::Store, study::Study, sweep, units};

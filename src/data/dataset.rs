@@ -54,6 +54,19 @@ pub struct Dataset {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Fingerprint(u64);
 
+/// One step of a fingerprint: `x` mixed into `h`.
+fn fold(h: u64, x: u64) -> u64 {
+    crate::hash::mix64(h ^ x)
+}
+
+/// A text mixed into `h`: its length, its bytes, an end mark.
+fn text_hash(h: u64, s: &str) -> u64 {
+    let h = s
+        .bytes()
+        .fold(fold(h, s.len() as u64), |h, b| fold(h, b as u64));
+    fold(h, 0xFF)
+}
+
 impl fmt::Display for Fingerprint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:016x}", self.0)
@@ -173,7 +186,7 @@ impl Dataset {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fingerprint(&self) -> Fingerprint {
-        self.fingerprint_with(false)
+        self.finish_fingerprint(self.fingerprint_prefix(), false)
     }
 
     /// The fingerprint as freshgp computed it before hosts and attribute values were
@@ -181,18 +194,21 @@ impl Dataset {
     /// the unknown-cycle policy, or a reader's order, could change for the same content).
     /// Kept to recognise the results a study directory recorded under it.
     pub fn first_fingerprint(&self) -> Fingerprint {
-        self.fingerprint_with(true)
+        self.finish_fingerprint(self.fingerprint_prefix(), true)
     }
 
-    fn fingerprint_with(&self, first: bool) -> Fingerprint {
-        use crate::hash::mix64;
-        let fold = |h: u64, x: u64| mix64(h ^ x);
-        let text = |h: u64, s: &str| {
-            let h = s
-                .bytes()
-                .fold(fold(h, s.len() as u64), |h, b| fold(h, b as u64));
-            fold(h, 0xFF)
-        };
+    /// [`Dataset::fingerprint`] and [`Dataset::first_fingerprint`], the changes and ids
+    /// they share hashed once.
+    pub fn fingerprints(&self) -> (Fingerprint, Fingerprint) {
+        let prefix = self.fingerprint_prefix();
+        (
+            self.finish_fingerprint(prefix, false),
+            self.finish_fingerprint(prefix, true),
+        )
+    }
+
+    /// The fingerprints' common part: the size, the changes, the unknown cycles, the ids.
+    fn fingerprint_prefix(&self) -> u64 {
         let mut h = fold(
             fold(0x66_72_65_73_68, self.pages as u64),
             self.cycles as u64,
@@ -200,16 +216,22 @@ impl Dataset {
         h = self.bits.iter().fold(h, |h, &w| fold(h, w));
         h = self.unknown.iter().fold(fold(h, 1), |h, &w| fold(h, w));
         if let Some(ids) = &self.ids {
-            h = fold(text(h, &ids.text), ids.ends.len() as u64);
+            h = fold(text_hash(h, &ids.text), ids.ends.len() as u64);
             h = ids.ends.iter().fold(h, |h, &e| fold(h, e as u64));
         }
+        h
+    }
+
+    /// The fingerprint from its common part `h`: the rest under the current definition, or
+    /// the `first`.
+    fn finish_fingerprint(&self, mut h: u64, first: bool) -> Fingerprint {
         if let Some(hosts) = &self.hosts {
             if first {
                 h = hosts.iter().fold(fold(h, 2), |h, &x| fold(h, x as u64));
-                h = self.host_names.iter().fold(h, |h, name| text(h, name));
+                h = self.host_names.iter().fold(h, |h, name| text_hash(h, name));
             } else {
                 // Each page's host by name: the interning order does not count.
-                let names: Vec<u64> = self.host_names.iter().map(|n| text(0, n)).collect();
+                let names: Vec<u64> = self.host_names.iter().map(|n| text_hash(0, n)).collect();
                 h = hosts
                     .iter()
                     .fold(fold(h, 6), |h, &x| fold(h, names[x as usize]));
@@ -223,12 +245,12 @@ impl Dataset {
         }
         if !self.attributes.is_empty() {
             h = match first {
-                true => self.attributes.hash_into(h, fold, text),
-                false => self.attributes.hash_by_page(h, fold, text),
+                true => self.attributes.hash_into(h, fold, text_hash),
+                false => self.attributes.hash_by_page(h, fold, text_hash),
             };
         }
         if let Some(key) = self.grouping() {
-            h = text(fold(h, 4), key);
+            h = text_hash(fold(h, 4), key);
         }
         Fingerprint(h)
     }

@@ -118,12 +118,13 @@ fn first_version() -> u32 {
 impl DatasetRecord {
     /// The record of `dataset`.
     pub fn of(dataset: &Dataset) -> DatasetRecord {
+        let (fingerprint, first) = dataset.fingerprints();
         DatasetRecord {
-            fingerprint: dataset.fingerprint(),
+            fingerprint,
             pages: dataset.pages(),
             cycles: dataset.cycles(),
             fingerprint_version: 2,
-            first_fingerprint: Some(dataset.first_fingerprint()),
+            first_fingerprint: Some(first),
         }
     }
 
@@ -380,21 +381,22 @@ impl Store {
     /// recorded already, checks that it is the same (an [`StoreError::OtherData`] naming
     /// both otherwise).
     pub fn check_dataset(&self, dataset: DatasetRecord) -> Result<(), StoreError> {
+        self.record_dataset(dataset, "the experiment's dataset")
+    }
+
+    /// [`Store::check_dataset`] with `given` from `source_name`. A record written under
+    /// the first fingerprint is replaced by a later one of the same data, which holds both,
+    /// so that the units stored before and those to come match it.
+    fn record_dataset(&self, given: DatasetRecord, source_name: &str) -> Result<(), StoreError> {
         match self.dataset()? {
-            None => self.write_json(&self.dir.join(DATASET_FILE), &dataset),
-            Some(stored) if stored == dataset => Ok(()),
-            // Written under the first fingerprint: the record now holds both, so that the
-            // units stored before and those to come match it.
-            Some(stored) if stored.same_data(&dataset) && stored.fingerprint_version < 2 => {
-                self.write_json(&self.dir.join(DATASET_FILE), &dataset)
-            }
-            Some(stored) if stored.same_data(&dataset) => Ok(()),
-            Some(stored) => Err(StoreError::OtherData {
+            Some(stored) if !stored.same_data(&given) => Err(StoreError::OtherData {
                 dir: self.dir.display().to_string(),
                 stored: Box::new(stored),
-                source_name: "the experiment's dataset".into(),
-                given: Box::new(dataset),
+                source_name: source_name.to_string(),
+                given: Box::new(given),
             }),
+            Some(stored) if stored.fingerprint_version >= given.fingerprint_version => Ok(()),
+            _ => self.write_json(&self.dir.join(DATASET_FILE), &given),
         }
     }
 
@@ -457,24 +459,8 @@ impl Store {
                 given: stored,
             });
         }
-        match (self.dataset()?, theirs.dataset()?) {
-            // A shard written under the later fingerprint: the record takes both.
-            (Some(ours), Some(given))
-                if ours.same_data(&given)
-                    && ours.fingerprint_version < given.fingerprint_version =>
-            {
-                self.write_json(&self.dir.join(DATASET_FILE), &given)?
-            }
-            (Some(ours), Some(given)) if !ours.same_data(&given) => {
-                return Err(StoreError::OtherData {
-                    dir: self.dir.display().to_string(),
-                    stored: Box::new(ours),
-                    source_name: other.display().to_string(),
-                    given: Box::new(given),
-                })
-            }
-            (None, Some(given)) => self.check_dataset(given)?,
-            _ => {}
+        if let Some(given) = theirs.dataset()? {
+            self.record_dataset(given, &other.display().to_string())?;
         }
         let from = theirs.dir.join(UNITS_DIR);
         let entries = match std::fs::read_dir(&from) {

@@ -40,7 +40,7 @@ impl SimulateRun {
             .collect();
         let bandit = policy.bandit().map(|b| {
             let shares = arm_shares(&outcome.choices, b.arms().len());
-            BanditDraws::new(b, config.metric(), shares, outcome.choices.clone())
+            BanditDraws::new(b, config.metric(), shares, outcome.choices)
         });
         SimulateRun {
             scorer: policy.label(),

@@ -27,9 +27,18 @@ use crate::sim::{Period, SimConfig, SimError, Simulator};
 /// `--partial-policy`, the stale model's `--crawl-policy`): `nad` at resources 0.2, a
 /// warm-up of 2, run seed 1.
 pub fn default_crawl() -> (Policy, SimConfig) {
-    // Invariant: 0.2 is a valid budget.
-    crawl(Policy::Baseline(crate::policy::Baseline::Nad), 0.2).expect("invariant: valid settings")
+    // Invariant: DEFAULT_CRAWL_RESOURCES is a valid budget.
+    crawl(
+        Policy::Baseline(DEFAULT_CRAWL_POLICY),
+        DEFAULT_CRAWL_RESOURCES,
+    )
+    .expect("invariant: valid settings")
 }
+
+/// The policy of [`default_crawl`].
+pub const DEFAULT_CRAWL_POLICY: crate::policy::Baseline = crate::policy::Baseline::Nad;
+/// The budget of [`default_crawl`].
+pub const DEFAULT_CRAWL_RESOURCES: f64 = 0.2;
 
 /// The crawl of `policy` at `resources` whose visits are partial observability: a warm-up
 /// of 2, run seed 1, as [`default_crawl`].

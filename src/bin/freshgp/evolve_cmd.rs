@@ -2,8 +2,7 @@
 
 use crate::common::{parse_horizon, parse_metric, DataArgs, SimArgs};
 use anyhow::{Context, Result};
-use freshgp::data::split::check_rotation;
-use freshgp::data::split::Horizon;
+use freshgp::data::split::{check_rotation, Horizon};
 use freshgp::experiment::evolve::{self, EvolveSettings, Progress, RotationRun};
 use freshgp::experiment::request::{self, EvolveRequest};
 use freshgp::gp::Strategy;

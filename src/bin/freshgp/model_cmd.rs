@@ -9,6 +9,7 @@ use freshgp::data::split::{check_rotation, check_rotations};
 use freshgp::model::{Feature, FeatureSet};
 use freshgp::output::{self, ModelEval};
 use freshgp::predict::logistic::ALPHAS;
+use freshgp::predict::observe::{DEFAULT_CRAWL_POLICY, DEFAULT_CRAWL_RESOURCES};
 use freshgp::predict::{eval, EvalOptions, ModelKind, NetworkOptions};
 use freshgp::predict::{Progress, RotationProgress, StaleOptions, TrainOptions};
 use freshgp::sim::SimConfig;
@@ -64,10 +65,10 @@ struct TrainArgs {
     #[arg(long, default_value = "auto")]
     prior_group: String,
     /// Stale model: the policy whose crawl's visits are the examples.
-    #[arg(long, default_value = "nad")]
+    #[arg(long, default_value = DEFAULT_CRAWL_POLICY.name())]
     crawl_policy: String,
     /// Stale model: resources of that crawl, in (0, 1].
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = DEFAULT_CRAWL_RESOURCES)]
     crawl_resources: f64,
     /// Comma-separated features (freqW, since_change, group:KEY, and cat:KEY for a
     /// network); default the frequency features a policy can compute: freq1, freq7,
@@ -125,10 +126,10 @@ struct EvalArgs {
     #[arg(long, default_value_t = 5)]
     rotations: usize,
     /// The policy whose crawl gives partial observability (`none`: full only).
-    #[arg(long, default_value = "nad")]
+    #[arg(long, default_value = DEFAULT_CRAWL_POLICY.name())]
     partial_policy: String,
     /// Resources of that crawl, in (0, 1].
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = DEFAULT_CRAWL_RESOURCES)]
     partial_resources: f64,
     /// Add a `network` row: the seed's network over every frequency feature and the codes
     /// of every attribute (minutes, where the rest takes seconds).
@@ -350,8 +351,8 @@ fn check_kind_flags(args: &TrainArgs) -> Result<()> {
             );
         }
     } else if args.prior_group != defaults.0
-        || args.crawl_policy != defaults.1
-        || args.crawl_resources != 0.2
+        || !args.crawl_policy.eq_ignore_ascii_case(defaults.1)
+        || args.crawl_resources != DEFAULT_CRAWL_RESOURCES
     {
         bail!("--prior-group, --crawl-policy and --crawl-resources are the stale model's (--kind hazard), not a {}'s", args.kind);
     }
@@ -361,7 +362,11 @@ fn check_kind_flags(args: &TrainArgs) -> Result<()> {
 impl TrainArgs {
     /// The defaults of `--prior-group`, `--crawl-policy` and `--memory`.
     fn defaults() -> (&'static str, &'static str, usize) {
-        ("auto", "nad", eval::DEFAULT_MEMORY >> 20)
+        (
+            "auto",
+            DEFAULT_CRAWL_POLICY.name(),
+            eval::DEFAULT_MEMORY >> 20,
+        )
     }
 }
 
