@@ -11,8 +11,8 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use freshgp::data::split::Split;
 use freshgp::data::synth::{generate, SynthParams};
 use freshgp::model::{Feature, FeatureSet, Model};
-use freshgp::predict::Observations;
 use freshgp::predict::{network, Examples, NetworkOptions};
+use freshgp::predict::{FeatureCodes, ModelTraining, Observations};
 
 fn bench_predict(c: &mut Criterion) {
     let mut group = c.benchmark_group("predict");

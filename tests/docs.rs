@@ -386,12 +386,13 @@ fn the_syntax_file_lists_every_terminal() {
     assert_eq!(listed, known, "grammars/formula.ebnf's terminal rule");
 }
 
-/// The repository paths a markdown text names in code spans (`src/sim/mod.rs`,
+/// The repository paths a markdown text names in code spans (`crates/sim/src/sim/mod.rs`,
 /// `experiments/quick.ron`, ...), with line numbers; placeholders (`<name>`, `*`, `...`)
 /// are not paths.
 fn named_paths(text: &str) -> Vec<(usize, String)> {
-    const ROOTS: [&str; 9] = [
+    const ROOTS: [&str; 10] = [
         "src/",
+        "crates/",
         "tests/",
         "benches/",
         "grammars/",

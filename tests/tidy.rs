@@ -1,30 +1,38 @@
 //! Tidy checks: the conventions reviewers check, kept true mechanically (in the spirit of
 //! rust-analyzer's tidy tests). Each check names the file and line that breaks it.
 //!
-//! - every source file opens with `//!` module docs (the fuzz targets' and the Python
-//!   module's included);
-//! - library code (src/, not the binary, not tests) calls `unwrap()` / `expect(...)` only
-//!   where the line or one of the two lines above states the invariant it relies on (a
-//!   comment or message containing "invariant");
+//! The library's code is the root crate's src/ and each crate's `crates/*/src/` (the crates
+//! found by listing crates/); "library code" is all of it but the binary (src/bin/) and
+//! the test files (`tests.rs`, `*_tests.rs`). Tidy checks that:
+//!
+//! - every source file opens with `//!` module docs (tests', benches', examples', the fuzz
+//!   targets' and the Python module's included);
+//! - library code calls `unwrap()` / `expect(...)` only where the line or one of the two
+//!   above states the invariant it relies on (a comment or message saying "invariant");
 //! - library code does not print (`println!`, `eprintln!`, `print!`, `dbg!`): long runs
 //!   report through callbacks, the binary prints;
-//! - no code in src/ but `src/atomic.rs` writes a file in place (`fs::write`,
-//!   `File::create`): a user's file is replaced whole or not at all;
-//! - no function in src/ or python/src/ is longer than [`MAX_FUNCTION_LINES`] lines, and
-//!   no `.rs` file in src/, tests/, benches/, examples/ or python/src/ longer than
-//!   [`MAX_FILE_LINES`];
-//! - ARCHITECTURE.md names every source file of src/ (python/src/'s by path), and every
-//!   `*.rs` it names exists;
-//! - no import cycle among source files, and no module using a layer above its own
-//!   ([`LAYERS`], which ARCHITECTURE.md's "Layers" lists in the same order).
+//! - no code in src/ or crates/*/src/ but `crates/data/src/atomic.rs` writes a file in
+//!   place (`fs::write`, `File::create`): a user's file is replaced whole or not at all;
+//! - no function in src/, crates/*/src/ or python/src/ is longer than
+//!   [`MAX_FUNCTION_LINES`] lines, and no `.rs` file in those, tests/, benches/ or
+//!   examples/ longer than [`MAX_FILE_LINES`];
+//! - ARCHITECTURE.md names every source file of src/ and crates/*/src/ (python/src/'s by
+//!   path), and every `*.rs` it names exists;
+//! - no import cycle among the source files of a crate;
+//! - the crates depend only downward: each crate's `freshgp-*` dependencies come before it
+//!   in the root Cargo.toml's `[workspace] members`, the layers bottom first. The layers
+//!   are Cargo's: a crate uses only the crates it depends on, so tidy checks no modules'.
 //!
-//! The import graph has one node per `.rs` file of a crate (the library, `src/lib.rs`;
-//! the command, `src/bin/freshgp/main.rs`), `mod.rs` files included, test files
-//! (`tests.rs`, `*_tests.rs`) and items marked `#[cfg(test)]` left out. Its edges are the
-//! paths each file's code uses: the leaves of its `use` declarations and the paths written
-//! inline (`crate::a::b`, `super::x`, `child::y`), each resolved to the file that defines
-//! the item, following the `use` declarations that re-export it on the way (so
-//! `crate::sim::Policy` leads to the file that defines `Policy`, not to `sim/mod.rs`).
+//! The import graph has one node per `.rs` file of a crate (each library crate,
+//! `crates/*/src/lib.rs` and `src/lib.rs`; the command, `src/bin/freshgp/main.rs`), module
+//! paths read from the crate's own directory, `mod.rs` files included, test files and
+//! items marked `#[cfg(test)]` left out. Its edges are the paths each file's code uses:
+//! the leaves of its `use` declarations and the paths written inline (`crate::a::b`,
+//! `super::x`, `child::y`), each resolved to the file that defines the item, following the
+//! `use` declarations that re-export it on the way (so `crate::sim::Policy` leads to the
+//! file that defines `Policy`, not to `sim/mod.rs`). A path into another crate
+//! (`freshgp_formula::formula`, or `crate::formula` where the crate root only `use`s
+//! another crate's `formula`) is no edge: those go down, as Cargo holds them.
 //! The `pub use` re-exports of a facade (`mod.rs`, `lib.rs`) are not edges of their own,
 //! and `mod` declarations never are: a facade that only declares and re-exports is in no
 //! cycle, while one that defines an item its children use and uses them is.
@@ -33,27 +41,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The longest function body allowed in src/ (lines from `fn` to its closing brace).
+/// The longest function body allowed in src/, crates/*/src/ and python/src/ (lines from
+/// `fn` to its closing brace).
 const MAX_FUNCTION_LINES: usize = 100;
 
-/// The longest `.rs` file allowed in src/, tests/, benches/ and examples/.
+/// The longest `.rs` file allowed in src/, crates/*/src/, tests/, benches/, examples/ and
+/// python/src/.
 const MAX_FILE_LINES: usize = 1000;
-
-/// The library's top-level modules by layer, the bottom one first: a module may use only
-/// modules of the layers before its own (not those of its own layer). ARCHITECTURE.md's
-/// "Layers" section lists the same modules in the same order.
-const LAYERS: &[&[&str]] = &[
-    &["hash", "stats", "metric", "place"],
-    &["atomic", "formula"],
-    &["eval", "export"],
-    &["data"],
-    &["model"],
-    &["policy"],
-    &["sim"],
-    &["gp", "schedule", "predict"],
-    &["experiment"],
-    &["report", "output"],
-];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -81,6 +75,34 @@ fn relative(path: &Path) -> String {
     path.strip_prefix(root()).unwrap().display().to_string()
 }
 
+/// The workspace's crates under crates/ (`crates/formula`, ...): each directory of
+/// crates/ with a `Cargo.toml`, sorted.
+fn crate_dirs() -> Vec<String> {
+    let mut dirs: Vec<String> = fs::read_dir(root().join("crates"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.join("Cargo.toml").is_file())
+        .map(|path| relative(&path))
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// The library's source directories: the root crate's `src` and each `crates/*/src`.
+fn source_dirs() -> Vec<String> {
+    let crates = crate_dirs().into_iter().map(|dir| format!("{dir}/src"));
+    std::iter::once("src".to_string()).chain(crates).collect()
+}
+
+/// Every `.rs` file of src/ (the binary's included) and of each crates/*/src/, then of
+/// the directories `others` (`tests`, `python/src`).
+fn source_files(others: &[&str]) -> Vec<PathBuf> {
+    let dirs = source_dirs()
+        .into_iter()
+        .chain(others.iter().map(|d| d.to_string()));
+    dirs.flat_map(|dir| rust_files(&root().join(dir))).collect()
+}
+
 /// A source file's lines before its `#[cfg(test)]` module (test code may unwrap).
 fn non_test_lines(text: &str) -> Vec<&str> {
     text.lines()
@@ -88,10 +110,11 @@ fn non_test_lines(text: &str) -> Vec<&str> {
         .collect()
 }
 
-/// Library code: not the binary, not a test module (`tests.rs`, `*_tests.rs`).
+/// Library code (of src/ and crates/*/src/): not the binary, not a test file (`tests.rs`,
+/// `*_tests.rs`).
 fn is_library(path: &Path) -> bool {
     let rel = relative(path);
-    !rel.starts_with("src/bin/") && !rel.ends_with("tests.rs")
+    !rel.starts_with("src/bin/") && !is_test_file(&rel)
 }
 
 fn check(problems: Vec<String>, what: &str) {
@@ -100,17 +123,9 @@ fn check(problems: Vec<String>, what: &str) {
 
 #[test]
 fn every_source_file_has_module_docs() {
-    let dirs = [
-        "src",
-        "tests",
-        "benches",
-        "examples",
-        "python/src",
-        "fuzz/src",
-    ];
-    let problems: Vec<String> = dirs
-        .iter()
-        .flat_map(|d| rust_files(&root().join(d)))
+    let others = ["tests", "benches", "examples", "python/src", "fuzz/src"];
+    let problems: Vec<String> = source_files(&others)
+        .into_iter()
         .filter(|p| {
             let text = fs::read_to_string(p).unwrap();
             !text.trim_start().starts_with("//!")
@@ -123,10 +138,7 @@ fn every_source_file_has_module_docs() {
 #[test]
 fn library_unwraps_state_their_invariant() {
     let mut problems = Vec::new();
-    for path in rust_files(&root().join("src"))
-        .into_iter()
-        .filter(|p| is_library(p))
-    {
+    for path in source_files(&[]).into_iter().filter(|p| is_library(p)) {
         let text = fs::read_to_string(&path).unwrap();
         let lines = non_test_lines(&text);
         for (i, line) in lines.iter().enumerate() {
@@ -153,10 +165,7 @@ fn library_unwraps_state_their_invariant() {
 #[test]
 fn the_library_does_not_print() {
     let mut problems = Vec::new();
-    for path in rust_files(&root().join("src"))
-        .into_iter()
-        .filter(|p| is_library(p))
-    {
+    for path in source_files(&[]).into_iter().filter(|p| is_library(p)) {
         let text = fs::read_to_string(&path).unwrap();
         for (i, line) in non_test_lines(&text).iter().enumerate() {
             let code = line.trim_start();
@@ -176,9 +185,9 @@ fn the_library_does_not_print() {
 #[test]
 fn user_files_are_written_atomically() {
     let mut problems = Vec::new();
-    for path in rust_files(&root().join("src")) {
+    for path in source_files(&[]) {
         let rel = relative(&path);
-        if rel == "src/atomic.rs" || rel.ends_with("tests.rs") {
+        if rel == "crates/data/src/atomic.rs" || is_test_file(&rel) {
             continue;
         }
         let text = fs::read_to_string(&path).unwrap();
@@ -197,7 +206,7 @@ fn user_files_are_written_atomically() {
     check(
         problems,
         "a file written in place (a failed write leaves it half written): use \
-         freshgp::atomic::write (or atomic::write_with)",
+         atomic::write (or atomic::write_with; freshgp_data::atomic, which freshgp re-exports)",
     );
 }
 
@@ -248,11 +257,7 @@ fn functions(lines: &[&str]) -> Vec<(usize, usize, String)> {
 #[test]
 fn functions_stay_short() {
     let mut problems = Vec::new();
-    let library = rust_files(&root().join("src"));
-    for path in library
-        .into_iter()
-        .chain(rust_files(&root().join("python/src")))
-    {
+    for path in source_files(&["python/src"]) {
         let text = fs::read_to_string(&path).unwrap();
         let lines = non_test_lines(&text);
         for (line, length, name) in functions(&lines) {
@@ -278,11 +283,15 @@ fn the_function_finder_measures_what_it_should() {
     assert_eq!(found, [(1, 3, "a".to_string()), (4, 5, "b".to_string())]);
 }
 
+/// ARCHITECTURE.md names each file of src/ and crates/*/src/: a `mod.rs`, `lib.rs` or
+/// `main.rs` by its directory's path from the repository with a trailing slash
+/// (`crates/sim/src/sim/`, `crates/sim/src/`) or by its backquoted file name; any other
+/// file by its file name (`run.rs`). Python's files go by their path (`python/src/run.rs`).
 #[test]
 fn architecture_names_every_module_and_only_real_ones() {
     let map = fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
     let mut problems = Vec::new();
-    for path in rust_files(&root().join("src")) {
+    for path in source_files(&[]) {
         let rel = relative(&path);
         let file = path.file_name().unwrap().to_string_lossy().to_string();
         let named = if file == "mod.rs" || file == "main.rs" || file == "lib.rs" {
@@ -303,9 +312,8 @@ fn architecture_names_every_module_and_only_real_ones() {
             ));
         }
     }
-    let names: Vec<String> = ["src", "tests", "benches", "examples", "python/src"]
+    let names: Vec<String> = source_files(&["tests", "benches", "examples", "python/src"])
         .iter()
-        .flat_map(|d| rust_files(&root().join(d)))
         .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
         .collect();
     for word in map.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '/')) {
@@ -326,7 +334,7 @@ fn architecture_names_every_module_and_only_real_ones() {
 /// One source file as the import checks read it.
 #[derive(Debug, Clone)]
 struct SourceFile {
-    /// Path relative to the repository (`src/sim/fast.rs`).
+    /// Path relative to the repository (`crates/sim/src/sim/fast.rs`).
     path: String,
     /// Its module path inside its crate (`sim::fast`; `""` for the crate root).
     module: String,
@@ -338,13 +346,16 @@ struct SourceFile {
 
 impl SourceFile {
     /// Reads `text`, the file `path` of the crate whose root file is `root`
-    /// (`src/lib.rs`, `src/bin/freshgp/main.rs`).
+    /// (`crates/sim/src/lib.rs`, `src/lib.rs`, `src/bin/freshgp/main.rs`): its module path
+    /// is its path from the root file's directory (`crates/sim/src/sim/fast.rs` is
+    /// `sim::fast`).
     fn new(path: &str, root: &str, text: &str) -> SourceFile {
-        let dir = root.rsplit_once('/').map_or("", |(d, _)| d);
-        let rel = path
-            .strip_prefix(dir)
-            .unwrap_or(path)
-            .trim_start_matches('/');
+        let rel = match root.rsplit_once('/') {
+            Some((dir, _)) => path
+                .strip_prefix(&format!("{dir}/"))
+                .unwrap_or_else(|| panic!("{path} is not in its crate's directory {dir}/")),
+            None => path,
+        };
         let mut segments: Vec<&str> = rel.trim_end_matches(".rs").split('/').collect();
         if path == root || segments.last() == Some(&"mod") {
             segments.pop();
@@ -514,14 +525,22 @@ fn inline_paths(body: &str) -> Vec<Vec<String>> {
 /// One crate's files by module path, with what each module imports.
 struct Crate {
     files: BTreeMap<String, SourceFile>,
-    /// Per module: the name each of its `use` declarations binds → the absolute path.
-    imports: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    /// Per module: the name each of its `use` declarations binds → the absolute path
+    /// (`None`: a name from another crate, `use freshgp_formula::formula`).
+    imports: BTreeMap<String, BTreeMap<String, Option<Vec<String>>>>,
 }
 
 impl Crate {
-    fn new(files: Vec<SourceFile>) -> Crate {
-        let files: BTreeMap<String, SourceFile> =
-            files.into_iter().map(|f| (f.module.clone(), f)).collect();
+    fn new(sources: Vec<SourceFile>) -> Crate {
+        let mut files = BTreeMap::new();
+        for file in sources {
+            if let Some(other) = files.insert(file.module.clone(), file) {
+                panic!(
+                    "two files read as module `{}`: {}",
+                    other.module, other.path
+                );
+            }
+        }
         let mut krate = Crate {
             files,
             imports: BTreeMap::new(),
@@ -531,7 +550,9 @@ impl Crate {
             let mut names = BTreeMap::new();
             for (_, tree) in &file.uses {
                 for (path, name) in use_paths(tree) {
-                    if let Some(absolute) = krate.absolute(module, &path) {
+                    // A name bound in this crate wins over one bound elsewhere (cfg twins).
+                    let absolute = krate.absolute(module, &path);
+                    if absolute.is_some() || !names.contains_key(&name) {
                         names.insert(name, absolute);
                     }
                 }
@@ -575,7 +596,8 @@ impl Crate {
     }
 
     /// The file that defines what the absolute `path` names: the deepest module file on
-    /// it, followed through the `use` declarations that bind the next name there.
+    /// it, followed through the `use` declarations that bind the next name there (`None`:
+    /// one of them binds another crate's item, which is no file of this crate).
     fn resolve(&self, path: &[String], depth: usize) -> Option<&SourceFile> {
         let mut module = String::new();
         for (i, segment) in path.iter().enumerate() {
@@ -588,12 +610,14 @@ impl Crate {
                 module = child;
                 continue;
             }
-            if let Some(target) = self.imports.get(&module).and_then(|m| m.get(segment)) {
-                if depth < 16 {
+            match self.imports.get(&module).and_then(|m| m.get(segment)) {
+                Some(Some(target)) if depth < 16 => {
                     let mut full = target.clone();
                     full.extend(path[i + 1..].iter().cloned());
                     return self.resolve(&full, depth + 1);
                 }
+                Some(None) => return None,
+                _ => {}
             }
             break;
         }
@@ -678,21 +702,23 @@ fn is_test_file(rel: &str) -> bool {
     name == "tests.rs" || name.ends_with("_tests.rs")
 }
 
-/// The crates of this repository: the library (`src/lib.rs`) and the command
-/// (`src/bin/freshgp/main.rs`), their test files (`tests.rs`, `*_tests.rs`) left out.
+/// The crates of this repository: each library crate (`crates/*/src/lib.rs`,
+/// `src/lib.rs`) and the command (`src/bin/freshgp/main.rs`), each read from its own
+/// directory (a library's without its `bin/`), their test files left out.
 fn repository_crates() -> Vec<Crate> {
-    let files = rust_files(&root().join("src"));
-    ["src/lib.rs", "src/bin/freshgp/main.rs"]
-        .iter()
+    let libraries = source_dirs().into_iter().map(|dir| format!("{dir}/lib.rs"));
+    let command = "src/bin/freshgp/main.rs".to_string();
+    libraries
+        .chain([command])
         .map(|crate_root| {
             let dir = crate_root.rsplit_once('/').unwrap().0;
-            let sources = files
+            let binaries = format!("{dir}/bin/");
+            let sources = rust_files(&root().join(dir))
                 .iter()
                 .map(|p| (relative(p), p))
-                .filter(|(rel, _)| rel.starts_with(&format!("{dir}/")))
-                .filter(|(rel, _)| dir != "src" || !rel.starts_with("src/bin/"))
+                .filter(|(rel, _)| crate_root.ends_with("main.rs") || !rel.starts_with(&binaries))
                 .filter(|(rel, _)| !is_test_file(rel))
-                .map(|(rel, p)| SourceFile::new(&rel, crate_root, &fs::read_to_string(p).unwrap()))
+                .map(|(rel, p)| SourceFile::new(&rel, &crate_root, &fs::read_to_string(p).unwrap()))
                 .collect();
             Crate::new(sources)
         })
@@ -714,9 +740,9 @@ fn no_module_import_cycle() {
 
 #[test]
 fn files_stay_short() {
-    let problems: Vec<String> = ["src", "tests", "benches", "examples", "python/src"]
-        .iter()
-        .flat_map(|d| rust_files(&root().join(d)))
+    let others = ["tests", "benches", "examples", "python/src"];
+    let problems: Vec<String> = source_files(&others)
+        .into_iter()
         .filter_map(|p| {
             let lines = fs::read_to_string(&p).unwrap().lines().count();
             (lines > MAX_FILE_LINES).then(|| format!("{} has {lines} lines", relative(&p)))
@@ -731,103 +757,14 @@ fn files_stay_short() {
     );
 }
 
-/// The layer of top-level module `module` (its index in `layers`), if it has one.
-fn layer_of(layers: &[&[&str]], module: &str) -> Option<usize> {
-    layers.iter().position(|layer| layer.contains(&module))
-}
-
-/// The edges of `krate` that break the layers: a module using one of its own layer or of
-/// a layer above, or a module in no layer (`layers` must name every top-level module).
-fn layer_violations(krate: &Crate, layers: &[&[&str]]) -> Vec<String> {
-    let top = |path: &str| {
-        let module = &krate
-            .files
-            .values()
-            .find(|f| f.path == path)
-            .unwrap()
-            .module;
-        module.split("::").next().unwrap_or("").to_string()
-    };
-    let mut problems = Vec::new();
-    for file in krate.files.values() {
-        let module = top(&file.path);
-        if !module.is_empty() && layer_of(layers, &module).is_none() {
-            problems.push(format!("{}: module `{module}` is in no layer", file.path));
-        }
-    }
-    for (from, to) in krate.edges() {
-        let (a, b) = (top(&from), top(&to));
-        if a == b || a.is_empty() || b.is_empty() {
-            continue;
-        }
-        if let (Some(la), Some(lb)) = (layer_of(layers, &a), layer_of(layers, &b)) {
-            if lb >= la {
-                problems.push(format!(
-                    "{from} (`{a}`, layer {la}) uses {to} (`{b}`, layer {lb}): not below it"
-                ));
-            }
-        }
-    }
-    problems.sort();
-    problems.dedup();
-    problems
-}
-
-#[test]
-fn modules_use_only_the_layers_below_their_own() {
-    let crates = repository_crates();
-    let library = &crates[0];
-    check(
-        layer_violations(library, LAYERS),
-        "uses of a module of the same or a higher layer (move what both need below both; \
-         a new top-level module needs its place in LAYERS and in ARCHITECTURE.md)",
-    );
-}
-
-/// The layers ARCHITECTURE.md lists: each line of its "## Layers" section that starts
-/// with a number, the backquoted module names before its ` — `.
-fn architecture_layers(map: &str) -> Vec<Vec<String>> {
-    let section = map.split("\n## Layers").nth(1).unwrap_or("");
-    let section = section.split("\n## ").next().unwrap_or("");
-    section
-        .lines()
-        .filter(|l| {
-            l.split('.')
-                .next()
-                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
-        })
-        .map(|l| {
-            let names = l.split(" — ").next().unwrap_or("");
-            names
-                .split('`')
-                .skip(1)
-                .step_by(2)
-                .map(str::to_string)
-                .collect()
-        })
-        .collect()
-}
-
-#[test]
-fn architecture_lists_the_layers_in_their_order() {
-    let map = fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
-    let listed = architecture_layers(&map);
-    let want: Vec<Vec<String>> = LAYERS
-        .iter()
-        .map(|layer| layer.iter().map(|m| m.to_string()).collect())
-        .collect();
-    assert_eq!(
-        listed, want,
-        "ARCHITECTURE.md's Layers (left) and tests/tidy.rs's LAYERS (right) differ"
-    );
-}
-
-/// A crate from hand-written files (the path of each, then its text).
+/// A crate from hand-written files (the path of each, then its text), its root file the
+/// first.
 fn hand_made(files: &[(&str, &str)]) -> Crate {
+    let root = files[0].0;
     Crate::new(
         files
             .iter()
-            .map(|(path, text)| SourceFile::new(path, "src/lib.rs", text))
+            .map(|(path, text)| SourceFile::new(path, root, text))
             .collect(),
     )
 }
@@ -894,51 +831,163 @@ fn the_cycle_checker_finds_cycles_through_facades_and_defining_mod_files() {
 }
 
 #[test]
-fn the_layer_checker_finds_a_use_of_a_higher_or_equal_layer() {
-    let layers: &[&[&str]] = &[&["low"], &["mid", "side"], &["high"]];
-    let lib = "pub mod low;\npub mod mid;\npub mod side;\npub mod high;\n";
-    let krate = hand_made(&[
-        ("src/lib.rs", lib),
-        ("src/low.rs", "pub struct L;\n"),
-        ("src/mid.rs", "use crate::low::L;\npub struct M(L);\n"),
-        ("src/side.rs", "pub struct S(crate::mid::M);\n"),
-        ("src/high.rs", "use crate::{low::L, mid::M};\n"),
-    ]);
-    let found = layer_violations(&krate, layers);
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert!(
-        found[0].starts_with("src/side.rs (`side`, layer 1) uses src/mid.rs"),
-        "{found:?}"
-    );
-    let upward = hand_made(&[
-        ("src/lib.rs", lib),
-        ("src/low.rs", "use crate::high::H;\n"),
-        ("src/high.rs", "pub struct H;\n"),
-        ("src/other.rs", "pub struct O;\n"),
-    ]);
-    let found = layer_violations(&upward, layers);
-    assert!(
-        found
+fn paths_into_other_crates_are_no_edges_and_a_cycle_inside_is_found() {
+    // A crate under crates/ whose root brings in a lower crate's module: its files name it
+    // `crate::formula::...` or `freshgp_formula::...`, neither an edge of this crate.
+    let lib = "use freshgp_formula::{formula, hash};\npub mod sim;\n";
+    let facade = "mod run;\npub use run::run;\npub struct Policy(crate::formula::Formula);\n";
+    let run = "use crate::formula::Formula;\nuse crate::hash::{self, Fx};\nuse super::Policy;\n\
+               pub fn run(f: freshgp_formula::formula::Formula) -> Policy { todo!() }\n";
+    let files = [
+        ("crates/sim/src/lib.rs", lib),
+        ("crates/sim/src/sim/mod.rs", facade),
+        ("crates/sim/src/sim/run.rs", run),
+    ];
+    let krate = hand_made(&files);
+    let modules: Vec<&str> = krate.files.keys().map(String::as_str).collect();
+    assert_eq!(modules, ["", "sim", "sim::run"]);
+    let edges: Vec<(String, String)> = krate.edges().into_iter().collect();
+    let want = ("crates/sim/src/sim/run.rs", "crates/sim/src/sim/mod.rs");
+    assert_eq!(edges, [(want.0.to_string(), want.1.to_string())]);
+    // The facade calling its child as well closes a cycle inside the crate.
+    let calling = format!("{facade}fn go() {{ run::run(todo!()); }}\n");
+    let krate = hand_made(&[files[0], (files[1].0, &calling), files[2]]);
+    let cycle = find_cycle(&krate.edges()).expect("sim/mod.rs and sim/run.rs use each other");
+    assert_eq!(cycle.len(), 3, "{cycle:?}");
+}
+
+// The layers are Cargo's: each crate depends only on the workspace members before it.
+
+/// The sections of a Cargo.toml: each `[header]` (brackets dropped) with its lines,
+/// comments dropped (this workspace's manifests put no `#` inside strings).
+fn toml_sections(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut sections = vec![(String::new(), Vec::new())];
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.starts_with('[') && !line.contains('=') {
+            let header = line.trim_matches(|c| c == '[' || c == ']').trim();
+            sections.push((header.to_string(), Vec::new()));
+        } else if !line.is_empty() {
+            sections.last_mut().unwrap().1.push(line.to_string());
+        }
+    }
+    sections
+}
+
+/// The double-quoted strings of `text`, in order.
+fn quoted(text: &str) -> Vec<String> {
+    text.split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// The value of `key` in section `header` of a Cargo.toml: to its line's end, or an
+/// array's to its `]`.
+fn toml_value(text: &str, header: &str, key: &str) -> Option<String> {
+    let sections = toml_sections(text);
+    let (_, lines) = sections.iter().find(|(h, _)| h == header)?;
+    let at = lines
+        .iter()
+        .position(|l| l.split_once('=').is_some_and(|(k, _)| k.trim() == key))?;
+    let rest = lines[at..].join("\n");
+    let value = rest.split_once('=')?.1.trim();
+    let end = value.find(if value.starts_with('[') { ']' } else { '\n' });
+    Some(value[..end.unwrap_or(value.len())].to_string())
+}
+
+/// The packages a Cargo.toml depends on (`[dependencies]`, target-specific ones included;
+/// not dev- or build-dependencies), by package name (a renamed one by its `package`).
+fn toml_dependencies(text: &str) -> Vec<String> {
+    let is_dependencies =
+        |h: &str| h == "dependencies" || h.starts_with("target.") && h.ends_with(".dependencies");
+    let package = |text: &str| {
+        let (_, value) = text.split_once("package = ")?;
+        quoted(value).into_iter().next()
+    };
+    let mut out = Vec::new();
+    for (header, lines) in toml_sections(text) {
+        if is_dependencies(&header) {
+            for line in lines {
+                let key = line.split(['.', '=', ' ']).next().unwrap_or("");
+                out.push(package(&line).unwrap_or_else(|| key.to_string()));
+            }
+        } else if let Some((_, name)) = header.rsplit_once('.').filter(|(t, _)| is_dependencies(t))
+        {
+            out.push(package(&lines.join(" ")).unwrap_or_else(|| name.to_string()));
+        }
+    }
+    out
+}
+
+/// The dependencies that do not go down: `crates` lists each crate, bottom first, with the
+/// packages it depends on; a dependency on a crate of this workspace (`freshgp`,
+/// `freshgp-*`) must be one listed before it.
+fn upward_dependencies(crates: &[(String, Vec<String>)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (at, (name, dependencies)) in crates.iter().enumerate() {
+        let ours = dependencies
             .iter()
-            .any(|p| p.contains("src/low.rs (`low`, layer 0) uses src/high.rs")),
-        "{found:?}"
-    );
-    assert!(
-        found
-            .iter()
-            .any(|p| p.contains("module `other` is in no layer")),
-        "{found:?}"
+            .filter(|d| *d == "freshgp" || d.starts_with("freshgp-"));
+        for dependency in ours {
+            match crates.iter().position(|(n, _)| n == dependency) {
+                Some(below) if below < at => {}
+                Some(_) => problems.push(format!("{name} depends on {dependency}, not below it")),
+                None => problems.push(format!(
+                    "{name} depends on {dependency}, which is no workspace member"
+                )),
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn crates_depend_only_downward() {
+    let manifest = fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let members = quoted(&toml_value(&manifest, "workspace", "members").unwrap_or_default());
+    let mut problems = Vec::new();
+    for dir in crate_dirs() {
+        if !members.contains(&dir) {
+            problems.push(format!("{dir} is not in the workspace's members"));
+        }
+    }
+    // The members, bottom first, then the root crate on top of them all.
+    let mut crates = Vec::new();
+    for dir in members.iter().map(String::as_str).chain(["."]) {
+        let text = fs::read_to_string(root().join(dir).join("Cargo.toml")).unwrap();
+        let name = toml_value(&text, "package", "name").unwrap_or_default();
+        let name = quoted(&name).first().cloned().unwrap_or(dir.to_string());
+        crates.push((name, toml_dependencies(&text)));
+    }
+    problems.extend(upward_dependencies(&crates));
+    check(
+        problems,
+        "crates depending on a crate not below them (the root Cargo.toml's [workspace] \
+         members lists the layers bottom first; move what both need below both)",
     );
 }
 
 #[test]
-fn the_layers_are_read_off_the_architecture_map() {
-    let map = "# A\n\n## Layers\n\nOne way:\n\n1. `a`, `b` — the base.\n2. `c` — uses `a`.\n\n## Next\n3. `d` — not a layer.\n";
-    assert_eq!(
-        architecture_layers(map),
-        [
-            vec!["a".to_string(), "b".to_string()],
-            vec!["c".to_string()]
-        ]
-    );
+fn the_dependency_checker_finds_an_upward_dependency() {
+    let manifest = "[package]\nname = \"freshgp-mid\" # the middle\n\n[dependencies]\n\
+                    freshgp-low.workspace = true\nfreshgp-top = { workspace = true }\n\
+                    serde.workspace = true\nlow2 = { package = \"freshgp-gone\" }\n\
+                    [target.'cfg(unix)'.dependencies]\nfreshgp-x.workspace = true\n\
+                    [dev-dependencies]\nfreshgp-dev.workspace = true\n\
+                    [workspace.dependencies]\nfreshgp-ws.workspace = true\n";
+    let deps = toml_dependencies(manifest);
+    let want = "freshgp-low freshgp-top serde freshgp-gone freshgp-x";
+    assert_eq!(deps.join(" "), want);
+    let crates = [
+        ("freshgp-low".to_string(), vec!["serde".to_string()]),
+        ("freshgp-mid".to_string(), deps[..3].to_vec()),
+        ("freshgp-top".to_string(), vec!["freshgp-low".to_string()]),
+    ];
+    let found = upward_dependencies(&crates);
+    assert_eq!(found, ["freshgp-mid depends on freshgp-top, not below it"]);
+    let members = "[workspace]\nmembers = [\n  \"crates/a\", # bottom\n  \"crates/b\",\n]\n";
+    let listed = quoted(&toml_value(members, "workspace", "members").unwrap());
+    assert_eq!(listed, ["crates/a", "crates/b"]);
 }

@@ -99,8 +99,9 @@ class Scheduler:
 
 class Model:
     @staticmethod
-    def train(dataset: Dataset, kind: str = "logistic", features: Optional[Sequence[str]] = None,
-              rotation: int = 0, horizon: int = 1,
+    def train(dataset: Dataset, kind: Optional[str] = None,
+              features: Optional[Sequence[str]] = None,
+              rotation: Optional[int] = None, horizon: Optional[int] = None,
               progress: Optional[Callable[[dict[str, Any]], None]] = None) -> "Model": ...
     @staticmethod
     def load(path: _Path) -> "Model": ...

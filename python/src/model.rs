@@ -4,11 +4,11 @@
 
 use crate::dataset::Dataset;
 use crate::{detached, error, fail};
-use freshgp::data::split::{check_rotation, check_rotations};
-use freshgp::model::{Feature, FeatureSet, Model as Learned};
+use freshgp::data::split::check_rotations;
+use freshgp::model::Model as Learned;
 use freshgp::output::{self, ModelEval};
 use freshgp::predict::observe::{DEFAULT_CRAWL_POLICY, DEFAULT_CRAWL_RESOURCES};
-use freshgp::predict::{eval, EvalOptions, ModelKind, Progress, TrainOptions};
+use freshgp::predict::{eval, EvalOptions, ModelKind, Progress, TrainRequest};
 use numpy::{PyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use serde_json::json;
@@ -31,43 +31,32 @@ impl Model {
     /// `progress` gets each penalty or epoch as a dict. The stale model (`--kind hazard`)
     /// is trained by the command; `Model.load` reads it.
     #[staticmethod]
-    #[pyo3(signature = (dataset, kind = "logistic", features = None, rotation = 0, horizon = 1, progress = None))]
+    #[pyo3(signature = (dataset, kind = None, features = None, rotation = None, horizon = None, progress = None))]
     fn train(
         py: Python<'_>,
         dataset: &Dataset,
-        kind: &str,
+        kind: Option<&str>,
         features: Option<Vec<String>>,
-        rotation: usize,
-        horizon: usize,
+        rotation: Option<usize>,
+        horizon: Option<usize>,
         progress: Option<Py<PyAny>>,
     ) -> PyResult<Model> {
-        let kind: ModelKind = kind.parse().map_err(|e| fail(format!("kind: {e}")))?;
-        check_rotation(rotation).map_err(error)?;
-        if horizon == 0 {
-            return Err(fail("horizon must be at least 1"));
-        }
+        let kind = kind
+            .map(|k| k.parse::<ModelKind>())
+            .transpose()
+            .map_err(|e| fail(format!("kind: {e}")))?;
         let data = &dataset.inner;
-        let set = match features.filter(|f| !f.is_empty()) {
-            Some(names) => FeatureSet::new(
-                names
-                    .iter()
-                    .map(|f| {
-                        f.trim()
-                            .parse::<Feature>()
-                            .map_err(|e| fail(format!("features: {e}")))
-                    })
-                    .collect::<PyResult<_>>()?,
-            ),
-            None if kind == ModelKind::Network => FeatureSet::network(data),
-            None => FeatureSet::for_policy(data),
-        };
-        let options = TrainOptions {
+        let request = TrainRequest {
+            kind,
+            features: features.unwrap_or_default(),
             rotation,
             horizon,
-            kind,
-            network: Default::default(),
-            memory: eval::DEFAULT_MEMORY,
+            ..TrainRequest::default()
         };
+        let (set, options) = request
+            .options(data)
+            .map_err(|e| fail(e.named(e.setting.name())))?;
+        let horizon = options.horizon;
         detached(py, progress.as_ref(), |poll| {
             let mut step = |p: Progress| {
                 poll.event(|| match p {

@@ -83,7 +83,7 @@ def test_bad_partial_crawls_are_errors(scoop):
 @pytest.mark.parametrize("kwargs, message", [
     (dict(kind="forest"), "kind"),
     (dict(rotation=7), "rotation 7"),
-    (dict(horizon=0), "horizon must be at least 1"),
+    (dict(horizon=0), "horizon 0: the label horizon K must be at least 1"),
     (dict(features=["freq1", "colour"]), "features"),
     (dict(progress=3), "progress: expected a callable, got int"),
 ])

@@ -10,8 +10,9 @@ use freshgp::model::{Feature, FeatureSet};
 use freshgp::output::{self, ModelEval};
 use freshgp::predict::logistic::ALPHAS;
 use freshgp::predict::observe::{DEFAULT_CRAWL_POLICY, DEFAULT_CRAWL_RESOURCES};
+use freshgp::predict::request::DEFAULT_MEMORY_MIB;
 use freshgp::predict::{eval, EvalOptions, ModelKind, NetworkOptions};
-use freshgp::predict::{Progress, RotationProgress, StaleOptions, TrainOptions};
+use freshgp::predict::{Progress, RotationProgress, StaleOptions, TrainRequest};
 use freshgp::sim::SimConfig;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -80,7 +81,7 @@ struct TrainArgs {
     /// Memory (MiB) the training and validation examples may take; beyond it they are
     /// streamed: computed chunk by chunk whenever a pass needs them (slower; the same
     /// logistic regression up to rounding).
-    #[arg(long, value_name = "MIB", default_value_t = eval::DEFAULT_MEMORY >> 20)]
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_MEMORY_MIB)]
     memory: usize,
     #[command(flatten)]
     network: NetworkArgs,
@@ -161,15 +162,17 @@ fn train(args: TrainArgs) -> Result<()> {
         return train_stale(args);
     }
     let kind: ModelKind = args.kind.parse().context("--kind")?;
-    let horizon = args.horizon.unwrap_or(1);
     let data = args.data.load(false)?;
-    let set = if args.features.is_empty() && kind == ModelKind::Network {
-        FeatureSet::network(&data)
-    } else if args.features.is_empty() {
-        FeatureSet::for_policy(&data)
-    } else {
-        feature_list(&args.features)?
+    let request = TrainRequest {
+        kind: Some(kind),
+        features: args.features.clone(),
+        rotation: Some(args.rotation),
+        horizon: args.horizon,
+        memory_mib: Some(args.memory),
+        network: Some(args.network.options()),
     };
+    let (set, options) = request.options(&data)?;
+    let horizon = options.horizon;
     let start = Instant::now();
     let shown = crate::progress::Progress::new(false);
     shown.note(format_args!(
@@ -178,16 +181,6 @@ fn train(args: TrainArgs) -> Result<()> {
         set.len(),
         horizon
     ));
-    if args.memory == 0 {
-        bail!("--memory 0: expected at least 1 (MiB)");
-    }
-    let options = TrainOptions {
-        rotation: args.rotation,
-        horizon,
-        kind,
-        network: args.network.options(),
-        memory: args.memory.saturating_mul(1 << 20),
-    };
     let epochs = options.network.epochs;
     let bar = match kind {
         ModelKind::Logistic => shown.bar("penalties", ALPHAS.len() as u64),
@@ -362,11 +355,7 @@ fn check_kind_flags(args: &TrainArgs) -> Result<()> {
 impl TrainArgs {
     /// The defaults of `--prior-group`, `--crawl-policy` and `--memory`.
     fn defaults() -> (&'static str, &'static str, usize) {
-        (
-            "auto",
-            DEFAULT_CRAWL_POLICY.name(),
-            eval::DEFAULT_MEMORY >> 20,
-        )
+        ("auto", DEFAULT_CRAWL_POLICY.name(), DEFAULT_MEMORY_MIB)
     }
 }
 
