@@ -188,7 +188,7 @@ fn from_log_cmd(args: FromLogArgs) -> Result<()> {
     } = args;
     check_out(&out, force)?;
     let options = LogOptions {
-        cycle: parse_cycle(&cycle).map_err(anyhow::Error::msg)?,
+        cycle: parse_cycle(&cycle)?,
         on_error: match on_error {
             ErrorMode::Skip => OnError::Skip,
             ErrorMode::Stop => OnError::Stop,

@@ -158,7 +158,7 @@ impl<'a> PageArrays<'a> {
     fn attributes(&self) -> Result<super::Attributes, DataError> {
         for (key, values) in self.attributes {
             let what = format!("attributes[{key:?}]");
-            check_key(key).map_err(|reason| invalid(what.clone(), reason))?;
+            check_key(key).map_err(|reason| invalid(what.clone(), reason.into()))?;
             length(&what, values.len(), Some(self.pages), "page")?;
             text_values(&what, values.iter().map(Option::as_deref))?;
         }

@@ -44,26 +44,59 @@ pub struct Attribute {
 /// (the text writer, the cache's reader and the attributes refuse the same).
 pub const LINE_BREAKS: [char; 3] = ['\t', '\n', '\r'];
 
-/// Why a key or value cannot be an attribute.
-pub fn check_key(key: &str) -> Result<(), String> {
+/// Why a text cannot be an attribute's key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyError {
+    /// Not letters, digits, `_`, `-` and `.`, or starting with a digit or a `-`/`.`; holds
+    /// the key as given, escaped for display.
+    #[error("bad attribute key `{0}` (letters, digits, _ - . ; not starting with a digit)")]
+    Malformed(String),
+    /// `host` or `weight`, which name columns of their own; holds what the key is for.
+    #[error("bad attribute key `{key}`: reserved for {meaning}")]
+    Reserved {
+        /// The key.
+        key: &'static str,
+        /// What it names.
+        meaning: &'static str,
+    },
+}
+
+/// The error's sentence, for the readers that place it in a file.
+impl From<KeyError> for String {
+    fn from(e: KeyError) -> String {
+        e.to_string()
+    }
+}
+
+/// Why `key` cannot be an attribute's key, if it cannot.
+///
+/// ```
+/// use freshgp_data::data::attributes::{check_key, KeyError};
+///
+/// assert_eq!(check_key("category"), Ok(()));
+/// assert_eq!(check_key("1st"), Err(KeyError::Malformed("1st".into())));
+/// assert!(matches!(check_key("host"), Err(KeyError::Reserved { key: "host", .. })));
+/// ```
+pub fn check_key(key: &str) -> Result<(), KeyError> {
     let mut chars = key.chars();
     let good_start = chars
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
     let good_rest = chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
     if !good_start || !good_rest {
-        return Err(format!(
-            "bad attribute key `{}` (letters, digits, _ - . ; not starting with a digit)",
-            key.escape_debug()
-        ));
+        return Err(KeyError::Malformed(key.escape_debug().to_string()));
     }
-    if key == "host" {
-        return Err("bad attribute key `host`: reserved for the host column".into());
+    match key {
+        "host" => Err(KeyError::Reserved {
+            key: "host",
+            meaning: "the host column",
+        }),
+        "weight" => Err(KeyError::Reserved {
+            key: "weight",
+            meaning: "the page's weight",
+        }),
+        _ => Ok(()),
     }
-    if key == "weight" {
-        return Err("bad attribute key `weight`: reserved for the page's weight".into());
-    }
-    Ok(())
 }
 
 impl Attribute {
@@ -342,6 +375,14 @@ mod tests {
 
     #[test]
     fn keys_are_names() {
+        assert_eq!(
+            check_key("weight").unwrap_err().to_string(),
+            "bad attribute key `weight`: reserved for the page's weight"
+        );
+        assert_eq!(
+            String::from(check_key("a\tb").unwrap_err()),
+            "bad attribute key `a\\tb` (letters, digits, _ - . ; not starting with a digit)"
+        );
         for bad in ["", "1st", "a b", "host", "weight", "k=v", "é"] {
             assert!(check_key(bad).is_err(), "{bad}");
         }

@@ -99,30 +99,50 @@ pub struct LogReport {
     pub first_cycle_start: i64,
 }
 
+/// Why a text is not a cycle length. Each holds the text as given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CycleLengthError {
+    /// No number before the unit.
+    #[error("cycle length `{0}`: expected a number and a unit, e.g. 1d or 6h")]
+    NoNumber(String),
+    /// A unit other than `s`, `m`, `h`, `d` or `w`.
+    #[error("cycle length `{0}`: unit must be s, m, h, d or w")]
+    Unit(String),
+    /// Zero, or more seconds than a `u64` holds.
+    #[error("cycle length `{0}` must be between 1s and 2^64 s")]
+    OutOfRange(String),
+    /// More seconds than a timestamp difference (`i64`) holds.
+    #[error("cycle length `{0}` is too long")]
+    TooLong(String),
+}
+
 /// Parses a cycle length: a positive integer and a unit `s`, `m`, `h`, `d` or `w`
 /// (`1d`, `6h`, `90m`); returns seconds.
 ///
 /// ```
-/// assert_eq!(freshgp_data::data::log::parse_cycle("6h"), Ok(21_600));
-/// assert!(freshgp_data::data::log::parse_cycle("0d").is_err());
+/// use freshgp_data::data::log::{parse_cycle, CycleLengthError};
+///
+/// assert_eq!(parse_cycle("6h"), Ok(21_600));
+/// assert_eq!(parse_cycle("0d"), Err(CycleLengthError::OutOfRange("0d".into())));
+/// assert_eq!(parse_cycle("3y"), Err(CycleLengthError::Unit("3y".into())));
 /// ```
-pub fn parse_cycle(s: &str) -> Result<u64, String> {
+pub fn parse_cycle(s: &str) -> Result<u64, CycleLengthError> {
     let unit_at = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (n, unit) = s.split_at(unit_at);
     let n: u64 = n
         .parse()
-        .map_err(|_| format!("cycle length `{s}`: expected a number and a unit, e.g. 1d or 6h"))?;
+        .map_err(|_| CycleLengthError::NoNumber(s.into()))?;
     let mult = match unit {
         "s" => 1,
         "m" => 60,
         "h" => 3_600,
         "d" => 86_400,
         "w" => 604_800,
-        _ => return Err(format!("cycle length `{s}`: unit must be s, m, h, d or w")),
+        _ => return Err(CycleLengthError::Unit(s.into())),
     };
     match n.checked_mul(mult) {
-        Some(0) | None => Err(format!("cycle length `{s}` must be between 1s and 2^64 s")),
-        Some(v) if v > i64::MAX as u64 => Err(format!("cycle length `{s}` is too long")),
+        Some(0) | None => Err(CycleLengthError::OutOfRange(s.into())),
+        Some(v) if v > i64::MAX as u64 => Err(CycleLengthError::TooLong(s.into())),
         Some(v) => Ok(v),
     }
 }
@@ -558,7 +578,7 @@ fn parse_line<'a>(
     };
     let weight = match fields.get(4).copied() {
         None | Some("") => None,
-        Some(w) => Some(super::weights::parse_weight(w).map_err(|e| err(col(4), e))?),
+        Some(w) => Some(super::weights::parse_weight(w).map_err(|e| err(col(4), e.into()))?),
     };
     Ok(Parsed {
         url,
@@ -746,5 +766,20 @@ http://e.org/1\t20\th\t\t7\n";
         assert!(parse_time("12abc").is_err());
         assert_eq!(parse_cycle("1w"), Ok(604_800));
         assert!(parse_cycle("d").is_err() && parse_cycle("3y").is_err());
+        assert_eq!(
+            parse_cycle("d"),
+            Err(CycleLengthError::NoNumber("d".into()))
+        );
+        let huge = format!("{}s", u64::MAX);
+        assert_eq!(
+            parse_cycle(&huge),
+            Err(CycleLengthError::TooLong(huge.clone()))
+        );
+        assert_eq!(
+            parse_cycle("99999999999999999999w")
+                .unwrap_err()
+                .to_string(),
+            "cycle length `99999999999999999999w`: expected a number and a unit, e.g. 1d or 6h"
+        );
     }
 }

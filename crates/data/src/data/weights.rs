@@ -96,30 +96,52 @@ impl fmt::Display for WeightReport {
     }
 }
 
+/// Why a text is not a page weight (a finite number >= 0). Each holds the text as given,
+/// escaped for display.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WeightError {
+    /// Nothing where the weight should be.
+    #[error("empty weight (expected a number >= 0)")]
+    Empty,
+    /// A text that is no number.
+    #[error("weight `{0}` is not a number")]
+    NotANumber(String),
+    /// `NaN`.
+    #[error("weight `{0}` is not a number (weights are finite and >= 0)")]
+    NaN(String),
+    /// An infinity.
+    #[error("weight `{0}` is not finite (weights are finite and >= 0)")]
+    Infinite(String),
+    /// A number below 0.
+    #[error("weight `{0}` is negative (weights are finite and >= 0)")]
+    Negative(String),
+}
+
+/// The error's sentence, for the readers that place it in a file.
+impl From<WeightError> for String {
+    fn from(e: WeightError) -> String {
+        e.to_string()
+    }
+}
+
 /// Parses a page weight: a finite `f64` >= 0 (`-0` becomes 0). The error says why not.
 ///
 /// ```
-/// use freshgp_data::data::weights::parse_weight;
+/// use freshgp_data::data::weights::{parse_weight, WeightError};
 ///
 /// assert_eq!(parse_weight("2.5"), Ok(2.5));
 /// assert!(parse_weight("-0").unwrap().is_sign_positive());
-/// assert!(parse_weight("NaN").unwrap_err().contains("not a number"));
-/// assert!(parse_weight("inf").unwrap_err().contains("not finite"));
+/// assert_eq!(parse_weight("NaN"), Err(WeightError::NaN("NaN".into())));
+/// assert!(parse_weight("inf").unwrap_err().to_string().contains("not finite"));
 /// ```
-pub fn parse_weight(s: &str) -> Result<f64, String> {
-    let shown = s.escape_debug();
+pub fn parse_weight(s: &str) -> Result<f64, WeightError> {
+    let shown = || s.escape_debug().to_string();
     match s.parse::<f64>() {
-        Err(_) if s.is_empty() => Err("empty weight (expected a number >= 0)".into()),
-        Err(_) => Err(format!("weight `{shown}` is not a number")),
-        Ok(w) if w.is_nan() => Err(format!(
-            "weight `{shown}` is not a number (weights are finite and >= 0)"
-        )),
-        Ok(w) if w.is_infinite() => Err(format!(
-            "weight `{shown}` is not finite (weights are finite and >= 0)"
-        )),
-        Ok(w) if w < 0.0 => Err(format!(
-            "weight `{shown}` is negative (weights are finite and >= 0)"
-        )),
+        Err(_) if s.is_empty() => Err(WeightError::Empty),
+        Err(_) => Err(WeightError::NotANumber(shown())),
+        Ok(w) if w.is_nan() => Err(WeightError::NaN(shown())),
+        Ok(w) if w.is_infinite() => Err(WeightError::Infinite(shown())),
+        Ok(w) if w < 0.0 => Err(WeightError::Negative(shown())),
         // `+ 0.0` turns -0 into +0 (terminal values are never -0.0).
         Ok(w) => Ok(w + 0.0),
     }
@@ -292,7 +314,7 @@ fn parse_line<'a>(
             "a third field: expected page_id<TAB>weight".into(),
         ));
     }
-    let w = parse_weight(weight).map_err(|reason| err(weight_column, reason))?;
+    let w = parse_weight(weight).map_err(|reason| err(weight_column, reason.into()))?;
     Ok(Some((id, w)))
 }
 
@@ -424,5 +446,42 @@ mod tests {
         let mut d = history();
         apply(&mut d, "a\t-0\n".as_bytes(), "w").unwrap();
         assert!(d.weight(0) == 0.0 && d.weight(0).is_sign_positive());
+    }
+
+    #[test]
+    fn each_reason_a_weight_is_refused_is_its_own_variant() {
+        let cases = [
+            (
+                "",
+                WeightError::Empty,
+                "empty weight (expected a number >= 0)",
+            ),
+            (
+                "heavy\t",
+                WeightError::NotANumber("heavy\\t".into()),
+                "weight `heavy\\t` is not a number",
+            ),
+            (
+                "nan",
+                WeightError::NaN("nan".into()),
+                "weight `nan` is not a number (weights are finite and >= 0)",
+            ),
+            (
+                "-inf",
+                WeightError::Infinite("-inf".into()),
+                "weight `-inf` is not finite (weights are finite and >= 0)",
+            ),
+            (
+                "-1e-300",
+                WeightError::Negative("-1e-300".into()),
+                "weight `-1e-300` is negative (weights are finite and >= 0)",
+            ),
+        ];
+        for (text, error, message) in cases {
+            assert_eq!(parse_weight(text), Err(error.clone()), "{text:?}");
+            assert_eq!(error.to_string(), message);
+            assert_eq!(String::from(error), message);
+        }
+        assert_eq!(parse_weight("1e308"), Ok(1e308));
     }
 }

@@ -175,7 +175,7 @@ pub(crate) fn parse_line(line: &str) -> Result<Option<Observation<'_>>, String> 
             let (key, value) = field
                 .split_once('=')
                 .ok_or_else(|| place("an attribute must be key=value".into()))?;
-            crate::data::attributes::check_key(key).map_err(place)?;
+            crate::data::attributes::check_key(key).map_err(|e| place(e.into()))?;
             Ok((key, Some(value).filter(|v| !v.is_empty())))
         })
         .collect::<Result<Vec<_>, String>>()?;
