@@ -25,9 +25,10 @@ pub struct Model {
 
 #[pymethods]
 impl Model {
-    /// Trains a `kind` model (logistic or network) on `rotation` of `dataset` to predict a
-    /// change within `horizon` cycles, from `features` (names as `--features` takes them;
-    /// default, or an empty list: the features a policy can run with, or the network's).
+    /// Trains a `kind` model (logistic or network; default logistic) on `rotation` of
+    /// `dataset` (default 0) to predict a change within `horizon` cycles (default 1), from
+    /// `features` (names as `--features` takes them; default, or an empty list: the
+    /// features a policy can run with, or the network's). The defaults are the command's.
     /// `progress` gets each penalty or epoch as a dict. The stale model (`--kind hazard`)
     /// is trained by the command; `Model.load` reads it.
     #[staticmethod]

@@ -10,7 +10,7 @@ use freshgp::model::{Feature, FeatureSet};
 use freshgp::output::{self, ModelEval};
 use freshgp::predict::logistic::ALPHAS;
 use freshgp::predict::observe::{DEFAULT_CRAWL_POLICY, DEFAULT_CRAWL_RESOURCES};
-use freshgp::predict::request::DEFAULT_MEMORY_MIB;
+use freshgp::predict::request::{DEFAULT_KIND, DEFAULT_MEMORY_MIB, DEFAULT_ROTATION};
 use freshgp::predict::{eval, EvalOptions, ModelKind, NetworkOptions};
 use freshgp::predict::{Progress, RotationProgress, StaleOptions, TrainRequest};
 use freshgp::sim::SimConfig;
@@ -49,7 +49,7 @@ struct TrainArgs {
     #[arg(long)]
     force: bool,
     /// The rotation (0..=4) whose training fold and period the model learns on.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = DEFAULT_ROTATION)]
     rotation: usize,
     /// Label horizon K: an example is positive when the page changes within K cycles
     /// (default 1; the change label's: the stale model has none).
@@ -59,7 +59,7 @@ struct TrainArgs {
     /// embeddings, hidden layers 256, 128, 64, Adagrad, L1 and L2 of 0.001) or `hazard`
     /// (the stale model: the probability that the page changed since the last visit,
     /// learned from the visits of a crawl, --crawl-policy).
-    #[arg(long, default_value = "logistic")]
+    #[arg(long, default_value = DEFAULT_KIND.name())]
     kind: String,
     /// Stale model: the attribute (or `host`) whose groups centre its prior, `none`, or
     /// `auto` (each tried, the best on validation kept).
@@ -156,9 +156,9 @@ pub fn run(args: Args) -> Result<()> {
 
 fn train(args: TrainArgs) -> Result<()> {
     check_out(&args.out, args.force)?;
-    check_rotation(args.rotation).context("--rotation")?;
     check_kind_flags(&args)?;
     if args.kind == "hazard" {
+        check_rotation(args.rotation).context("--rotation")?;
         return train_stale(args);
     }
     let kind: ModelKind = args.kind.parse().context("--kind")?;

@@ -427,11 +427,15 @@ impl Dataset {
     /// as `0`, since terminal values are never `-0.0`).
     ///
     /// # Panics
-    /// If the number of weights differs from the number of pages.
+    /// If the number of weights differs from the number of pages, or a weight is not
+    /// finite and >= 0.
     #[doc(hidden)] // public for the tests of the crates above; readers set them checked
     pub fn set_weights(&mut self, mut weights: Vec<f64>) {
         assert_eq!(weights.len(), self.pages, "one weight per page");
-        debug_assert!(weights.iter().all(|w| w.is_finite() && *w >= 0.0));
+        assert!(
+            weights.iter().all(|w| w.is_finite() && *w >= 0.0),
+            "weights are finite and >= 0"
+        );
         for w in &mut weights {
             *w += 0.0;
         }

@@ -158,12 +158,19 @@ pub enum ModelKind {
     Network,
 }
 
-impl fmt::Display for ModelKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl ModelKind {
+    /// The kind's name, as `--kind` takes it.
+    pub const fn name(self) -> &'static str {
+        match self {
             ModelKind::Logistic => "logistic",
             ModelKind::Network => "network",
-        })
+        }
+    }
+}
+
+impl fmt::Display for ModelKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 

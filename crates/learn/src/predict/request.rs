@@ -24,7 +24,7 @@
 
 use super::eval::{ModelKind, TrainOptions, DEFAULT_MEMORY};
 use super::NetworkOptions;
-use crate::data::split::check_rotation;
+use crate::data::split::{check_rotation, FOLDS};
 use crate::data::Dataset;
 use crate::model::{Feature, FeatureSet};
 use std::fmt;
@@ -72,7 +72,8 @@ pub enum TrainSetting {
 }
 
 impl TrainSetting {
-    /// The setting as Python's `Model.train` names it.
+    /// The setting as Python's `Model.train` names it (`memory` is the command's alone so
+    /// far: Python trains with the default).
     pub fn name(self) -> &'static str {
         match self {
             TrainSetting::Features => "features",
@@ -135,8 +136,10 @@ impl TrainRequest {
         };
         let kind = self.kind.unwrap_or(DEFAULT_KIND);
         let rotation = self.rotation.unwrap_or(DEFAULT_ROTATION);
-        check_rotation(rotation)
-            .map_err(|e| fail(TrainSetting::Rotation, rotation.to_string(), e.to_string()))?;
+        if check_rotation(rotation).is_err() {
+            let why = format!("out of range (expected 0..={})", FOLDS - 1);
+            return Err(fail(TrainSetting::Rotation, rotation.to_string(), why));
+        }
         let horizon = self.horizon.unwrap_or(DEFAULT_HORIZON);
         if horizon == 0 {
             let why = "the label horizon K must be at least 1".to_string();
@@ -230,7 +233,7 @@ mod tests {
                     ..TrainRequest::default()
                 },
                 TrainSetting::Rotation,
-                "--rotation 5: ",
+                "--rotation 5: out of range (expected 0..=4)",
             ),
             (
                 TrainRequest {
