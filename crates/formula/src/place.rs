@@ -24,6 +24,53 @@ pub fn ron_place(text: &str, position: ron::error::Position) -> (usize, usize) {
     byte_place(text, position.line, position.col)
 }
 
+/// Why a RON file of settings cannot be read: the one error of [`read_ron`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RonFileError {
+    /// The file cannot be read.
+    #[error("cannot read {file}: {reason}")]
+    Io {
+        /// The file.
+        file: String,
+        /// The system's reason.
+        reason: String,
+    },
+    /// The text is not a record of the expected shape.
+    #[error("{file}:{line}:{column}: {reason}")]
+    Syntax {
+        /// The file.
+        file: String,
+        /// The line of the mistake (1-based).
+        line: usize,
+        /// Its column (1-based, in characters).
+        column: usize,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// The record of type `T` a RON file holds, or where and why it does not.
+///
+/// # Errors
+/// [`RonFileError`]: the file cannot be read, or its text is not such a record (the line
+/// and column of the mistake, [`ron_place`]).
+pub fn read_ron<T: serde::de::DeserializeOwned>(path: &std::path::Path) -> Result<T, RonFileError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| RonFileError::Io {
+        file: file.clone(),
+        reason: e.to_string(),
+    })?;
+    ron::from_str::<T>(&text).map_err(|e| {
+        let (line, column) = ron_place(&text, e.position);
+        RonFileError::Syntax {
+            file,
+            line,
+            column,
+            reason: e.code.to_string(),
+        }
+    })
+}
+
 /// The line and character column (both counted from 1) of line `line`, byte column
 /// `byte` (counted from 1) in `text`, moved inside the text: a byte inside a character
 /// counts as that character, a byte past the line's end as one past its last character.

@@ -235,47 +235,12 @@ impl RawGpConfig {
     /// [`GpFileError`]: the file cannot be read, or its text is not such a record (the
     /// line and column of the mistake).
     pub fn load(path: &std::path::Path) -> Result<RawGpConfig, GpFileError> {
-        let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| GpFileError::Io {
-            file: file.clone(),
-            reason: e.to_string(),
-        })?;
-        ron::from_str::<RawGpConfig>(&text).map_err(|e| {
-            let (line, column) = crate::place::ron_place(&text, e.position);
-            GpFileError::Syntax {
-                file,
-                line,
-                column,
-                reason: e.code.to_string(),
-            }
-        })
+        crate::place::read_ron(path)
     }
 }
 
-/// Why a file of GP settings cannot be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum GpFileError {
-    /// The file cannot be read.
-    #[error("cannot read {file}: {reason}")]
-    Io {
-        /// The file.
-        file: String,
-        /// The system's reason.
-        reason: String,
-    },
-    /// The text is not a record of GP settings.
-    #[error("{file}:{line}:{column}: {reason}")]
-    Syntax {
-        /// The file.
-        file: String,
-        /// The line of the mistake (1-based).
-        line: usize,
-        /// Its column (1-based).
-        column: usize,
-        /// What is wrong.
-        reason: String,
-    },
-}
+/// Why a file of GP settings cannot be read (the error of every RON settings file).
+pub type GpFileError = crate::place::RonFileError;
 
 impl Default for RawGpConfig {
     /// The search freshgp finds best (docs/src/results/oracle.md): the paper's operators
