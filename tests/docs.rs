@@ -373,17 +373,33 @@ fn the_link_checker_finds_what_is_broken() {
     assert_eq!(refs, [(1, a), (1, b)]);
 }
 
+/// The terminals page's table names every terminal, in column order, and so does the
+/// sentence under it (the syntax file points there).
 #[test]
-fn the_syntax_file_lists_every_terminal() {
-    let ebnf = std::fs::read_to_string(root().join("grammars/formula.ebnf")).unwrap();
-    let rule = &ebnf[ebnf.find("terminal   =").expect("a terminal rule")..];
-    let rule = &rule[..rule.find(" ;").expect("the rule ends")];
-    let listed: BTreeSet<&str> = rule.split('"').skip(1).step_by(2).collect();
-    let known: BTreeSet<&str> = freshgp::formula::Terminal::ALL
+fn the_terminals_page_lists_every_terminal_in_column_order() {
+    let page = std::fs::read_to_string(root().join("docs/src/reference/terminals.md")).unwrap();
+    let table: Vec<&str> = page
+        .lines()
+        .skip_while(|l| !l.starts_with("| terminal |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .flat_map(|l| l.split('|').nth(1).unwrap().split('`').skip(1).step_by(2))
+        .filter(|name| !name.trim().is_empty())
+        .collect();
+    let known: Vec<&str> = freshgp::formula::Terminal::ALL
         .iter()
         .map(|t| t.name())
         .collect();
-    assert_eq!(listed, known, "grammars/formula.ebnf's terminal rule");
+    assert_eq!(table, known, "docs/src/reference/terminals.md's table");
+    let order = format!("`{}`", known.join(" "));
+    assert!(
+        page.contains(&order),
+        "the column order {order} is not spelt out"
+    );
+    let ebnf = std::fs::read_to_string(root().join("grammars/formula.ebnf")).unwrap();
+    assert!(
+        ebnf.contains("terminal   = ? the name of a terminal, docs/src/reference/terminals.md ?")
+    );
 }
 
 /// The repository paths a markdown text names in code spans (`crates/sim/src/sim/mod.rs`,

@@ -28,6 +28,7 @@
 mod interp;
 mod program;
 
+pub use crate::formula::Scope;
 pub use interp::interpret;
+pub use program::Split;
 pub use program::{Columns, Program, Scratch, CHUNK};
-pub use program::{Scope, Split};

@@ -20,7 +20,7 @@
 //! same operand bits, so tabulation changes no result.
 
 use crate::formula::ops::{self, BinaryKind, Kind, UnaryKind};
-use crate::formula::{BinaryOp, Closure, Formula, Node, Terminal, UnaryOp, Visit};
+use crate::formula::{BinaryOp, Closure, Formula, Node, Scope, Terminal, UnaryOp, Visit};
 
 /// Pages evaluated per instruction dispatch.
 pub const CHUNK: usize = 256;
@@ -505,17 +505,6 @@ pub(crate) type Gathered<'a> = (&'a [Vec<f64>], &'a [u32]);
 struct Chunk<'a> {
     pages: (usize, usize),
     values: &'a [f64],
-}
-
-/// Where a terminal's value varies, for a [`Split`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
-    /// Shared by the pages of one state (evaluated once per state and cycle).
-    State,
-    /// Shared by the pages of one host (evaluated once per host and cycle: `HR`).
-    Host,
-    /// Each page's own, and fixed for a whole run (the page weight `w`).
-    Fixed,
 }
 
 /// A formula split for pages that share most of their state (the per-page simulator's

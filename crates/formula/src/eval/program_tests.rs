@@ -24,13 +24,10 @@ fn check(text: &str, closure: Closure, rows: &[[f64; Terminal::COUNT]]) {
     }
 }
 
-/// The scopes of the per-page simulator's shared states: `w` fixed, `HR` per host.
+/// The scopes of the per-page simulator's shared states (the terminals' own: `w` fixed,
+/// `HR` per host).
 fn scope(t: Terminal) -> Scope {
-    match t {
-        Terminal::W => Scope::Fixed,
-        Terminal::HR => Scope::Host,
-        _ => Scope::State,
-    }
+    t.scope()
 }
 
 /// Pages of a few states and hosts: each terminal's value per page is its state's (a

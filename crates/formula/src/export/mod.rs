@@ -6,11 +6,9 @@
 //! The generated function returns a double and takes one argument per terminal the formula
 //! reads (only those; a formula without terminals gives a function without arguments), each
 //! named as the terminal (case as in docs/src/reference/terminals.md), in freshgp's column
-//! order, the order of [`Terminal::ALL`](crate::formula::Terminal::ALL):
-//!
-//! `t n X CG NAD SAD AAD GAD w tc n7 X7 HR MLE n30 X30 GR P b`
-//!
-//! restricted to the terminals the formula reads. [`arguments`] returns that list. The
+//! order, the order of [`Terminal::ALL`](crate::formula::Terminal::ALL) and of the table of
+//! docs/src/reference/terminals.md (`t n X CG NAD SAD AAD GAD w tc ...`), restricted to the
+//! terminals the formula reads. [`arguments`] returns that list. The
 //! order depends only on which terminals the formula reads, never on where they appear in
 //! it: `MLE * w + tc` gives `(w, tc, MLE)`, and so does `tc + w * MLE`. The extended
 //! terminals (`w tc n7 X7 HR MLE`) come after `GAD`, so a formula over the terminals of

@@ -199,8 +199,17 @@ impl Grammar {
             field,
             message,
         };
+        if raw.terminals == ["*"] {
+            return Grammar::check_rest(raw, Terminal::ALL.to_vec(), origin);
+        }
         let mut terminals = Vec::new();
         for name in &raw.terminals {
+            if name == "*" {
+                return Err(invalid(
+                    "terminals",
+                    "`*` (every terminal) stands alone in the list".into(),
+                ));
+            }
             let t = Terminal::from_name(name).ok_or_else(|| {
                 invalid(
                     "terminals",
@@ -221,6 +230,20 @@ impl Grammar {
                 "at least one terminal is needed".into(),
             ));
         }
+        Grammar::check_rest(raw, terminals, origin)
+    }
+
+    /// The checks of [`Grammar::check`] after the terminals.
+    fn check_rest(
+        raw: RawGrammar,
+        terminals: Vec<Terminal>,
+        origin: &str,
+    ) -> Result<Grammar, GrammarError> {
+        let invalid = |field, message: String| GrammarError::Invalid {
+            origin: origin.to_string(),
+            field,
+            message,
+        };
         let mut constants = Vec::new();
         for text in &raw.constants {
             let value = parse_constant(text)
@@ -368,6 +391,20 @@ mod tests {
     fn ron_round_trip() {
         let all = Grammar::all();
         assert_eq!(Grammar::from_ron(&all.to_ron(), "x").unwrap(), all);
+    }
+
+    #[test]
+    fn a_star_is_every_terminal_alone() {
+        let every = Grammar::every();
+        assert_eq!(every.terminals(), Terminal::ALL);
+        assert_eq!(Grammar::from_ron(&every.to_ron(), "x").unwrap(), every);
+        let mixed =
+            "Grammar(name: \"x\", terminals: [\"t\", \"*\"], constants: [], functions: [\"+\"])";
+        let err = Grammar::from_ron(mixed, "g").unwrap_err().to_string();
+        assert!(
+            err.contains("`terminals`") && err.contains("alone"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -31,154 +31,20 @@ mod parse;
 mod print;
 mod rank;
 mod simplify;
+mod terminal;
 
 pub use grammar::{Grammar, GrammarError};
 pub use ops::Closure;
 pub use parse::{ParseError, MAX_NESTING};
 pub use print::Latex;
 pub use rank::Interval;
+pub use terminal::{Keeps, Scope, Sql, Terminal, TerminalRow};
 
 use crate::hash::mix64;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
-
-/// A page statistic a formula can read (docs/src/reference/terminals.md). The order is
-/// fixed: it is the index of the terminal's column wherever terminal values are stored side
-/// by side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Terminal {
-    /// Cycles since the last visit.
-    #[serde(rename = "t")]
-    T,
-    /// Number of visits.
-    #[serde(rename = "n")]
-    N,
-    /// Number of visits that detected a change.
-    X,
-    /// Cho & Garcia-Molina's change-rate estimator.
-    CG,
-    /// Tan & Mitra: non-adaptive change rate.
-    NAD,
-    /// Tan & Mitra: shortsighted adaptive (did the last cycle detect a change?).
-    SAD,
-    /// Tan & Mitra: arithmetically weighted adaptive rate.
-    AAD,
-    /// Tan & Mitra: geometrically weighted adaptive rate.
-    GAD,
-    /// The page's importance weight (docs/src/reference/terminals.md#importance-w).
-    #[serde(rename = "w")]
-    W,
-    /// Cycles since the last detected change (the cycle number when none was detected).
-    #[serde(rename = "tc")]
-    TC,
-    /// Visits in the last 7 cycles.
-    #[serde(rename = "n7")]
-    N7,
-    /// Detected changes in the last 7 cycles.
-    X7,
-    /// The change rate of the page's host: its pages' detected changes over their visits.
-    HR,
-    /// The maximum-likelihood Poisson change rate per cycle from the visit intervals
-    /// (Cho & Garcia-Molina, irregular access).
-    MLE,
-    /// Visits in the last 30 cycles (the month window of learned models' frequency
-    /// features, docs/src/reference/models.md#frequency-features).
-    #[serde(rename = "n30")]
-    N30,
-    /// Detected changes in the last 30 cycles.
-    X30,
-    /// The change rate of the page's group (the group rate of learned models as a terminal,
-    /// docs/src/reference/terminals.md#neighbours-hr-and-gr): its group's detected changes
-    /// over their visits, the group being the page's value of the attribute the data is
-    /// grouped by (`--group KEY`; the host when none is chosen, where `GR` equals `HR`).
-    GR,
-    /// The change probability a learned model predicts for the page
-    /// (docs/src/reference/terminals.md#p): given by the model a policy is built with
-    /// (`P * t [model m.json]`), from the page's own observations.
-    P,
-    /// The cycle's budget `k / P`: the share of the known pages the crawler visits this
-    /// cycle (docs/src/reference/terminals.md#budget-b), the same for every page, so that
-    /// one formula can rank differently at different budgets.
-    #[serde(rename = "b")]
-    B,
-}
-
-impl Terminal {
-    /// Number of terminals.
-    pub const COUNT: usize = 19;
-    /// Every terminal, in column order.
-    pub const ALL: [Terminal; Terminal::COUNT] = [
-        Terminal::T,
-        Terminal::N,
-        Terminal::X,
-        Terminal::CG,
-        Terminal::NAD,
-        Terminal::SAD,
-        Terminal::AAD,
-        Terminal::GAD,
-        Terminal::W,
-        Terminal::TC,
-        Terminal::N7,
-        Terminal::X7,
-        Terminal::HR,
-        Terminal::MLE,
-        Terminal::N30,
-        Terminal::X30,
-        Terminal::GR,
-        Terminal::P,
-        Terminal::B,
-    ];
-
-    /// The name used in formula text (case-sensitive, as in docs/src/reference/terminals.md).
-    pub fn name(self) -> &'static str {
-        match self {
-            Terminal::T => "t",
-            Terminal::N => "n",
-            Terminal::X => "X",
-            Terminal::CG => "CG",
-            Terminal::NAD => "NAD",
-            Terminal::SAD => "SAD",
-            Terminal::AAD => "AAD",
-            Terminal::GAD => "GAD",
-            Terminal::W => "w",
-            Terminal::TC => "tc",
-            Terminal::N7 => "n7",
-            Terminal::X7 => "X7",
-            Terminal::HR => "HR",
-            Terminal::MLE => "MLE",
-            Terminal::P => "P",
-            Terminal::N30 => "n30",
-            Terminal::X30 => "X30",
-            Terminal::GR => "GR",
-            Terminal::B => "b",
-        }
-    }
-
-    /// The terminal with this exact name, if any.
-    pub fn from_name(name: &str) -> Option<Terminal> {
-        Terminal::ALL.into_iter().find(|t| t.name() == name)
-    }
-
-    /// The terminal's column index, `0..Terminal::COUNT`.
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    /// Whether the terminal counts cycles or visits: its values are small non-negative
-    /// integers (`SAD` is 0 or 1), so that a function of it alone can be tabulated.
-    pub fn is_count(self) -> bool {
-        use Terminal::*;
-        matches!(self, T | N | X | SAD | TC | N7 | X7 | N30 | X30)
-    }
-}
-
-impl fmt::Display for Terminal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// An operator of one operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -870,14 +736,6 @@ mod tests {
                 .unwrap(),
             Formula::constant(f64::MIN)
         );
-    }
-
-    #[test]
-    fn terminal_names_round_trip() {
-        for t in Terminal::ALL {
-            assert_eq!(Terminal::from_name(t.name()), Some(t));
-        }
-        assert_eq!(Terminal::from_name("x"), None);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! same pages. [`Formula::rank_form`] strips such functions from the root: `exp(f)`,
 //! `f + c`, `c · f` with `c > 0`, `f ^ c` with `c > 0` over `f >= 0`, `log(f)` over `f > 0`
 //! all rank as `f`; a decreasing one (`c − f`, `−f`, `c / f` over `f > 0`, ...) ranks as
-//! `−f`. What a subtree can be is read off the terminals' ranges ([`Terminal::range`]) by
+//! `−f`. What a subtree can be is read off the terminals' ranges ([`Terminal::range`](super::Terminal::range)) by
 //! interval arithmetic under the closure ([`Interval`]).
 //!
 //! In floating point an increasing function is only non-decreasing: `exp` of two large
@@ -23,7 +23,7 @@
 //! assert_eq!(g.rank_form(Closure::Paper).to_string(), "-t");
 //! ```
 
-use super::{BinaryOp, Closure, Formula, Node, Terminal, UnaryOp};
+use super::{BinaryOp, Closure, Formula, Node, UnaryOp};
 
 /// The values a subtree may take: every value lies in `lo..=hi` (NaN never: the closure
 /// makes it 0). Bounds are those of the computed values: `+ − × ÷` are correctly rounded,
@@ -162,24 +162,6 @@ impl Interval {
     /// range guarantees, such as `exp >= 0`).
     fn clamp_low(self, floor: f64) -> Interval {
         Interval::exact(self.lo.max(floor), self.hi.max(floor))
-    }
-}
-
-impl Terminal {
-    /// The values the terminal takes wherever a policy is scored (the simulation, the
-    /// scheduler, SQL): docs/src/reference/terminals.md. The rank form relies on them.
-    pub fn range(self) -> Interval {
-        use Terminal::*;
-        match self {
-            // t >= 1: a page is scored in a cycle after its last visit (d when never).
-            T | TC => Interval::exact(1.0, f64::INFINITY),
-            N | X | CG | W => Interval::exact(0.0, f64::INFINITY),
-            NAD | SAD | AAD | GAD | HR | GR | P | B => Interval::exact(0.0, 1.0),
-            N7 | X7 => Interval::exact(0.0, 7.0),
-            N30 | X30 => Interval::exact(0.0, 30.0),
-            // The root of a strictly positive equation (ln 2 before any visit).
-            MLE => Interval::exact(f64::MIN_POSITIVE, f64::INFINITY),
-        }
     }
 }
 

@@ -63,7 +63,7 @@ fn extend_column(
             }
         };
     }
-    per_terminal!(T N X CG NAD SAD AAD GAD W TC N7 X7 HR MLE N30 X30 GR P B);
+    freshgp_formula::with_each_terminal!(per_terminal);
 }
 
 /// What a rate policy reads of a page, from its terminal values: `μ = w` and `Δ = MLE`

@@ -35,7 +35,7 @@
 //! relies on the latter).
 
 use super::history::{Histories, SetId};
-use crate::formula::Terminal;
+use crate::formula::{Keeps, Terminal};
 
 /// The host id of a page without a host.
 pub const NO_HOST: u32 = u32::MAX;
@@ -87,14 +87,14 @@ impl Track {
 
     /// What reading `terminal` needs kept.
     pub fn of(terminal: Terminal) -> Track {
-        match terminal {
-            Terminal::W => Track::WEIGHT,
-            Terminal::HR => Track::HOST,
-            Terminal::N7 | Terminal::X7 => Track::WINDOW,
-            Terminal::MLE => Track::INTERVALS,
-            Terminal::P | Terminal::N30 | Terminal::X30 => Track::WINDOW30,
-            Terminal::GR => Track::GROUP,
-            _ => Track::NONE,
+        match terminal.keeps() {
+            Keeps::Counts => Track::NONE,
+            Keeps::Weight => Track::WEIGHT,
+            Keeps::Host => Track::HOST,
+            Keeps::Window7 => Track::WINDOW,
+            Keeps::Intervals => Track::INTERVALS,
+            Keeps::Window30 => Track::WINDOW30,
+            Keeps::Group => Track::GROUP,
         }
     }
 }

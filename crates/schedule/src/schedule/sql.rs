@@ -60,7 +60,7 @@
 //! ```
 
 use crate::export::{sql_literal, sql_score, Dialect};
-use crate::formula::{Closure, Formula, Terminal};
+use crate::formula::{Closure, Formula, Sql, Terminal};
 use crate::policy::Policy;
 use std::fmt::Write;
 use std::num::NonZeroUsize;
@@ -77,25 +77,15 @@ pub enum SqlError {
          memory the observations do not hold)"
     )]
     NotAFormula(String),
-    /// The formula reads `MLE`.
-    #[error(
-        "the formula reads MLE, the maximum-likelihood change rate, an iterative estimate per \
-         page that the query does not compute"
-    )]
-    ReadsMle,
-    /// The formula reads `P`.
-    #[error(
-        "the formula reads P, a learned model's prediction, which the query does not compute \
-         (score the pages with `freshgp schedule` instead)"
-    )]
-    ReadsModel,
-    /// The formula reads `GR`.
-    #[error(
-        "the formula reads GR, the change rate of the page's group, which the query does not \
-         compute: the observations hold hosts, not the attribute pages are grouped by (grouped \
-         by host, GR equals HR: write HR)"
-    )]
-    ReadsGroup,
+    /// The formula reads a terminal the query does not compute ([`Sql::Missing`]: `MLE`,
+    /// `P`, `GR`).
+    #[error("the formula reads {terminal}, {why}")]
+    Unsupported {
+        /// The first such terminal, in column order.
+        terminal: Terminal,
+        /// Why the query does not compute it.
+        why: &'static str,
+    },
     /// A table or column name that is not a plain SQL identifier, or a table name the
     /// query's own table expressions use (`fgp_...`, `score_...`).
     #[error("{what} `{name}` is not a plain SQL identifier (letters, digits and `_`, not starting with a digit{dots}; unquoted, so as the engine folds its case)")]
@@ -292,10 +282,8 @@ const TIE_MODULUS: u64 = 2_147_483_647;
 ///
 /// # Errors
 /// [`SqlError::NotAFormula`] for a policy that is not a formula or a formula baseline,
-/// [`SqlError::ReadsMle`] for a formula that reads `MLE`, [`SqlError::ReadsModel`] for
-/// one that reads `P`, [`SqlError::ReadsGroup`] for one that reads `GR`,
-/// [`SqlError::Resources`] for a
-/// fraction outside (0, 1].
+/// [`SqlError::Unsupported`] for a formula that reads a terminal the query does not compute
+/// (`MLE`, `P`, `GR`), [`SqlError::Resources`] for a fraction outside (0, 1].
 pub fn batch_query(policy: &Policy, query: &BatchQuery) -> Result<String, SqlError> {
     let (formula, closure) = match policy {
         Policy::Formula(f) => (f.formula().clone(), f.closure()),
@@ -303,14 +291,10 @@ pub fn batch_query(policy: &Policy, query: &BatchQuery) -> Result<String, SqlErr
         other => return Err(SqlError::NotAFormula(other.to_string())),
     };
     let reads = formula.terminals();
-    if reads.contains(&Terminal::MLE) {
-        return Err(SqlError::ReadsMle);
-    }
-    if reads.contains(&Terminal::P) {
-        return Err(SqlError::ReadsModel);
-    }
-    if reads.contains(&Terminal::GR) {
-        return Err(SqlError::ReadsGroup);
+    for &terminal in &reads {
+        if let Sql::Missing(why) = terminal.row().sql {
+            return Err(SqlError::Unsupported { terminal, why });
+        }
     }
     if let BatchSize::Resources(r) = query.size {
         if !(r > 0.0 && r <= 1.0) {
@@ -547,61 +531,39 @@ impl Writer<'_> {
         )
     }
 
-    /// Terminal `t` of page `k` (of `fgp_counts`) at cycle `p.d`.
+    /// Terminal `t` of page `k` (of `fgp_counts`) at cycle `p.d`: its row's expression
+    /// ([`Sql::Expr`]) with the placeholders filled for the dialect.
     fn terminal(&self, t: Terminal) -> String {
-        let (n, x) = (self.dbl("k.n"), self.dbl("k.x"));
-        match t {
-            Terminal::T => self.dbl("p.d - k.last_visit"),
-            Terminal::N => n,
-            Terminal::X => x,
-            // `+ 0.0` turns the -0 of -ln(1) into +0, as `PageStats::cg` does.
-            Terminal::CG => format!("(-ln(({n} - {x} + 0.5) / ({n} + 0.5)) + 0.0)"),
-            Terminal::NAD => format!(
-                "(CASE WHEN p.d <= 1 THEN {z} ELSE {x} * (1.0 / {}) END)",
-                self.dbl("p.d - 1"),
-                z = self.dbl("0")
-            ),
-            Terminal::SAD => format!(
-                "(CASE WHEN k.x > 0 AND k.last_change + 1 = p.d THEN {} ELSE {} END)",
-                self.dbl("1"),
-                self.dbl("0")
-            ),
-            // d(d - 1)/2 is exact in doubles for any realistic cycle (d < 2^26).
-            Terminal::AAD => format!(
-                "(CASE WHEN p.d <= 1 THEN {} ELSE {} / ({} * {} * 0.5) END)",
-                self.dbl("0"),
-                self.dbl("k.change_sum"),
-                self.dbl("p.d"),
-                self.dbl("p.d - 1")
-            ),
-            Terminal::GAD => format!(
-                "(CASE WHEN p.d <= 1 OR k.x = 0 THEN {} ELSE (g.anchor * {}) / (1.0 - {}) END)",
-                self.dbl("0"),
-                self.exp2("k.last_change - p.d"),
-                self.exp2("1 - p.d")
-            ),
-            Terminal::W => match &self.q.observations.weight {
-                Some(_) => format!("COALESCE(w.weight, {})", self.dbl("1")),
-                None => self.dbl("1"),
-            },
-            Terminal::TC => self.dbl("p.d - k.last_change"),
-            Terminal::N7 => self.dbl("k.n7"),
-            Terminal::X7 => self.dbl("k.x7"),
-            Terminal::N30 => self.dbl("k.n30"),
-            Terminal::X30 => self.dbl("k.x30"),
-            Terminal::HR => format!(
-                "(CASE WHEN h.host IS NULL THEN {x} / {n} ELSE {} / {} END)",
-                self.dbl("ht.hx"),
-                self.dbl("ht.hn")
-            ),
-            // Invariant: `batch_query` refuses formulas that read MLE before writing.
-            Terminal::MLE => unreachable!("invariant: MLE is refused before writing"),
-            // Invariant: `batch_query` refuses formulas that read P before writing.
-            Terminal::P => unreachable!("invariant: P is refused before writing"),
-            // Invariant: `batch_query` refuses formulas that read GR before writing.
-            Terminal::GR => unreachable!("invariant: GR is refused before writing"),
-            Terminal::B => "bz.b".to_string(),
+        let Some(template) = t.sql() else {
+            unreachable!("invariant: batch_query refuses a terminal the query does not compute")
+        };
+        let mut out = String::with_capacity(template.len() * 2);
+        let mut rest = template;
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            // Invariant: the table's placeholders are closed (a test of the formula crate).
+            let close = open
+                + rest[open..]
+                    .find('}')
+                    .expect("invariant: a closed placeholder");
+            let inner = &rest[open + 1..close];
+            out.push_str(&match inner.split_once(' ') {
+                Some(("dbl", e)) => self.dbl(e),
+                Some(("exp2", e)) => self.exp2(e),
+                _ => match inner {
+                    "n" => self.dbl("k.n"),
+                    "x" => self.dbl("k.x"),
+                    "weight" => match &self.q.observations.weight {
+                        Some(_) => format!("COALESCE(w.weight, {})", self.dbl("1")),
+                        None => self.dbl("1"),
+                    },
+                    other => unreachable!("invariant: no placeholder `{other}` in the table"),
+                },
+            });
+            rest = &rest[close + 1..];
         }
+        out.push_str(rest);
+        out
     }
 
     /// The scores with the tie key.

@@ -29,7 +29,7 @@
 //! them, so pages of one state move alike).
 
 use super::Period;
-use crate::eval::{Columns, Scope, Scratch, Split};
+use crate::eval::{Columns, Scratch, Split};
 use crate::formula::Terminal;
 use crate::policy::{eval_inputs, FormulaPolicy, PageState, StateKey};
 use crate::policy::{Histories, Policy, ScoreBuffers, Surroundings, NO_GROUP, NO_HOST};
@@ -37,16 +37,6 @@ use rustc_hash::FxHashMap as HashMap;
 
 /// No state yet (a move not made this cycle).
 const NONE: u32 = u32::MAX;
-
-/// Where each terminal varies: `w` is each page's own for the whole run, `HR` its
-/// host's, and every other terminal its state's.
-fn scope(t: Terminal) -> Scope {
-    match t {
-        Terminal::W => Scope::Fixed,
-        Terminal::HR => Scope::Host,
-        _ => Scope::State,
-    }
-}
 
 /// The shared states of a run, and each page's.
 #[derive(Debug, Default, Clone)]
@@ -96,7 +86,7 @@ impl Shared {
     pub(super) fn start(&mut self, period: &Period, policy: &Policy) -> bool {
         self.split = match policy {
             Policy::Formula(f) if Shared::suits(period, f) => {
-                Some(Split::new(f.formula(), f.closure(), scope))
+                Some(Split::new(f.formula(), f.closure(), Terminal::scope))
             }
             _ => None,
         };
