@@ -113,6 +113,34 @@ fn shipped(text: &str, path: &str) -> Grammar {
     Grammar::from_ron(text, path).expect("invariant: a shipped grammar is valid")
 }
 
+/// The terminals a grammar file lists: `["*"]` (alone) is every terminal in column
+/// order; otherwise each a known name, none twice, at least one. The error says why.
+fn terminals_of(names: &[String]) -> Result<Vec<Terminal>, String> {
+    if names == ["*"] {
+        return Ok(Terminal::ALL.to_vec());
+    }
+    let mut terminals = Vec::new();
+    for name in names {
+        if name == "*" {
+            return Err("`*` (every terminal) stands alone in the list".into());
+        }
+        let t = Terminal::from_name(name).ok_or_else(|| {
+            format!(
+                "unknown terminal `{name}`; the terminals are {}",
+                Terminal::ALL.map(|t| t.name()).join(", ")
+            )
+        })?;
+        if terminals.contains(&t) {
+            return Err(format!("`{name}` is listed twice"));
+        }
+        terminals.push(t);
+    }
+    if terminals.is_empty() {
+        return Err("at least one terminal is needed".into());
+    }
+    Ok(terminals)
+}
+
 impl Grammar {
     /// GP4C_Basic: `n X t` (from `grammars/basic.ron`).
     pub fn basic() -> Grammar {
@@ -199,51 +227,7 @@ impl Grammar {
             field,
             message,
         };
-        if raw.terminals == ["*"] {
-            return Grammar::check_rest(raw, Terminal::ALL.to_vec(), origin);
-        }
-        let mut terminals = Vec::new();
-        for name in &raw.terminals {
-            if name == "*" {
-                return Err(invalid(
-                    "terminals",
-                    "`*` (every terminal) stands alone in the list".into(),
-                ));
-            }
-            let t = Terminal::from_name(name).ok_or_else(|| {
-                invalid(
-                    "terminals",
-                    format!(
-                        "unknown terminal `{name}`; the terminals are {}",
-                        Terminal::ALL.map(|t| t.name()).join(", ")
-                    ),
-                )
-            })?;
-            if terminals.contains(&t) {
-                return Err(invalid("terminals", format!("`{name}` is listed twice")));
-            }
-            terminals.push(t);
-        }
-        if terminals.is_empty() {
-            return Err(invalid(
-                "terminals",
-                "at least one terminal is needed".into(),
-            ));
-        }
-        Grammar::check_rest(raw, terminals, origin)
-    }
-
-    /// The checks of [`Grammar::check`] after the terminals.
-    fn check_rest(
-        raw: RawGrammar,
-        terminals: Vec<Terminal>,
-        origin: &str,
-    ) -> Result<Grammar, GrammarError> {
-        let invalid = |field, message: String| GrammarError::Invalid {
-            origin: origin.to_string(),
-            field,
-            message,
-        };
+        let terminals = terminals_of(&raw.terminals).map_err(|why| invalid("terminals", why))?;
         let mut constants = Vec::new();
         for text in &raw.constants {
             let value = parse_constant(text)
