@@ -89,7 +89,7 @@ fn bench(c: &mut Criterion) {
     for (data, period) in [("fast", &period), ("fast-brdc12", &brdc12)] {
         for (name, text) in formulas {
             let policy = match text {
-                None => Policy::Baseline(Baseline::Nad),
+                None => Policy::from(Baseline::Nad),
                 Some(t) => {
                     let f: Formula = t.parse().unwrap();
                     assert_eq!(Some(f.len()), name[8..].parse().ok(), "{name} node count");

@@ -31,7 +31,7 @@ fn brdc12_preset_reproduces_the_published_baselines() {
     let params = SynthParams::preset("brdc12").unwrap();
     assert_eq!((params.pages, params.days), (417_048, 57));
     let data = generate(&params, 1).unwrap();
-    let results = run(&data, SimConfig::paper(), &BASELINES.map(Policy::Baseline)).unwrap();
+    let results = run(&data, SimConfig::paper(), &BASELINES.map(Policy::from)).unwrap();
     let cr: Vec<f64> = results.iter().map(|r| r.metrics.changerate.mean).collect();
     let ndcg: Vec<f64> = results.iter().map(|r| r.metrics.ndcg.mean).collect();
     let mut failures = Vec::new();

@@ -63,7 +63,7 @@ fn same_digits(ours: f64, theirs: f64) -> bool {
 /// `Σh` once: the two can differ in the last bit, which splits or joins ties between
 /// pages whose histories have equal sums (on Scoop, NDCG 0.246277 vs their 0.24632).
 fn close(baseline: &Policy, ours: f64, theirs: f64) -> bool {
-    if *baseline == Policy::Baseline(Baseline::Aad) {
+    if *baseline == Policy::from(Baseline::Aad) {
         (ours - theirs).abs() <= 0.005
     } else {
         same_digits(ours, theirs)
@@ -76,7 +76,7 @@ fn deterministic_baselines_match_the_reference_implementation() {
     for (file, change_rate, ndcg) in THEIRS {
         let path = real(file);
         let dataset = data::load(&path, &LoadOptions::default()).unwrap().dataset;
-        let results = baselines::run(&dataset, config, &BASELINES.map(Policy::Baseline)).unwrap();
+        let results = baselines::run(&dataset, config, &BASELINES.map(Policy::from)).unwrap();
         for (k, r) in results.iter().enumerate() {
             assert_eq!(r.metrics.changerate.n, 85, "5 rotations × 17 cycles");
             assert!(
@@ -104,12 +104,8 @@ fn seeded_ties_stay_within_sampling_noise_of_the_reference_on_large_sets() {
     // score separates most stale pages from the rest, agrees to within 0.02.
     let path = real("ScoopInstaller+Main.57.tsv");
     let dataset = data::load(&path, &LoadOptions::default()).unwrap().dataset;
-    let seeded = baselines::run(
-        &dataset,
-        SimConfig::paper(),
-        &[Policy::Baseline(Baseline::Nad)],
-    )
-    .unwrap();
+    let seeded =
+        baselines::run(&dataset, SimConfig::paper(), &[Policy::from(Baseline::Nad)]).unwrap();
     assert!(
         (seeded[0].metrics.ndcg.mean - 0.251471).abs() < 0.02,
         "{}",

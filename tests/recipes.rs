@@ -229,16 +229,38 @@ fn only_the_language_recipe_lists_every_language() {
 fn only_the_policy_recipe_lists_every_policy_kind() {
     let recipe = recipe("A new crawl policy");
     let kinds = [
-        "Formula", "Baseline", "Adaptive", "Rate", "Value", "Model", "Oracle", "Bandit",
+        "Formula", "Baseline", "Adaptive", "Rate", "Value", "Model", "Oracle",
     ];
+    // The markers are every variant of `Scorer`, as its definition lists them.
+    let kind_rs = fs::read_to_string(root().join("crates/policy/src/policy/kind.rs")).unwrap();
+    assert_eq!(enum_variants(&kind_rs, "Scorer"), kinds);
     let others = listing_everything(&recipe, |path| match is_rust(path) {
-        true => kinds.iter().map(|k| format!("Policy::{k}")).collect(),
+        true => kinds.iter().map(|k| format!("Scorer::{k}")).collect(),
         false => Vec::new(),
     });
     assert!(
         others.is_empty(),
         "files that list every policy kind: {others:?}"
     );
+}
+
+/// The variants of `pub enum NAME` in `source`: each line of the enum's body, at its first
+/// indentation, that starts with a capital letter, up to its first `(`, `{` or `,`.
+fn enum_variants(source: &str, name: &str) -> Vec<String> {
+    let start = source
+        .find(&format!("pub enum {name} {{"))
+        .unwrap_or_else(|| panic!("no `pub enum {name}`"));
+    source[start..]
+        .lines()
+        .skip(1)
+        .take_while(|line| *line != "}")
+        .filter_map(|line| line.strip_prefix("    "))
+        .filter(|line| line.starts_with(|c: char| c.is_ascii_uppercase()))
+        .map(|line| {
+            let end = line.find(['(', '{', ',', ' ']).unwrap_or(line.len());
+            line[..end].to_string()
+        })
+        .collect()
 }
 
 #[test]

@@ -32,10 +32,10 @@ fn rules() -> Vec<Policy> {
     vec![
         Policy::formula(&f, Closure::Paper),
         Policy::formula(&g, Closure::Reference),
-        Policy::Baseline(Baseline::Nad),
-        Policy::Baseline(Baseline::Age),
-        Policy::Baseline(Baseline::Cg),
-        Policy::Baseline(Baseline::Rand),
+        Policy::from(Baseline::Nad),
+        Policy::from(Baseline::Age),
+        Policy::from(Baseline::Cg),
+        Policy::from(Baseline::Rand),
     ]
 }
 
@@ -122,7 +122,7 @@ fn the_state_survives_a_restart() {
 }
 
 fn small() -> Scheduler {
-    let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Nad)).with_seed(4);
+    let mut s: Scheduler = Scheduler::new(Policy::from(Baseline::Nad)).with_seed(4);
     for (i, page) in ["a", "b", "c", "d", "e"].iter().enumerate() {
         s.add_with_host(page.to_string(), if i < 3 { "x.org" } else { "y.org" })
             .unwrap();

@@ -153,9 +153,9 @@ fn capped_batches_are_the_simulations_visits_on_a_real_file_with_hosts() {
     let f: Formula = "(t * X + CG) / (n + 1) - exp(-NAD * t)".parse().unwrap();
     let rules = [
         Policy::formula(&f, Closure::Paper),
-        Policy::Baseline(Baseline::Nad),
-        Policy::Baseline(Baseline::Age),
-        Policy::Adaptive(Adaptive::NUTCH),
+        Policy::from(Baseline::Nad),
+        Policy::from(Baseline::Age),
+        Policy::from(Adaptive::NUTCH),
         Policy::parse("HR * t + X / (n + 1)", &extended).unwrap(),
     ];
     let uncapped_config = SimConfig::paper().with_seed(5);

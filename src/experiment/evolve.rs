@@ -14,7 +14,7 @@
 //! the generations' figures stay the sample's
 //! (docs/src/reference/gp.md#searching-on-a-sample-of-the-pages).
 
-use super::fitness::{policy_of, CrawlFitness};
+use super::fitness::{scorer_of, CrawlFitness};
 use super::{ExperimentError, Set};
 use crate::data::sample::PageSample;
 use crate::data::split::{Horizon, Split};
@@ -25,7 +25,7 @@ use crate::gp::{
     Strategy,
 };
 use crate::metric::{CycleMetrics, Metric};
-use crate::policy::{Policy, Predictor};
+use crate::policy::{Policy, Predictor, Scorer};
 use crate::sim::{Outcome, Period, SimConfig, Simulator};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -269,7 +269,15 @@ impl EvolveSettings {
     /// For a formula that reads `P` when the settings have no model, which
     /// [`EvolveSettings::check_model`] refuses before any evolution.
     pub fn policy(&self, formula: &Formula) -> Policy {
-        policy_of(formula, self.grammar.closure(), self.model.as_ref())
+        self.scorer(formula).into()
+    }
+
+    /// [`EvolveSettings::policy`] as a scorer (a bandit's arm).
+    ///
+    /// # Panics
+    /// As [`EvolveSettings::policy`].
+    pub fn scorer(&self, formula: &Formula) -> Scorer {
+        scorer_of(formula, self.grammar.closure(), self.model.as_ref())
     }
 
     /// Checks that the settings have a model exactly when the grammar has `P`.

@@ -16,7 +16,7 @@
 use crate::formula::{Closure, Formula, Terminal};
 use crate::gp::{Evaluation, Fitness};
 use crate::metric::Metric;
-use crate::policy::{Policy, Predictor};
+use crate::policy::{Policy, Predictor, Scorer};
 use crate::sim::{Decision, Outcome, Period, Prepared, SimConfig, SimError, Simulator, TieBreak};
 
 /// The simulation at one budget, and what its fitness is divided by.
@@ -233,8 +233,13 @@ impl Fitness for CrawlFitness {
 
 /// The policy of `formula` under `closure`, its `P` (if it reads it) given by `model`.
 pub(crate) fn policy_of(formula: &Formula, closure: Closure, model: Option<&Predictor>) -> Policy {
+    scorer_of(formula, closure, model).into()
+}
+
+/// [`policy_of`] as a scorer (a bandit's arm).
+pub(crate) fn scorer_of(formula: &Formula, closure: Closure, model: Option<&Predictor>) -> Scorer {
     let model = model.filter(|_| formula.terminals().contains(&Terminal::P));
     // Invariant: `EvolveSettings::check_model` (a model when the grammar has P) runs
     // before any formula of the grammar is simulated.
-    Policy::formula_with(formula, closure, model).expect("invariant: P has its model")
+    Scorer::formula_with(formula, closure, model).expect("invariant: P has its model")
 }

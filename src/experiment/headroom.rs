@@ -10,7 +10,7 @@
 //! The one rule `freshgp baselines`, Python's `baselines` and a study's report read.
 
 use crate::metric::Metric;
-use crate::policy::Policy;
+use crate::policy::{Policy, Scorer};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -90,7 +90,7 @@ pub fn policy_shares(
 ) -> Vec<Option<BTreeMap<&'static str, Option<Share>>>> {
     let oracle: Vec<bool> = policies
         .iter()
-        .map(|p| matches!(p, Policy::Oracle))
+        .map(|p| matches!(p, Policy::Scorer(Scorer::Oracle)))
         .collect();
     if !oracle.contains(&true) {
         return vec![None; policies.len()];

@@ -81,7 +81,7 @@ fn first() -> u64 {
 /// The paper's seven baselines (docs/src/reference/policies.md#baselines); a study lists the
 /// literature's policies to compare them.
 fn all_baselines() -> Vec<Policy> {
-    Baseline::ALL.map(Policy::Baseline).to_vec()
+    Baseline::ALL.map(Policy::from).to_vec()
 }
 
 /// `resources` as written: one budget (the paper's), or a budget sweep

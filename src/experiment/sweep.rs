@@ -551,7 +551,7 @@ mod tests {
         let periods = periods();
         let config = SimConfig::new(0.1, 2).unwrap();
         let seeds = run_seeds(None, 0);
-        let value = Policy::Value;
+        let value = Policy::Scorer(crate::policy::Scorer::Value);
         let mut heard = Vec::new();
         let curve = savings_curve(&periods, config, &value, &seeds, &mut |j, of| {
             heard.push((j, of))

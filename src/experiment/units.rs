@@ -588,7 +588,7 @@ impl Runner {
         let config = self.study.sim.with_metric(c.fitness);
         let mut jobs = Vec::new();
         for choice in run.choices.iter() {
-            let evolved = settings.policy(&choice.formula);
+            let evolved = settings.scorer(&choice.formula);
             for bandit in c.bandits.iter().filter_map(Policy::bandit) {
                 let with = match bandit.with_arm(evolved.clone()) {
                     // The evolved formula already is an arm (a `formula(..)` or `file(..)`).

@@ -2,7 +2,7 @@
 
 use crate::experiment::sweep::{self, RunMeans, Table};
 use crate::metric::{CycleMetrics, Metric};
-use crate::policy::{Exp3, Policy, Reward};
+use crate::policy::{Exp3, Policy, Reward, Scorer};
 use crate::sim::{arm_shares, ArmChoice, Outcome, Period, SimConfig};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -75,10 +75,10 @@ pub struct BanditDraws<C = Vec<ArmChoice>> {
 impl<C> BanditDraws<C> {
     /// `bandit`'s draws `choices`, each arm drawn in `shares` of them, in a run rewarded by
     /// `run_metric` unless the bandit has its own reward.
-    pub fn new(bandit: &Exp3<Policy>, run_metric: Metric, shares: Vec<f64>, choices: C) -> Self {
+    pub fn new(bandit: &Exp3<Scorer>, run_metric: Metric, shares: Vec<f64>, choices: C) -> Self {
         BanditDraws {
             shares,
-            arms: bandit.arms().iter().map(Policy::label).collect(),
+            arms: bandit.arms().iter().map(Scorer::label).collect(),
             gamma: bandit.gamma(),
             reward: bandit
                 .reward()

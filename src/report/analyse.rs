@@ -14,7 +14,7 @@ use crate::experiment::sweep;
 use crate::experiment::units::{self, gp_file_name, BanditRun, BaselineUnit, GpUnit, Unit};
 use crate::gp::Strategy;
 use crate::metric::{CycleMetrics, Metric};
-use crate::policy::{Policy, Reward};
+use crate::policy::{Reward, Scorer};
 use crate::sim::ArmChoice;
 use crate::stats::{mean, mean_ci, paired_t_test, MeanCi};
 
@@ -336,7 +336,7 @@ fn bandit_methods(
                 .map_or_else(Vec::new, |other| other.chosen.clone());
             let mut arms: Vec<String> = bandit
                 .bandit()
-                .map(|b| b.arms().iter().map(Policy::label).collect())
+                .map(|b| b.arms().iter().map(Scorer::label).collect())
                 .unwrap_or_default();
             // The evolved arm, named as its method so that the bandit is compared with it
             // alone (absent when it already was one of the bandit's arms).
@@ -400,7 +400,7 @@ fn baseline_methods(study: &Study, units: &[BaselineUnit]) -> Vec<Method> {
             m.evaluated = budgets::Evaluated::new(study, &evals, &m.cycles, &m.top_cycles);
             match baseline.bandit() {
                 Some(bandit) => {
-                    let arms = bandit.arms().iter().map(Policy::label).collect();
+                    let arms = bandit.arms().iter().map(Scorer::label).collect();
                     let choices = units
                         .iter()
                         .map(|u| u.baselines[b].choices.clone())

@@ -10,7 +10,7 @@ use freshgp::data::split::Horizon;
 use freshgp::experiment::baselines;
 use freshgp::metric::Metric;
 use freshgp::output::{self, BaselineSweep, Baselines};
-use freshgp::policy::{Policy, Reward};
+use freshgp::policy::{Policy, Reward, Scorer};
 use std::io::Write as _;
 
 /// Flags of `freshgp baselines`.
@@ -349,7 +349,7 @@ const CAPTURED_NOTE: &str = "captured: the share of the {metric} headroom a poli
 fn oracles(policies: &[&Policy]) -> Vec<bool> {
     policies
         .iter()
-        .map(|p| matches!(p, Policy::Oracle))
+        .map(|p| matches!(p.scorer(), Some(Scorer::Oracle)))
         .collect()
 }
 

@@ -231,7 +231,7 @@ impl PolicyArgs {
     pub fn policy(&self) -> Result<Option<Policy>> {
         let formula = |text: &str, grammar: &Grammar| -> Result<Policy> {
             match Policy::parse(text, grammar) {
-                Ok(policy @ Policy::Formula(_)) => Ok(policy),
+                Ok(policy) if policy.formula_policy().is_some() => Ok(policy),
                 // Read the formula again for the error that points at the byte.
                 Err(PolicyError::Formula(_)) | Ok(_) => {
                     let f = parse_formula(text, grammar)?;
@@ -251,7 +251,7 @@ impl PolicyArgs {
             }
             (None, Some(text), _) => Some(formula(text, &Grammar::named_or_file(&self.grammar)?)?),
             (None, None, Some(name)) => match Baseline::from_name(name) {
-                Some(b) => Some(Policy::Baseline(b)),
+                Some(b) => Some(Policy::from(b)),
                 None => bail!(
                     "unknown baseline `{name}` (expected Rand, Age, NAD, SAD, AAD, GAD or CG)"
                 ),

@@ -7,7 +7,9 @@ use crate::progress::Progress;
 use anyhow::{bail, Context, Result};
 use freshgp::predict::{Learned, ModelScorer, Progress as TrainStep, Reading, RotationProgress};
 use freshgp::report::plots::{line_chart, Series};
-use freshgp::sim::requests::{self, Level, Pages, RequestConfig, RequestSim, Scorer, QUANTILES};
+use freshgp::sim::requests::{
+    self, Level, Pages, RequestConfig, RequestScorer, RequestSim, QUANTILES,
+};
 use freshgp::sim::SimConfig;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -154,10 +156,10 @@ pub fn run(args: Args) -> Result<()> {
             .iter()
             .map(|m| m.for_pages(pages))
             .collect::<Result<Vec<_>, _>>()?;
-        let methods: Vec<&dyn Scorer> = policies
+        let methods: Vec<&dyn RequestScorer> = policies
             .iter()
-            .map(|p| p as &dyn Scorer)
-            .chain(models.iter().map(|m| m as &dyn Scorer))
+            .map(|p| p as &dyn RequestScorer)
+            .chain(models.iter().map(|m| m as &dyn RequestScorer))
             .collect();
         shown.note(format_args!(
             "{} pages: {} requests over {} rotation(s); tuning γ for {} methods at {} levels...",
@@ -269,7 +271,7 @@ fn learn<'a>(
 /// a tuning's unspent runs counted done when it ends; each tuned γ is a line.
 fn tune(
     sim: &RequestSim,
-    methods: &[&dyn Scorer],
+    methods: &[&dyn RequestScorer],
     levels: &[f64],
     shown: &Progress,
 ) -> Result<Vec<Level>> {

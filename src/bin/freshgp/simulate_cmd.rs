@@ -6,7 +6,7 @@ use freshgp::data::split::Set;
 use freshgp::data::stats::count;
 use freshgp::metric::Metric;
 use freshgp::output::{self, SimulateRun, SimulateSweep};
-use freshgp::policy::{Exp3, Policy, Reward};
+use freshgp::policy::{Exp3, Reward, Scorer};
 use freshgp::sim::{arm_shares, Outcome, Period, Simulator};
 use std::io::Write;
 
@@ -86,7 +86,7 @@ pub fn run(args: Args) -> Result<()> {
 /// each arm's share of the cycles.
 fn print_choices(
     stdout: &mut impl Write,
-    bandit: &Exp3<Policy>,
+    bandit: &Exp3<Scorer>,
     outcome: &Outcome,
     run_metric: Metric,
 ) -> Result<()> {

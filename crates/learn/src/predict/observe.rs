@@ -28,11 +28,8 @@ use crate::sim::{Period, SimConfig, SimError, Simulator};
 /// warm-up of 2, run seed 1.
 pub fn default_crawl() -> (Policy, SimConfig) {
     // Invariant: DEFAULT_CRAWL_RESOURCES is a valid budget.
-    crawl(
-        Policy::Baseline(DEFAULT_CRAWL_POLICY),
-        DEFAULT_CRAWL_RESOURCES,
-    )
-    .expect("invariant: valid settings")
+    crawl(Policy::from(DEFAULT_CRAWL_POLICY), DEFAULT_CRAWL_RESOURCES)
+        .expect("invariant: valid settings")
 }
 
 /// The policy of [`default_crawl`].
@@ -270,8 +267,8 @@ mod tests {
         // Two pages, k = 1 after a one-cycle warm-up: NAD visits the page that changed.
         let d = Dataset::from_bit_strings(&["11000", "00110"]).unwrap();
         let config = SimConfig::new(0.5, 1).unwrap().with_seed(1);
-        let o = Observations::crawl(&d, &Policy::Baseline(crate::policy::Baseline::Nad), config)
-            .unwrap();
+        let o =
+            Observations::crawl(&d, &Policy::from(crate::policy::Baseline::Nad), config).unwrap();
         assert!(o.observed(0, 1) && o.observed(1, 1));
         let visits: usize = (0..2)
             .map(|p| (1..=5).filter(|&c| o.observed(p, c)).count())

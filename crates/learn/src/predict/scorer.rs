@@ -1,5 +1,5 @@
 //! Learned models driving the request-driven simulation (the seed's section 6;
-//! docs/src/reference/requests.md#serving-a-request): a [`ModelScorer`] is a [`Scorer`]
+//! docs/src/reference/requests.md#serving-a-request): a [`ModelScorer`] is a [`RequestScorer`]
 //! whose score is the model's prediction from what the run itself has observed.
 //!
 //! A run knows only what its own visits saw (the warm-up and the crawls its requests
@@ -36,7 +36,7 @@ use super::{Observations, PredictError};
 use crate::data::split::Split;
 use crate::data::Dataset;
 use crate::model::{FeatureSet, Model};
-use crate::sim::requests::{Pages, RequestConfig, RequestError, ScoredRun, Scorer};
+use crate::sim::requests::{Pages, RequestConfig, RequestError, RequestScorer, ScoredRun};
 use crate::sim::Period;
 use rayon::prelude::*;
 
@@ -222,7 +222,7 @@ impl<'a> ModelScorer<'a> {
     }
 }
 
-impl Scorer for ModelScorer<'_> {
+impl RequestScorer for ModelScorer<'_> {
     fn label(&self) -> String {
         self.label.clone()
     }

@@ -4,15 +4,15 @@
 //! of a metric.
 //!
 //! [`Exp3`] is the checked description (arms, γ, reward metric), over arms of any kind
-//! that say what a bandit needs of them ([`Arm`]; a policy's bandit is
-//! `Exp3<Policy>`, [`super::Policy::Bandit`]). Its run-time state is [`Exp3State`], the
-//! arms' weights, kept in log space so that no run overflows (a weight grows by at most
-//! `e` per cycle: `γ·x / (K·q) <= 1` since `q >= γ/K`). A run — either simulator
-//! (`sim::bandit`), the scheduler (`schedule::bandit`) — drives it the same way: before a
-//! cycle is scored it computes `q` ([`Exp3::probabilities`]), draws the arm from a stream
-//! seeded by (run seed, cycle) that is independent of the tie-break stream
-//! ([`draw_arm`]), and hands out the arm that scores the cycle; after the cycle it
-//! updates the arm's weight with the reward it measured ([`Exp3::update`]).
+//! that say what a bandit needs of them ([`Arm`]; a policy's bandit is `Exp3<Scorer>`,
+//! [`super::Policy::Bandit`], whose arms cannot be bandits). Its run-time state is
+//! [`Exp3State`], the arms' weights, kept in log space so that no run overflows (a weight
+//! grows by at most `e` per cycle: `γ·x / (K·q) <= 1` since `q >= γ/K`). A run — either
+//! simulator (`sim::bandit`), the scheduler (`schedule::bandit`) — drives it the same way:
+//! before a cycle is scored it computes `q` ([`Exp3::probabilities`]), draws the arm from a
+//! stream seeded by (run seed, cycle) that is independent of the tie-break stream
+//! ([`draw_arm`]), and hands out the arm that scores the cycle; after the cycle it updates
+//! the arm's weight with the reward it measured ([`Exp3::update`]).
 //!
 //! How the weights learn is the bandit's [`Learning`] (docs/src/reference/bandit.md#learning):
 //! γ fixed, set for a known horizon ([`Rate::Horizon`], Auer et al.'s Corollary 3.2) or
@@ -269,16 +269,14 @@ pub enum BanditError {
 
 /// What a bandit needs to know of its arms.
 pub trait Arm: PartialEq + fmt::Display {
-    /// Whether the arm is itself a bandit (refused: arms are plain policies).
-    fn is_bandit(&self) -> bool;
     /// Whether the arm keeps per-page memory (a bandit may hold at most one such arm).
     fn remembers(&self) -> bool;
 }
 
 /// A checked EXP3 bandit over arms `A` (docs/src/reference/bandit.md; policies:
-/// `Exp3<Policy>`).
+/// `Exp3<Scorer>`).
 ///
-/// **Invariant:** at least one arm; no arm is a bandit; no two arms are equal; at most one
+/// **Invariant:** at least one arm; no two arms are equal; at most one
 /// arm keeps per-page memory; its [`Learning`] checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Exp3<A> {
@@ -301,9 +299,6 @@ impl<A: Arm> Exp3<A> {
         learning.check()?;
         let mut remembering = None;
         for (i, arm) in arms.iter().enumerate() {
-            if arm.is_bandit() {
-                return Err(BanditError::Nested(i));
-            }
             if let Some(j) = arms[..i].iter().position(|other| other == arm) {
                 return Err(BanditError::Duplicate(i, j, arm.to_string()));
             }
@@ -504,9 +499,9 @@ impl Exp3State {
 mod tests {
     use super::*;
     use crate::formula::Grammar;
-    use crate::policy::{with_policy_files_in, Policy, PolicyError};
+    use crate::policy::{with_policy_files_in, Policy, PolicyError, Scorer};
 
-    fn bandit(text: &str) -> Exp3<Policy> {
+    fn bandit(text: &str) -> Exp3<Scorer> {
         match Policy::parse(text, &Grammar::extended()).unwrap() {
             Policy::Bandit(b) => b,
             other => panic!("{other} is no bandit"),
@@ -696,7 +691,7 @@ mod tests {
 
     /// The log weights after `updates` (arm, reward) of `b` from the start, each arm drawn
     /// with the probability the bandit gives it then.
-    fn after(b: &Exp3<Policy>, updates: &[(usize, f64)]) -> (Exp3State, Vec<f64>) {
+    fn after(b: &Exp3<Scorer>, updates: &[(usize, f64)]) -> (Exp3State, Vec<f64>) {
         let mut s = b.start();
         let mut q = Vec::new();
         for &(arm, x) in updates {

@@ -10,16 +10,16 @@ use crate::formula::{Closure, Formula, ParseError, Terminal};
 
 /// A crawl policy, checked and ready to run: it scores every page at cycle `d` from what
 /// the crawl knows at the end of cycle `d - 1` (docs/src/reference/policies.md), and the
-/// simulation visits the best-scored `k`. Every policy
+/// simulation visits the best-scored `k`. It is a [`Scorer`], which scores pages itself,
+/// or a bandit over scorers, each cycle of which one arm (drawn by the run) scores. Every
+/// policy
 ///
 /// - declares the page features it reads ([`Policy::features`]): the simulators and the
 ///   scheduler compute only those terminals (a formula's or a model's as columns);
 /// - may keep per-page memory of its own
 ///   ([`PageState::memory`](super::PageState::memory)), which every visit updates,
 ///   warm-up visits included ([`Policy::visit`]); pages of equal statistics and equal
-///   memory are still scored once;
-/// - scores a batch of page states into the caller's buffer ([`Policy::score_into`]), or
-///   one page ([`Policy::score_one`]), with the same result bit for bit.
+///   memory are still scored once.
 ///
 /// Written as text with [`Policy::parse`] and its `Display`, exact inverses.
 /// Serialized as that text in human-readable formats (JSON: `study.json`, unit results;
@@ -28,6 +28,20 @@ use crate::formula::{Closure, Formula, ParseError, Terminal};
 /// checks and compiles it, so a `Policy` never holds an unchecked formula or interval.
 #[derive(Debug, Clone)]
 pub enum Policy {
+    /// A policy that scores pages itself.
+    Scorer(Scorer),
+    /// An EXP3 bandit over scorers (docs/src/reference/bandit.md): each scored cycle one
+    /// arm, drawn by the run, scores the pages (see [`Exp3`]). Its arms are no bandits:
+    /// the type cannot nest.
+    Bandit(Exp3<Scorer>),
+}
+
+/// A policy that scores pages itself (every kind but a bandit): it scores a batch of page
+/// states into the caller's buffer ([`Scorer::score_into`]), or one page
+/// ([`Scorer::score_one`]), with the same result bit for bit, in the cycle's context
+/// ([`Scorer::context`]).
+#[derive(Debug, Clone)]
+pub enum Scorer {
     /// An evolved formula, compiled.
     Formula(FormulaPolicy),
     /// A built-in baseline (docs/src/reference/policies.md#baselines).
@@ -48,11 +62,6 @@ pub enum Policy {
     /// each page's latent change probability q, which only a synthetic history records
     /// and no terminal reads.
     Oracle,
-    /// An EXP3 bandit over policies (docs/src/reference/bandit.md): each scored cycle one
-    /// arm, drawn by the run, scores the pages (see [`Exp3`]). A bandit is never scored
-    /// itself: [`Policy::context`], [`Policy::score_one`] and [`Policy::score_into`] take
-    /// one of its arms.
-    Bandit(Exp3<Policy>),
 }
 
 /// A formula under a closure, with its compiled program.
@@ -118,7 +127,7 @@ impl Policy {
             !formula.terminals().contains(&Terminal::P),
             "a formula that reads P needs its model (Policy::formula_with)"
         );
-        Policy::formula_compiled(formula, closure, None)
+        Scorer::formula_compiled(formula, closure, None).into()
     }
 
     /// A formula evaluated under `closure`, its `P` given by `model`, compiled now.
@@ -131,6 +140,92 @@ impl Policy {
         closure: Closure,
         model: Option<&Predictor>,
     ) -> Result<Policy, PolicyError> {
+        Scorer::formula_with(formula, closure, model).map(Policy::Scorer)
+    }
+
+    /// The scorer, if it is one (not a bandit).
+    pub fn scorer(&self) -> Option<&Scorer> {
+        match self {
+            Policy::Scorer(s) => Some(s),
+            Policy::Bandit(_) => None,
+        }
+    }
+
+    /// The bandit, if it is one.
+    pub fn bandit(&self) -> Option<&Exp3<Scorer>> {
+        match self {
+            Policy::Bandit(b) => Some(b),
+            Policy::Scorer(_) => None,
+        }
+    }
+
+    /// The formula policy, if it is one.
+    pub fn formula_policy(&self) -> Option<&FormulaPolicy> {
+        match self {
+            Policy::Scorer(Scorer::Formula(f)) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The learned model a scorer reads (a model policy's, or the one that gives a
+    /// formula's `P`), if any; a bandit's arms are asked one by one.
+    pub fn learned(&self) -> Option<&Predictor> {
+        self.scorer().and_then(Scorer::learned)
+    }
+
+    /// Whether a run grouped by `grouping` (an attribute; `None`: host) computes every
+    /// group rate the policy's learned models read (its own, or its arms').
+    ///
+    /// # Errors
+    /// A model that reads `group:KEY` of another attribute (see [`Predictor`]).
+    pub fn check_grouping(&self, grouping: Option<&str>) -> Result<(), GroupingError> {
+        self.scorers()
+            .filter_map(Scorer::learned)
+            .try_for_each(|m| m.check_grouping(grouping))
+    }
+
+    /// The scorers it runs: itself, or a bandit's arms.
+    pub fn scorers(&self) -> std::slice::Iter<'_, Scorer> {
+        match self {
+            Policy::Scorer(s) => std::slice::from_ref(s).iter(),
+            Policy::Bandit(b) => b.arms().iter(),
+        }
+    }
+
+    /// The page features (terminals) its scores read (a bandit's: what any arm reads).
+    pub fn features(&self) -> Features {
+        self.scorers()
+            .fold(Features::NONE, |all, s| all.union(s.features()))
+    }
+
+    /// Whether its scores depend on the whole population (a rate policy, or a bandit with
+    /// one as an arm): then they must be computed in a context from [`Scorer::context`].
+    pub fn needs_population(&self) -> bool {
+        self.scorers().any(Scorer::needs_population)
+    }
+
+    /// Whether it keeps per-page memory (then the warm-up's state depends on it).
+    pub fn remembers(&self) -> bool {
+        self.scorers().any(Scorer::remembers)
+    }
+
+    /// Whether its ranking depends on the random tie-break only.
+    pub fn is_random(&self) -> bool {
+        self.scorer().is_some_and(Scorer::is_random)
+    }
+}
+
+impl Scorer {
+    /// A formula evaluated under `closure`, its `P` given by `model`, compiled now (as
+    /// [`Policy::formula_with`]).
+    ///
+    /// # Errors
+    /// As [`Policy::formula_with`].
+    pub fn formula_with(
+        formula: &Formula,
+        closure: Closure,
+        model: Option<&Predictor>,
+    ) -> Result<Scorer, PolicyError> {
         match (formula.terminals().contains(&Terminal::P), model) {
             (true, None) => Err(PolicyError::Model(ModelUseError::Missing {
                 formula: formula.to_string(),
@@ -139,7 +234,7 @@ impl Policy {
                 formula: formula.to_string(),
                 path: m.path().to_string(),
             })),
-            (_, model) => Ok(Policy::formula_compiled(formula, closure, model.cloned())),
+            (_, model) => Ok(Scorer::formula_compiled(formula, closure, model.cloned())),
         }
     }
 
@@ -147,8 +242,8 @@ impl Policy {
         formula: &Formula,
         closure: Closure,
         model: Option<Predictor>,
-    ) -> Policy {
-        Policy::Formula(FormulaPolicy {
+    ) -> Scorer {
+        Scorer::Formula(FormulaPolicy {
             program: Program::compile(formula, closure),
             formula: formula.clone(),
             closure,
@@ -160,49 +255,32 @@ impl Policy {
     /// `P`), if any.
     pub fn learned(&self) -> Option<&Predictor> {
         match self {
-            Policy::Model(m) => Some(m),
-            Policy::Formula(f) => f.model.as_ref(),
-            _ => None,
-        }
-    }
-
-    /// Whether a run grouped by `grouping` (an attribute; `None`: host) computes every
-    /// group rate the policy's learned models read (its own, or its arms').
-    ///
-    /// # Errors
-    /// A model that reads `group:KEY` of another attribute (see [`Predictor`]).
-    pub fn check_grouping(&self, grouping: Option<&str>) -> Result<(), GroupingError> {
-        if let Policy::Bandit(b) = self {
-            return b.arms().iter().try_for_each(|a| a.check_grouping(grouping));
-        }
-        self.learned()
-            .map_or(Ok(()), |m| m.check_grouping(grouping))
-    }
-
-    /// The bandit, if it is one.
-    pub fn bandit(&self) -> Option<&Exp3<Policy>> {
-        match self {
-            Policy::Bandit(b) => Some(b),
-            _ => None,
+            Scorer::Model(m) => Some(m),
+            Scorer::Formula(f) => f.model.as_ref(),
+            Scorer::Baseline(_)
+            | Scorer::Adaptive(_)
+            | Scorer::Rate(_)
+            | Scorer::Value
+            | Scorer::Oracle => None,
         }
     }
 
     /// The page features (terminals) its scores read.
     pub fn features(&self) -> Features {
         match self {
-            Policy::Formula(f) => {
+            Scorer::Formula(f) => {
                 let own = Features::of(f.program.terminals());
                 f.model
                     .iter()
                     .flat_map(Predictor::terminals)
                     .fold(own, Features::with)
             }
-            Policy::Model(m) => m
+            Scorer::Model(m) => m
                 .terminals()
                 .fold(Features::of(&[Terminal::P]), Features::with),
-            Policy::Baseline(b) => b.features(),
-            Policy::Adaptive(_) => Features::of(&[Terminal::T]),
-            Policy::Rate(r) => {
+            Scorer::Baseline(b) => b.features(),
+            Scorer::Adaptive(_) => Features::of(&[Terminal::T]),
+            Scorer::Rate(r) => {
                 let mut features = Features::of(&[Terminal::T]);
                 if r.reads_importance() {
                     features = features.with(Terminal::W);
@@ -212,50 +290,60 @@ impl Policy {
                 }
                 features
             }
-            Policy::Value => Features::of(&[Terminal::T, Terminal::W, Terminal::MLE]),
-            Policy::Oracle => Features::of(&[Terminal::T, Terminal::W]).with_latent(),
-            Policy::Bandit(b) => b
-                .arms()
-                .iter()
-                .fold(Features::NONE, |all, arm| all.union(arm.features())),
+            Scorer::Value => Features::of(&[Terminal::T, Terminal::W, Terminal::MLE]),
+            Scorer::Oracle => Features::of(&[Terminal::T, Terminal::W]).with_latent(),
         }
     }
 
     /// Whether its scores depend on the whole population (a rate policy): then they must
-    /// be computed in a context from [`Policy::context`].
+    /// be computed in a context from [`Scorer::context`].
     pub fn needs_population(&self) -> bool {
-        match self {
-            Policy::Bandit(b) => b.arms().iter().any(Policy::needs_population),
-            policy => matches!(policy, Policy::Rate(_)),
-        }
+        matches!(self, Scorer::Rate(_))
     }
 
     /// Whether it keeps per-page memory (then the warm-up's state depends on it).
     pub fn remembers(&self) -> bool {
-        match self {
-            Policy::Bandit(b) => b.remembering_arm().is_some(),
-            policy => matches!(policy, Policy::Adaptive(_)),
-        }
+        matches!(self, Scorer::Adaptive(_))
     }
 
     /// Whether its ranking depends on the random tie-break only.
     pub fn is_random(&self) -> bool {
-        matches!(self, Policy::Baseline(b) if b.is_random())
+        matches!(self, Scorer::Baseline(b) if b.is_random())
+    }
+}
+
+impl From<Scorer> for Policy {
+    fn from(s: Scorer) -> Policy {
+        Policy::Scorer(s)
+    }
+}
+
+impl From<Baseline> for Scorer {
+    fn from(b: Baseline) -> Scorer {
+        Scorer::Baseline(b)
     }
 }
 
 impl From<Baseline> for Policy {
     fn from(b: Baseline) -> Policy {
-        Policy::Baseline(b)
+        Policy::Scorer(Scorer::Baseline(b))
     }
 }
 
-impl Arm for Policy {
-    fn is_bandit(&self) -> bool {
-        matches!(self, Policy::Bandit(_))
+impl From<RatePolicy> for Policy {
+    fn from(r: RatePolicy) -> Policy {
+        Policy::Scorer(Scorer::Rate(r))
     }
+}
 
+impl From<Adaptive> for Policy {
+    fn from(a: Adaptive) -> Policy {
+        Policy::Scorer(Scorer::Adaptive(a))
+    }
+}
+
+impl Arm for Scorer {
     fn remembers(&self) -> bool {
-        Policy::remembers(self)
+        Scorer::remembers(self)
     }
 }

@@ -3,15 +3,19 @@
 //!
 //! A [`Policy`] scores every page at cycle `d` from what the crawl knows at the end of
 //! cycle `d - 1` (docs/src/reference/policies.md); the simulation visits the best-scored
-//! `k`. Every policy
+//! `k`. A policy is a [`Scorer`], which scores pages itself, or a bandit over scorers
+//! ([`Exp3`]), each cycle of which the arm a run draws scores: the type says which, and
+//! no method of either fails by kind. Every policy
 //!
 //! - **declares the page features it reads** ([`Policy::features`]): the simulators and
 //!   the scheduler compute only those terminals (a formula's or a model's as columns);
 //! - **may keep per-page memory of its own** ([`PageState::memory`]), which every visit
 //!   updates, warm-up visits included ([`Policy::visit`]); pages of equal statistics *and*
-//!   equal memory are still scored once;
-//! - **scores a batch of page states** into the caller's buffer ([`Policy::score_into`]),
-//!   or one page at a time ([`Policy::score_one`]), with the same result bit for bit.
+//!   equal memory are still scored once.
+//!
+//! Every scorer **scores a batch of page states** into the caller's buffer
+//! ([`Scorer::score_into`]), or one page at a time ([`Scorer::score_one`]), with the same
+//! result bit for bit.
 //!
 //! The kinds: an evolved [`Formula`](crate::formula::Formula) (compiled once, when the
 //! policy is built), a GP4C [`Baseline`] (docs/src/reference/policies.md#baselines), and
@@ -23,7 +27,7 @@
 //! latent change probability ([`oracle_score`]).
 //!
 //! A rate policy's scores depend on every page through one number solved per cycle, so
-//! scores are computed in a [`ScoreContext`] that [`Policy::context`] makes from the
+//! scores are computed in a [`ScoreContext`] that [`Scorer::context`] makes from the
 //! cycle's whole population (pages of equal state once, with their number); for every
 //! other policy the context is just the cycle and the host totals.
 //!
@@ -40,6 +44,10 @@
 //! let evolved = Policy::parse("X / n * t", &all)?;
 //! let nutch = Policy::parse("nutch", &all)?;
 //! assert_eq!(evolved.to_string(), "X / n * t");
+//! let kab3 = Policy::parse("kab3", &all)?;
+//! assert!(kab3.scorer().is_none()); // a bandit: its arms score
+//! let scorer = |p: &Policy| p.scorer().cloned().ok_or("a bandit");
+//! let (nad, evolved, nutch_scores) = (scorer(&nad)?, scorer(&evolved)?, scorer(&nutch)?);
 //!
 //! // A page seen at cycles 1 and 2, changed at 2; scored at cycle 4.
 //! let (mut histories, hosts) = (Histories::default(), Surroundings::default());
@@ -48,13 +56,13 @@
 //! nutch.visit(&mut page, 2, true, &mut histories);
 //! assert_eq!(page.memory, 30.0 * 1.4 * 0.8); // the interval grew, then shrank
 //! let at_4 = ScoreContext::at(4, &hosts);
-//! assert_eq!(nutch.score_one(&page, &at_4), 2.0 / (30.0 * 1.4 * 0.8)); // t / interval
+//! assert_eq!(nutch_scores.score_one(&page, &at_4), 2.0 / (30.0 * 1.4 * 0.8)); // t / interval
 //! assert_eq!(evolved.score_one(&page, &at_4), 1.0); // X / n * t = 1 / 2 * 2
 //! assert!(nad.score_one(&page, &at_4) > 0.0);
 //!
 //! // A rate policy solves its rates over the cycle's population first: here 3 copies
 //! // of `page`, 1 crawl a cycle, so each is owed a third of a crawl per cycle.
-//! let uniform = Policy::parse("uniform", &all)?;
+//! let uniform = scorer(&Policy::parse("uniform", &all)?)?;
 //! let mut buffers = ScoreBuffers::default();
 //! let context = uniform.context(4, 1, &hosts, [(&page, 3)], &mut buffers);
 //! assert_eq!(uniform.score_one(&page, &context), 2.0 / 3.0); // ρ · t
@@ -76,7 +84,8 @@
 //! - `baseline.rs`, `adaptive.rs`: the published baselines and the adaptive intervals;
 //! - `predictor.rs`: a learned model bound to a page's statistics ([`Predictor`]);
 //! - `bandit.rs`: EXP3 over arms of any kind ([`Exp3`], [`Exp3State`]);
-//! - `kind.rs`: [`Policy`] itself, its kinds, what each reads and keeps ([`PolicyError`]);
+//! - `kind.rs`: [`Policy`] itself and [`Scorer`], the kinds, what each reads and keeps
+//!   ([`PolicyError`]);
 //! - `state.rs`: a page's state under a policy and its per-page memory ([`PageState`]);
 //! - `score.rs`: scoring in a cycle's [`ScoreContext`];
 //! - `files.rs`: policy and model files, relative to a study file while one is read;
@@ -110,7 +119,7 @@ pub use baseline::Baseline;
 pub use features::Features;
 pub use files::with_policy_files_in;
 pub use history::{Histories, SetId};
-pub use kind::{FormulaPolicy, Policy, PolicyError};
+pub use kind::{FormulaPolicy, Policy, PolicyError, Scorer};
 pub use memory::SolveMemory;
 pub use oracle::oracle_score;
 pub use predictor::{GroupingError, ModelUseError, Predictor, MAX_INPUTS};

@@ -1,5 +1,5 @@
-//! How a policy scores pages: one page ([`Policy::score_one`]) or a batch into the
-//! caller's buffer ([`Policy::score_into`]), bit for bit alike, in a cycle's
+//! How a policy scores pages: one page ([`Scorer::score_one`]) or a batch into the
+//! caller's buffer ([`Scorer::score_into`]), bit for bit alike, in a cycle's
 //! [`ScoreContext`] (the cycle, the host totals, a rate policy's solved rates), in
 //! caller-owned [`ScoreBuffers`]. A batch scores a formula or a model over columns of only
 //! the terminals it reads; the other policies read their few terminals straight from each
@@ -7,7 +7,7 @@
 
 use super::memory::change_probability;
 use super::Surroundings;
-use super::{crawl_value, oracle_score, Features, PageState, Policy, RateInput, RatePolicy};
+use super::{crawl_value, oracle_score, Features, PageState, RateInput, RatePolicy, Scorer};
 use super::{Rates, SolveMemory, SolvePage};
 use crate::eval::{Columns, Scratch, Split};
 use crate::formula::Terminal;
@@ -41,7 +41,7 @@ pub fn eval_inputs(
     }
 }
 
-/// Page states per chunk of [`Policy::score_into`]'s columns (about 48 KiB of states).
+/// Page states per chunk of [`Scorer::score_into`]'s columns (about 48 KiB of states).
 const COLUMN_CHUNK: usize = 512;
 
 /// Appends terminal `t` of each of `pages` at cycle `d` to `column`: one loop per
@@ -98,7 +98,7 @@ pub struct ScoreContext<'a> {
 
 impl<'a> ScoreContext<'a> {
     /// The context at `cycle` for a policy whose scores do not depend on the population
-    /// ([`Policy::needs_population`] is false; a rate policy needs [`Policy::context`]).
+    /// ([`Scorer::needs_population`] is false; a rate policy needs [`Scorer::context`]).
     pub fn at(cycle: u32, hosts: &'a Surroundings) -> ScoreContext<'a> {
         ScoreContext {
             cycle,
@@ -127,7 +127,7 @@ impl<'a> ScoreContext<'a> {
     }
 }
 
-/// Reusable space for [`Policy::context`] and [`Policy::score_into`]: the terminal
+/// Reusable space for [`Scorer::context`] and [`Scorer::score_into`]: the terminal
 /// columns, the evaluator's scratch and a rate policy's λ solve.
 #[derive(Debug, Default, Clone)]
 pub struct ScoreBuffers {
@@ -151,7 +151,7 @@ fn memory_kind(policy: RatePolicy) -> usize {
     }
 }
 
-impl Policy {
+impl Scorer {
     /// The context in which pages are scored at cycle `cycle`, with `k` crawls to spend
     /// and the host totals `hosts` (for `HR`). A rate policy solves its rates here over
     /// `population`, the cycle's pages as (state, number of pages in that state), in the
@@ -165,7 +165,7 @@ impl Policy {
         buffers: &mut ScoreBuffers,
     ) -> ScoreContext<'a> {
         let rates = match self {
-            Policy::Rate(r) => Some(r.solve_remembering(
+            Scorer::Rate(r) => Some(r.solve_remembering(
                 population.into_iter().map(|(page, count)| {
                     (
                         rate_input(*r, |t| page.stats.terminal(t, cycle, hosts)),
@@ -187,21 +187,17 @@ impl Policy {
     }
 
     /// The score of one page in `context`.
-    ///
-    /// # Panics
-    /// For a bandit, which is never scored itself: a run scores with the arm it draws
-    /// (as both simulators and the scheduler do).
     pub fn score_one(&self, page: &PageState, context: &ScoreContext<'_>) -> f64 {
         let (d, hosts) = (context.cycle, context.hosts);
         match self {
-            Policy::Formula(f) => {
+            Scorer::Formula(f) => {
                 let mut values = page.stats.terminals(d, hosts);
                 if let Some(m) = &f.model {
                     values[Terminal::P.index()] = m.predict(&page.stats, d, hosts);
                 }
                 f.program.eval_one(&values)
             }
-            Policy::Model(m) => m.predict(&page.stats, d, hosts),
+            Scorer::Model(m) => m.predict(&page.stats, d, hosts),
             _ => self.score_page(
                 page,
                 context,
@@ -211,9 +207,11 @@ impl Policy {
         }
     }
 
-    /// The score of a page that is not a formula's, from the values of the terminals it
-    /// reads (a rate policy's change probabilities from `probability`, which gives what
-    /// [`change_probability`] gives).
+    /// The score of a page from the values of the terminals it reads (a rate policy's
+    /// change probabilities from `probability`, which gives what [`change_probability`]
+    /// gives). A formula's arm evaluates it from those values alone; [`Scorer::score_one`]
+    /// and [`Scorer::score_into`] evaluate formulas themselves (with their model's `P`),
+    /// over every terminal or over columns.
     #[inline]
     fn score_page(
         &self,
@@ -223,13 +221,18 @@ impl Policy {
         probability: impl FnOnce(f64) -> (f64, f64),
     ) -> f64 {
         match self {
-            Policy::Formula(_) => unreachable!("formulas are scored by their program"),
-            Policy::Bandit(_) => unreachable!("a bandit is scored by the arm its run draws"),
-            Policy::Model(_) => value(Terminal::P),
-            Policy::Baseline(b) => b.score(value),
-            Policy::Adaptive(_) => value(Terminal::T) / page.memory,
-            Policy::Rate(r) => {
-                // Invariant: `Policy::context` solves the rates of every rate policy, and
+            Scorer::Formula(f) => {
+                let mut values = [0.0; Terminal::COUNT];
+                for t in f.program.terminals() {
+                    values[t.index()] = value(*t);
+                }
+                f.program.eval_one(&values)
+            }
+            Scorer::Model(_) => value(Terminal::P),
+            Scorer::Baseline(b) => b.score(value),
+            Scorer::Adaptive(_) => value(Terminal::T) / page.memory,
+            Scorer::Rate(r) => {
+                // Invariant: `Scorer::context` solves the rates of every rate policy, and
                 // `ScoreContext::at` documents that it serves only the others.
                 let rates = context
                     .rates
@@ -246,21 +249,18 @@ impl Policy {
                     )
                 }
             }
-            Policy::Value => {
+            Scorer::Value => {
                 crawl_value(value(Terminal::W), value(Terminal::MLE), value(Terminal::T))
             }
-            Policy::Oracle => {
+            Scorer::Oracle => {
                 oracle_score(value(Terminal::W), page.stats.latent(), value(Terminal::T))
             }
         }
     }
 
     /// Scores `pages` in `context` into `out` (one score per page, bit for bit
-    /// [`Policy::score_one`]) in the caller-owned `buffers`: a formula or a model over
+    /// [`Scorer::score_one`]) in the caller-owned `buffers`: a formula or a model over
     /// columns of only the terminals it reads, the others page by page.
-    ///
-    /// # Panics
-    /// For a bandit (see [`Policy::score_one`]).
     pub fn score_into(
         &self,
         pages: &[PageState],
@@ -270,9 +270,9 @@ impl Policy {
     ) {
         let out = &mut out[..pages.len()];
         let (d, hosts) = (context.cycle, context.hosts);
-        if !matches!(self, Policy::Formula(_) | Policy::Model(_)) {
+        if !matches!(self, Scorer::Formula(_) | Scorer::Model(_)) {
             // A few terminals, each read once: straight from the page, without columns.
-            if let Policy::Rate(RatePolicy::Lambda) = self {
+            if let Scorer::Rate(RatePolicy::Lambda) = self {
                 // LambdaCrawl's rates read the change probabilities, which pages share.
                 let memory = &mut buffers.memories[memory_kind(RatePolicy::Lambda)];
                 let probabilities = &mut memory.probabilities;
@@ -314,7 +314,7 @@ impl Policy {
         }
         let column = |t: Terminal| &buffers.columns[t.index()][..];
         match self {
-            Policy::Formula(f) => {
+            Scorer::Formula(f) => {
                 let columns = features
                     .iter()
                     .fold(Columns::new(pages.len()), |c, t| c.with(t, column(t)));

@@ -1,5 +1,6 @@
-//! Policies in files: [`PolicySpec`], what a policy is rather than how it runs (its
-//! variant order is the scheduler state format), [`ArmSpec`] for a bandit's arms, and
+//! Policies in files: [`Spec`], what a policy is rather than how it runs (its variant
+//! order is the scheduler state format; [`PolicySpec`] for a policy, [`ArmSpec`] for a
+//! bandit's arm, which cannot be a bandit), and
 //! `Serialize`/`Deserialize` for [`Policy`] — its text in JSON, the command line's forms in
 //! RON (`NAD`, `adaptive(..)`, `formula("..")`, `file("..")`, `model("..")`, `exp3(..)`),
 //! its specification in binary — checked and compiled on the way in.
@@ -7,6 +8,7 @@
 use super::files::read_policy_file;
 use super::text::RawExp3;
 use super::RawAdaptive;
+use super::Scorer;
 use super::{Adaptive, BanditError, Baseline, Exp3, Policy, PolicyError, Predictor, RatePolicy};
 use super::{Learning, Reward};
 use crate::formula::{Closure, Formula, Grammar};
@@ -63,9 +65,7 @@ impl<'de> serde::de::Visitor<'de> for WrittenPolicy {
             "adaptive" => {
                 const FIELDS: &[&str] = &["init", "min", "max", "inc", "dec"];
                 let raw = variant.struct_variant(FIELDS, AdaptiveFields)?;
-                Ok(Policy::Adaptive(
-                    Adaptive::try_from(raw).map_err(A::Error::custom)?,
-                ))
+                Ok(Scorer::Adaptive(Adaptive::try_from(raw).map_err(A::Error::custom)?).into())
             }
             "formula" => {
                 let text: String = variant.newtype_variant()?;
@@ -81,9 +81,7 @@ impl<'de> serde::de::Visitor<'de> for WrittenPolicy {
             }
             "model" => {
                 let path: String = variant.newtype_variant()?;
-                Ok(Policy::Model(
-                    Policy::load_model(&path).map_err(A::Error::custom)?,
-                ))
+                Ok(Scorer::Model(Policy::load_model(&path).map_err(A::Error::custom)?).into())
             }
             "file" => {
                 let path: String = variant.newtype_variant()?;
@@ -161,10 +159,18 @@ impl PartialEq for Policy {
     }
 }
 
-/// A [`Policy`] as written in files: what it is, not how it runs. The variants' order is
-/// part of the scheduler's state format: append new kinds at the end.
+impl PartialEq for Scorer {
+    fn eq(&self, other: &Scorer) -> bool {
+        ArmSpec::from(self.clone()) == ArmSpec::from(other.clone())
+    }
+}
+
+/// A policy as written in files: what it is, not how it runs. The variants' order is part
+/// of the scheduler's state format: append new kinds at the end. A policy's is
+/// [`PolicySpec`]; a bandit's arm's, [`ArmSpec`], the same enum (so the same encoding)
+/// whose bandit variants hold [`NoBandit`], which no value has.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) enum PolicySpec {
+pub(crate) enum Spec<Bandit, Exp3> {
     /// A formula, evaluated under `closure`.
     Formula {
         /// The formula.
@@ -180,16 +186,8 @@ pub(crate) enum PolicySpec {
     Rate(RatePolicy),
     /// The crawl value.
     Value,
-    /// An EXP3 bandit.
-    Bandit {
-        /// Its arms (never bandits: the type cannot nest, so no file can make decoding
-        /// recurse).
-        arms: Vec<ArmSpec>,
-        /// Its exploration rate.
-        gamma: f64,
-        /// Its reward metric (`None`: the run's).
-        reward: Option<Metric>,
-    },
+    /// An EXP3 bandit rewarded by a metric or the run's.
+    Bandit(Bandit),
     /// A learned model: its path as written and its file's text.
     Model {
         /// The path as written.
@@ -210,122 +208,129 @@ pub(crate) enum PolicySpec {
     },
     /// A bandit that learns otherwise than EXP3, or is rewarded by [`Reward::Found`]
     /// (docs/src/reference/bandit.md#learning). Every other bandit is written as
-    /// [`PolicySpec::Bandit`], as before this variant existed, so its files are unchanged.
-    Exp3 {
-        /// Its arms.
-        arms: Vec<ArmSpec>,
-        /// How its weights learn.
-        learning: Learning,
-        /// Its reward (`None`: the run's metric).
-        reward: Option<Reward>,
-    },
+    /// [`Spec::Bandit`], as before this variant existed, so its files are unchanged.
+    Exp3(Exp3),
     /// The oracle.
     Oracle,
 }
 
-/// A bandit's arm as written in files: [`PolicySpec`] without bandits, with the same
-/// variants in the same order (so the same encoding).
+/// A policy's specification (the scheduler's state holds it).
+pub(crate) type PolicySpec = Spec<BanditSpec, Exp3Spec>;
+
+/// A bandit's arm's specification: no bandit.
+pub(crate) type ArmSpec = Spec<NoBandit, NoBandit>;
+
+/// An EXP3 bandit rewarded by a metric (or the run's), as it was always written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) enum ArmSpec {
-    /// A formula, evaluated under `closure`.
-    Formula {
-        /// The formula.
-        formula: Formula,
-        /// Its protected-operator rules.
-        closure: Closure,
-    },
-    /// A built-in baseline.
-    Baseline(Baseline),
-    /// Adaptive revisit intervals.
-    Adaptive(RawAdaptive),
-    /// A rate policy.
-    Rate(RatePolicy),
-    /// The crawl value.
-    Value,
-    /// The place of [`PolicySpec::Bandit`]: never written (an arm is no bandit); read,
-    /// it is refused.
-    NoBandit,
-    /// A learned model.
-    Model {
-        /// The path as written.
-        path: String,
-        /// The model file's text.
-        text: String,
-    },
-    /// A formula over `P`, with its model.
-    ModelFormula {
-        /// The formula.
-        formula: Formula,
-        /// Its protected-operator rules.
-        closure: Closure,
-        /// The model's path as written.
-        path: String,
-        /// The model file's text.
-        text: String,
-    },
-    /// The place of [`PolicySpec::Exp3`]: never written (an arm is no bandit); read, it
-    /// is refused.
-    NoExp3,
-    /// The oracle.
-    Oracle,
+pub(crate) struct BanditSpec {
+    /// Its arms (never bandits: the type cannot nest, so no file can make decoding
+    /// recurse).
+    arms: Vec<ArmSpec>,
+    /// Its exploration rate.
+    gamma: f64,
+    /// Its reward metric (`None`: the run's).
+    reward: Option<Metric>,
 }
 
-impl TryFrom<ArmSpec> for PolicySpec {
-    type Error = PolicyError;
+/// A bandit that learns otherwise (see [`Spec::Exp3`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Exp3Spec {
+    /// Its arms.
+    arms: Vec<ArmSpec>,
+    /// How its weights learn.
+    learning: Learning,
+    /// Its reward (`None`: the run's metric).
+    reward: Option<Reward>,
+}
 
-    fn try_from(arm: ArmSpec) -> Result<PolicySpec, PolicyError> {
-        Ok(match arm {
-            ArmSpec::Formula { formula, closure } => PolicySpec::Formula { formula, closure },
-            ArmSpec::Baseline(b) => PolicySpec::Baseline(b),
-            ArmSpec::Adaptive(a) => PolicySpec::Adaptive(a),
-            ArmSpec::Rate(r) => PolicySpec::Rate(r),
-            ArmSpec::Value => PolicySpec::Value,
-            ArmSpec::NoBandit | ArmSpec::NoExp3 => {
-                return Err(PolicyError::Bandit(BanditError::Syntax(
-                    "a saved arm is a bandit".into(),
-                )))
-            }
-            ArmSpec::Oracle => PolicySpec::Oracle,
-            ArmSpec::Model { path, text } => PolicySpec::Model { path, text },
-            ArmSpec::ModelFormula {
-                formula,
-                closure,
-                path,
-                text,
-            } => PolicySpec::ModelFormula {
-                formula,
-                closure,
-                path,
-                text,
-            },
-        })
+/// The bandit variants of an arm's [`Spec`]: no value, and reading one is an error (an
+/// arm is no bandit).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) enum NoBandit {}
+
+impl<'de> Deserialize<'de> for NoBandit {
+    fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<NoBandit, D::Error> {
+        Err(serde::de::Error::custom(PolicyError::Bandit(
+            BanditError::Syntax("a saved arm is a bandit".into()),
+        )))
     }
 }
 
-impl ArmSpec {
-    /// An arm's specification (`None` for a bandit, which no arm is).
-    fn of(policy: &Policy) -> Option<ArmSpec> {
-        Some(match PolicySpec::from(policy.clone()) {
-            PolicySpec::Formula { formula, closure } => ArmSpec::Formula { formula, closure },
-            PolicySpec::Baseline(b) => ArmSpec::Baseline(b),
-            PolicySpec::Adaptive(a) => ArmSpec::Adaptive(a),
-            PolicySpec::Rate(r) => ArmSpec::Rate(r),
-            PolicySpec::Value => ArmSpec::Value,
-            PolicySpec::Oracle => ArmSpec::Oracle,
-            PolicySpec::Model { path, text } => ArmSpec::Model { path, text },
-            PolicySpec::ModelFormula {
-                formula,
-                closure,
-                path,
-                text,
-            } => ArmSpec::ModelFormula {
-                formula,
-                closure,
-                path,
-                text,
+impl<B, E> Spec<B, E> {
+    /// The specification of `scorer`.
+    fn of(scorer: Scorer) -> Spec<B, E> {
+        match scorer {
+            Scorer::Formula(f) => match f.model {
+                None => Spec::Formula {
+                    formula: f.formula,
+                    closure: f.closure,
+                },
+                Some(m) => Spec::ModelFormula {
+                    formula: f.formula,
+                    closure: f.closure,
+                    path: m.path().to_string(),
+                    text: m.text().to_string(),
+                },
             },
-            PolicySpec::Bandit { .. } | PolicySpec::Exp3 { .. } => return None,
-        })
+            Scorer::Model(m) => Spec::Model {
+                path: m.path().to_string(),
+                text: m.text().to_string(),
+            },
+            Scorer::Baseline(b) => Spec::Baseline(b),
+            Scorer::Adaptive(a) => Spec::Adaptive(a.into()),
+            Scorer::Rate(r) => Spec::Rate(r),
+            Scorer::Value => Spec::Value,
+            Scorer::Oracle => Spec::Oracle,
+        }
+    }
+
+    /// The scorer it specifies, checked and compiled, or its bandit variant's content.
+    fn scorer(self) -> Result<Result<Scorer, Either<B, E>>, PolicyError> {
+        Ok(Ok(match self {
+            Spec::Formula { formula, closure } => Scorer::formula_with(&formula, closure, None)?,
+            Spec::Baseline(b) => Scorer::Baseline(b),
+            Spec::Adaptive(raw) => Scorer::Adaptive(Adaptive::try_from(raw)?),
+            Spec::Rate(r) => Scorer::Rate(r),
+            Spec::Value => Scorer::Value,
+            Spec::Oracle => Scorer::Oracle,
+            Spec::Model { path, text } => Scorer::Model(Predictor::from_text(&path, &text)?),
+            Spec::ModelFormula {
+                formula,
+                closure,
+                path,
+                text,
+            } => {
+                let model = Predictor::from_text(&path, &text)?;
+                Scorer::formula_with(&formula, closure, Some(&model))?
+            }
+            Spec::Bandit(b) => return Ok(Err(Either::Bandit(b))),
+            Spec::Exp3(e) => return Ok(Err(Either::Exp3(e))),
+        }))
+    }
+}
+
+/// The content of a [`Spec`]'s bandit variant.
+enum Either<B, E> {
+    /// [`Spec::Bandit`]'s.
+    Bandit(B),
+    /// [`Spec::Exp3`]'s.
+    Exp3(E),
+}
+
+impl From<Scorer> for ArmSpec {
+    fn from(scorer: Scorer) -> ArmSpec {
+        Spec::of(scorer)
+    }
+}
+
+impl TryFrom<ArmSpec> for Scorer {
+    type Error = PolicyError;
+
+    fn try_from(spec: ArmSpec) -> Result<Scorer, PolicyError> {
+        match spec.scorer()? {
+            Ok(scorer) => Ok(scorer),
+            Err(Either::Bandit(no) | Either::Exp3(no)) => match no {},
+        }
     }
 }
 
@@ -333,100 +338,53 @@ impl TryFrom<PolicySpec> for Policy {
     type Error = PolicyError;
 
     fn try_from(spec: PolicySpec) -> Result<Policy, PolicyError> {
-        Ok(match spec {
-            PolicySpec::Formula { formula, closure } => {
-                Policy::formula_with(&formula, closure, None)?
-            }
-            PolicySpec::Baseline(b) => Policy::Baseline(b),
-            PolicySpec::Adaptive(raw) => Policy::Adaptive(Adaptive::try_from(raw)?),
-            PolicySpec::Rate(r) => Policy::Rate(r),
-            PolicySpec::Value => Policy::Value,
-            PolicySpec::Oracle => Policy::Oracle,
-            PolicySpec::Bandit {
-                arms,
+        let arms = |arms: Vec<ArmSpec>| -> Result<Vec<Scorer>, PolicyError> {
+            arms.into_iter().map(Scorer::try_from).collect()
+        };
+        Ok(match spec.scorer()? {
+            Ok(scorer) => Policy::Scorer(scorer),
+            Err(Either::Bandit(BanditSpec {
+                arms: a,
                 gamma,
                 reward,
-            } => Policy::Bandit(Exp3::new(
-                arm_policies(arms)?,
+            })) => Policy::Bandit(Exp3::new(
+                arms(a)?,
                 Learning::exp3(gamma),
                 reward.map(Reward::Metric),
             )?),
-            PolicySpec::Exp3 {
-                arms,
+            Err(Either::Exp3(Exp3Spec {
+                arms: a,
                 learning,
                 reward,
-            } => Policy::Bandit(Exp3::new(arm_policies(arms)?, learning, reward)?),
-            PolicySpec::Model { path, text } => {
-                Policy::Model(Predictor::from_text(&path, &text).map_err(PolicyError::Model)?)
-            }
-            PolicySpec::ModelFormula {
-                formula,
-                closure,
-                path,
-                text,
-            } => {
-                let model = Predictor::from_text(&path, &text).map_err(PolicyError::Model)?;
-                Policy::formula_with(&formula, closure, Some(&model))?
-            }
+            })) => Policy::Bandit(Exp3::new(arms(a)?, learning, reward)?),
         })
     }
-}
-
-/// The policies of a saved bandit's arms.
-fn arm_policies(arms: Vec<ArmSpec>) -> Result<Vec<Policy>, PolicyError> {
-    arms.into_iter()
-        .map(|arm| Policy::try_from(PolicySpec::try_from(arm)?))
-        .collect()
 }
 
 impl From<Policy> for PolicySpec {
     fn from(policy: Policy) -> PolicySpec {
         match policy {
-            Policy::Formula(f) => match f.model {
-                None => PolicySpec::Formula {
-                    formula: f.formula,
-                    closure: f.closure,
-                },
-                Some(m) => PolicySpec::ModelFormula {
-                    formula: f.formula,
-                    closure: f.closure,
-                    path: m.path().to_string(),
-                    text: m.text().to_string(),
-                },
-            },
-            Policy::Model(m) => PolicySpec::Model {
-                path: m.path().to_string(),
-                text: m.text().to_string(),
-            },
-            Policy::Baseline(b) => PolicySpec::Baseline(b),
-            Policy::Adaptive(a) => PolicySpec::Adaptive(a.into()),
-            Policy::Rate(r) => PolicySpec::Rate(r),
-            Policy::Value => PolicySpec::Value,
-            Policy::Oracle => PolicySpec::Oracle,
+            Policy::Scorer(scorer) => Spec::of(scorer),
             Policy::Bandit(b) => {
-                // Invariant: `Exp3::new` refuses bandits as arms.
-                let arms = b
-                    .arms()
-                    .iter()
-                    .map(|arm| ArmSpec::of(arm).expect("invariant: no arm is a bandit"))
-                    .collect();
                 let learning = *b.learning();
+                let reward = b.reward();
+                let arms = b.into_arms().into_iter().map(ArmSpec::from).collect();
                 // EXP3 rewarded by a metric (or the run's) as it always was written.
-                let metric_or_run = match b.reward() {
+                let metric_or_run = match reward {
                     None => Some(None),
                     Some(reward) => reward.metric().map(Some),
                 };
                 match metric_or_run {
-                    Some(reward) if learning.is_exp3() => PolicySpec::Bandit {
+                    Some(reward) if learning.is_exp3() => Spec::Bandit(BanditSpec {
                         arms,
                         gamma: learning.gamma,
                         reward,
-                    },
-                    _ => PolicySpec::Exp3 {
+                    }),
+                    _ => Spec::Exp3(Exp3Spec {
                         arms,
                         learning,
-                        reward: b.reward(),
-                    },
+                        reward,
+                    }),
                 }
             }
         }

@@ -2,7 +2,7 @@
 //! policy's per-page memory), its hashable key, and how a policy starts and updates it.
 
 use super::stats::StatsKey;
-use super::{Histories, PageStats, Policy, NO_GROUP, NO_HOST};
+use super::{Histories, PageStats, Policy, Scorer, NO_GROUP, NO_HOST};
 
 /// What the simulation knows about one page: its statistics
 /// (docs/src/reference/simulation.md#the-state-of-a-page) and the policy's own memory of it.
@@ -53,54 +53,78 @@ impl Policy {
     pub fn fresh_page_of(&self, weight: f64, host: u32, group: u32) -> PageState {
         PageState {
             stats: PageStats::new(self.features().track(), weight, host, group),
-            memory: self.fresh_memory(),
+            memory: self.remembering().map_or(0.0, Scorer::fresh_memory),
         }
     }
 
-    /// The memory of a page never visited.
-    fn fresh_memory(&self) -> f64 {
-        match self {
-            Policy::Adaptive(a) => a.initial(),
-            Policy::Bandit(b) => b.remembering_arm().map_or(0.0, Policy::fresh_memory),
-            Policy::Formula(_)
-            | Policy::Baseline(_)
-            | Policy::Rate(_)
-            | Policy::Value
-            | Policy::Oracle
-            | Policy::Model(_) => 0.0,
-        }
+    /// The scorer whose per-page memory pages keep: itself, or a bandit's one arm that
+    /// keeps memory; `None` when none does.
+    fn remembering(&self) -> Option<&Scorer> {
+        self.scorers().find(|s| s.remembers())
     }
 
     /// Whether `memory` is a page memory this policy can reach (for checking saved states).
     pub fn valid_memory(&self, memory: f64) -> bool {
-        match self {
-            Policy::Adaptive(a) => a.reaches(memory),
-            Policy::Bandit(b) => b
-                .remembering_arm()
-                .map_or(memory == 0.0, |arm| arm.valid_memory(memory)),
-            Policy::Formula(_)
-            | Policy::Baseline(_)
-            | Policy::Rate(_)
-            | Policy::Value
-            | Policy::Oracle
-            | Policy::Model(_) => memory == 0.0,
-        }
+        self.remembering()
+            .map_or(memory == 0.0, |s| s.valid_memory(memory))
     }
 
     /// Records a visit at cycle `d` that did (or did not) find the page changed: the
     /// statistics ([`PageStats::visit`], which interns visit intervals in `histories`
-    /// when the page keeps them) and the policy's memory.
+    /// when the page keeps them) and the policy's memory (a bandit's: its arm's that keeps
+    /// memory, whichever arm chose the visit).
     #[inline]
     pub fn visit(&self, page: &mut PageState, d: u32, changed: bool, histories: &mut Histories) {
         page.stats.visit(d, changed, histories);
         match self {
-            Policy::Adaptive(a) => page.memory = a.next_interval(page.memory, changed),
+            Policy::Scorer(s) => s.remember(page, changed),
             Policy::Bandit(b) => {
-                if let Some(Policy::Adaptive(a)) = b.remembering_arm() {
-                    page.memory = a.next_interval(page.memory, changed);
+                if let Some(s) = b.remembering_arm() {
+                    s.remember(page, changed);
                 }
             }
-            _ => {}
+        }
+    }
+}
+
+impl Scorer {
+    /// The memory of a page never visited.
+    fn fresh_memory(&self) -> f64 {
+        match self {
+            Scorer::Adaptive(a) => a.initial(),
+            Scorer::Formula(_)
+            | Scorer::Baseline(_)
+            | Scorer::Rate(_)
+            | Scorer::Value
+            | Scorer::Oracle
+            | Scorer::Model(_) => 0.0,
+        }
+    }
+
+    /// Whether `memory` is a page memory this scorer can reach.
+    fn valid_memory(&self, memory: f64) -> bool {
+        match self {
+            Scorer::Adaptive(a) => a.reaches(memory),
+            Scorer::Formula(_)
+            | Scorer::Baseline(_)
+            | Scorer::Rate(_)
+            | Scorer::Value
+            | Scorer::Oracle
+            | Scorer::Model(_) => memory == 0.0,
+        }
+    }
+
+    /// Updates the page's memory after a visit that did (or did not) find it changed.
+    #[inline]
+    fn remember(&self, page: &mut PageState, changed: bool) {
+        match self {
+            Scorer::Adaptive(a) => page.memory = a.next_interval(page.memory, changed),
+            Scorer::Formula(_)
+            | Scorer::Baseline(_)
+            | Scorer::Rate(_)
+            | Scorer::Value
+            | Scorer::Oracle
+            | Scorer::Model(_) => {}
         }
     }
 }

@@ -8,7 +8,7 @@ use crate::formula::{Closure, Grammar, Terminal};
 /// and host 1 (its memory is nutch's).
 fn pages() -> Vec<PageState> {
     let mut pages = Vec::new();
-    let nutch = Policy::Adaptive(Adaptive::NUTCH);
+    let nutch = Policy::from(Adaptive::NUTCH);
     let everything = Policy::parse("w + tc + n7 + X7 + HR + MLE", &Grammar::extended()).unwrap();
     let mut histories = Histories::default();
     let mut s = everything.fresh_page_of(2.5, 1, 0);
@@ -52,12 +52,12 @@ fn policies() -> Vec<Policy> {
 #[test]
 fn baseline_formulas_compute_the_builtin_scores() {
     for b in Baseline::ALL {
-        let f = Policy::formula(&b.formula(), Closure::Paper);
+        let f = Scorer::formula_with(&b.formula(), Closure::Paper, None).unwrap();
         for s in &pages() {
             for d in s.stats.last_visit + 1..s.stats.last_visit + 5 {
                 let hosts = hosts();
                 let at = ScoreContext::at(d, &hosts);
-                let built_in = Policy::Baseline(b).score_one(s, &at);
+                let built_in = Scorer::Baseline(b).score_one(s, &at);
                 assert_eq!(
                     f.score_one(s, &at).to_bits(),
                     built_in.to_bits(),
@@ -87,13 +87,13 @@ fn batch_scores_equal_single_scores() {
     // k = 48 every page's is.
     let mut solutions = Vec::new();
     // A bandit scores with its arms (each among these).
-    for policy in policies().into_iter().filter(|p| p.bandit().is_none()) {
+    for policy in policies().iter().filter_map(Policy::scorer) {
         for (k, sampled) in [(3, false), (3, true), (30, false), (30, true), (48, false)] {
             let hosts = hosts();
             let population = pages.iter().map(|p| (p, 2));
             let context = policy.context(14, k, &hosts, population, &mut buffers);
             let context = if sampled { context.sampled() } else { context };
-            if matches!(policy, Policy::Rate(RatePolicy::Lambda)) {
+            if matches!(policy, Scorer::Rate(RatePolicy::Lambda)) {
                 solutions.push(context.rates());
             }
             policy.score_into(&pages, &context, &mut out, &mut buffers);
@@ -162,7 +162,7 @@ fn text_round_trips_and_bad_parameters_are_refused() {
     assert_eq!(p.to_string(), custom);
     assert_eq!(
         Policy::parse("NUTCH", &all).unwrap(),
-        Policy::Adaptive(Adaptive::NUTCH)
+        Policy::from(Adaptive::NUTCH)
     );
     for bad in [
         "adaptive(init: 0.5, min: 1, max: 28, inc: 0.25, dec: 0.5)",

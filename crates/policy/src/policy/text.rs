@@ -3,7 +3,7 @@
 //! inverse; [`Policy::ron`], as study files write a policy; a bandit's `exp3(..)` and its
 //! presets (`kab2`, `kab3`, `kab5`).
 
-use super::{Adaptive, BanditError, Baseline, Exp3, Policy, PolicyError, RatePolicy};
+use super::{Adaptive, BanditError, Baseline, Exp3, Policy, PolicyError, RatePolicy, Scorer};
 use super::{Forget, Learning, Rate, Reward, BANDIT_PRESETS, DEFAULT_GAMMA};
 use crate::formula::{Closure, Formula, Grammar, Terminal};
 use crate::metric::Metric;
@@ -20,7 +20,7 @@ impl Policy {
     /// baselines, the policies of the literature, then the bandit presets (`kab2`, `kab3`,
     /// `kab5`).
     pub fn named() -> Vec<Policy> {
-        let mut all = Policy::named_single();
+        let mut all: Vec<Policy> = Scorer::named().into_iter().map(Policy::Scorer).collect();
         all.extend(
             BANDIT_PRESETS
                 .iter()
@@ -30,28 +30,13 @@ impl Policy {
         all
     }
 
-    /// The named policies that are no bandit (what a preset's arms are named from).
-    pub(crate) fn named_single() -> Vec<Policy> {
-        let mut all: Vec<Policy> = Baseline::ALL.map(Policy::Baseline).to_vec();
-        all.extend(RatePolicy::ALL.map(Policy::Rate));
-        all.push(Policy::Value);
-        all.extend(Adaptive::PRESETS.map(|(_, a)| Policy::Adaptive(a)));
-        all
-    }
-
     /// The policy of [`Policy::named`] called `name` (case-insensitive, `_` for `-` as RON
     /// identifiers write `lambda_harmonic`), if any.
     pub fn by_name(name: &str) -> Option<Policy> {
-        let name = name.trim().replace('_', "-");
-        if let Some(bandit) = Exp3::preset(&name) {
+        if let Some(bandit) = Exp3::preset(&name.trim().replace('_', "-")) {
             return Some(Policy::Bandit(bandit));
         }
-        if name.eq_ignore_ascii_case(ORACLE) {
-            return Some(Policy::Oracle);
-        }
-        Policy::named_single()
-            .into_iter()
-            .find(|p| p.label().eq_ignore_ascii_case(&name))
+        Scorer::by_name(name).map(Policy::Scorer)
     }
 
     /// The names of [`Policy::named`], comma-separated (for messages).
@@ -74,13 +59,13 @@ impl Policy {
         let (text, model) = Policy::split_model(text);
         let name = text.trim();
         if let Some(path) = name.strip_prefix("model:") {
-            return Ok(Policy::Model(Policy::load_model(path)?));
+            return Ok(Scorer::Model(Policy::load_model(path)?).into());
         }
         if let Some(named) = Policy::by_name(name) {
             return Ok(named);
         }
         if let Some(adaptive) = Adaptive::parse(text) {
-            return Ok(Policy::Adaptive(adaptive?));
+            return Ok(Scorer::Adaptive(adaptive?).into());
         }
         if let Some(fields) = name.strip_prefix("exp3").map(str::trim_start) {
             if fields.starts_with('(') {
@@ -138,7 +123,44 @@ impl Policy {
     /// an identifier (`lambda_harmonic`), `adaptive(..)`, `exp3(..)` or `formula("..")`.
     pub fn ron(&self) -> String {
         match self {
-            Policy::Formula(_) => {
+            Policy::Scorer(s) => s.ron(),
+            Policy::Bandit(b) => b.to_string(),
+        }
+    }
+}
+
+impl Scorer {
+    /// The named policies that are no bandit: the baselines, the rate policies, the crawl
+    /// value and the adaptive presets (the oracle is named but no member: see
+    /// [`ORACLE`]).
+    pub(crate) fn named() -> Vec<Scorer> {
+        let mut all: Vec<Scorer> = Baseline::ALL.map(Scorer::Baseline).to_vec();
+        all.extend(RatePolicy::ALL.map(Scorer::Rate));
+        all.push(Scorer::Value);
+        all.extend(Adaptive::PRESETS.map(|(_, a)| Scorer::Adaptive(a)));
+        all
+    }
+
+    /// The scorer called `name` (as [`Policy::by_name`], bandit presets aside), if any.
+    pub fn by_name(name: &str) -> Option<Scorer> {
+        let name = name.trim().replace('_', "-");
+        if name.eq_ignore_ascii_case(ORACLE) {
+            return Some(Scorer::Oracle);
+        }
+        Scorer::named()
+            .into_iter()
+            .find(|p| p.label().eq_ignore_ascii_case(&name))
+    }
+
+    /// Its name in tables and JSON keys (as [`Policy::label`]).
+    pub fn label(&self) -> String {
+        self.to_string()
+    }
+
+    /// The scorer as a RON value (as [`Policy::ron`]).
+    pub fn ron(&self) -> String {
+        match self {
+            Scorer::Formula(_) => {
                 let text = self.to_string();
                 let text = text
                     .strip_prefix('(')
@@ -147,9 +169,9 @@ impl Policy {
                     .map_or(text.clone(), str::to_string);
                 format!("formula({text:?})")
             }
-            Policy::Adaptive(_) | Policy::Bandit(_) => self.to_string(),
-            Policy::Model(m) => format!("model({:?})", m.path()),
-            Policy::Baseline(_) | Policy::Rate(_) | Policy::Value | Policy::Oracle => {
+            Scorer::Adaptive(_) => self.to_string(),
+            Scorer::Model(m) => format!("model({:?})", m.path()),
+            Scorer::Baseline(_) | Scorer::Rate(_) | Scorer::Value | Scorer::Oracle => {
                 self.to_string().replace('-', "_")
             }
         }
@@ -169,11 +191,21 @@ fn looks_like_a_name(text: &str) -> bool {
 }
 
 impl fmt::Display for Policy {
+    /// A scorer's text, or a bandit's (a preset's name or `exp3(..)`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Policy::Scorer(s) => write!(f, "{s}"),
+            Policy::Bandit(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+impl fmt::Display for Scorer {
     /// The formula text, followed by ` [Reference closure]` when not the paper's; a
     /// baseline's name; an adaptive preset's name or its parameters.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Policy::Formula(p) => {
+            Scorer::Formula(p) => {
                 let text = p.formula.to_string();
                 // A formula that is one terminal named like a policy (`NAD`, `CG`) is
                 // written `(NAD)`, so that it reads back as the formula, not the baseline.
@@ -190,13 +222,12 @@ impl fmt::Display for Policy {
                 }
                 Ok(())
             }
-            Policy::Model(m) => write!(f, "model:{}", m.path()),
-            Policy::Baseline(b) => write!(f, "{b}"),
-            Policy::Adaptive(a) => write!(f, "{a}"),
-            Policy::Rate(r) => f.write_str(r.name()),
-            Policy::Value => f.write_str("value"),
-            Policy::Oracle => f.write_str(ORACLE),
-            Policy::Bandit(b) => write!(f, "{b}"),
+            Scorer::Model(m) => write!(f, "model:{}", m.path()),
+            Scorer::Baseline(b) => write!(f, "{b}"),
+            Scorer::Adaptive(a) => write!(f, "{a}"),
+            Scorer::Rate(r) => f.write_str(r.name()),
+            Scorer::Value => f.write_str("value"),
+            Scorer::Oracle => f.write_str(ORACLE),
         }
     }
 }
@@ -214,7 +245,7 @@ fn identifiers(text: &str) -> String {
             continue;
         }
         let mut part = part.to_string();
-        for name in Policy::named_single().iter().map(Policy::label) {
+        for name in Scorer::named().iter().map(Scorer::label) {
             if name.contains('-') {
                 part = part.replace(&name, &name.replace('-', "_"));
             }
@@ -302,17 +333,18 @@ fn forget<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Forget, D::Error> {
     })
 }
 
-impl TryFrom<RawExp3> for Exp3<Policy> {
+impl TryFrom<RawExp3> for Exp3<Scorer> {
     type Error = BanditError;
 
-    fn try_from(raw: RawExp3) -> Result<Exp3<Policy>, BanditError> {
-        // A preset among the arms stands for its arms (any other bandit stays, and is
-        // refused as nested).
+    fn try_from(raw: RawExp3) -> Result<Exp3<Scorer>, BanditError> {
+        // A preset among the arms stands for its arms; any other bandit is refused as
+        // nested.
         let mut arms = Vec::new();
         for arm in raw.arms {
             match arm {
+                Policy::Scorer(s) => arms.push(s),
                 Policy::Bandit(b) if b.preset_name().is_some() => arms.extend(b.into_arms()),
-                arm => arms.push(arm),
+                Policy::Bandit(_) => return Err(BanditError::Nested(arms.len())),
             }
         }
         if raw.rate != Rate::Fixed && raw.gamma.is_some() {
@@ -328,16 +360,16 @@ impl TryFrom<RawExp3> for Exp3<Policy> {
     }
 }
 
-impl Exp3<Policy> {
+impl Exp3<Scorer> {
     /// The preset called `name` (`kab2`, `kab3`, `kab5`; case-insensitive), with the
     /// default γ and the run's metric as reward.
-    pub fn preset(name: &str) -> Option<Exp3<Policy>> {
+    pub fn preset(name: &str) -> Option<Exp3<Scorer>> {
         let (_, arms) = BANDIT_PRESETS
             .iter()
             .find(|(preset, _)| preset.eq_ignore_ascii_case(name.trim()))?;
         let arms = arms
             .iter()
-            .map(|a| Policy::by_name(a))
+            .map(|a| Scorer::by_name(a))
             .collect::<Option<_>>()?;
         Exp3::new(arms, Learning::default(), None).ok()
     }
@@ -345,7 +377,7 @@ impl Exp3<Policy> {
     /// Reads `(arms: [..], gamma: .., eta: .., rate: .., forget: .., reward: ..)`, the text after `exp3`. Names may be
     /// written as on the command line (`lambda-harmonic`) or as RON identifiers
     /// (`lambda_harmonic`).
-    pub(crate) fn parse_fields(fields: &str) -> Result<Exp3<Policy>, BanditError> {
+    pub(crate) fn parse_fields(fields: &str) -> Result<Exp3<Scorer>, BanditError> {
         let fields = identifiers(fields);
         let raw: RawExp3 =
             ron::from_str(&fields).map_err(|e| BanditError::Syntax(e.to_string()))?;
@@ -381,7 +413,7 @@ impl fmt::Display for Learning {
     }
 }
 
-impl fmt::Display for Exp3<Policy> {
+impl fmt::Display for Exp3<Scorer> {
     /// A preset's name, or `exp3(arms: [..], ..)` with each arm as RON
     /// writes a policy (names as identifiers, formulas as `formula("..")`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

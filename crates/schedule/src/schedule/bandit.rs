@@ -19,7 +19,7 @@
 //! Weights and the pending batch are saved with the state, so a crawler restarted mid-run
 //! draws what an uninterrupted one would.
 
-use crate::policy::{draw_arm, Exp3, Exp3State, Policy};
+use crate::policy::{draw_arm, Exp3, Exp3State, Scorer};
 use serde::{Deserialize, Serialize};
 
 /// A bandit's weights and its batch awaiting a reward.
@@ -91,7 +91,7 @@ pub(crate) struct Pending {
 
 impl LiveBandit {
     /// Weights 1, nothing pending.
-    pub(crate) fn new(bandit: &Exp3<Policy>) -> LiveBandit {
+    pub(crate) fn new(bandit: &Exp3<Scorer>) -> LiveBandit {
         LiveBandit {
             state: bandit.start(),
             pending: None,
@@ -109,7 +109,7 @@ impl LiveBandit {
     /// rewarding the pending batch.
     pub(crate) fn arm_for(
         &mut self,
-        bandit: &Exp3<Policy>,
+        bandit: &Exp3<Scorer>,
         seed: u64,
         cycle: u32,
         k: usize,
@@ -136,7 +136,7 @@ impl LiveBandit {
     }
 
     /// Rewards the pending batch if it is of a cycle before `cycle`.
-    fn settle(&mut self, bandit: &Exp3<Policy>, cycle: u32) {
+    fn settle(&mut self, bandit: &Exp3<Scorer>, cycle: u32) {
         let Some(p) = self.pending.take_if(|p| p.cycle < cycle) else {
             return;
         };
@@ -178,7 +178,7 @@ impl LiveBandit {
     /// Whether the saved state fits `bandit` run with `seed` over `slots` slots (for
     /// checking a loaded file): the pending draw is the one these weights give at its
     /// cycle, bit for bit, and its batch and count fit its `k`.
-    pub(crate) fn fits(&self, bandit: &Exp3<Policy>, seed: u64, slots: usize) -> bool {
+    pub(crate) fn fits(&self, bandit: &Exp3<Scorer>, seed: u64, slots: usize) -> bool {
         if !self.state.fits(bandit) {
             return false;
         }

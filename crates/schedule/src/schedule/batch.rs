@@ -210,9 +210,11 @@ impl<K: PageId> Scheduler<K> {
         (cycle, k, decision): (u32, usize, Decision),
         arm: Option<usize>,
     ) {
-        let policy = match (&self.policy, arm) {
-            (Policy::Bandit(b), Some(arm)) => &b.arms()[arm],
-            (policy, _) => policy,
+        let policy = match &self.policy {
+            Policy::Scorer(s) => s,
+            // Invariant: `batch` draws an arm for a bandit's every batch (a bandit policy
+            // always has its `LiveBandit`).
+            Policy::Bandit(b) => &b.arms()[arm.expect("invariant: a bandit's batch has an arm")],
         };
         self.host_rates.set_budget(k, self.ids.len());
         let w = &mut self.work;

@@ -84,7 +84,7 @@ fn reason(bytes: &[u8]) -> String {
 
 #[test]
 fn each_state_is_saved_once_and_a_page_takes_24_bytes_besides_its_id() {
-    let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Nad));
+    let mut s: Scheduler = Scheduler::new(Policy::from(Baseline::Nad));
     for i in 0..10_000 {
         s.add(format!("page-{i:05}")).unwrap();
         s.observe(
@@ -217,7 +217,7 @@ fn damaged_columns_name_the_page_and_what_is_wrong() {
 
 #[test]
 fn ids_that_do_not_decode_or_repeat_are_refused() {
-    let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Nad));
+    let mut s: Scheduler = Scheduler::new(Policy::from(Baseline::Nad));
     for page in ["ab", "cd", "ef"] {
         s.add(page.to_string()).unwrap();
     }
@@ -242,7 +242,7 @@ fn ids_that_do_not_decode_or_repeat_are_refused() {
 /// The state of the pages "ab" and then `id` (two letters), with the second's length
 /// written as a u16 (in place of "xyzw": the same five bytes).
 fn second_id_long(id: &str) -> Vec<u8> {
-    let mut long = Scheduler::<String>::new(Policy::Baseline(Baseline::Nad));
+    let mut long = Scheduler::<String>::new(Policy::from(Baseline::Nad));
     long.add("ab".to_string()).unwrap();
     long.add("xyzw".to_string()).unwrap();
     let mut bytes = long.to_bytes().unwrap();
@@ -262,7 +262,7 @@ fn an_id_encoded_in_more_bytes_than_needed_is_encoded_again_once_the_state_chang
         odd,
         "unchanged: the file as it is"
     );
-    let mut same = Scheduler::<String>::new(Policy::Baseline(Baseline::Nad));
+    let mut same = Scheduler::<String>::new(Policy::from(Baseline::Nad));
     same.add("ab".to_string()).unwrap();
     same.add("cd".to_string()).unwrap();
     for s in [&mut back, &mut same] {
@@ -273,7 +273,7 @@ fn an_id_encoded_in_more_bytes_than_needed_is_encoded_again_once_the_state_chang
 
 #[test]
 fn a_file_of_many_repeated_ids_is_refused_quickly() {
-    let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Nad));
+    let mut s: Scheduler = Scheduler::new(Policy::from(Baseline::Nad));
     for i in 0..100_000 {
         s.add(format!("x{i:06}")).unwrap();
         s.add(format!("y{i:06}")).unwrap();
@@ -302,7 +302,7 @@ fn removing_an_unknown_page_keeps_the_ids_encoded() {
 
 #[test]
 fn ids_of_other_types_are_checked_too() {
-    let mut s: Scheduler<u64> = Scheduler::new(Policy::Baseline(Baseline::Nad));
+    let mut s: Scheduler<u64> = Scheduler::new(Policy::from(Baseline::Nad));
     for page in [5, 300, 7] {
         s.add(page).unwrap();
     }

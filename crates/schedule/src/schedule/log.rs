@@ -23,7 +23,7 @@
 //! use freshgp_schedule::schedule::{log, Scheduler};
 //! use freshgp_policy::policy::{Baseline, Policy};
 //!
-//! let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
+//! let mut s: Scheduler = Scheduler::new(Policy::from(Baseline::Age));
 //! let text = "# page\tcycle\tchanged\thost\tweight\n\
 //!             a.html\t1\t1\texample.org\nb.html\t1\t0\nc.html\t1\t0\t\t2.5\n";
 //! let summary = log::apply(&mut s, text.as_bytes(), "crawl.log")?;

@@ -15,14 +15,14 @@ fn records_are_lines_checked_alike() {
         weight: Some(2.0),
         attributes: vec![("kind".into(), Some("news".into()))],
     };
-    let mut by_records: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Nad));
+    let mut by_records: Scheduler = Scheduler::new(Policy::from(Baseline::Nad));
     let records = [
         record("a", 2, Some("h")),
         record("b", 1, None),
         record("a", 2, None),
     ];
     let summary = apply_records(&mut by_records, &records, "obs", LogOptions::default()).unwrap();
-    let mut by_log: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Nad));
+    let mut by_log: Scheduler = Scheduler::new(Policy::from(Baseline::Nad));
     let log = "a\t2\t1\th\t2\tkind=news\nb\t1\t1\t\t2\tkind=news\na\t2\t1\t\t2\tkind=news\n";
     assert_eq!(summary, apply(&mut by_log, log.as_bytes(), "obs").unwrap());
     assert_eq!(by_records.to_bytes().unwrap(), by_log.to_bytes().unwrap());
@@ -51,7 +51,7 @@ fn records_are_lines_checked_alike() {
 
 #[test]
 fn a_byte_order_mark_is_not_part_of_the_first_page() {
-    let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
+    let mut s: Scheduler = Scheduler::new(Policy::from(Baseline::Age));
     let text = "\u{feff}a\t1\t1\r\nb\t1\t0\r\n";
     apply(&mut s, text.as_bytes(), "bom.tsv").unwrap();
     assert!(
@@ -67,7 +67,7 @@ fn a_carriage_return_inside_a_line_is_refused_before_anything_is_applied() {
     assert!(parse_line("p\r\t3\t1")
         .unwrap_err()
         .contains("carriage return"));
-    let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
+    let mut s: Scheduler = Scheduler::new(Policy::from(Baseline::Age));
     let before = s.to_bytes().unwrap();
     let log = "p0\t2\t1\np8\t2\t1\t\t\tcolor=r\r1\n";
     let e = apply(&mut s, log.as_bytes(), "cr.tsv").unwrap_err();
@@ -127,7 +127,7 @@ fn lines_parse_or_say_why_not() {
 
 #[test]
 fn duplicate_and_out_of_order_lines_follow_the_rule() {
-    let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
+    let mut s: Scheduler = Scheduler::new(Policy::from(Baseline::Age));
     // Out of order: applied in cycle order. The same page and cycle twice: the last.
     let text = "b\t5\t1\nb\t3\t0\na\t2\t0\n\na\t2\t1\n";
     let summary = apply(&mut s, text.as_bytes(), "log.tsv").unwrap();
@@ -160,7 +160,7 @@ fn duplicate_and_out_of_order_lines_follow_the_rule() {
 
 #[test]
 fn a_cycle_far_beyond_the_state_is_refused_unless_forced() {
-    let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
+    let mut s: Scheduler = Scheduler::new(Policy::from(Baseline::Age));
     apply(&mut s, "a\t10\t1\n".as_bytes(), "log.tsv").unwrap();
     let far = "b\t11\t0\na\t1700000000\t1\n";
     let err = apply(&mut s, far.as_bytes(), "log.tsv").unwrap_err();
@@ -186,7 +186,7 @@ fn a_cycle_far_beyond_the_state_is_refused_unless_forced() {
     let limited = LogOptions { max_jump: Some(5) };
     assert!(apply_with(&mut s, "a\t382\t1\n".as_bytes(), "l", limited).is_err());
     // A long history imported into a new state passes: each cycle follows the one before.
-    let mut fresh: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
+    let mut fresh: Scheduler = Scheduler::new(Policy::from(Baseline::Age));
     let history: String = (1..=1000).map(|d| format!("a\t{d}\t{}\n", d % 2)).collect();
     assert_eq!(
         apply(&mut fresh, history.as_bytes(), "h")
@@ -195,7 +195,7 @@ fn a_cycle_far_beyond_the_state_is_refused_unless_forced() {
         1000
     );
     // A timestamp as a new state's first cycle does not.
-    let mut fresh: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
+    let mut fresh: Scheduler = Scheduler::new(Policy::from(Baseline::Age));
     let err = apply(&mut fresh, "a\t1700000000\t1\n".as_bytes(), "h").unwrap_err();
     assert!(matches!(err, LogError::Jump { latest: 0, .. }), "{err:?}");
     let forced = LogOptions { max_jump: None };
@@ -241,7 +241,7 @@ fn a_weight_column_sets_the_weight_and_a_malformed_log_changes_nothing() {
         "a malformed line is not applied"
     );
     // Without `w` in the policy, the weight is kept by the scheduler only.
-    let mut plain: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
+    let mut plain: Scheduler = Scheduler::new(Policy::from(Baseline::Age));
     apply(&mut plain, text.as_bytes(), "w.tsv").unwrap();
     assert_eq!(plain.weight("a"), Some(3.0));
     assert_eq!(plain.stats("a"), plain.stats("c"), "w and HR are not read");
@@ -358,7 +358,7 @@ fn a_failed_read_names_the_line_it_stopped_in() {
         }
     }
     let input = std::io::BufReader::new(Failing(b"a\t1\t0\nb\t1\t1\nc\t"));
-    let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Nad));
+    let mut s: Scheduler = Scheduler::new(Policy::from(Baseline::Nad));
     let err = apply(&mut s, input, "f").unwrap_err();
     assert_eq!(err.to_string(), "f: line 3: disk gone");
     assert!(s.is_empty());

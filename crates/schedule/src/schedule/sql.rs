@@ -61,7 +61,7 @@
 
 use crate::export::{sql_literal, sql_score, Dialect};
 use crate::formula::{Closure, Formula, Sql, Terminal};
-use crate::policy::Policy;
+use crate::policy::{Policy, Scorer};
 use std::fmt::Write;
 use std::num::NonZeroUsize;
 use std::str::FromStr;
@@ -286,8 +286,8 @@ const TIE_MODULUS: u64 = 2_147_483_647;
 /// (`MLE`, `P`, `GR`), [`SqlError::Resources`] for a fraction outside (0, 1].
 pub fn batch_query(policy: &Policy, query: &BatchQuery) -> Result<String, SqlError> {
     let (formula, closure) = match policy {
-        Policy::Formula(f) => (f.formula().clone(), f.closure()),
-        Policy::Baseline(b) => (b.formula(), Closure::Paper),
+        Policy::Scorer(Scorer::Formula(f)) => (f.formula().clone(), f.closure()),
+        Policy::Scorer(Scorer::Baseline(b)) => (b.formula(), Closure::Paper),
         other => return Err(SqlError::NotAFormula(other.to_string())),
     };
     let reads = formula.terminals();

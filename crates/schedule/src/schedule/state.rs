@@ -44,7 +44,7 @@
 //! use freshgp_schedule::schedule::Scheduler;
 //! use freshgp_policy::policy::{Baseline, Policy};
 //!
-//! let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Nad));
+//! let mut s: Scheduler = Scheduler::new(Policy::from(Baseline::Nad));
 //! s.add("a".to_string())?;
 //! s.observe("a", 1, true)?;
 //! let bytes = s.to_bytes()?;

@@ -9,7 +9,7 @@ use crate::schedule::saved::{SavedExtra, SavedSets, SavedStats, SetWriter};
 use bincode::Options;
 
 fn sample() -> Scheduler {
-    let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Gad)).with_seed(9);
+    let mut s: Scheduler = Scheduler::new(Policy::from(Baseline::Gad)).with_seed(9);
     for (i, page) in ["a", "b", "c", "d"].iter().enumerate() {
         if i % 2 == 0 {
             s.add_with_host(page.to_string(), "h").unwrap();
@@ -66,7 +66,7 @@ fn damaged_files_are_clear_errors() {
     version[8] = 9;
     assert!(reason(&version).contains("version 9"));
     // A consistent checksum over an inconsistent state is still refused.
-    let policy = Policy::Baseline(Baseline::Age);
+    let policy = Policy::from(Baseline::Age);
     let saved = SavedRef::<String> {
         policy: &policy,
         seed: 0,
@@ -93,7 +93,7 @@ fn damaged_files_are_clear_errors() {
         grouping: None,
     };
     assert!(reason(&forge(6, &saved)).contains("more changes than visits"));
-    let nutch = Policy::Adaptive(Adaptive::NUTCH);
+    let nutch = Policy::from(Adaptive::NUTCH);
     let impossible = SavedRef {
         policy: &nutch,
         stats: vec![SavedStats::default()],
@@ -390,7 +390,7 @@ fn version_1_states_still_load() {
 
 #[test]
 fn adaptive_memory_round_trips() {
-    let mut s: Scheduler = Scheduler::new(Policy::Adaptive(Adaptive::STORMCRAWLER));
+    let mut s: Scheduler = Scheduler::new(Policy::from(Adaptive::STORMCRAWLER));
     s.add("a".to_string()).unwrap();
     s.add("b".to_string()).unwrap();
     s.observe("a", 1, false).unwrap();

@@ -4,7 +4,7 @@ use super::*;
 use crate::data::Dataset;
 use crate::formula::{Closure, Formula, Grammar};
 use crate::metric::Metric;
-use crate::policy::{Adaptive, Baseline, PageStats, Policy, RatePolicy};
+use crate::policy::{Adaptive, Baseline, PageStats, Policy, RatePolicy, Scorer};
 use crate::policy::{ScoreBuffers, ScoreContext, NO_HOST};
 use crate::sim::{score_key, tie_key, tie_salt, Decision, Period, SimConfig, Simulator};
 use rand::{Rng, SeedableRng};
@@ -17,15 +17,15 @@ fn rules() -> Vec<Policy> {
     let f: Formula = FORMULA.parse().unwrap();
     vec![
         Policy::formula(&f, Closure::Paper),
-        Policy::Baseline(Baseline::Nad),
-        Policy::Baseline(Baseline::Age),
-        Policy::Baseline(Baseline::Rand),
-        Policy::Adaptive(Adaptive::NUTCH),
-        Policy::Adaptive(Adaptive::STORMCRAWLER),
-        Policy::Rate(RatePolicy::Lambda),
-        Policy::Rate(RatePolicy::LambdaHarmonic),
-        Policy::Rate(RatePolicy::Change),
-        Policy::Value,
+        Policy::from(Baseline::Nad),
+        Policy::from(Baseline::Age),
+        Policy::from(Baseline::Rand),
+        Policy::from(Adaptive::NUTCH),
+        Policy::from(Adaptive::STORMCRAWLER),
+        Policy::from(RatePolicy::Lambda),
+        Policy::from(RatePolicy::LambdaHarmonic),
+        Policy::from(RatePolicy::Change),
+        Policy::Scorer(Scorer::Value),
     ]
 }
 
@@ -292,7 +292,7 @@ fn a_sampled_batch_has_k_pages_with_their_probabilities_and_refuses_a_cap() {
 
 /// The batch by brute force: every page scored alone, fully sorted, walked with the cap.
 fn brute_force(s: &Scheduler<u32>, cycle: u32, k: usize, cap: Option<usize>) -> Vec<u32> {
-    let policy = s.policy().clone();
+    let policy = s.policy().scorer().expect("a policy that scores").clone();
     let salt = tie_salt(s.seed(), cycle);
     // Every page on its own (a rate policy solves its rates over them one by one).
     let population = s.pages().map(|p| (s.state(&p).unwrap(), 1));
@@ -379,7 +379,7 @@ fn batches_match_brute_force_with_and_without_host_cap() {
 
 #[test]
 fn host_cap_replaces_skipped_pages_with_other_hosts() {
-    let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
+    let mut s: Scheduler = Scheduler::new(Policy::from(Baseline::Age));
     for (page, host) in [("a1", "a"), ("a2", "a"), ("a3", "a"), ("b1", "b")] {
         s.add_with_host(page.into(), host).unwrap();
     }
@@ -407,7 +407,7 @@ fn host_cap_replaces_skipped_pages_with_other_hosts() {
 
 #[test]
 fn add_remove_and_errors() {
-    let mut s: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
+    let mut s: Scheduler = Scheduler::new(Policy::from(Baseline::Age));
     assert_eq!(s.add("a".into()), Ok(0));
     assert_eq!(s.add("b".into()), Ok(1));
     assert_eq!(s.add("c".into()), Ok(2));
@@ -512,7 +512,7 @@ fn host_totals_follow_add_observe_remove_and_set_host() {
         for (p, rate) in host_rates_by_brute_force(&s) {
             let stats = s.stats(&p).unwrap();
             assert_eq!(s.host_rates().rate(stats), rate, "page {p} at cycle {d}");
-            let score = hr.score_one(
+            let score = hr.scorer().unwrap().score_one(
                 s.state(&p).unwrap(),
                 &ScoreContext::at(d + 1, s.host_rates()),
             );
@@ -568,7 +568,7 @@ fn weights_are_checked_kept_and_regroup_pages_only_when_read() {
         Err(ScheduleError::UnknownPage(_))
     ));
     // A policy that does not read `w` keeps the weight beside the statistics.
-    let mut age: Scheduler = Scheduler::new(Policy::Baseline(Baseline::Age));
+    let mut age: Scheduler = Scheduler::new(Policy::from(Baseline::Age));
     age.add_weighted("a".into(), Some("h"), 4.0).unwrap();
     age.add("b".into()).unwrap();
     assert_eq!((age.weight("a"), age.distinct_stats()), (Some(4.0), 1));
@@ -808,7 +808,7 @@ fn the_oracle_is_refused() {
 /// as they are.
 #[test]
 fn ids_and_hosts_that_no_file_could_hold_are_refused() {
-    let mut s: Scheduler<String> = Scheduler::new(Policy::Baseline(Baseline::Nad));
+    let mut s: Scheduler<String> = Scheduler::new(Policy::from(Baseline::Nad));
     for bad in ["", "a\tb", "a\nb", "a\rb"] {
         let e = s.add(bad.to_string()).unwrap_err();
         assert!(matches!(e, ScheduleError::BadText(_)), "{bad:?}: {e}");
@@ -822,8 +822,8 @@ fn ids_and_hosts_that_no_file_could_hold_are_refused() {
     s.add_with_host("p".into(), "a.org").unwrap();
     let e = s.set_host("p", Some("b\t.org")).unwrap_err();
     assert!(matches!(e, ScheduleError::BadText(_)), "{e}");
-    let mut by_str: Scheduler<&str> = Scheduler::new(Policy::Baseline(Baseline::Nad));
+    let mut by_str: Scheduler<&str> = Scheduler::new(Policy::from(Baseline::Nad));
     assert!(by_str.add("x\ny").is_err() && by_str.add("x").is_ok());
-    let mut by_number: Scheduler<u64> = Scheduler::new(Policy::Baseline(Baseline::Nad));
+    let mut by_number: Scheduler<u64> = Scheduler::new(Policy::from(Baseline::Nad));
     assert!(by_number.add(0).is_ok());
 }

@@ -5,7 +5,7 @@
 //! and the [`ArmChoice`] each scored cycle records in the [`Outcome`](super::Outcome).
 
 use crate::metric::{CycleMetrics, Metric};
-use crate::policy::{draw_arm, Exp3State, Policy, Reward};
+use crate::policy::{draw_arm, Exp3, Exp3State, Policy, Reward, Scorer};
 use serde::{Deserialize, Serialize};
 
 /// One scored cycle of a bandit: the arm drawn, every arm's probability, and the reward.
@@ -39,17 +39,19 @@ pub fn arm_shares<'a>(choices: impl IntoIterator<Item = &'a ArmChoice>, arms: us
     shares
 }
 
-/// Drives one run of a policy: hands out the policy that scores each cycle (the policy
-/// itself, or the arm a bandit draws) and, for a bandit, takes each cycle's reward.
+/// Drives one run of a policy: hands out the scorer of each cycle (the policy itself, or
+/// the arm a bandit draws) and, for a bandit, takes each cycle's reward.
 #[derive(Debug, Clone)]
-pub(crate) struct Chooser<'p> {
-    policy: &'p Policy,
-    bandit: Option<Running>,
+pub(crate) enum Chooser<'p> {
+    /// A policy that scores every cycle itself.
+    Scorer(&'p Scorer),
+    /// A bandit, and its run-time state.
+    Bandit(&'p Exp3<Scorer>, Running),
 }
 
 /// A bandit's run-time state inside a [`Chooser`].
 #[derive(Debug, Clone)]
-struct Running {
+pub(crate) struct Running {
     state: Exp3State,
     q: Vec<f64>,
     seed: u64,
@@ -62,36 +64,38 @@ impl<'p> Chooser<'p> {
     /// A run of `policy` with seed `seed`; a bandit that names no reward metric is
     /// rewarded by `metric` (the run's).
     pub(crate) fn new(policy: &'p Policy, seed: u64, metric: Metric) -> Chooser<'p> {
-        let bandit = match policy {
-            Policy::Bandit(b) => Some(Running {
-                state: b.start(),
-                q: Vec::new(),
-                seed,
-                reward: b.reward().unwrap_or(Reward::Metric(metric)),
-                drawn: None,
-            }),
-            _ => None,
-        };
-        Chooser { policy, bandit }
+        match policy {
+            Policy::Scorer(s) => Chooser::Scorer(s),
+            Policy::Bandit(b) => Chooser::Bandit(
+                b,
+                Running {
+                    state: b.start(),
+                    q: Vec::new(),
+                    seed,
+                    reward: b.reward().unwrap_or(Reward::Metric(metric)),
+                    drawn: None,
+                },
+            ),
+        }
     }
 
-    /// The policy that scores `cycle` (never a bandit).
-    pub(crate) fn scorer(&mut self, cycle: u32) -> &'p Policy {
-        match (self.policy, &mut self.bandit) {
-            (Policy::Bandit(b), Some(run)) => {
+    /// The scorer of `cycle`.
+    pub(crate) fn scorer(&mut self, cycle: u32) -> &'p Scorer {
+        match self {
+            Chooser::Scorer(s) => s,
+            Chooser::Bandit(b, run) => {
                 b.probabilities(&run.state, &mut run.q);
                 let arm = draw_arm(&run.q, run.seed, cycle);
                 run.drawn = Some(arm);
                 &b.arms()[arm]
             }
-            (policy, _) => policy,
         }
     }
 
     /// Rewards the arm drawn for the cycle of `metrics`: the arm choice to report, or
     /// `None` for a policy that is no bandit.
     pub(crate) fn reward(&mut self, metrics: &CycleMetrics) -> Option<ArmChoice> {
-        let (Policy::Bandit(b), Some(run)) = (self.policy, &mut self.bandit) else {
+        let Chooser::Bandit(b, run) = self else {
             return None;
         };
         let arm = run.drawn.take()?;

@@ -37,7 +37,7 @@ use super::shared::Shared;
 use super::tally::{cycle_tally, stale_ideal, tallies_weights, Chosen, WeightBounds};
 use super::{inclusion_scale, sample_u, settle, weight_of, SimConfig, Systematic};
 use super::{Decision, Period};
-use crate::policy::{Histories, Policy, Surroundings};
+use crate::policy::{Histories, Policy, Scorer, Surroundings};
 use crate::policy::{PageState, ScoreBuffers, Track, NO_HOST};
 
 /// The per-page simulator's state and buffers, reused from one run to the next.
@@ -261,7 +261,7 @@ impl Flat {
     /// Scores every page at `cycle` (in one batch) into `self.scores`.
     fn score(
         &mut self,
-        policy: &Policy,
+        policy: &Scorer,
         (period, cycle): (&Period, u32),
         k: usize,
         decision: Decision,

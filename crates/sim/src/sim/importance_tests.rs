@@ -257,7 +257,10 @@ fn extended_terminals_at_period_edges() {
             let changed = [2, 5, 9].contains(&c);
             policy.visit(&mut page, c, changed, &mut histories);
         }
-        policy.score_one(&page, &ScoreContext::at(d as u32, &Surroundings::default()))
+        policy
+            .scorer()
+            .unwrap()
+            .score_one(&page, &ScoreContext::at(d as u32, &Surroundings::default()))
     };
     assert_eq!(terminal_at("tc", 1), 1.0); // no change detected yet: tc = d
     assert_eq!(terminal_at("tc", 3), 1.0); // detected at 2
@@ -287,7 +290,9 @@ fn thirty_cycle_windows_at_their_edges() {
     let mut histories = Histories::default();
     let mut page = pol.fresh_page_of(1.0, NO_HOST, crate::policy::NO_GROUP);
     let at = |page: &PageState, d: u32| {
-        pol.score_one(page, &ScoreContext::at(d, &Surroundings::default()))
+        pol.scorer()
+            .unwrap()
+            .score_one(page, &ScoreContext::at(d, &Surroundings::default()))
     };
     assert_eq!(at(&page, 1), 0.0);
     for (d, changed) in [(1, true), (3, false), (10, true)] {
@@ -302,7 +307,9 @@ fn thirty_cycle_windows_at_their_edges() {
                                     // n7/X7 read the same masks when the 30-cycle window is kept.
     let both = policy("n7 + 100 * X7 + 0 * n30");
     assert_eq!(
-        both.score_one(&page, &ScoreContext::at(12, &Surroundings::default())),
+        both.scorer()
+            .unwrap()
+            .score_one(&page, &ScoreContext::at(12, &Surroundings::default())),
         1.0 + 100.0
     );
     pol.visit(&mut page, 70, false, &mut histories);
@@ -317,14 +324,20 @@ fn windows_empty_after_a_long_gap() {
     let mut page = pol.fresh_page_of(1.0, NO_HOST, crate::policy::NO_GROUP);
     pol.visit(&mut page, 1, true, &mut histories);
     pol.visit(&mut page, 3, true, &mut histories);
-    let at = |d: u32| pol.score_one(&page, &ScoreContext::at(d, &Surroundings::default()));
+    let at = |d: u32| {
+        pol.scorer()
+            .unwrap()
+            .score_one(&page, &ScoreContext::at(d, &Surroundings::default()))
+    };
     assert_eq!(at(4), 4.0); // visits 1, 3, changes 1, 3
     assert_eq!(at(9), 2.0); // window 2..8: visit 3 only
     assert_eq!(at(10), 2.0); // window 3..9
     assert_eq!(at(11), 0.0); // window 4..10
     pol.visit(&mut page, 30, false, &mut histories);
     assert_eq!(
-        pol.score_one(&page, &ScoreContext::at(31, &Surroundings::default())),
+        pol.scorer()
+            .unwrap()
+            .score_one(&page, &ScoreContext::at(31, &Surroundings::default())),
         1.0
     );
 }
@@ -345,8 +358,18 @@ fn host_and_group_rates_pool_their_pages() {
         gr.fresh_page_of(1.0, 0, 1),
         gr.fresh_page_of(1.0, NO_HOST, NO_GROUP),
     );
-    assert_eq!(hr.score_one(&a, &ScoreContext::at(1, &rates)), 0.0);
-    assert_eq!(gr.score_one(&ga, &ScoreContext::at(1, &rates)), 0.0);
+    assert_eq!(
+        hr.scorer()
+            .unwrap()
+            .score_one(&a, &ScoreContext::at(1, &rates)),
+        0.0
+    );
+    assert_eq!(
+        gr.scorer()
+            .unwrap()
+            .score_one(&ga, &ScoreContext::at(1, &rates)),
+        0.0
+    );
     for (d, changed) in [(1, true), (2, false), (3, false), (4, false)] {
         hr.visit(&mut a, d, changed, &mut histories);
         gr.visit(&mut ga, d, changed, &mut histories);
@@ -357,10 +380,30 @@ fn host_and_group_rates_pool_their_pages() {
     rates.record(NO_HOST, 1, false);
     hr.visit(&mut alone, 1, true, &mut histories);
     gr.visit(&mut galone, 1, true, &mut histories);
-    assert_eq!(hr.score_one(&a, &ScoreContext::at(5, &rates)), 2.0 / 5.0);
-    assert_eq!(hr.score_one(&alone, &ScoreContext::at(5, &rates)), 1.0);
-    assert_eq!(gr.score_one(&ga, &ScoreContext::at(5, &rates)), 1.0 / 6.0);
-    assert_eq!(gr.score_one(&galone, &ScoreContext::at(5, &rates)), 1.0);
+    assert_eq!(
+        hr.scorer()
+            .unwrap()
+            .score_one(&a, &ScoreContext::at(5, &rates)),
+        2.0 / 5.0
+    );
+    assert_eq!(
+        hr.scorer()
+            .unwrap()
+            .score_one(&alone, &ScoreContext::at(5, &rates)),
+        1.0
+    );
+    assert_eq!(
+        gr.scorer()
+            .unwrap()
+            .score_one(&ga, &ScoreContext::at(5, &rates)),
+        1.0 / 6.0
+    );
+    assert_eq!(
+        gr.scorer()
+            .unwrap()
+            .score_one(&galone, &ScoreContext::at(5, &rates)),
+        1.0
+    );
     // The group is kept only by a policy that reads GR (pages group as before).
     assert_eq!((a.stats.group, ga.stats.group), (NO_GROUP, 1));
 }
@@ -582,7 +625,11 @@ fn group_rates_pool_an_attributes_pages() {
     }
     let scores: Vec<f64> = pages
         .iter()
-        .map(|s| pol.score_one(s, &ScoreContext::at(5, &rates)))
+        .map(|s| {
+            pol.scorer()
+                .unwrap()
+                .score_one(s, &ScoreContext::at(5, &rates))
+        })
         .collect();
     assert_eq!(scores, [0.5, 0.5, 0.25]);
     both(&p, &pol, config);

@@ -79,7 +79,10 @@ fn literature_policies_simulate_alike_in_both_simulators() {
             let prepared = Prepared::new(&period, config).unwrap();
             // The named policies, and the oracle (a synthetic history records its pages'
             // latent probabilities).
-            for policy in Policy::named().into_iter().chain([Policy::Oracle]) {
+            for policy in Policy::named()
+                .into_iter()
+                .chain([Policy::Scorer(Scorer::Oracle)])
+            {
                 let fast = sim.run(&period, &policy).unwrap();
                 assert_eq!(
                     fast,
@@ -107,7 +110,7 @@ fn the_oracle_ranks_by_latent_probabilities() {
     let d = synthetic("steady", 2000, 4);
     let period = Period::whole(&d).unwrap();
     let config = SimConfig::new(0.05, 2).unwrap().with_seed(1);
-    let first = &visits(&period, &Policy::Oracle, config)[0];
+    let first = &visits(&period, &Policy::Scorer(Scorer::Oracle), config)[0];
     let score = |p: u32| oracle_score(period.weight(p), period.latent(p), 1.0);
     let mut want: Vec<u32> = (0..period.pages() as u32).collect();
     want.sort_by(|&a, &b| score(b).total_cmp(&score(a)).then(a.cmp(&b)));
@@ -119,7 +122,7 @@ fn the_oracle_ranks_by_latent_probabilities() {
     assert_eq!(got, top, "the oracle's first cycle is the top k by w · q");
     let mut sim = Simulator::new(config);
     let oracle = sim
-        .run(&period, &Policy::Oracle)
+        .run(&period, &Policy::Scorer(Scorer::Oracle))
         .unwrap()
         .mean(Metric::WNdcg);
     for name in ["w * (1 - exp(-MLE * t))", "lambda", "value", "NAD"] {

@@ -18,7 +18,7 @@
 //! let period = Period::whole(&data)?;
 //! let config = SimConfig::new(0.5, 2)?; // visit 2 of the 4 pages a cycle, after 2 warm-up cycles
 //! let mut sim = Simulator::new(config);
-//! let nad = sim.run(&period, &Policy::Baseline(Baseline::Nad))?;
+//! let nad = sim.run(&period, &Policy::from(Baseline::Nad))?;
 //! assert_eq!(nad.cycles.len(), 8);
 //! let formula: Formula = "X / n * t".parse()?;
 //! let evolved = sim.run(&period, &Policy::formula(&formula, Closure::Paper))?;

@@ -12,7 +12,7 @@ use super::metrics::{
 };
 use super::sample::{inclusion_scale, page_classes, sample_u, settle, weight_of, Systematic};
 use super::{score_key, stdsort, tie_key, tie_salt, Decision, Period, SimConfig, TieBreak};
-use crate::policy::{Histories, PageState, Policy, ScoreBuffers, Surroundings};
+use crate::policy::{Histories, PageState, Policy, ScoreBuffers, Scorer, Surroundings};
 
 /// Runs `policy` over `period`.
 pub(crate) fn run(period: &Period, policy: &Policy, config: &SimConfig) -> Outcome {
@@ -208,7 +208,7 @@ fn sample(
 /// Scores every page on its own at `cycle` with `k` visits to spend for `decision` (a
 /// rate policy solves its rates over the pages one by one).
 fn score(
-    policy: &Policy,
+    policy: &Scorer,
     state: &[PageState],
     (cycle, k, decision): (u32, usize, Decision),
     hosts: &Surroundings,

@@ -175,7 +175,7 @@ fn sampling_refuses_a_cap_and_reference_ties() {
     let reference = config.with_ties(TieBreak::Reference);
     let d = commerce(100, 1);
     assert_eq!(
-        Simulator::new(reference).run(&Period::whole(&d).unwrap(), &Policy::Value),
+        Simulator::new(reference).run(&Period::whole(&d).unwrap(), &Policy::Scorer(Scorer::Value)),
         Err(SimError::SampleWithReferenceTies)
     );
 }

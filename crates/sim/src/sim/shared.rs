@@ -32,7 +32,7 @@ use super::Period;
 use crate::eval::{Columns, Scratch, Split};
 use crate::formula::Terminal;
 use crate::policy::{eval_inputs, FormulaPolicy, PageState, StateKey};
-use crate::policy::{Histories, Policy, ScoreBuffers, Surroundings, NO_GROUP, NO_HOST};
+use crate::policy::{Histories, Policy, ScoreBuffers, Scorer, Surroundings, NO_GROUP, NO_HOST};
 use rustc_hash::FxHashMap as HashMap;
 
 /// No state yet (a move not made this cycle).
@@ -85,7 +85,7 @@ impl Shared {
     /// whether the run shares states ([`Shared::active`]).
     pub(super) fn start(&mut self, period: &Period, policy: &Policy) -> bool {
         self.split = match policy {
-            Policy::Formula(f) if Shared::suits(period, f) => {
+            Policy::Scorer(Scorer::Formula(f)) if Shared::suits(period, f) => {
                 Some(Split::new(f.formula(), f.closure(), Terminal::scope))
             }
             _ => None,

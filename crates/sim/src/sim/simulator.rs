@@ -27,7 +27,7 @@ use crate::policy::Policy;
 /// let prepared = Prepared::new(&period, config)?;
 /// let mut sim = Simulator::new(config);
 /// for baseline in Baseline::ALL {
-///     let policy = Policy::Baseline(baseline);
+///     let policy = Policy::from(baseline);
 ///     assert_eq!(sim.run_prepared(&period, &policy, &prepared), sim.run(&period, &policy)?);
 /// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -93,7 +93,7 @@ impl Simulator {
     /// let data = text::read(lines.as_bytes(), "<example>")?;
     /// let period = Period::whole(&data)?;
     /// let config = SimConfig::new(0.5, 2)?;
-    /// let policy = Policy::Baseline(Baseline::Nad);
+    /// let policy = Policy::from(Baseline::Nad);
     /// let all = Simulator::new(config).run(&period, &policy)?;
     /// let ndcg = Simulator::new(config).unweighted(Metric::Ndcg).run(&period, &policy)?;
     /// assert_eq!(ndcg.mean(Metric::Ndcg), all.mean(Metric::Ndcg));

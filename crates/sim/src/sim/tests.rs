@@ -35,7 +35,7 @@ fn hand_computed_nad_run() {
     let p = period(&["01100", "00010", "11111", "00000"]);
     let out = both(
         &p,
-        &Policy::Baseline(Baseline::Nad),
+        &Policy::from(Baseline::Nad),
         SimConfig::new(0.5, 2).unwrap(),
     );
     assert_eq!(out.cycles.len(), 3);
@@ -67,7 +67,7 @@ fn no_stale_page_gives_zero_ndcg() {
     let p = period(&["0000", "0000", "0000"]);
     let out = both(
         &p,
-        &Policy::Baseline(Baseline::Age),
+        &Policy::from(Baseline::Age),
         SimConfig::new(0.34, 1).unwrap(),
     );
     assert!(out
@@ -83,7 +83,7 @@ fn k_larger_than_the_stale_count() {
     let p = period(&["01111", "00000", "00000", "00000"]);
     let out = both(
         &p,
-        &Policy::Baseline(Baseline::Nad),
+        &Policy::from(Baseline::Nad),
         SimConfig::new(0.75, 2).unwrap(),
     );
     for c in &out.cycles {
@@ -99,7 +99,7 @@ fn pages_never_visited_after_warmup_are_newly_visited_when_reached() {
     let p = period(&["000000", "000000", "000000"]);
     let out = both(
         &p,
-        &Policy::Baseline(Baseline::Age),
+        &Policy::from(Baseline::Age),
         SimConfig::new(0.34, 1).unwrap(),
     );
     let newly: Vec<f64> = out.cycles.iter().map(|c| c.newly_visited).collect();
@@ -118,7 +118,7 @@ fn ties_follow_the_seed() {
         .collect();
     let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
     let p = period(&rows);
-    let rand = Policy::Baseline(Baseline::Rand);
+    let rand = Policy::from(Baseline::Rand);
     let a = both(&p, &rand, SimConfig::new(0.05, 2).unwrap().with_seed(1));
     let b = both(&p, &rand, SimConfig::new(0.05, 2).unwrap().with_seed(1));
     let c = both(&p, &rand, SimConfig::new(0.05, 2).unwrap().with_seed(2));
@@ -134,12 +134,12 @@ fn errors_for_impossible_settings() {
     let p = period(&["0101", "1010"]);
     let mut sim = Simulator::new(SimConfig::new(0.5, 4).unwrap());
     assert!(matches!(
-        sim.run(&p, &Policy::Baseline(Baseline::Age)),
+        sim.run(&p, &Policy::from(Baseline::Age)),
         Err(SimError::Warmup { warmup: 4, len: 4 })
     ));
     let mut sim = Simulator::new(SimConfig::new(0.1, 1).unwrap());
     assert!(matches!(
-        sim.run(&p, &Policy::Baseline(Baseline::Age)),
+        sim.run(&p, &Policy::from(Baseline::Age)),
         Err(SimError::NoVisits { pages: 2, .. })
     ));
 }
@@ -214,10 +214,10 @@ fn fast_equals_reference_on_random_histories() {
         let policies = formulas
             .iter()
             .map(|text| Policy::formula(&text.parse::<Formula>().unwrap(), Closure::Paper))
-            .chain(Baseline::ALL.map(Policy::Baseline))
-            .chain([Adaptive::NUTCH, Adaptive::STORMCRAWLER, odd_adaptive()].map(Policy::Adaptive))
-            .chain(RatePolicy::ALL.map(Policy::Rate))
-            .chain([Policy::Value]);
+            .chain(Baseline::ALL.map(Policy::from))
+            .chain([Adaptive::NUTCH, Adaptive::STORMCRAWLER, odd_adaptive()].map(Policy::from))
+            .chain(RatePolicy::ALL.map(Policy::from))
+            .chain([Policy::Scorer(Scorer::Value)]);
         for policy in policies {
             let expected = both(&p, &policy, config);
             assert_eq!(
@@ -254,9 +254,12 @@ fn outcomes_do_not_depend_on_grouping_or_class_order() {
         let policies: Vec<Policy> = formulas
             .iter()
             .map(|text| Policy::formula(&text.parse::<Formula>().unwrap(), Closure::Paper))
-            .chain(Baseline::ALL.map(Policy::Baseline))
-            .chain([Adaptive::NUTCH, odd_adaptive()].map(Policy::Adaptive))
-            .chain([Policy::Rate(RatePolicy::Lambda), Policy::Value])
+            .chain(Baseline::ALL.map(Policy::from))
+            .chain([Adaptive::NUTCH, odd_adaptive()].map(Policy::from))
+            .chain([
+                Policy::from(RatePolicy::Lambda),
+                Policy::Scorer(Scorer::Value),
+            ])
             .collect();
         for config in configs {
             let (mut plain, mut scrambled) =
@@ -290,7 +293,7 @@ fn odd_adaptive() -> Adaptive {
 fn adaptive_intervals_rank_pages() {
     // Page 0 changes every cycle, page 1 never; one visit a cycle after a 2-cycle warm-up.
     let p = period(&["11111", "00000"]);
-    let policy = Policy::Adaptive(Adaptive::STORMCRAWLER);
+    let policy = Policy::from(Adaptive::STORMCRAWLER);
     let outcome = both(&p, &policy, SimConfig::new(0.5, 2).unwrap());
     // After the warm-up: page 0's interval is 1 (shrinks to the minimum), page 1's is
     // 1.5² = 2.25; both have t = 1 at cycle 3, so page 0 (1/1 > 1/2.25) is visited and
@@ -306,7 +309,7 @@ fn a_period_prepared_for_other_settings_is_refused() {
     let p = period(&["0101", "0011", "1111", "0000"]);
     let prepared = Prepared::new(&p, SimConfig::new(0.5, 1).unwrap()).unwrap();
     let mut sim = Simulator::new(SimConfig::new(0.5, 2).unwrap());
-    sim.run_prepared(&p, &Policy::Baseline(Baseline::Age), &prepared);
+    sim.run_prepared(&p, &Policy::from(Baseline::Age), &prepared);
 }
 
 #[test]
@@ -322,8 +325,8 @@ fn reference_ties_are_deterministic_and_differ_from_seeded() {
     let p = period(&rows);
     let config = SimConfig::paper().with_ties(TieBreak::Reference);
     let mut sim = Simulator::new(config);
-    let a = sim.run(&p, &Policy::Baseline(Baseline::Age)).unwrap();
-    let b = sim.run(&p, &Policy::Baseline(Baseline::Age)).unwrap();
+    let a = sim.run(&p, &Policy::from(Baseline::Age)).unwrap();
+    let b = sim.run(&p, &Policy::from(Baseline::Age)).unwrap();
     assert_eq!(a, b);
 }
 
@@ -335,7 +338,7 @@ fn builtin_and_formula_baselines_rank_identically() {
         let config = SimConfig::new(0.1, 2).unwrap().with_seed(5).with_ties(ties);
         let mut sim = Simulator::new(config);
         for b in Baseline::ALL {
-            let built_in = sim.run(&p, &Policy::Baseline(b)).unwrap();
+            let built_in = sim.run(&p, &Policy::from(b)).unwrap();
             let formula = sim
                 .run(&p, &Policy::formula(&b.formula(), Closure::Paper))
                 .unwrap();

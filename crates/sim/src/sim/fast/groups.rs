@@ -48,7 +48,7 @@ impl Warm {
     pub(crate) fn new(period: &Period, config: &SimConfig) -> Warm {
         let mut state = Fast::default();
         // Any policy without memory leaves the same state: the warm-up visits every page.
-        let cycles = state.warm_up(period, &Policy::Baseline(Baseline::Rand), config);
+        let cycles = state.warm_up(period, &Policy::from(Baseline::Rand), config);
         Warm { cycles, state }
     }
 

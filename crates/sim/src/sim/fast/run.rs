@@ -11,7 +11,7 @@ use super::super::tally::{cycle_tally, stale_ideal, tallies_weights, WeightBound
 use super::super::{Decision, Period, SimConfig};
 use super::choose::{sort_by_score, Walk};
 use super::groups::{Fast, Warm};
-use crate::policy::{Policy, Track};
+use crate::policy::{Policy, Scorer, Track};
 
 impl Fast {
     /// Simulates `policy` over `period`: the warm-up (or, over a prepared period and for
@@ -107,7 +107,7 @@ impl Fast {
     /// uncapped top-k walk over many groups, only the prefix it reads: [`Fast::rank_prefix`]).
     fn score_and_rank(
         &mut self,
-        policy: &Policy,
+        policy: &Scorer,
         (cycle, k, capped): (u32, usize, bool),
         decision: Decision,
     ) {

@@ -47,7 +47,7 @@
 //! and draws; so differences between runs come from the decisions alone.
 //!
 //! The parts: `config.rs` (settings, errors), `stream.rs` ([`Requests`]), `scorer.rs`
-//! ([`Scorer`], [`Crawler`]), `run.rs` ([`RequestSim`]) and `savings.rs` ([`savings`]).
+//! ([`RequestScorer`], [`Crawler`]), `run.rs` ([`RequestSim`]) and `savings.rs` ([`savings`]).
 
 mod config;
 mod run;
@@ -59,7 +59,7 @@ pub use config::{RequestConfig, RequestError, QUANTILES};
 pub use run::{quantiles, CycleCounts, Pages, RequestSim, RequestTally, Target, Tuned};
 pub use run::{GAMMA_MIN, MAX_RUNS, MAX_STEPS, TOLERANCE};
 pub use savings::{savings, savings_runs, Level, MeanCiOut, Progress, Saving, LEVELS};
-pub use scorer::{Crawler, ScoredRun, Scorer};
+pub use scorer::{Crawler, RequestScorer, ScoredRun};
 pub use stream::Requests;
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use super::config::RequestError;
 use super::run::{ratio, RequestSim, Target, Tuned, MAX_RUNS};
-use super::scorer::{Crawler, Scorer};
+use super::scorer::{Crawler, RequestScorer};
 use crate::stats::{mean_ci, MeanCi};
 use p3_maybe_rayon::prelude::*;
 use serde::Serialize;
@@ -116,7 +116,7 @@ pub fn savings_runs(methods: usize, levels: usize) -> usize {
 /// As [`RequestSim::tune`].
 pub fn savings(
     sim: &RequestSim,
-    methods: &[&dyn Scorer],
+    methods: &[&dyn RequestScorer],
     levels: &[f64],
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Vec<Level>, RequestError> {
@@ -139,7 +139,7 @@ pub fn savings(
             Ok((t.freshness(), spent))
         })
         .collect::<Result<_, RequestError>>()?;
-    let pairs: Vec<(usize, &dyn Scorer)> = (0..levels.len())
+    let pairs: Vec<(usize, &dyn RequestScorer)> = (0..levels.len())
         .flat_map(|i| methods.iter().map(move |&m| (i, m)))
         .collect();
     let tuned: Vec<Saving> = pairs

@@ -1,14 +1,14 @@
-//! What scores pages in a request-driven run: a [`Scorer`] (every [`Policy`], and
+//! What scores pages in a request-driven run: a [`RequestScorer`] (every [`Policy`], and
 //! learned models per rotation) starts one [`ScoredRun`] per period; a [`Crawler`] is a
 //! scorer or uniform.
 
 use super::super::{Period, SimError};
 use super::config::{RequestConfig, RequestError};
-use crate::policy::{Histories, PageState, Policy, ScoreBuffers, Surroundings};
+use crate::policy::{Histories, PageState, Policy, ScoreBuffers, Scorer, Surroundings};
 
 /// What scores the pages of a request-driven run: a [`Policy`], or a learned model
 /// (`freshgp_learn::predict::ModelScorer`). It starts one [`ScoredRun`] per period.
-pub trait Scorer: Sync {
+pub trait RequestScorer: Sync {
     /// The method's name in tables.
     fn label(&self) -> String;
 
@@ -52,7 +52,7 @@ pub enum Crawler<'a> {
     Uniform,
     /// Crawl each request with probability `min(1, (q/Q)·γ)` (the run's level is γ), q the
     /// quantile of its page's score.
-    Scored(&'a dyn Scorer),
+    Scored(&'a dyn RequestScorer),
 }
 
 impl Crawler<'_> {
@@ -65,7 +65,7 @@ impl Crawler<'_> {
     }
 }
 
-impl Scorer for Policy {
+impl RequestScorer for Policy {
     fn label(&self) -> String {
         Policy::label(self)
     }
@@ -76,13 +76,13 @@ impl Scorer for Policy {
         period: &'s Period,
         config: &RequestConfig,
     ) -> Result<Box<dyn ScoredRun + 's>, RequestError> {
-        if self.bandit().is_some() {
+        let Some(scorer) = self.scorer() else {
             return Err(RequestError::Bandit);
-        }
+        };
         crate::sim::check_policy(period, self)?;
         let pages = period.pages();
         let k = config.sim.k(pages);
-        if k == 0 && matches!(self, Policy::Rate(_)) {
+        if k == 0 && scorer.needs_population() {
             return Err(SimError::NoVisits {
                 pages,
                 resources: config.sim.resources(),
@@ -91,6 +91,7 @@ impl Scorer for Policy {
         }
         Ok(Box::new(PolicyRun {
             policy: self,
+            scorer,
             period,
             k,
             state: (0..pages as u32)
@@ -106,6 +107,8 @@ impl Scorer for Policy {
 /// A policy's run: its page states, as in the top-k simulation.
 struct PolicyRun<'p> {
     policy: &'p Policy,
+    /// The policy, which is no bandit, as a scorer.
+    scorer: &'p Scorer,
     period: &'p Period,
     k: usize,
     state: Vec<PageState>,
@@ -125,9 +128,9 @@ impl ScoredRun for PolicyRun<'_> {
     fn score(&mut self, d: u32, out: &mut [f64]) {
         let population = self.state.iter().map(|s| (s, 1));
         let context = self
-            .policy
+            .scorer
             .context(d, self.k, &self.hosts, population, &mut self.buffers);
-        self.policy
+        self.scorer
             .score_into(&self.state, &context, out, &mut self.buffers);
     }
 }

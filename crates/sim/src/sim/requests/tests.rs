@@ -237,7 +237,7 @@ fn once_per_cycle_skips_pages_crawled_this_cycle() {
 /// Fixed probabilities used as they are.
 struct Fixed(Vec<f64>);
 
-impl Scorer for Fixed {
+impl RequestScorer for Fixed {
     fn label(&self) -> String {
         "fixed".into()
     }
