@@ -139,7 +139,7 @@ fn every_recipe_names_files_that_exist_and_stays_within_its_bound() {
     let bounds = [
         ("A new terminal", 3),
         ("A new export language", 6),
-        ("A new crawl policy", 6),
+        ("A new crawl policy", 3),
     ];
     let found = recipes();
     assert_eq!(

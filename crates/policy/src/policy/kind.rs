@@ -3,10 +3,19 @@
 //! keeps. How a policy scores is `score.rs`; its page memory, `state.rs`; its text,
 //! `text.rs`; its files, `spec.rs`.
 
+use super::context::rate_input;
+use super::BANDIT_PRESETS;
+use super::{crawl_value, oracle_score, Histories, PageState, PageStats, ScoreContext};
 use super::{Adaptive, AdaptiveError, Arm, BanditError, Baseline, Exp3, Features, GroupingError};
-use super::{ModelUseError, Predictor, RatePolicy};
+use super::{ModelUseError, Predictor, RatePolicy, NO_GROUP, NO_HOST};
 use crate::eval::Program;
 use crate::formula::{Closure, Formula, ParseError, Terminal};
+use std::fmt;
+
+/// The oracle's name (docs/src/reference/policies.md#the-oracle). It is no member of
+/// [`Policy::named`], whose policies every history can run: the oracle needs a history's
+/// latent change probabilities.
+pub(crate) const ORACLE: &str = "oracle";
 
 /// A crawl policy, checked and ready to run: it scores every page at cycle `d` from what
 /// the crawl knows at the end of cycle `d - 1` (docs/src/reference/policies.md), and the
@@ -309,6 +318,231 @@ impl Scorer {
     /// Whether its ranking depends on the random tie-break only.
     pub fn is_random(&self) -> bool {
         matches!(self, Scorer::Baseline(b) if b.is_random())
+    }
+}
+
+impl Policy {
+    /// The state of a page never visited, of weight 1 and without a host.
+    pub fn fresh_page(&self) -> PageState {
+        self.fresh_page_of(1.0, NO_HOST, NO_GROUP)
+    }
+
+    /// The state of a page never visited, of weight `weight`, host `host` ([`NO_HOST`]
+    /// for none) and group `group` ([`NO_GROUP`] for none), keeping the statistics this
+    /// policy reads ([`Features::track`](super::Features::track)).
+    pub fn fresh_page_of(&self, weight: f64, host: u32, group: u32) -> PageState {
+        PageState {
+            stats: PageStats::new(self.features().track(), weight, host, group),
+            memory: self.remembering().map_or(0.0, Scorer::fresh_memory),
+        }
+    }
+
+    /// The scorer whose per-page memory pages keep: itself, or a bandit's one arm that
+    /// keeps memory; `None` when none does.
+    fn remembering(&self) -> Option<&Scorer> {
+        self.scorers().find(|s| s.remembers())
+    }
+
+    /// Whether `memory` is a page memory this policy can reach (for checking saved states).
+    pub fn valid_memory(&self, memory: f64) -> bool {
+        self.remembering()
+            .map_or(memory == 0.0, |s| s.valid_memory(memory))
+    }
+
+    /// Records a visit at cycle `d` that did (or did not) find the page changed: the
+    /// statistics ([`PageStats::visit`], which interns visit intervals in `histories`
+    /// when the page keeps them) and the policy's memory (a bandit's: its arm's that keeps
+    /// memory, whichever arm chose the visit).
+    #[inline]
+    pub fn visit(&self, page: &mut PageState, d: u32, changed: bool, histories: &mut Histories) {
+        page.stats.visit(d, changed, histories);
+        match self {
+            Policy::Scorer(s) => s.remember(page, changed),
+            Policy::Bandit(b) => {
+                if let Some(s) = b.remembering_arm() {
+                    s.remember(page, changed);
+                }
+            }
+        }
+    }
+}
+
+/// What each kind of scorer is, in one place (ARCHITECTURE.md, "A new crawl policy"): its
+/// name and text, its per-page memory and its score.
+impl Scorer {
+    /// The named policies that are no bandit: the baselines, the rate policies, the crawl
+    /// value and the adaptive presets (the oracle is named but no member: see
+    /// [`ORACLE`]).
+    pub(crate) fn named() -> Vec<Scorer> {
+        let mut all: Vec<Scorer> = Baseline::ALL.map(Scorer::Baseline).to_vec();
+        all.extend(RatePolicy::ALL.map(Scorer::Rate));
+        all.push(Scorer::Value);
+        all.extend(Adaptive::PRESETS.map(|(_, a)| Scorer::Adaptive(a)));
+        all
+    }
+
+    /// The scorer called `name` (as [`Policy::by_name`], bandit presets aside), if any.
+    pub fn by_name(name: &str) -> Option<Scorer> {
+        let name = name.trim().replace('_', "-");
+        if name.eq_ignore_ascii_case(ORACLE) {
+            return Some(Scorer::Oracle);
+        }
+        Scorer::named()
+            .into_iter()
+            .find(|p| p.to_string().eq_ignore_ascii_case(&name))
+    }
+
+    /// Whether `text` names a policy of [`Policy::named`] or the oracle (then a formula
+    /// written so is put in parentheses, to read back as the formula).
+    fn names_a_policy(text: &str) -> bool {
+        let name = text.trim().replace('_', "-");
+        BANDIT_PRESETS
+            .iter()
+            .any(|(preset, _)| preset.eq_ignore_ascii_case(&name))
+            || Scorer::by_name(&name).is_some()
+    }
+
+    /// The scorer as a RON value (as [`Policy::ron`]).
+    pub fn ron(&self) -> String {
+        match self {
+            Scorer::Formula(_) => {
+                let text = self.to_string();
+                let text = text
+                    .strip_prefix('(')
+                    .and_then(|t| t.strip_suffix(')'))
+                    .filter(|t| Scorer::names_a_policy(t))
+                    .map_or(text.clone(), str::to_string);
+                format!("formula({text:?})")
+            }
+            Scorer::Adaptive(_) => self.to_string(),
+            Scorer::Model(m) => format!("model({:?})", m.path()),
+            Scorer::Baseline(_) | Scorer::Rate(_) | Scorer::Value | Scorer::Oracle => {
+                self.to_string().replace('-', "_")
+            }
+        }
+    }
+
+    /// The memory of a page never visited.
+    pub(super) fn fresh_memory(&self) -> f64 {
+        match self {
+            Scorer::Adaptive(a) => a.initial(),
+            Scorer::Formula(_)
+            | Scorer::Baseline(_)
+            | Scorer::Rate(_)
+            | Scorer::Value
+            | Scorer::Oracle
+            | Scorer::Model(_) => 0.0,
+        }
+    }
+
+    /// Whether `memory` is a page memory this scorer can reach.
+    pub(super) fn valid_memory(&self, memory: f64) -> bool {
+        match self {
+            Scorer::Adaptive(a) => a.reaches(memory),
+            Scorer::Formula(_)
+            | Scorer::Baseline(_)
+            | Scorer::Rate(_)
+            | Scorer::Value
+            | Scorer::Oracle
+            | Scorer::Model(_) => memory == 0.0,
+        }
+    }
+
+    /// Updates the page's memory after a visit that did (or did not) find it changed.
+    #[inline]
+    pub(super) fn remember(&self, page: &mut PageState, changed: bool) {
+        match self {
+            Scorer::Adaptive(a) => page.memory = a.next_interval(page.memory, changed),
+            Scorer::Formula(_)
+            | Scorer::Baseline(_)
+            | Scorer::Rate(_)
+            | Scorer::Value
+            | Scorer::Oracle
+            | Scorer::Model(_) => {}
+        }
+    }
+
+    /// The score of a page from the values of the terminals it reads (a rate policy's
+    /// change probabilities from `probability`, which gives what [`change_probability`]
+    /// gives). A formula's arm evaluates it from those values alone; [`Scorer::score_one`]
+    /// and [`Scorer::score_into`] evaluate formulas themselves (with their model's `P`),
+    /// over every terminal or over columns.
+    #[inline]
+    pub(super) fn score_page(
+        &self,
+        page: &PageState,
+        context: &ScoreContext<'_>,
+        value: impl Fn(Terminal) -> f64,
+        probability: impl FnOnce(f64) -> (f64, f64),
+    ) -> f64 {
+        match self {
+            Scorer::Formula(f) => {
+                let mut values = [0.0; Terminal::COUNT];
+                for t in f.program.terminals() {
+                    values[t.index()] = value(*t);
+                }
+                f.program.eval_one(&values)
+            }
+            Scorer::Model(_) => value(Terminal::P),
+            Scorer::Baseline(b) => b.score(value),
+            Scorer::Adaptive(_) => value(Terminal::T) / page.memory,
+            Scorer::Rate(r) => {
+                // Invariant: `Scorer::context` solves the rates of every rate policy, and
+                // `ScoreContext::at` documents that it serves only the others.
+                let rates = context
+                    .rates
+                    .as_ref()
+                    .expect("invariant: a rate policy is scored in the context of its cycle");
+                if context.sampling {
+                    r.rate_by(rate_input(*r, &value), rates, probability)
+                } else {
+                    r.owed_by(
+                        rate_input(*r, &value),
+                        rates,
+                        value(Terminal::T),
+                        probability,
+                    )
+                }
+            }
+            Scorer::Value => {
+                crawl_value(value(Terminal::W), value(Terminal::MLE), value(Terminal::T))
+            }
+            Scorer::Oracle => {
+                oracle_score(value(Terminal::W), page.stats.latent(), value(Terminal::T))
+            }
+        }
+    }
+}
+
+impl fmt::Display for Scorer {
+    /// The formula text, followed by ` [Reference closure]` when not the paper's; a
+    /// baseline's name; an adaptive preset's name or its parameters.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scorer::Formula(p) => {
+                let text = p.formula.to_string();
+                // A formula that is one terminal named like a policy (`NAD`, `CG`) is
+                // written `(NAD)`, so that it reads back as the formula, not the baseline.
+                if Scorer::names_a_policy(&text) {
+                    write!(f, "({text})")?;
+                } else {
+                    f.write_str(&text)?;
+                }
+                if let Some(m) = &p.model {
+                    write!(f, " [model {}]", m.path())?;
+                }
+                if p.closure != Closure::Paper {
+                    write!(f, " [{:?} closure]", p.closure)?;
+                }
+                Ok(())
+            }
+            Scorer::Model(m) => write!(f, "model:{}", m.path()),
+            Scorer::Baseline(b) => write!(f, "{b}"),
+            Scorer::Adaptive(a) => write!(f, "{a}"),
+            Scorer::Rate(r) => f.write_str(r.name()),
+            Scorer::Value => f.write_str("value"),
+            Scorer::Oracle => f.write_str(ORACLE),
+        }
     }
 }
 

@@ -84,10 +84,14 @@
 //! - `baseline.rs`, `adaptive.rs`: the published baselines and the adaptive intervals;
 //! - `predictor.rs`: a learned model bound to a page's statistics ([`Predictor`]);
 //! - `bandit.rs`: EXP3 over arms of any kind ([`Exp3`], [`Exp3State`]);
-//! - `kind.rs`: [`Policy`] itself and [`Scorer`], the kinds, what each reads and keeps
+//! - `state.rs`: a page's state under a policy, with its per-page memory ([`PageState`]);
+//! - `context.rs`: what a cycle's scores depend on besides each page ([`ScoreContext`])
+//!   and the space scoring reuses ([`ScoreBuffers`]);
+//! - `kind.rs`: [`Policy`] itself (a [`Scorer`] or a bandit over scorers) and every kind of
+//!   scorer in one place: what it reads, its name and text, its per-page memory
+//!   ([`Policy::fresh_page`], [`Policy::visit`]) and its score of one page
 //!   ([`PolicyError`]);
-//! - `state.rs`: a page's state under a policy and its per-page memory ([`PageState`]);
-//! - `score.rs`: scoring in a cycle's [`ScoreContext`];
+//! - `score.rs`: scoring pages, one or a batch, in a cycle's context ([`Scorer::context`]);
 //! - `files.rs`: policy and model files, relative to a study file while one is read;
 //! - `text.rs`: policies (and bandits) as text ([`Policy::parse`], `Display`);
 //! - `spec.rs`: policies in files (`PolicySpec`; JSON, RON, binary).
@@ -95,6 +99,7 @@
 mod adaptive;
 mod bandit;
 mod baseline;
+mod context;
 mod features;
 mod files;
 mod history;
@@ -116,6 +121,7 @@ pub use bandit::{
     PRESETS as BANDIT_PRESETS,
 };
 pub use baseline::Baseline;
+pub use context::{ScoreBuffers, ScoreContext};
 pub use features::Features;
 pub use files::with_policy_files_in;
 pub use history::{Histories, SetId};
@@ -125,7 +131,6 @@ pub use oracle::oracle_score;
 pub use predictor::{GroupingError, ModelUseError, Predictor, MAX_INPUTS};
 pub use rates::{crawl_value, RateInput, RatePolicy, Rates, SolvePage};
 pub use score::eval_inputs;
-pub use score::{ScoreBuffers, ScoreContext};
 pub use seeds::{literature_formulas, literature_seeds, LiteratureFormula};
 pub use state::PageState;
 pub use state::StateKey;

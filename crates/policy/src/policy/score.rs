@@ -1,15 +1,15 @@
-//! How a policy scores pages: one page ([`Scorer::score_one`]) or a batch into the
+//! How a scorer scores pages: one page ([`Scorer::score_one`]) or a batch into the
 //! caller's buffer ([`Scorer::score_into`]), bit for bit alike, in a cycle's
-//! [`ScoreContext`] (the cycle, the host totals, a rate policy's solved rates), in
-//! caller-owned [`ScoreBuffers`]. A batch scores a formula or a model over columns of only
+//! [`ScoreContext`] ([`Scorer::context`]: a rate policy solves its rates there), in
+//! caller-owned [`ScoreBuffers`]; each kind's score of one page is
+//! [`Scorer::score_page`] (`kind.rs`). A batch scores a formula or a model over columns of only
 //! the terminals it reads; the other policies read their few terminals straight from each
 //! page (LambdaCrawl its change probabilities from the solve's memory, which pages share).
 
+use super::context::{memory_kind, rate_input};
 use super::memory::change_probability;
-use super::Surroundings;
-use super::{crawl_value, oracle_score, Features, PageState, RateInput, RatePolicy, Scorer};
-use super::{Rates, SolveMemory, SolvePage};
-use crate::eval::{Columns, Scratch, Split};
+use super::{Features, PageState, RatePolicy, ScoreBuffers, ScoreContext, Scorer, Surroundings};
+use crate::eval::{Columns, Split};
 use crate::formula::Terminal;
 
 /// Evaluates the state inputs of `split` ([`Split::state`]: the subtrees of a formula
@@ -66,91 +66,6 @@ fn extend_column(
     freshgp_formula::with_each_terminal!(per_terminal);
 }
 
-/// What a rate policy reads of a page, from its terminal values: `μ = w` and `Δ = MLE`
-/// when it reads them (1 and 0 otherwise, never read).
-#[inline]
-fn rate_input(policy: RatePolicy, value: impl Fn(Terminal) -> f64) -> RateInput {
-    RateInput::new(
-        if policy.reads_importance() {
-            value(Terminal::W)
-        } else {
-            1.0
-        },
-        if policy.reads_change_rate() {
-            value(Terminal::MLE)
-        } else {
-            0.0
-        },
-    )
-}
-
-/// What one cycle's scores depend on besides each page: the cycle, the host totals `HR`
-/// reads and, for a rate policy, the rates solved over the whole population.
-#[derive(Debug, Clone, Copy)]
-pub struct ScoreContext<'a> {
-    cycle: u32,
-    hosts: &'a Surroundings,
-    rates: Option<Rates>,
-    /// Whether a sampled decision reads the scores (rate policies score ρ:
-    /// docs/src/reference/simulation.md#sampled-decisions).
-    sampling: bool,
-}
-
-impl<'a> ScoreContext<'a> {
-    /// The context at `cycle` for a policy whose scores do not depend on the population
-    /// ([`Scorer::needs_population`] is false; a rate policy needs [`Scorer::context`]).
-    pub fn at(cycle: u32, hosts: &'a Surroundings) -> ScoreContext<'a> {
-        ScoreContext {
-            cycle,
-            hosts,
-            rates: None,
-            sampling: false,
-        }
-    }
-
-    /// The same context for a sampled crawl decision
-    /// (docs/src/reference/simulation.md#sampled-decisions): a rate policy then scores its
-    /// rate ρ, the sampling weight, instead of `ρ · t`; other policies score as for top-k.
-    pub fn sampled(mut self) -> ScoreContext<'a> {
-        self.sampling = true;
-        self
-    }
-
-    /// The cycle scored.
-    pub fn cycle(&self) -> u32 {
-        self.cycle
-    }
-
-    /// A rate policy's solution for the cycle.
-    pub fn rates(&self) -> Option<Rates> {
-        self.rates
-    }
-}
-
-/// Reusable space for [`Scorer::context`] and [`Scorer::score_into`]: the terminal
-/// columns, the evaluator's scratch and a rate policy's λ solve.
-#[derive(Debug, Default, Clone)]
-pub struct ScoreBuffers {
-    columns: [Vec<f64>; Terminal::COUNT],
-    scratch: Scratch,
-    solve: Vec<SolvePage>,
-    /// The last solve's pages, for the next cycle's: one memory for each kind of input a
-    /// rate policy reads ([`memory_kind`]), so that a bandit whose arms read
-    /// different inputs keeps each memory up to date between the cycles its arms draw.
-    memories: [SolveMemory; 3],
-}
-
-/// Which of [`ScoreBuffers`]' memories the solves of `policy` keep: that of importance
-/// and change rate (`lambda`, `lambda-harmonic`), of importance alone (`weight`), or of
-/// change rate alone (`change`; `uniform` reads nothing and leaves its memory alone).
-fn memory_kind(policy: RatePolicy) -> usize {
-    match (policy.reads_importance(), policy.reads_change_rate()) {
-        (true, true) => 0,
-        (true, false) => 1,
-        (false, _) => 2,
-    }
-}
-
 impl Scorer {
     /// The context in which pages are scored at cycle `cycle`, with `k` crawls to spend
     /// and the host totals `hosts` (for `HR`). A rate policy solves its rates here over
@@ -204,57 +119,6 @@ impl Scorer {
                 |t| page.stats.terminal(t, d, hosts),
                 change_probability,
             ),
-        }
-    }
-
-    /// The score of a page from the values of the terminals it reads (a rate policy's
-    /// change probabilities from `probability`, which gives what [`change_probability`]
-    /// gives). A formula's arm evaluates it from those values alone; [`Scorer::score_one`]
-    /// and [`Scorer::score_into`] evaluate formulas themselves (with their model's `P`),
-    /// over every terminal or over columns.
-    #[inline]
-    fn score_page(
-        &self,
-        page: &PageState,
-        context: &ScoreContext<'_>,
-        value: impl Fn(Terminal) -> f64,
-        probability: impl FnOnce(f64) -> (f64, f64),
-    ) -> f64 {
-        match self {
-            Scorer::Formula(f) => {
-                let mut values = [0.0; Terminal::COUNT];
-                for t in f.program.terminals() {
-                    values[t.index()] = value(*t);
-                }
-                f.program.eval_one(&values)
-            }
-            Scorer::Model(_) => value(Terminal::P),
-            Scorer::Baseline(b) => b.score(value),
-            Scorer::Adaptive(_) => value(Terminal::T) / page.memory,
-            Scorer::Rate(r) => {
-                // Invariant: `Scorer::context` solves the rates of every rate policy, and
-                // `ScoreContext::at` documents that it serves only the others.
-                let rates = context
-                    .rates
-                    .as_ref()
-                    .expect("invariant: a rate policy is scored in the context of its cycle");
-                if context.sampling {
-                    r.rate_by(rate_input(*r, &value), rates, probability)
-                } else {
-                    r.owed_by(
-                        rate_input(*r, &value),
-                        rates,
-                        value(Terminal::T),
-                        probability,
-                    )
-                }
-            }
-            Scorer::Value => {
-                crawl_value(value(Terminal::W), value(Terminal::MLE), value(Terminal::T))
-            }
-            Scorer::Oracle => {
-                oracle_score(value(Terminal::W), page.stats.latent(), value(Terminal::T))
-            }
         }
     }
 

@@ -3,17 +3,13 @@
 //! inverse; [`Policy::ron`], as study files write a policy; a bandit's `exp3(..)` and its
 //! presets (`kab2`, `kab3`, `kab5`).
 
-use super::{Adaptive, BanditError, Baseline, Exp3, Policy, PolicyError, RatePolicy, Scorer};
+use super::kind::ORACLE;
+use super::{Adaptive, BanditError, Exp3, Policy, PolicyError, Scorer};
 use super::{Forget, Learning, Rate, Reward, BANDIT_PRESETS, DEFAULT_GAMMA};
 use crate::formula::{Closure, Formula, Grammar, Terminal};
 use crate::metric::Metric;
 use serde::Deserialize;
 use std::fmt;
-
-/// The oracle's name (docs/src/reference/policies.md#the-oracle). It is no member of
-/// [`Policy::named`], whose policies every history can run: the oracle needs a history's
-/// latent change probabilities.
-pub(crate) const ORACLE: &str = "oracle";
 
 impl Policy {
     /// Every named policy (docs/src/reference/policies.md#names-and-text): the seven
@@ -130,51 +126,9 @@ impl Policy {
 }
 
 impl Scorer {
-    /// The named policies that are no bandit: the baselines, the rate policies, the crawl
-    /// value and the adaptive presets (the oracle is named but no member: see
-    /// [`ORACLE`]).
-    pub(crate) fn named() -> Vec<Scorer> {
-        let mut all: Vec<Scorer> = Baseline::ALL.map(Scorer::Baseline).to_vec();
-        all.extend(RatePolicy::ALL.map(Scorer::Rate));
-        all.push(Scorer::Value);
-        all.extend(Adaptive::PRESETS.map(|(_, a)| Scorer::Adaptive(a)));
-        all
-    }
-
-    /// The scorer called `name` (as [`Policy::by_name`], bandit presets aside), if any.
-    pub fn by_name(name: &str) -> Option<Scorer> {
-        let name = name.trim().replace('_', "-");
-        if name.eq_ignore_ascii_case(ORACLE) {
-            return Some(Scorer::Oracle);
-        }
-        Scorer::named()
-            .into_iter()
-            .find(|p| p.label().eq_ignore_ascii_case(&name))
-    }
-
     /// Its name in tables and JSON keys (as [`Policy::label`]).
     pub fn label(&self) -> String {
         self.to_string()
-    }
-
-    /// The scorer as a RON value (as [`Policy::ron`]).
-    pub fn ron(&self) -> String {
-        match self {
-            Scorer::Formula(_) => {
-                let text = self.to_string();
-                let text = text
-                    .strip_prefix('(')
-                    .and_then(|t| t.strip_suffix(')'))
-                    .filter(|t| Policy::by_name(t).is_some())
-                    .map_or(text.clone(), str::to_string);
-                format!("formula({text:?})")
-            }
-            Scorer::Adaptive(_) => self.to_string(),
-            Scorer::Model(m) => format!("model({:?})", m.path()),
-            Scorer::Baseline(_) | Scorer::Rate(_) | Scorer::Value | Scorer::Oracle => {
-                self.to_string().replace('-', "_")
-            }
-        }
     }
 }
 
@@ -196,38 +150,6 @@ impl fmt::Display for Policy {
         match self {
             Policy::Scorer(s) => write!(f, "{s}"),
             Policy::Bandit(b) => write!(f, "{b}"),
-        }
-    }
-}
-
-impl fmt::Display for Scorer {
-    /// The formula text, followed by ` [Reference closure]` when not the paper's; a
-    /// baseline's name; an adaptive preset's name or its parameters.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Scorer::Formula(p) => {
-                let text = p.formula.to_string();
-                // A formula that is one terminal named like a policy (`NAD`, `CG`) is
-                // written `(NAD)`, so that it reads back as the formula, not the baseline.
-                if Policy::by_name(&text).is_some() {
-                    write!(f, "({text})")?;
-                } else {
-                    f.write_str(&text)?;
-                }
-                if let Some(m) = &p.model {
-                    write!(f, " [model {}]", m.path())?;
-                }
-                if p.closure != Closure::Paper {
-                    write!(f, " [{:?} closure]", p.closure)?;
-                }
-                Ok(())
-            }
-            Scorer::Model(m) => write!(f, "model:{}", m.path()),
-            Scorer::Baseline(b) => write!(f, "{b}"),
-            Scorer::Adaptive(a) => write!(f, "{a}"),
-            Scorer::Rate(r) => f.write_str(r.name()),
-            Scorer::Value => f.write_str("value"),
-            Scorer::Oracle => f.write_str(ORACLE),
         }
     }
 }
