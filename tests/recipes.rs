@@ -7,14 +7,21 @@
 //!   what the recipe extends (every terminal, every language, every policy kind): such a
 //!   file is a list a new member would have to join, so it belongs in the recipe or should
 //!   not exist;
-//! - no recipe grows past its bound: three files for a terminal, as the design asks; the
-//!   export language and the crawl policy are held where they stand (six each) until they
-//!   get there.
+//! - no recipe grows past its bound: three files each, as the design asks.
+//!
+//! A file may list every member of a closed, historical set that new members do not join
+//! ([`CLOSED`], each with its reason).
 
 use freshgp::export::Language;
 use freshgp::formula::Terminal;
 use std::fs;
 use std::path::{Path, PathBuf};
+
+/// Files that list every member of a set a new member does not join, and why.
+const CLOSED: &[(&str, &str)] = &[(
+    "tests/export/pinned.rs",
+    "the exports of the first five languages, pinned as they were before the extended terminals",
+)];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -118,7 +125,8 @@ fn listing_everything(recipe: &Recipe, markers: impl Fn(&Path) -> Vec<String>) -
             let text = fs::read_to_string(&path).ok()?;
             let wanted = markers(&path);
             let all = !wanted.is_empty() && wanted.iter().all(|m| has_word(&text, m));
-            (all && !recipe.files.contains(&relative)).then_some(relative)
+            let closed = CLOSED.iter().any(|(file, _)| *file == relative);
+            (all && !closed && !recipe.files.contains(&relative)).then_some(relative)
         })
         .collect()
 }
@@ -138,7 +146,7 @@ fn recipe(heading: &str) -> Recipe {
 fn every_recipe_names_files_that_exist_and_stays_within_its_bound() {
     let bounds = [
         ("A new terminal", 3),
-        ("A new export language", 6),
+        ("A new export language", 3),
         ("A new crawl policy", 3),
     ];
     let found = recipes();

@@ -9,6 +9,21 @@ use crate::formula::Terminal;
 pub(crate) struct C;
 
 impl Target for C {
+    /// Words that cannot be a function name in C: keywords and the C library's names.
+    const RESERVED: &'static [&'static str] = &[
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+        "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+        "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+        "union", "unsigned", "void", "volatile", "while", "main", "log", "exp", "pow", "isnan",
+        // <math.h> and <stdlib.h> names: a function of the same name would not compile.
+        "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "exp2",
+        "expm1", "log2", "log10", "log1p", "sqrt", "cbrt", "fabs", "floor", "ceil", "round",
+        "trunc", "fmod", "fmin", "fmax", "hypot", "isinf", "isfinite", "signbit", "copysign",
+        "nan", "abs", "exit", "free", "malloc",
+    ];
+    const GENERATED: &'static [&'static str] = &[
+        "HUGE_VAL", "INFINITY", "NAN", "isnan", "fabs", "log", "exp", "pow",
+    ];
     const COMMENT: &'static str = "//";
     const INFINITY: &'static str = "HUGE_VAL";
     const NEG_INFINITY: &'static str = "(-HUGE_VAL)";

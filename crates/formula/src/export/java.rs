@@ -15,7 +15,81 @@ use crate::formula::Terminal;
 pub(crate) struct Java;
 
 impl Target for Java {
+    /// Words that cannot be a class or method name in Java: keywords and java.lang classes.
+    const RESERVED: &'static [&'static str] = &[
+        "_",
+        "abstract",
+        "assert",
+        "boolean",
+        "break",
+        "byte",
+        "case",
+        "catch",
+        "char",
+        "class",
+        "const",
+        "continue",
+        "default",
+        "do",
+        "double",
+        "else",
+        "enum",
+        "extends",
+        "final",
+        "finally",
+        "float",
+        "for",
+        "goto",
+        "if",
+        "implements",
+        "import",
+        "instanceof",
+        "int",
+        "interface",
+        "long",
+        "native",
+        "new",
+        "package",
+        "private",
+        "protected",
+        "public",
+        "return",
+        "short",
+        "static",
+        "strictfp",
+        "super",
+        "switch",
+        "synchronized",
+        "this",
+        "throw",
+        "throws",
+        "transient",
+        "try",
+        "void",
+        "volatile",
+        "while",
+        "true",
+        "false",
+        "null",
+        "var",
+        // java.lang classes the generated code uses or a class must not shadow.
+        "Math",
+        "Double",
+        "Float",
+        "Integer",
+        "Long",
+        "Object",
+        "String",
+        "System",
+        "Number",
+        "Boolean",
+    ];
+    const GENERATED: &'static [&'static str] = &["Math", "Double"];
     const COMMENT: &'static str = "//";
+
+    fn declares(name: &str) -> Vec<String> {
+        vec![name.to_string(), class_name(name)]
+    }
     const INFINITY: &'static str = "Double.POSITIVE_INFINITY";
     const NEG_INFINITY: &'static str = "Double.NEGATIVE_INFINITY";
 }
@@ -103,7 +177,8 @@ pub(crate) fn class_name(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use crate::export::fixtures::export_extended;
-    use crate::export::Language;
+    use crate::export::{export, Language};
+    use crate::formula::{Closure, Formula};
 
     #[test]
     fn extended_formula_arguments_in_column_order() {
@@ -115,5 +190,14 @@ mod tests {
             ),
             "{code}"
         );
+    }
+
+    #[test]
+    fn the_class_a_name_declares_is_checked_too() {
+        // The class for `math` would be `Math`, hiding java.lang.Math.
+        let g: Formula = "t / n".parse().unwrap();
+        let err = export(&g, Closure::Paper, Language::Java, "math").unwrap_err();
+        assert!(err.to_string().contains("`Math`"), "{err}");
+        assert!(export(&g, Closure::Paper, Language::Java, "mathScore").is_ok());
     }
 }

@@ -14,6 +14,14 @@ use std::fmt::Write;
 pub(crate) struct Python;
 
 impl Target for Python {
+    /// Words that cannot be a function name in Python (a short, practical list).
+    const RESERVED: &'static [&'static str] = &[
+        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+        "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+        "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
+        "try", "while", "with", "yield", "math", "float",
+    ];
+    const GENERATED: &'static [&'static str] = &["odd", "math", "float", "abs"];
     const COMMENT: &'static str = "#";
     const INFINITY: &'static str = "math.inf";
     const NEG_INFINITY: &'static str = "-math.inf";

@@ -9,6 +9,16 @@ use crate::formula::Terminal;
 pub(crate) struct Rust;
 
 impl Target for Rust {
+    /// Words that cannot be a function name in Rust (a short, practical list).
+    const RESERVED: &'static [&'static str] = &[
+        "_", "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn",
+        "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
+        "return", "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe",
+        "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do",
+        "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try",
+        "gen",
+    ];
+    const GENERATED: &'static [&'static str] = &["f64", "std"];
     const COMMENT: &'static str = "//";
     const INFINITY: &'static str = "f64::INFINITY";
     const NEG_INFINITY: &'static str = "f64::NEG_INFINITY";

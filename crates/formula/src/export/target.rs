@@ -11,12 +11,25 @@ use crate::formula::{Closure, Formula, Grammar, Terminal};
 /// terminal, a local variable, a call of a protected operator. Every export uses these
 /// hooks; [`Imperative`] adds the function around them.
 pub(crate) trait Target {
+    /// Words a function may not be named: the language's keywords and library names
+    /// (SQL: compared in lower case).
+    const RESERVED: &'static [&'static str];
+    /// The names its generated code uses (its library's, its helpers' locals): no argument
+    /// (a terminal's name) and no function may be one (this module's tests check every
+    /// terminal; [`export`](super::export) refuses such a function name).
+    const GENERATED: &'static [&'static str];
     /// The line-comment marker (`#`, `//`, `--`).
     const COMMENT: &'static str;
     /// The literal for +inf.
     const INFINITY: &'static str;
     /// The literal for -inf.
     const NEG_INFINITY: &'static str;
+
+    /// The names an export of function `name` declares: the function's own (and Java's
+    /// class).
+    fn declares(name: &str) -> Vec<String> {
+        vec![name.to_string()]
+    }
 
     /// A constant (never NaN).
     fn literal(&self, c: f64) -> String {

@@ -1,7 +1,6 @@
 //! Tests of the export (every target, every terminal's name), and the fixture the
 //! per-target tests export.
 
-use super::language::*;
 use super::lower::{Lowered, Operand};
 use super::target::{column_order, finite_literal};
 use super::*;
@@ -34,40 +33,6 @@ pub(crate) mod fixtures {
 /// must not be. The helpers' own parameters (`a`, `b`, `x`, `y`) are local to each
 /// helper, so the terminal `b` is free to be an argument:
 /// [`helper_parameters_stay_in_their_helpers`] checks it.
-fn generated_names(language: Language) -> &'static [&'static str] {
-    match language {
-        Language::Python => &["odd", "math", "float", "abs"],
-        Language::C => &[
-            "HUGE_VAL", "INFINITY", "NAN", "isnan", "fabs", "log", "exp", "pow",
-        ],
-        Language::Java => &["Math", "Double"],
-        Language::Rust => &["f64", "std"],
-        Language::Sql(_) => &[
-            "abs",
-            "atan2",
-            "as",
-            "case",
-            "cast",
-            "coalesce",
-            "double",
-            "else",
-            "end",
-            "exp",
-            "false",
-            "floor",
-            "ln",
-            "max",
-            "nullif",
-            "pow",
-            "power",
-            "precision",
-            "select",
-            "sign",
-            "then",
-            "when",
-        ],
-    }
-}
 
 #[test]
 fn the_documented_column_order_is_terminal_all() {
@@ -148,10 +113,7 @@ fn terminal_names_cannot_collide_in_any_target() {
                 }
             };
             assert!(!language.reserved().iter().any(same), "{name}: {language}");
-            assert!(
-                !generated_names(language).iter().any(same),
-                "{name}: {language}"
-            );
+            assert!(!language.generated().iter().any(same), "{name}: {language}");
             // A function may not take a terminal's name.
             assert!(export(&g, Closure::Paper, language, name).is_err());
             if sql {
@@ -257,4 +219,28 @@ fn language_names_round_trip() {
     }
     assert_eq!("Python".parse::<Language>().unwrap(), Language::Python);
     assert!("cobol".parse::<Language>().is_err());
+}
+
+#[test]
+fn a_function_may_not_take_a_name_its_code_uses() {
+    let g = f("t / n");
+    // Python's reference division calls `abs`; a function named so would shadow it.
+    let err = export(&g, Closure::Reference, Language::Python, "abs").unwrap_err();
+    assert!(err.to_string().contains("code itself uses it"), "{err}");
+    // SQL compares in lower case.
+    let err = export(
+        &g,
+        Closure::Paper,
+        Language::Sql(Dialect::Sqlite),
+        "COALESCE",
+    );
+    assert!(err.is_err());
+    for language in Language::ALL {
+        for &word in language.generated() {
+            assert!(
+                export(&g, Closure::Paper, language, word).is_err(),
+                "{language}: {word}"
+            );
+        }
+    }
 }
