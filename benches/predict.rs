@@ -13,6 +13,7 @@ use freshgp::data::synth::{generate, SynthParams};
 use freshgp::model::{Feature, FeatureSet, Model};
 use freshgp::predict::{network, Examples, NetworkOptions};
 use freshgp::predict::{FeatureCodes, ModelTraining, Observations};
+use std::ops::ControlFlow;
 
 fn bench_predict(c: &mut Criterion) {
     let mut group = c.benchmark_group("predict");
@@ -84,7 +85,7 @@ fn bench_network(
         epochs: 1,
         ..NetworkOptions::default()
     };
-    let quiet = &mut |_, _, _| {};
+    let quiet = &mut |_, _, _| ControlFlow::Continue(());
     let net = network::train(&set, &cards, &train, &validation, &one, quiet).expect("train");
     let model = Model::Network(net);
     let mut scores = Vec::with_capacity(test.len());

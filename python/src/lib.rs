@@ -14,7 +14,7 @@
 //! - `model.rs`: `Model` (train, load, save, evaluate).
 
 use pyo3::prelude::*;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::ops::ControlFlow;
 
 mod dataset;
 mod formula;
@@ -71,10 +71,6 @@ pub(crate) fn fail(text: impl Into<String>) -> PyErr {
     FreshgpError::new_err(text.into())
 }
 
-/// The payload of the unwind that stops a run when Python raised (Ctrl-C, or an exception
-/// in the progress callback).
-struct Interrupted;
-
 /// What a run detached from Python tells it between steps.
 pub(crate) struct Poll<'a> {
     callback: Option<&'a Py<PyAny>>,
@@ -84,9 +80,13 @@ pub(crate) struct Poll<'a> {
 impl Poll<'_> {
     /// Checks for Ctrl-C and hands the callback the event `make` builds (JSON text, given
     /// to the callback as a dict). An exception, `KeyboardInterrupt` included, stops the
-    /// run: it unwinds out of the library (every file it writes is written atomically, so
-    /// nothing is half written) and is raised in Python.
-    pub(crate) fn event(&mut self, make: impl FnOnce() -> String) {
+    /// run: the answer is `Break`, which the library's progress callbacks pass on, so the
+    /// run ends at this step with every file it writes whole (they are written
+    /// atomically), and [`detached`] raises the exception in Python.
+    pub(crate) fn event(&mut self, make: impl FnOnce() -> String) -> ControlFlow<()> {
+        if self.raised.is_some() {
+            return ControlFlow::Break(());
+        }
         let result = Python::attach(|py| -> PyResult<()> {
             py.check_signals()?;
             if let Some(callback) = self.callback {
@@ -94,14 +94,18 @@ impl Poll<'_> {
             }
             Ok(())
         });
-        if let Err(e) = result {
-            *self.raised = Some(e);
-            resume_unwind(Box::new(Interrupted));
+        match result {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                *self.raised = Some(e);
+                ControlFlow::Break(())
+            }
         }
     }
 }
 
-/// Runs `work` without the GIL, handing it a [`Poll`] for its progress events.
+/// Runs `work` without the GIL, handing it a [`Poll`] for its progress events; what Python
+/// raised in one of them is the result.
 pub(crate) fn detached<T: Send>(
     py: Python<'_>,
     callback: Option<&Py<PyAny>>,
@@ -113,20 +117,15 @@ pub(crate) fn detached<T: Send>(
     }
     let mut raised = None;
     let outcome = py.detach(|| {
-        catch_unwind(AssertUnwindSafe(|| {
-            let mut poll = Poll {
-                callback,
-                raised: &mut raised,
-            };
-            work(&mut poll)
-        }))
+        let mut poll = Poll {
+            callback,
+            raised: &mut raised,
+        };
+        work(&mut poll)
     });
-    match outcome {
-        Ok(result) => result,
-        Err(payload) if payload.is::<Interrupted>() => Err(raised
-            .take()
-            .unwrap_or_else(|| fail("the run was interrupted"))),
-        Err(payload) => resume_unwind(payload),
+    match raised {
+        Some(e) => Err(e),
+        None => outcome,
     }
 }
 

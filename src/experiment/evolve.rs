@@ -28,6 +28,7 @@ use crate::metric::{CycleMetrics, Metric};
 use crate::policy::{Policy, Predictor, Scorer};
 use crate::sim::{Outcome, Period, SimConfig, Simulator};
 use serde::{Deserialize, Serialize};
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 /// One value per selection [`Strategy`], indexed by the strategy: a lookup cannot miss.
@@ -569,10 +570,10 @@ pub(crate) fn run_seed(
     settings: &EvolveSettings,
     seed_index: usize,
     seed: u64,
-    progress: &mut impl FnMut(Progress<'_>),
-) -> SeedRun {
+    progress: &mut impl FnMut(Progress<'_>) -> ControlFlow<()>,
+) -> Result<SeedRun, ExperimentError> {
     let start = Instant::now();
-    let evolution = gp::evolve(
+    let evolution = gp::evolve_until(
         &settings.gp,
         &settings.grammar,
         sets.searched(),
@@ -584,8 +585,11 @@ pub(crate) fn run_seed(
                 report,
             })
         },
-    );
-    progress(Progress::Selecting { seed_index });
+    )
+    .map_err(|()| ExperimentError::Stopped)?;
+    if progress(Progress::Selecting { seed_index }).is_break() {
+        return Err(ExperimentError::Stopped);
+    }
     let best_seed = best_seed(sets, &settings.gp.seed_formulas);
     let (candidates, simplified) = candidates(&evolution, sets, settings);
     let front = gp::front(&candidates)
@@ -622,7 +626,7 @@ pub(crate) fn run_seed(
             test_cycles: outcome.cycles,
         }
     });
-    SeedRun {
+    Ok(SeedRun {
         seed,
         generations: evolution
             .generations
@@ -642,7 +646,7 @@ pub(crate) fn run_seed(
         front,
         choices,
         seconds: start.elapsed().as_secs_f64(),
-    }
+    })
 }
 
 /// The candidates of a run's choice, validated, and each as reported: the hall of fame,
@@ -771,12 +775,16 @@ pub fn winners(seeds: &[SeedRun]) -> Option<PerStrategy<usize>> {
     }))
 }
 
-/// Runs every seed of `settings` on `rotation` of `dataset`.
+/// Runs every seed of `settings` on `rotation` of `dataset`; `progress` sees each event and
+/// may stop the run after any generation ([`ExperimentError::Stopped`]).
+///
+/// # Errors
+/// A rotation the settings cannot simulate, no seed, or a stop.
 pub fn run_rotation(
     dataset: &Dataset,
     rotation: usize,
     settings: &EvolveSettings,
-    mut progress: impl FnMut(Progress<'_>),
+    mut progress: impl FnMut(Progress<'_>) -> ControlFlow<()>,
 ) -> Result<RotationRun, ExperimentError> {
     let sets = RotationFitness::new(dataset, rotation, settings)?;
     let seeds: Vec<SeedRun> = settings
@@ -784,7 +792,7 @@ pub fn run_rotation(
         .iter()
         .enumerate()
         .map(|(seed_index, &seed)| run_seed(&sets, settings, seed_index, seed, &mut progress))
-        .collect();
+        .collect::<Result<_, _>>()?;
     let winners = winners(&seeds).ok_or(ExperimentError::NoSeeds)?;
     Ok(RotationRun {
         rotation,

@@ -121,4 +121,8 @@ pub enum ExperimentError {
     /// The evolved formula cannot join a bandit.
     #[error("cannot add the evolved formula to a bandit")]
     Bandit(#[from] crate::policy::BanditError),
+    /// The caller's progress callback stopped the run (Ctrl-C, in the command and in
+    /// Python) before it finished: nothing it had not finished was written.
+    #[error("stopped before the run finished")]
+    Stopped,
 }

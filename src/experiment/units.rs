@@ -27,6 +27,7 @@ use crate::policy::{BanditError, GroupingError, Policy};
 use crate::sim::{ArmChoice, Period, SimConfig, Simulator};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::time::Instant;
 
@@ -411,7 +412,7 @@ impl Runner {
     pub(crate) fn run(
         &self,
         unit: Unit,
-        progress: &mut impl FnMut(&GenerationReport),
+        progress: &mut impl FnMut(&GenerationReport) -> ControlFlow<()>,
     ) -> Result<UnitResult, ExperimentError> {
         match unit {
             Unit::Baselines { rotation } => self.run_baselines(rotation).map(UnitResult::Baselines),
@@ -489,15 +490,14 @@ impl Runner {
         configuration: usize,
         rotation: usize,
         seed: u64,
-        progress: &mut impl FnMut(&GenerationReport),
+        progress: &mut impl FnMut(&GenerationReport) -> ControlFlow<()>,
     ) -> Result<GpUnit, ExperimentError> {
         let settings = self.settings(configuration);
         let sets = RotationFitness::new(&self.dataset, rotation, &settings)?;
-        let run = evolve::run_seed(&sets, &settings, 0, seed, &mut |event| {
-            if let Progress::Generation { report, .. } = event {
-                progress(report)
-            }
-        });
+        let run = evolve::run_seed(&sets, &settings, 0, seed, &mut |event| match event {
+            Progress::Generation { report, .. } => progress(report),
+            Progress::Selecting { .. } => ControlFlow::Continue(()),
+        })?;
         let tops = self.top_configs()?;
         let top = run
             .choices
@@ -689,12 +689,17 @@ pub enum Event<'a> {
 }
 
 /// Runs the units of `shard` that `store` lacks, storing each as soon as it finishes.
-/// Returns the number of units run.
+/// Returns the number of units run. `progress` sees each event and may stop the run
+/// ([`ExperimentError::Stopped`]): the units finished by then are stored, the one running
+/// is not, and a run with `--resume` goes on from there.
+///
+/// # Errors
+/// A store or study that does not fit, a unit that cannot run, or a stop.
 pub fn run_study(
     runner: &Runner,
     store: &Store,
     shard: Shard,
-    mut progress: impl FnMut(Event<'_>),
+    mut progress: impl FnMut(Event<'_>) -> ControlFlow<()>,
 ) -> Result<usize, RunError> {
     let study = runner.study();
     store.check_dataset(runner.record)?;
@@ -710,20 +715,20 @@ pub fn run_study(
         .copied()
         .filter(|&u| !is_done(store, study, u))
         .collect();
-    progress(Event::Plan {
+    go_on(progress(Event::Plan {
         total: all.len(),
         in_shard: mine.len(),
         done: mine.len() - todo.len(),
         work: todo.iter().map(|u| u.work(study)).sum(),
-    });
+    }))?;
     let mut work_done = 0.0;
     for (position, &unit) in todo.iter().enumerate() {
         let label = unit.label(study);
-        progress(Event::Start {
+        go_on(progress(Event::Start {
             position,
             count: todo.len(),
             label: label.clone(),
-        });
+        }))?;
         let start = Instant::now();
         let result = runner.run(unit, &mut |report| {
             progress(Event::Generation {
@@ -734,13 +739,21 @@ pub fn run_study(
         })?;
         result.store(store, &unit.file_name(study))?;
         work_done += unit.work(study);
-        progress(Event::Finished {
+        go_on(progress(Event::Finished {
             label,
             seconds: start.elapsed().as_secs_f64(),
             work_done,
-        });
+        }))?;
     }
     Ok(todo.len())
+}
+
+/// A progress callback's answer as a run's outcome so far.
+fn go_on(flow: ControlFlow<()>) -> Result<(), ExperimentError> {
+    match flow {
+        ControlFlow::Continue(()) => Ok(()),
+        ControlFlow::Break(()) => Err(ExperimentError::Stopped),
+    }
 }
 
 #[cfg(test)]

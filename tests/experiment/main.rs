@@ -234,6 +234,61 @@ fn misspelt_field_names_field_and_line() {
     );
 }
 
+/// Ctrl-C stops a study at its next step: exit status 130, a message that says where the
+/// finished units are and how to go on, and `--resume` finishes it with the reports of a
+/// run never interrupted.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_a_study_and_resume_finishes_it() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    // Longer evolutions than TINY's, so that the run is still going when Ctrl-C comes.
+    let longer = TINY.replace("generations: 2", "generations: 40");
+    let study = write_study(tmp.path(), &longer);
+    let a = tmp.path().join("a");
+    run(&study, &a, &[]);
+    let b = tmp.path().join("b");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("freshgp"))
+        .arg("experiment")
+        .arg(&study)
+        .arg("--out")
+        .arg(&b)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    // The plain progress lines (stderr is no terminal): Ctrl-C once the first unit is done.
+    loop {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "{seen}");
+        seen.push_str(&line);
+        if line.contains(": done in ") {
+            break;
+        }
+    }
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    stderr.read_to_string(&mut seen).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{seen}");
+    assert!(
+        seen.contains("interrupted: the units finished are stored in")
+            && seen.contains("run again with --resume"),
+        "{seen}"
+    );
+    let (stored, all) = (unit_files(&b).len(), unit_files(&a).len());
+    assert!(stored >= 1 && stored < all, "{stored} of {all} units");
+    run(&study, &b, &["--resume"]);
+    assert_eq!(unit_files(&a), unit_files(&b));
+    assert_same_reports(&a, &b);
+}
+
 #[test]
 fn resume_after_losing_units_gives_identical_reports() {
     let tmp = tempfile::tempdir().unwrap();
@@ -275,7 +330,9 @@ fn resume_after_losing_units_gives_identical_reports() {
 #[test]
 fn killed_run_leaves_only_whole_units_and_resumes() {
     let tmp = tempfile::tempdir().unwrap();
-    let study = write_study(tmp.path(), TINY);
+    // Longer evolutions than TINY's, so that the run is still going when Ctrl-C comes.
+    let longer = TINY.replace("generations: 2", "generations: 40");
+    let study = write_study(tmp.path(), &longer);
     let a = tmp.path().join("a");
     run(&study, &a, &[]);
     let b = tmp.path().join("b");

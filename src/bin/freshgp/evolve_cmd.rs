@@ -1,6 +1,7 @@
 //! `freshgp evolve`: evolve scoring formulas on one rotation and report the chosen ones.
 
 use crate::common::{parse_horizon, parse_metric, DataArgs, SimArgs};
+use crate::interrupt::Interrupt;
 use anyhow::{Context, Result};
 use freshgp::data::split::{check_rotation, Horizon};
 use freshgp::experiment::evolve::{self, EvolveSettings, Progress, RotationRun};
@@ -105,6 +106,7 @@ pub fn run(args: Args) -> Result<()> {
     let progress = crate::progress::Progress::new(args.quiet);
     let generations = ((settings.gp.generations + 1) * settings.seeds.len()) as u64;
     let bar = progress.bar("generations", generations);
+    let interrupt = Interrupt::watch();
     let run = evolve::run_rotation(&dataset, args.rotation, &settings, |event| {
         if !progress.quiet() {
             let (position, status) = status(&event, &settings, start);
@@ -112,6 +114,7 @@ pub fn run(args: Args) -> Result<()> {
             bar.set_message(status.message);
             progress.line(status.line);
         }
+        interrupt.flow()
     })?;
     bar.finish_and_clear();
     let mut stdout = std::io::stdout().lock();

@@ -1,6 +1,7 @@
 //! `freshgp experiment`: run a whole study from an experiment file, unit by unit, into an
 //! output directory, then write its report.
 
+use crate::interrupt::Interrupt;
 use crate::progress::Progress;
 use anyhow::{Context, Result};
 use freshgp::experiment::store::Store;
@@ -89,10 +90,19 @@ pub fn run(args: Args) -> Result<()> {
     }
     let shown = Progress::new(quiet);
     let mut progress = StudyProgress::new(shard, &out, &shown);
+    let interrupt = Interrupt::watch();
     let ran = units::run_study(&runner, &store, shard, |event| {
         if !quiet {
             progress.show(event)
         }
+        interrupt.flow()
+    })
+    .map_err(|e| match interrupt.flow().is_break() {
+        true => anyhow::Error::new(e).context(format!(
+            "the units finished are stored in {}: run again with --resume to go on",
+            out.display()
+        )),
+        false => e.into(),
     })?;
     let start = progress.start;
     progress.clear();

@@ -13,6 +13,7 @@ mod dataset_cmd;
 mod evolve_cmd;
 mod experiment_cmd;
 mod formula_cmd;
+mod interrupt;
 mod model_cmd;
 mod progress;
 mod report_cmd;
@@ -83,11 +84,15 @@ fn main() {
         if is_broken_pipe(&err) {
             std::process::exit(0);
         }
-        eprintln!("error: {err}");
+        let (what, status) = match interrupt::stopped(&err) {
+            true => ("interrupted", interrupt::EXIT_STATUS),
+            false => ("error", 2),
+        };
+        eprintln!("{what}: {err}");
         for cause in err.chain().skip(1) {
             eprintln!("  caused by: {cause}");
         }
-        std::process::exit(2);
+        std::process::exit(status);
     }
 }
 

@@ -3,6 +3,7 @@
 //! frequency baseline, the combined model and, on request, the network.
 
 use crate::common::{check_out, policy_list, DataArgs};
+use crate::interrupt::Interrupt;
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 use freshgp::data::split::{check_rotation, check_rotations};
@@ -187,6 +188,7 @@ fn train(args: TrainArgs) -> Result<()> {
         ModelKind::Network => shown.bar("epochs", epochs as u64),
     };
     bar.set_message(format!("fitting on rotation {}", args.rotation));
+    let interrupt = Interrupt::watch();
     let mut progress = |step: Progress| {
         let secs = start.elapsed().as_secs_f64();
         match step {
@@ -206,6 +208,7 @@ fn train(args: TrainArgs) -> Result<()> {
                 ))
             }
         }
+        interrupt.flow()
     };
     let t = eval::train(&data, &set, &options, &mut progress)?;
     bar.finish_and_clear();

@@ -84,6 +84,7 @@ impl Target for Java {
         "Number",
         "Boolean",
     ];
+    #[cfg(test)]
     const GENERATED: &'static [&'static str] = &["Math", "Double"];
     const COMMENT: &'static str = "//";
 

@@ -18,6 +18,7 @@ impl Target for Rust {
         "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try",
         "gen",
     ];
+    #[cfg(test)]
     const GENERATED: &'static [&'static str] = &["f64", "std"];
     const COMMENT: &'static str = "//";
     const INFINITY: &'static str = "f64::INFINITY";

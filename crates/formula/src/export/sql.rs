@@ -206,6 +206,7 @@ impl Target for Sql {
         "where",
         "with",
     ];
+    #[cfg(test)]
     const GENERATED: &'static [&'static str] = &[
         "abs",
         "atan2",

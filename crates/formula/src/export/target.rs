@@ -11,12 +11,13 @@ use crate::formula::{Closure, Formula, Grammar, Terminal};
 /// terminal, a local variable, a call of a protected operator. Every export uses these
 /// hooks; [`Imperative`] adds the function around them.
 pub(crate) trait Target {
-    /// Words a function may not be named: the language's keywords and library names
-    /// (SQL: compared in lower case).
+    /// Words a function (or a name its code declares, [`Target::declares`]) may not be:
+    /// the language's keywords and the library names its code would hide (SQL: compared in
+    /// lower case); [`export`](super::export) refuses them.
     const RESERVED: &'static [&'static str];
-    /// The names its generated code uses (its library's, its helpers' locals): no argument
-    /// (a terminal's name) and no function may be one (this module's tests check every
-    /// terminal; [`export`](super::export) refuses such a function name).
+    /// The names its generated code uses (its library's, its helpers' locals), which no
+    /// argument may be: this module's tests check every terminal's name against them.
+    #[cfg(test)]
     const GENERATED: &'static [&'static str];
     /// The line-comment marker (`#`, `//`, `--`).
     const COMMENT: &'static str;

@@ -60,6 +60,8 @@ use rand_pcg::Pcg64;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Ordering;
+use std::convert::Infallible;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -489,6 +491,26 @@ pub fn evolve<F: Fitness>(
     seed: u64,
     mut observe: impl FnMut(&GenerationReport),
 ) -> Evolution {
+    let Ok(evolution) = evolve_until(config, grammar, fitness, seed, |report| {
+        observe(report);
+        ControlFlow::<Infallible>::Continue(())
+    });
+    evolution
+}
+
+/// [`evolve`], which `observe` may stop after any generation by breaking with a value: the
+/// run then ends there, without a result, and returns that value as its error (a run
+/// stopped by Ctrl-C, for one).
+///
+/// # Errors
+/// What `observe` broke with.
+pub fn evolve_until<F: Fitness, B>(
+    config: &GpConfig,
+    grammar: &Grammar,
+    fitness: &F,
+    seed: u64,
+    mut observe: impl FnMut(&GenerationReport) -> ControlFlow<B>,
+) -> Result<Evolution, B> {
     let start = Instant::now();
     let primitives = Primitives::of(grammar);
     let mut evaluator = Evaluator {
@@ -548,11 +570,15 @@ pub fn evolve<F: Fitness>(
                 tune_population(&mut evaluator, &mut population, search);
             }
             let r = report(&population, generation, config, evaluated, hits, start);
-            observe(&r);
+            if let ControlFlow::Break(stop) = observe(&r) {
+                return Err(stop);
+            }
             reports.push(r);
         } else {
             let r = report(&population, 0, config, evaluated, hits, start);
-            observe(&r);
+            if let ControlFlow::Break(stop) = observe(&r) {
+                return Err(stop);
+            }
             reports.push(r);
         }
         update_hall(&mut hall, &population, config.keep_best);
@@ -564,14 +590,14 @@ pub fn evolve<F: Fitness>(
         update_hall(&mut hall, &tuned, config.keep_best);
         update_front(&mut front, &tuned);
     }
-    Evolution {
+    Ok(Evolution {
         hall_of_fame: hall,
         front,
         seeds,
         generations: reports,
         evaluations: evaluator.evaluations,
         cache_hits: evaluator.cache_hits,
-    }
+    })
 }
 
 /// One offspring, from its slot's own random stream.

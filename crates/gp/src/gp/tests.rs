@@ -453,3 +453,30 @@ fn the_front_and_the_size_limit() {
         }
     }
 }
+
+#[test]
+fn a_run_stops_where_its_observer_says() {
+    let config = small_config();
+    let grammar = Grammar::basic();
+    let mut heard = Vec::new();
+    let stopped = evolve_until(&config, &grammar, &Target, 7, |report| {
+        heard.push(report.generation);
+        match report.generation {
+            1 => ControlFlow::Break("enough"),
+            _ => ControlFlow::Continue(()),
+        }
+    });
+    assert!(matches!(stopped, Err("enough")));
+    assert_eq!(heard, [0, 1]);
+    // Never stopped, it is `evolve`, bit for bit.
+    let whole = evolve_until(&config, &grammar, &Target, 7, |_| {
+        ControlFlow::<()>::Continue(())
+    })
+    .unwrap();
+    let plain = evolve(&config, &grammar, &Target, 7, |_| {});
+    assert_eq!(whole.hall_of_fame.len(), plain.hall_of_fame.len());
+    for (a, b) in whole.hall_of_fame.iter().zip(&plain.hall_of_fame) {
+        assert_eq!(a.formula, b.formula);
+        assert_eq!(a.adjusted.to_bits(), b.adjusted.to_bits());
+    }
+}

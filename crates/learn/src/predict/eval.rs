@@ -26,6 +26,7 @@ use crate::sim::SimConfig;
 use crate::stats::subset_auc;
 use rayon::prelude::*;
 use std::fmt;
+use std::ops::ControlFlow;
 
 /// How to evaluate.
 #[derive(Debug, Clone)]
@@ -406,7 +407,10 @@ fn rotation(
             &train,
             &validation,
             net,
-            &mut |epoch, loss, auc| progress(Progress::Epoch { epoch, loss, auc }),
+            &mut |epoch, loss, auc| {
+                progress(Progress::Epoch { epoch, loss, auc });
+                ControlFlow::Continue(())
+            },
         )?;
         models.push(Model::Network(n));
     }
@@ -514,16 +518,16 @@ impl Default for TrainOptions {
 /// under full observability, label horizon `options.horizon`
 /// (docs/src/reference/models.md#training-selection-and-test), and scores it on the
 /// rotation's test period. Examples beyond `options.memory` are streamed; `progress` hears
-/// that, and each penalty's or epoch's end.
+/// that, and each penalty's or epoch's end, and may stop the training at any of them.
 ///
 /// # Errors
 /// As [`auc_table`], a feature the data cannot give, a categorical feature for a
-/// logistic regression, and bad network options.
+/// logistic regression, bad network options, and [`PredictError::Stopped`].
 pub fn train(
     data: &Dataset,
     set: &FeatureSet,
     options: &TrainOptions,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(Progress) -> ControlFlow<()>,
 ) -> Result<Trained, PredictError> {
     let horizon = options.horizon;
     let split = Split::new(data.pages(), data.cycles(), options.rotation)?;
@@ -540,11 +544,14 @@ pub fn train(
         if bytes <= options.memory {
             (Box::new(train.collect()), Box::new(validation.collect()))
         } else {
-            progress(Progress::Streaming {
+            let streaming = Progress::Streaming {
                 examples: train.len(),
                 bytes,
                 rows,
-            });
+            };
+            if progress(streaming).is_break() {
+                return Err(PredictError::Stopped);
+            }
             (
                 Box::new(train.chunk_rows(rows)),
                 Box::new(validation.chunk_rows(rows)),
@@ -679,6 +686,10 @@ pub fn learn_with_progress(
     horizon: usize,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Model, PredictError> {
+    let progress = &mut |p| {
+        progress(p);
+        ControlFlow::Continue(())
+    };
     let options = TrainOptions {
         rotation,
         horizon,

@@ -12,6 +12,7 @@
 use super::{ExampleSource, Examples, PredictError};
 use crate::model::{Feature, FeatureSet, Model};
 use crate::stats::auc;
+use std::ops::ControlFlow;
 
 /// The L2 penalties tried when training a logistic regression.
 pub const ALPHAS: [f64; 3] = [10_000.0, 100.0, 1.0];
@@ -62,15 +63,15 @@ pub trait ModelTraining: Sized {
     ) -> Result<Self, PredictError>;
 
     /// As [`ModelTraining::train_logistic`], telling `progress` each penalty's α and validation
-    /// AUC as its fit ends.
+    /// AUC as its fit ends; `progress` may stop the training there.
     ///
     /// # Errors
-    /// As [`ModelTraining::train_logistic`].
+    /// As [`ModelTraining::train_logistic`], and [`PredictError::Stopped`].
     fn train_logistic_with_progress(
         features: &FeatureSet,
         train: &dyn ExampleSource,
         validation: &dyn ExampleSource,
-        progress: &mut dyn FnMut(f64, f64),
+        progress: &mut dyn FnMut(f64, f64) -> ControlFlow<()>,
     ) -> Result<Self, PredictError>;
 }
 
@@ -109,14 +110,16 @@ impl ModelTraining for Model {
         train: &dyn ExampleSource,
         validation: &dyn ExampleSource,
     ) -> Result<Model, PredictError> {
-        Model::train_logistic_with_progress(features, train, validation, &mut |_, _| {})
+        Model::train_logistic_with_progress(features, train, validation, &mut |_, _| {
+            ControlFlow::Continue(())
+        })
     }
 
     fn train_logistic_with_progress(
         features: &FeatureSet,
         train: &dyn ExampleSource,
         validation: &dyn ExampleSource,
-        progress: &mut dyn FnMut(f64, f64),
+        progress: &mut dyn FnMut(f64, f64) -> ControlFlow<()>,
     ) -> Result<Model, PredictError> {
         if train.is_empty() || validation.is_empty() {
             return Err(PredictError::NoExamples);
@@ -154,7 +157,9 @@ impl ModelTraining for Model {
             };
             model.check()?;
             let a = model.auc_of(validation)?.unwrap_or(0.5);
-            progress(alpha, a);
+            if progress(alpha, a).is_break() {
+                return Err(PredictError::Stopped);
+            }
             if best.as_ref().is_none_or(|(b, _)| a > *b) {
                 best = Some((a, model));
             }

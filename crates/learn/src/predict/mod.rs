@@ -112,6 +112,10 @@ pub enum PredictError {
     /// The partial-observability crawl cannot run.
     #[error("the partial-observability crawl: {0}")]
     Sim(#[from] crate::sim::SimError),
+    /// The caller's progress callback stopped the training (Ctrl-C, in the command and in
+    /// Python) before it finished.
+    #[error("stopped before the training finished")]
+    Stopped,
 }
 
 impl From<crate::model::ModelError> for PredictError {

@@ -48,6 +48,7 @@ use candle_core::{DType, Device, Tensor, Var};
 use candle_nn::Optimizer;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
+use std::ops::ControlFlow;
 
 /// How to train a network.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -314,7 +315,7 @@ fn check_examples(
 
 /// Trains a network over `features` (cardinalities of the categorical ones as
 /// [`FeatureCodes::cardinalities`](super::FeatureCodes::cardinalities) gives them) on `train`, keeping the epoch whose AUC on
-/// `validation` is highest; `progress` hears each epoch's number (from 1), mean training
+/// `validation` is highest; `progress` hears (and may stop after) each epoch's number (from 1), mean training
 /// cross-entropy and validation AUC (see the module docs).
 ///
 /// # Errors
@@ -326,7 +327,7 @@ pub fn train(
     train: &dyn ExampleSource,
     validation: &dyn ExampleSource,
     options: &NetworkOptions,
-    progress: &mut dyn FnMut(usize, f64, f64),
+    progress: &mut dyn FnMut(usize, f64, f64) -> ControlFlow<()>,
 ) -> Result<Network, PredictError> {
     options.check()?;
     if train.is_empty() || validation.is_empty() {
@@ -376,7 +377,7 @@ fn fit(
     validation: &dyn ExampleSource,
     options: &NetworkOptions,
     rng: &mut rand_pcg::Pcg64,
-    progress: &mut dyn FnMut(usize, f64, f64),
+    progress: &mut dyn FnMut(usize, f64, f64) -> ControlFlow<()>,
 ) -> candle_core::Result<Result<Network, PredictError>> {
     let params = Params::new(&net)?;
     let config = AdagradConfig {
@@ -417,7 +418,9 @@ fn fit(
             Ok(a) => a.unwrap_or(0.5),
             Err(e) => return Ok(Err(e.into())),
         };
-        progress(epoch, loss_sum / train.len() as f64, a);
+        if progress(epoch, loss_sum / train.len() as f64, a).is_break() {
+            return Ok(Err(PredictError::Stopped));
+        }
         if best.as_ref().is_none_or(|(b, _)| a > *b) {
             best = Some((a, net.clone()));
         }
@@ -516,10 +519,22 @@ mod tests {
         let cards = set.cardinalities(&d).unwrap();
         let mut epochs = Vec::new();
         let net = train(set, &cards, &x, &v, &small(), &mut |e, loss, auc| {
-            epochs.push((e, loss, auc))
+            epochs.push((e, loss, auc));
+            ControlFlow::Continue(())
         })
         .unwrap();
         assert_eq!(epochs.len(), 4);
+        // The callback may stop the training after any epoch.
+        let mut heard = 0;
+        let stopped = train(set, &cards, &x, &v, &small(), &mut |_, _, _| {
+            heard += 1;
+            match heard {
+                2 => ControlFlow::Break(()),
+                _ => ControlFlow::Continue(()),
+            }
+        });
+        assert!(matches!(stopped, Err(PredictError::Stopped)));
+        assert_eq!(heard, 2);
         assert!(epochs.iter().all(|&(_, l, a)| l.is_finite() && a > 0.5));
         let cold = o.forgetting(&test_pages);
         (
@@ -564,7 +579,7 @@ mod tests {
                 .unwrap()
         };
         let (x, v) = (stream(&train_pages), stream(&val_pages));
-        let quiet = &mut |_, _, _| {};
+        let quiet = &mut |_, _, _| ControlFlow::Continue(());
         let in_memory = train(&set, &cards, &x.collect(), &v.collect(), &small(), quiet).unwrap();
         // One chunk: the same shuffles, batches and sums.
         assert_eq!(
@@ -664,9 +679,11 @@ mod tests {
         let x = Examples::build(&d, &o, &set, &pages, &[0], 5..=9, 1).unwrap();
         let cards = set.cardinalities(&d).unwrap();
         let bad = |options: NetworkOptions| {
-            train(&set, &cards, &x, &x, &options, &mut |_, _, _| {})
-                .unwrap_err()
-                .to_string()
+            train(&set, &cards, &x, &x, &options, &mut |_, _, _| {
+                ControlFlow::Continue(())
+            })
+            .unwrap_err()
+            .to_string()
         };
         let zero = NetworkOptions {
             epochs: 0,
@@ -678,7 +695,10 @@ mod tests {
             ..small()
         };
         assert!(bad(rate).contains("the learning rate must be positive, not -1"));
-        let e = train(&set, &[3], &x, &x, &small(), &mut |_, _, _| {}).map(|_| ());
+        let e = train(&set, &[3], &x, &x, &small(), &mut |_, _, _| {
+            ControlFlow::Continue(())
+        })
+        .map(|_| ());
         assert!(
             format!("{e:?}").contains("is not a code of its 3 values"),
             "{e:?}"
