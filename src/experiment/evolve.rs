@@ -284,18 +284,15 @@ impl EvolveSettings {
     /// Checks that the settings have a model exactly when the grammar has `P`.
     ///
     /// # Errors
-    /// [`ExperimentError::Model`] naming what is missing or unused.
+    /// [`ExperimentError::ModelMissing`] or [`ExperimentError::ModelUnused`].
     pub fn check_model(&self) -> Result<(), ExperimentError> {
+        let grammar = self.grammar.name().to_string();
         match (self.grammar.has_terminal(Terminal::P), &self.model) {
-            (true, None) => Err(ExperimentError::Model(format!(
-                "grammar `{}` has P, a learned model's prediction: give the model (--model FILE, `model: \"FILE\"` in a study)",
-                self.grammar.name()
-            ))),
-            (false, Some(m)) => Err(ExperimentError::Model(format!(
-                "the model {} gives P, which grammar `{}` lacks (use the grammar predictive)",
-                m.path(),
-                self.grammar.name()
-            ))),
+            (true, None) => Err(ExperimentError::ModelMissing { grammar }),
+            (false, Some(m)) => Err(ExperimentError::ModelUnused {
+                path: m.path().to_string(),
+                grammar,
+            }),
             _ => Ok(()),
         }
     }

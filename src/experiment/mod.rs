@@ -114,9 +114,34 @@ pub enum ExperimentError {
     /// A rotation was asked to run with no seed.
     #[error("no seed to run: list at least one")]
     NoSeeds,
-    /// A learned model missing, unused or unreadable (`P`, docs/src/reference/terminals.md#p).
-    #[error("{0}")]
-    Model(String),
+    /// A grammar with `P` (docs/src/reference/terminals.md#p) and no model to give it.
+    #[error("grammar `{grammar}` has P, a learned model's prediction: give the model (--model FILE, `model: \"FILE\"` in a study)")]
+    ModelMissing {
+        /// The grammar's name.
+        grammar: String,
+    },
+    /// A model given with a grammar that has no `P`.
+    #[error(
+        "the model {path} gives P, which grammar `{grammar}` lacks (use the grammar predictive)"
+    )]
+    ModelUnused {
+        /// The model's path as given.
+        path: String,
+        /// The grammar's name.
+        grammar: String,
+    },
+    /// A configuration's model that cannot be used.
+    #[error("configuration {configuration}: {model}")]
+    Model {
+        /// The configuration's name.
+        configuration: String,
+        /// Why its model cannot be used.
+        model: crate::policy::ModelUseError,
+    },
+    /// A model (a configuration's, or a baseline's) that reads the group rate of an
+    /// attribute the data is not grouped by.
+    #[error(transparent)]
+    Grouping(#[from] crate::policy::GroupingError),
     /// An evolved formula cannot join a configuration's bandit.
     /// The evolved formula cannot join a bandit.
     #[error("cannot add the evolved formula to a bandit")]

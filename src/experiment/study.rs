@@ -184,7 +184,10 @@ impl Configuration {
             .as_ref()
             .map(|path| Predictor::load(&base.join(path), path))
             .transpose()
-            .map_err(|e| ExperimentError::Model(format!("configuration {}: {e}", self.name)))
+            .map_err(|model| ExperimentError::Model {
+                configuration: self.name.clone(),
+                model,
+            })
     }
 
     /// The configuration's grammar, a file resolved against `base`.

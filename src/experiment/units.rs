@@ -23,7 +23,7 @@ use crate::formula::Grammar;
 use crate::gp::{GenerationReport, Strategy};
 use crate::metric::CycleMetrics;
 use crate::policy::Predictor;
-use crate::policy::{BanditError, GroupingError, Policy};
+use crate::policy::{BanditError, Policy};
 use crate::sim::{ArmChoice, Period, SimConfig, Simulator};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -299,7 +299,7 @@ impl Runner {
         // Before any output: a model whose group rate the data's grouping does not keep
         // would fail only at its first unit.
         let grouping = runner.dataset.grouping();
-        let refused = |e: GroupingError| ExperimentError::Model(e.to_string());
+        let refused = ExperimentError::Grouping;
         for model in runner.models.iter().flatten() {
             model.check_grouping(grouping).map_err(refused)?;
         }

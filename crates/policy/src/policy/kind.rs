@@ -84,6 +84,19 @@ pub struct FormulaPolicy {
 }
 
 impl FormulaPolicy {
+    /// Its score from its terminals' values. Off the hot paths ([`Scorer::score_one`] and
+    /// [`Scorer::score_into`] evaluate formulas themselves), and kept out of line so that
+    /// the other kinds' scores stay small where they are inlined.
+    #[cold]
+    #[inline(never)]
+    fn score_from(&self, value: &impl Fn(Terminal) -> f64) -> f64 {
+        let mut values = [0.0; Terminal::COUNT];
+        for t in self.program.terminals() {
+            values[t.index()] = value(*t);
+        }
+        self.program.eval_one(&values)
+    }
+
     /// The formula.
     pub fn formula(&self) -> &Formula {
         &self.formula
@@ -476,13 +489,7 @@ impl Scorer {
         probability: impl FnOnce(f64) -> (f64, f64),
     ) -> f64 {
         match self {
-            Scorer::Formula(f) => {
-                let mut values = [0.0; Terminal::COUNT];
-                for t in f.program.terminals() {
-                    values[t.index()] = value(*t);
-                }
-                f.program.eval_one(&values)
-            }
+            Scorer::Formula(f) => f.score_from(&value),
             Scorer::Model(_) => value(Terminal::P),
             Scorer::Baseline(b) => b.score(value),
             Scorer::Adaptive(_) => value(Terminal::T) / page.memory,
