@@ -24,6 +24,12 @@ use std::path::{Path, PathBuf};
 
 /// The study record inside an output directory.
 pub const STUDY_FILE: &str = "study.json";
+/// The format of [`STUDY_FILE`] this version writes, as its `format` key: 2, every setting
+/// that changes a result written with its value (a feature left out when off, as it was
+/// before the feature existed). A file without the key is of format 1, written before the
+/// format was recorded: it is read alike, and resumed only when it leaves out no setting
+/// the reader would otherwise fill with today's default ([`StoreError::LeftOut`]).
+pub const STUDY_FORMAT: u64 = 2;
 /// The record of the dataset a study's results were computed on.
 pub const DATASET_FILE: &str = "dataset.json";
 /// The folder of unit results inside an output directory.
@@ -79,6 +85,24 @@ pub enum StoreError {
         source_name: String,
         /// The other dataset.
         given: Box<DatasetRecord>,
+    },
+    /// The stored study leaves out a setting that this version writes: one added after the
+    /// file was written, which reading it filled with today's default. Its units were
+    /// computed without the setting, so no run may add units computed with it.
+    #[error("{dir} holds a study written before the setting `{field}` existed: reading it fills the setting with today's default, which may not be what its units were computed with, so it cannot be resumed (run the study into another --out directory; `freshgp report` still reads the stored results)")]
+    LeftOut {
+        /// The directory.
+        dir: String,
+        /// The path of the first setting left out (`configurations[0].gp.selection`).
+        field: String,
+    },
+    /// A stored study written by a newer freshgp.
+    #[error("{path}: format {format}, written by a newer freshgp (this one reads formats up to {STUDY_FORMAT})")]
+    NewerFormat {
+        /// The file.
+        path: String,
+        /// Its format.
+        format: u64,
     },
     /// A stored file does not parse.
     #[error("{path}: {reason}")]
@@ -240,6 +264,31 @@ pub(crate) fn difference(stored: &Study, given: &Study) -> Option<(String, Strin
         .map(|(path, x, y)| (path, short(x), short(y)))
 }
 
+/// The first key, depth first, that `writes` (a study as this version writes it) has and
+/// `written` (as its file holds it) lacks, below `path`.
+fn left_out(
+    path: String,
+    written: &serde_json::Value,
+    writes: &serde_json::Value,
+) -> Option<String> {
+    use serde_json::Value;
+    let join = |key: &str| match path.is_empty() {
+        true => key.to_string(),
+        false => format!("{path}.{key}"),
+    };
+    match (written, writes) {
+        (Value::Object(w), Value::Object(x)) => {
+            x.iter().find_map(|(key, value)| match w.get(key) {
+                None => Some(join(key)),
+                Some(held) => left_out(join(key), held, value),
+            })
+        }
+        (Value::Array(w), Value::Array(x)) => (w.iter().zip(x).enumerate())
+            .find_map(|(i, (held, value))| left_out(format!("{path}[{i}]"), held, value)),
+        _ => None,
+    }
+}
+
 /// The first place, depth first, where `a` and `b` differ, below `path`.
 fn first_difference<'v>(
     path: String,
@@ -294,7 +343,18 @@ impl Store {
         let units = dir.join(UNITS_DIR);
         std::fs::create_dir_all(&units).map_err(|e| io(&units, e))?;
         store.remove_orphans()?;
-        store.write_json(&dir.join(STUDY_FILE), study)?;
+        /// `study.json`: its format, then the study.
+        #[derive(Serialize)]
+        struct StudyFile<'a> {
+            format: u64,
+            #[serde(flatten)]
+            study: &'a Study,
+        }
+        let file = StudyFile {
+            format: STUDY_FORMAT,
+            study,
+        };
+        store.write_json(&dir.join(STUDY_FILE), &file)?;
         Ok(store)
     }
 
@@ -326,7 +386,7 @@ impl Store {
         let shown = dir.display().to_string();
         let empty = being_created(dir).map_err(|e| io(dir, e))?;
         if !empty {
-            let stored = match store.study() {
+            let (stored, left_out) = match store.read_study() {
                 Ok(s) => s,
                 Err(StoreError::Io { .. }) if !dir.join(STUDY_FILE).exists() => {
                     return Err(StoreError::Foreign { dir: shown })
@@ -344,6 +404,9 @@ impl Store {
             }
             if !resume {
                 return Err(StoreError::Exists { dir: shown });
+            }
+            if let Some(field) = left_out {
+                return Err(StoreError::LeftOut { dir: shown, field });
             }
         }
         Ok(store)
@@ -365,11 +428,40 @@ impl Store {
 
     /// The stored study.
     pub fn study(&self) -> Result<Study, StoreError> {
-        self.read_json(&self.dir.join(STUDY_FILE))?
-            .ok_or_else(|| StoreError::Io {
-                path: self.dir.join(STUDY_FILE).display().to_string(),
+        self.read_study().map(|(study, _)| study)
+    }
+
+    /// The stored study, and the first setting it leaves out that this version writes, if
+    /// any (see [`STUDY_FORMAT`]).
+    fn read_study(&self) -> Result<(Study, Option<String>), StoreError> {
+        let path = self.dir.join(STUDY_FILE);
+        let shown = || path.display().to_string();
+        let corrupt = |e: serde_json::Error| StoreError::Corrupt {
+            path: shown(),
+            reason: e.to_string(),
+        };
+        let mut written: serde_json::Value =
+            self.read_json(&path)?.ok_or_else(|| StoreError::Io {
+                path: shown(),
                 reason: "no such file".into(),
-            })
+            })?;
+        let format = match written.as_object_mut().and_then(|o| o.remove("format")) {
+            None => 1,
+            Some(v) => v.as_u64().ok_or_else(|| StoreError::Corrupt {
+                path: shown(),
+                reason: format!("format: expected a number, found {v}"),
+            })?,
+        };
+        if format > STUDY_FORMAT {
+            return Err(StoreError::NewerFormat {
+                path: shown(),
+                format,
+            });
+        }
+        let study: Study = serde_json::from_value(written.clone()).map_err(corrupt)?;
+        // Invariant: a study is plain data (string keys, finite numbers): it serializes.
+        let writes = serde_json::to_value(&study).expect("a study serializes");
+        Ok((study, left_out(String::new(), &written, &writes)))
     }
 
     /// The dataset recorded in `dataset.json`, if any.

@@ -587,6 +587,63 @@ fn report_refuses(dir: &Path, field: &str) {
     );
 }
 
+/// `study.json` records its format; a directory whose study leaves out a setting this
+/// version writes (one added after it was written, which reading fills with today's
+/// default) is not resumed, but still reports; a complete one without the format key (as
+/// written before the key existed) resumes; a newer format is refused.
+#[test]
+fn a_study_written_before_a_setting_existed_is_not_resumed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let study = write_study(tmp.path(), TINY);
+    let out = tmp.path().join("out");
+    run(&study, &out, &[]);
+    let path = out.join("study.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with("{\n  \"format\": 2,\n"), "{text}");
+    let mut value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let write = |value: &serde_json::Value| {
+        std::fs::write(&path, serde_json::to_string_pretty(value).unwrap()).unwrap()
+    };
+    let resume = || {
+        freshgp()
+            .arg("experiment")
+            .arg(&study)
+            .arg("--out")
+            .arg(&out)
+            .args(["--resume", "--quiet"])
+            .assert()
+    };
+    // Complete, without the key: as a file of format 1; nothing left to run.
+    value.as_object_mut().unwrap().remove("format");
+    write(&value);
+    resume().success();
+    // A setting left out: refused, with the setting named, and the file kept as it was.
+    let gp = value["configurations"][0]["gp"].as_object_mut().unwrap();
+    gp.remove("literature_seeds");
+    write(&value);
+    let before = std::fs::read(&path).unwrap();
+    let refused = resume().code(2);
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(
+        stderr
+            .contains("written before the setting `configurations[0].gp.literature_seeds` existed")
+            && stderr.contains("another --out directory"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    // The stored results still report.
+    freshgp().arg("report").arg(&out).assert().success();
+    // A newer format is refused by name.
+    value["format"] = serde_json::json!(99);
+    write(&value);
+    let refused = resume().code(2);
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("format 99, written by a newer freshgp"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn an_edited_study_json_is_checked_when_read() {
     use freshgp::experiment::study::Study;
