@@ -15,6 +15,7 @@
 //! `--partial-policy`, `--partial-resources`), with the simulation's warm-up of 2 cycles and
 //! run seed 1.
 
+use super::FeatureError;
 use super::PredictError;
 use super::{network, ExampleSource, ExampleStream, Examples, FeatureCodes, ModelTraining};
 use super::{NetworkOptions, Observations};
@@ -182,9 +183,7 @@ impl std::str::FromStr for ModelKind {
         match s {
             "logistic" => Ok(ModelKind::Logistic),
             "network" => Ok(ModelKind::Network),
-            _ => Err(PredictError::Feature(format!(
-                "unknown model kind `{s}` (known: logistic, network)"
-            ))),
+            _ => Err(FeatureError::UnknownKind(s.to_string()).into()),
         }
     }
 }
@@ -625,11 +624,10 @@ impl std::str::FromStr for Learned {
             "groups" => Ok(Learned::Groups),
             "network" => Ok(Learned::Network),
             "hazard" => Ok(Learned::Hazard),
-            _ => s.parse().map(Learned::Single).map_err(|_| {
-                PredictError::Feature(format!(
-                    "unknown learned method `{s}` (expected combined, groups, network, hazard, or a feature: freqW, since_change, group:KEY)"
-                ))
-            }),
+            _ => s
+                .parse()
+                .map(Learned::Single)
+                .map_err(|_| FeatureError::UnknownMethod(s.to_string()).into()),
         }
     }
 }
@@ -716,9 +714,7 @@ pub fn learn_with_progress(
         Learned::Groups => {
             let (groups, _) = FeatureSet::frequency(data).groups();
             if groups.is_empty() {
-                return Err(PredictError::Feature(
-                    "`groups` needs a categorical attribute or hosts; the data has neither".into(),
-                ));
+                return Err(FeatureError::NoGroups.into());
             }
             Ok(train(data, &groups, &options, progress)?.model)
         }
@@ -763,9 +759,10 @@ fn score_columns(
         .features()
         .iter()
         .map(|f| {
-            set.features().iter().position(|g| g == f).ok_or_else(|| {
-                PredictError::Feature(format!("the model reads `{f}`, which the examples lack"))
-            })
+            set.features()
+                .iter()
+                .position(|g| g == f)
+                .ok_or_else(|| PredictError::from(FeatureError::Missing(f.clone())))
         })
         .collect::<Result<Vec<usize>, _>>()?;
     if columns.iter().copied().eq(0..set.len()) {

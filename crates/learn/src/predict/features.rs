@@ -27,6 +27,7 @@
 //! assert_eq!(x.labels(), [false, false, true, false]);
 //! ```
 
+use super::FeatureError;
 use super::{Observations, PredictError};
 use crate::data::Dataset;
 use crate::model::{Feature, FeatureSet};
@@ -75,17 +76,18 @@ fn group_codes(data: &Dataset, key: &str) -> Result<(Vec<u32>, usize), PredictEr
             .collect();
         return Ok((codes, data.host_names().len()));
     }
-    let a = data.attributes().get(key).ok_or_else(|| {
-        let known = data.attributes().names();
-        PredictError::Feature(format!(
-            "no page has the attribute `{key}` (the data has: {})",
-            if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            }
-        ))
-    })?;
+    let a = data
+        .attributes()
+        .get(key)
+        .ok_or_else(|| FeatureError::NoAttribute {
+            key: key.to_string(),
+            known: data
+                .attributes()
+                .names()
+                .into_iter()
+                .map(String::from)
+                .collect(),
+        })?;
     Ok((a.codes().to_vec(), a.values().len()))
 }
 
@@ -177,9 +179,7 @@ pub(crate) fn group_rates(
     train: &[u32],
 ) -> Result<Vec<Option<GroupRates>>, PredictError> {
     if let Some(f) = set.features().iter().find(|f| f.is_stale_only()) {
-        return Err(PredictError::Feature(format!(
-            "`{f}` is a feature of the stale model (--kind hazard), not of a change model"
-        )));
+        return Err(FeatureError::StaleOnly(f.clone()).into());
     }
     set.features()
         .iter()

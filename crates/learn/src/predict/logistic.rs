@@ -9,6 +9,7 @@
 //! penalty α is chosen from [`ALPHAS`] by the AUC on the validation examples. Neither it
 //! nor a single feature reads a categorical code (`cat:KEY`): codes are the network's.
 
+use super::FeatureError;
 use super::{ExampleSource, Examples, PredictError};
 use crate::model::{Feature, FeatureSet, Model};
 use crate::stats::auc;
@@ -125,9 +126,7 @@ impl ModelTraining for Model {
             return Err(PredictError::NoExamples);
         }
         if let Some(f) = features.features().iter().find(|f| f.is_categorical()) {
-            return Err(PredictError::Feature(format!(
-                "{f}: a categorical code is an input of the network only (the logistic regression takes freqW, since_change and group:KEY)"
-            )));
+            return Err(FeatureError::Categorical(f.clone()).into());
         }
         let positives = train.positives();
         if positives == 0 || positives == train.len() {

@@ -41,6 +41,7 @@
 //! it knows nothing of GP or of the experiment files.
 
 pub mod calibration;
+mod error;
 pub mod eval;
 pub mod features;
 mod lbfgs;
@@ -53,6 +54,7 @@ pub mod stale;
 pub mod stale_eval;
 
 pub use calibration::Calibration;
+pub use error::{FeatureError, NetworkOptionsError};
 pub use eval::{AucCell, AucRow, AucTable, EvalOptions, Learned, ModelKind, SeenUnseen};
 pub use eval::{Progress, RotationProgress, TrainOptions, Trained};
 pub use features::{ExampleSource, ExampleStream, Examples, FeatureCodes};
@@ -67,9 +69,9 @@ pub use stale_eval::{stale_table, StaleTable};
 /// Why a model cannot be trained, read or evaluated.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum PredictError {
-    /// A feature name or a feature the data cannot give.
-    #[error("{0}")]
-    Feature(String),
+    /// A feature set, a model or data that cannot be used for learning.
+    #[error(transparent)]
+    Feature(#[from] FeatureError),
     /// A label horizon K of 0.
     #[error("the label horizon K must be at least 1")]
     Horizon,
@@ -94,7 +96,11 @@ pub enum PredictError {
     /// The optimizer failed.
     #[error("fitting the logistic regression failed: {0}")]
     Fit(String),
-    /// The network cannot be trained: bad options, or a failure inside candle.
+    /// Network options out of range.
+    #[error("training the network: {0}")]
+    NetworkOptions(#[from] NetworkOptionsError),
+    /// A failure inside candle while training the network (its message: candle's errors
+    /// are neither `Clone` nor `PartialEq`).
     #[error("training the network: {0}")]
     Network(String),
     /// A model file that cannot be used.
@@ -121,7 +127,7 @@ pub enum PredictError {
 impl From<crate::model::ModelError> for PredictError {
     fn from(e: crate::model::ModelError) -> PredictError {
         match e {
-            crate::model::ModelError::Feature(why) => PredictError::Feature(why),
+            crate::model::ModelError::Feature(why) => FeatureError::Name(why).into(),
             crate::model::ModelError::File(why) => PredictError::ModelFile(why),
         }
     }

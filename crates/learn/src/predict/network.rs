@@ -40,9 +40,8 @@
 //!
 
 use super::{ExampleSource, Examples, PredictError};
-use crate::model::{
-    code_of, embedding_dim, Column, Feature, FeatureSet, Layer, Network, Weights, HIDDEN,
-};
+use super::{FeatureError, NetworkOptionsError};
+use crate::model::{code_of, embedding_dim, Column, FeatureSet, Layer, Network, Weights, HIDDEN};
 use crate::stats::auc;
 use candle_core::{DType, Device, Tensor, Var};
 use candle_nn::Optimizer;
@@ -83,18 +82,14 @@ impl Default for NetworkOptions {
 
 impl NetworkOptions {
     fn check(&self) -> Result<(), PredictError> {
-        let bad = |why: String| Err(PredictError::Network(why));
         if self.epochs == 0 || self.batch_size == 0 {
-            return bad("epochs and the batch size must be at least 1".into());
+            return Err(NetworkOptionsError::Steps.into());
         }
         if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
-            return bad(format!(
-                "the learning rate must be positive, not {}",
-                self.learning_rate
-            ));
+            return Err(NetworkOptionsError::LearningRate(self.learning_rate).into());
         }
         if !(self.l1.is_finite() && self.l1 >= 0.0 && self.l2.is_finite() && self.l2 >= 0.0) {
-            return bad("the L1 and L2 penalties must be finite and >= 0".into());
+            return Err(NetworkOptionsError::Penalty.into());
         }
         Ok(())
     }
@@ -291,11 +286,12 @@ fn check_examples(
     name: &str,
 ) -> Result<(), PredictError> {
     if x.width() != features.len() {
-        return Err(PredictError::Feature(format!(
-            "the {name} examples have {} columns, the features {}",
-            x.width(),
-            features.len()
-        )));
+        return Err(FeatureError::Width {
+            examples: name.to_string(),
+            columns: x.width(),
+            features: features.len(),
+        }
+        .into());
     }
     let cats = features.features().iter().enumerate();
     let cats = cats.filter(|(_, f)| f.is_categorical());
@@ -305,9 +301,12 @@ fn check_examples(
             code == card && v != card as f64
         });
         if let Some(v) = bad {
-            return Err(PredictError::Feature(format!(
-                "{f}: {v} is not a code of its {card} values (0 ..= {card})"
-            )));
+            return Err(FeatureError::Code {
+                feature: f.clone(),
+                value: *v,
+                cardinality: card,
+            }
+            .into());
         }
     }
     Ok(())
@@ -339,11 +338,11 @@ pub fn train(
     }
     let categorical = features.features().iter().filter(|f| f.is_categorical());
     if categorical.count() != cardinalities.len() {
-        return Err(PredictError::Feature(format!(
-            "{} cardinalities for the categorical features of {}",
-            cardinalities.len(),
-            names(features)
-        )));
+        return Err(FeatureError::Cardinalities {
+            given: cardinalities.len(),
+            features: features.features().iter().map(|f| f.to_string()).collect(),
+        }
+        .into());
     }
     for (x, name) in [(train, "training"), (validation, "validation")] {
         for i in 0..x.chunks() {
@@ -360,12 +359,6 @@ pub fn train(
     let net = initial(features, cardinalities, mean, scale, &mut rng);
     fit(net, train, validation, options, &mut rng, progress)
         .map_err(|e| PredictError::Network(e.to_string()))?
-}
-
-/// The feature names, comma-separated.
-fn names(features: &FeatureSet) -> String {
-    let names: Vec<String> = features.features().iter().map(Feature::to_string).collect();
-    names.join(", ")
 }
 
 /// The epochs of [`train`] from the initial network `net`. An epoch visits the chunks of
@@ -475,6 +468,7 @@ fn batch_tensors(
 mod tests {
     use super::*;
     use crate::data::{text, Dataset};
+    use crate::model::Feature;
     use crate::predict::{FeatureCodes, ModelTraining, Observations};
 
     /// 900 pages in 12 categories and 30 hosts: pages of categories 0 to 3 change at each

@@ -32,6 +32,7 @@
 use super::eval::{learn_with_progress, Learned, RotationProgress};
 use super::features::{group_rates, value, GroupRates};
 use super::stale::{prior_means, Seen};
+use super::FeatureError;
 use super::{Observations, PredictError};
 use crate::data::split::Split;
 use crate::data::Dataset;
@@ -66,9 +67,7 @@ impl std::str::FromStr for Reading {
             "change" => Ok(Reading::Change),
             "stale" => Ok(Reading::Stale),
             "direct" => Ok(Reading::Direct),
-            _ => Err(PredictError::Feature(format!(
-                "unknown model reading `{s}` (expected change, stale or direct)"
-            ))),
+            _ => Err(FeatureError::UnknownReading(s.to_string()).into()),
         }
     }
 }
@@ -169,27 +168,22 @@ impl<'a> ModelScorer<'a> {
         if reading == Reading::Stale {
             if let Some(m) = self.runs.first().map(|s| &s.model) {
                 if m.label() == crate::model::Label::Stale {
-                    return Err(PredictError::Feature(format!(
-                        "`{}` is a model of the label `stale`: its probability is already that the page changed since the last visit, so `stale:` would compound it again (use `{}` alone)",
-                        self.label, self.label
-                    )));
+                    return Err(FeatureError::StaleTwice(self.label).into());
                 }
             }
             if let Some(Model::Single { feature, .. }) = self.runs.first().map(|s| &s.model) {
-                return Err(PredictError::Feature(format!(
-                    "`{feature}` is one feature, not a predicted probability: only learned models (combined) can be read as stale"
-                )));
+                return Err(FeatureError::FeatureAsStale(feature.clone()).into());
             }
             self.label = format!("{}·stale", self.label);
         }
         if reading == Reading::Direct {
             if let Some(m) = self.runs.first().map(|s| &s.model) {
                 if m.label() != crate::model::Label::Stale {
-                    return Err(PredictError::Feature(format!(
-                        "`{}` is a model of the label `{}`: only a model of the label `stale` (hazard) gives a probability of staleness to crawl by directly (`p:`)",
-                        self.label,
-                        m.label().name()
-                    )));
+                    return Err(FeatureError::NotStaleLabel {
+                        model: self.label,
+                        label: m.label().name().to_string(),
+                    }
+                    .into());
                 }
             }
             self.label = format!("{}·p", self.label);

@@ -51,6 +51,7 @@
 //! scaling on the model's own link. It keeps each page's rank (b > 0), so it changes the
 //! probabilities, not which pages a crawl picks first.
 
+use super::FeatureError;
 use super::{Observations, PredictError};
 use crate::data::split::Split;
 use crate::data::Dataset;
@@ -80,9 +81,7 @@ impl std::str::FromStr for GroupChoice {
         match s {
             "auto" => Ok(GroupChoice::Auto),
             "none" => Ok(GroupChoice::None),
-            "" => Err(PredictError::Feature(
-                "an empty prior group (expected auto, none, host or an attribute)".into(),
-            )),
+            "" => Err(FeatureError::EmptyPriorGroup.into()),
             key => Ok(GroupChoice::Key(key.to_string())),
         }
     }
@@ -177,9 +176,7 @@ impl Seen {
 /// Refuses features the stale model does not compute.
 pub fn check_features(set: &FeatureSet) -> Result<(), PredictError> {
     if set.is_empty() {
-        return Err(PredictError::Feature(
-            "the stale model needs a feature".into(),
-        ));
+        return Err(FeatureError::NoStaleFeature.into());
     }
     match set.features().iter().find(|f| {
         !matches!(
@@ -187,9 +184,7 @@ pub fn check_features(set: &FeatureSet) -> Result<(), PredictError> {
             Feature::SinceVisit | Feature::Rate | Feature::SinceChange | Feature::Prior
         )
     }) {
-        Some(f) => Err(PredictError::Feature(format!(
-            "`{f}` is not a feature of the stale model (it reads since_visit, rate, since_change, prior)"
-        ))),
+        Some(f) => Err(FeatureError::NotStale(f.clone()).into()),
         None => Ok(()),
     }
 }
@@ -228,18 +223,20 @@ fn check_key(data: &Dataset, key: &str) -> Result<(), PredictError> {
     if known {
         return Ok(());
     }
-    let mut names: Vec<&str> = data.attributes().names();
+    let mut known: Vec<String> = data
+        .attributes()
+        .names()
+        .into_iter()
+        .map(String::from)
+        .collect();
     if data.host(0).is_some() {
-        names.push("host");
+        known.push("host".to_string());
     }
-    Err(PredictError::Feature(format!(
-        "no page has the attribute `{key}` for the prior's groups (the data has: {})",
-        if names.is_empty() {
-            "none".to_string()
-        } else {
-            names.join(", ")
-        }
-    )))
+    Err(FeatureError::NoPriorAttribute {
+        key: key.to_string(),
+        known,
+    }
+    .into())
 }
 
 /// The prior learned from the visits `obs` of the pages `train` at cycles `1..=upto`,
