@@ -694,7 +694,13 @@ mod tests {
         })
         .map(|_| ());
         assert!(
-            format!("{e:?}").contains("is not a code of its 3 values"),
+            matches!(
+                e,
+                Err(PredictError::Feature(FeatureError::Code {
+                    cardinality: 3,
+                    ..
+                }))
+            ),
             "{e:?}"
         );
     }
