@@ -96,6 +96,16 @@ pub enum StoreError {
         /// The path of the first setting left out (`configurations[0].gp.selection`).
         field: String,
     },
+    /// Two directories to merge, one written before a setting existed and one after.
+    #[error("{older} holds a study written before the setting `{field}` existed, {newer} one written after: their units may have been computed with different values of it, so they are not merged")]
+    Mixed {
+        /// The directory whose study leaves the setting out.
+        older: String,
+        /// The setting.
+        field: String,
+        /// The directory whose study records it.
+        newer: String,
+    },
     /// A stored study written by a newer freshgp.
     #[error("{path}: format {format}, written by a newer freshgp (this one reads formats up to {STUDY_FORMAT})")]
     NewerFormat {
@@ -412,6 +422,24 @@ impl Store {
         Ok(store)
     }
 
+    /// Prepares the new directory `dir` for the study of the output directory `other` (a
+    /// shard to merge), with a copy of its `study.json` as it is written, so that `dir`
+    /// leaves out what `other` leaves out (see [`STUDY_FORMAT`]).
+    ///
+    /// # Errors
+    /// As [`Store::create`], and an `other` without a readable study.
+    pub fn create_like(dir: &Path, other: &Path) -> Result<Store, StoreError> {
+        let (_, study) = Store::open(other)?;
+        let store = Store::check(dir, &study, false)?;
+        let units = dir.join(UNITS_DIR);
+        std::fs::create_dir_all(&units).map_err(|e| io(&units, e))?;
+        let from = other.join(STUDY_FILE);
+        let bytes = std::fs::read(&from).map_err(|e| io(&from, e))?;
+        let to = dir.join(STUDY_FILE);
+        crate::atomic::write(&to, &bytes).map_err(|e| io(&to, e))?;
+        Ok(store)
+    }
+
     /// Opens an existing output directory and reads its study.
     pub fn open(dir: &Path) -> Result<(Store, Study), StoreError> {
         let store = Store {
@@ -460,7 +488,12 @@ impl Store {
         }
         let study: Study = serde_json::from_value(written.clone()).map_err(corrupt)?;
         // Invariant: a study is plain data (string keys, finite numbers): it serializes.
-        let writes = serde_json::to_value(&study).expect("a study serializes");
+        let mut writes = serde_json::to_value(&study).expect("a study serializes");
+        // As in `difference`: these two change only what the report shows.
+        if let Some(o) = writes.as_object_mut() {
+            o.remove("description");
+            o.remove("reports");
+        }
         Ok((study, left_out(String::new(), &written, &writes)))
     }
 
@@ -539,8 +572,30 @@ impl Store {
     /// Copies into this directory the unit files of `other` (a shard of the same study)
     /// that it lacks; returns how many were copied.
     pub fn merge_from(&self, other: &Path) -> Result<usize, StoreError> {
-        let (theirs, their_study) = Store::open(other)?;
-        let ours = self.study()?;
+        let theirs = Store {
+            dir: other.to_path_buf(),
+        };
+        let (their_study, their_left_out) = theirs.read_study()?;
+        let (ours, our_left_out) = self.read_study()?;
+        // A study written before a setting existed and one written after may agree on its
+        // value only because reading the first filled in today's default.
+        match (our_left_out, their_left_out) {
+            (Some(field), None) => {
+                return Err(StoreError::Mixed {
+                    older: self.dir.display().to_string(),
+                    field,
+                    newer: other.display().to_string(),
+                })
+            }
+            (None, Some(field)) => {
+                return Err(StoreError::Mixed {
+                    older: other.display().to_string(),
+                    field,
+                    newer: self.dir.display().to_string(),
+                })
+            }
+            _ => {}
+        }
         if let Some((field, stored, given)) = difference(&ours, &their_study) {
             let ours = self.dir.display().to_string();
             return Err(StoreError::Different {

@@ -330,9 +330,7 @@ fn resume_after_losing_units_gives_identical_reports() {
 #[test]
 fn killed_run_leaves_only_whole_units_and_resumes() {
     let tmp = tempfile::tempdir().unwrap();
-    // Longer evolutions than TINY's, so that the run is still going when Ctrl-C comes.
-    let longer = TINY.replace("generations: 2", "generations: 40");
-    let study = write_study(tmp.path(), &longer);
+    let study = write_study(tmp.path(), TINY);
     let a = tmp.path().join("a");
     run(&study, &a, &[]);
     let b = tmp.path().join("b");
@@ -631,8 +629,39 @@ fn a_study_written_before_a_setting_existed_is_not_resumed() {
         "{stderr}"
     );
     assert_eq!(std::fs::read(&path).unwrap(), before);
-    // The stored results still report.
+    // The stored results still report, also merged into a new directory, which keeps the
+    // study as written, so that it is not resumed either.
     freshgp().arg("report").arg(&out).assert().success();
+    let merged = tmp.path().join("merged");
+    (freshgp()
+        .arg("report")
+        .arg(&merged)
+        .arg("--merge")
+        .arg(&out))
+    .assert()
+    .success();
+    assert_eq!(std::fs::read(merged.join("study.json")).unwrap(), before);
+    let refused = (freshgp()
+        .arg("experiment")
+        .arg(&study)
+        .arg("--out")
+        .arg(&merged))
+    .args(["--resume", "--quiet"])
+    .assert()
+    .code(2);
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(stderr.contains("written before the setting"), "{stderr}");
+    // Nor is it merged with a study written after the setting existed.
+    let whole = tmp.path().join("whole");
+    run(&study, &whole, &[]);
+    let refused = (freshgp().arg("report").arg(&whole).arg("--merge").arg(&out))
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("they are not merged") && stderr.contains("literature_seeds"),
+        "{stderr}"
+    );
     // A newer format is refused by name.
     value["format"] = serde_json::json!(99);
     write(&value);

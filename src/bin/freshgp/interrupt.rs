@@ -1,8 +1,10 @@
 //! Ctrl-C in a long run (`evolve`, `experiment`, `model train`): the first one stops the run
-//! at its next step, through the library's progress callbacks (they return
-//! `ControlFlow::Break`), so that what it finished is kept (an experiment's stored units,
-//! which `--resume` goes on from) and nothing is half written; a second one ends the
-//! process at once, as Ctrl-C always does.
+//! at its next step (a generation, a unit, a penalty, an epoch), through the library's
+//! progress callbacks (they return `ControlFlow::Break`), so that what it finished is kept
+//! (an experiment's stored units, which `--resume` goes on from) and nothing is half
+//! written; a second one ends the process at once, as Ctrl-C always does. Work past the
+//! last step (choosing and testing the evolved formulas, scoring the test pages, writing
+//! the report) is short and finishes.
 
 use freshgp::experiment::units::RunError;
 use freshgp::experiment::ExperimentError;

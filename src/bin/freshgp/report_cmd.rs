@@ -27,8 +27,7 @@ pub fn run(args: Args) -> Result<()> {
                 args.dir.display()
             );
         };
-        let (_, study) = Store::open(first)?;
-        Store::create(&args.dir, &study, false)?;
+        Store::create_like(&args.dir, first)?;
     }
     let (store, _) = Store::open(&args.dir)?;
     for other in &args.merge {

@@ -1,7 +1,9 @@
-//! [`Policy`] itself: its kinds (a formula, a baseline, adaptive intervals, a rate policy,
-//! the crawl value, a learned model, a bandit), how one is built, and what each reads and
-//! keeps. How a policy scores is `score.rs`; its page memory, `state.rs`; its text,
-//! `text.rs`; its files, `spec.rs`.
+//! [`Policy`] itself (a [`Scorer`] or a bandit over scorers) and every kind of scorer in one
+//! place (a formula, a baseline, adaptive intervals, a rate policy, the crawl value, a
+//! learned model, the oracle): how one is built, what it reads, its name and text, its
+//! per-page memory ([`Policy::fresh_page`], [`Policy::visit`]) and its score of one page.
+//! Scoring pages in a cycle's context is `score.rs`; reading policy text, `text.rs`; its
+//! files, `spec.rs`.
 
 use super::context::rate_input;
 use super::BANDIT_PRESETS;
