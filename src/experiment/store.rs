@@ -19,6 +19,7 @@
 use super::study::Study;
 use crate::data::{Dataset, Fingerprint};
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -486,7 +487,7 @@ impl Store {
                 format,
             });
         }
-        let study: Study = serde_json::from_value(written.clone()).map_err(corrupt)?;
+        let study = Study::deserialize(&written).map_err(corrupt)?;
         // Invariant: a study is plain data (string keys, finite numbers): it serializes.
         let mut writes = serde_json::to_value(&study).expect("a study serializes");
         // As in `difference`: these two change only what the report shows.

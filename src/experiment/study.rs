@@ -49,26 +49,10 @@ use std::path::{Path, PathBuf};
 /// Why an experiment file is unusable.
 #[derive(Debug, thiserror::Error)]
 pub enum StudyError {
-    /// The file cannot be read.
-    #[error("cannot read {file}: {reason}")]
-    Io {
-        /// The file.
-        file: String,
-        /// The system's reason.
-        reason: String,
-    },
-    /// Not RON of the expected shape (includes unknown and misspelt fields).
-    #[error("{file}:{line}:{column}: {reason}")]
-    Syntax {
-        /// The file.
-        file: String,
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// What is wrong.
-        reason: String,
-    },
+    /// The file cannot be read, or is not RON of the expected shape (includes unknown and
+    /// misspelt fields).
+    #[error(transparent)]
+    File(#[from] crate::place::RonFileError),
     /// A field's value is out of range.
     #[error("{file}:{line}: {field}: {reason}")]
     Invalid {

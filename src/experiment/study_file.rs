@@ -11,6 +11,7 @@ use crate::data::{Dataset, UnknownPolicy};
 use crate::formula::Grammar;
 use crate::gp::RawGpConfig;
 use crate::metric::Metric;
+use crate::place::RonFileError;
 use crate::policy::{Baseline, Policy};
 use crate::sim::{Decision, SimConfig, TieBreak};
 use serde::Deserialize;
@@ -387,7 +388,7 @@ impl RawStudy {
 impl Study {
     /// Reads and checks an experiment file.
     pub fn load(path: &Path) -> Result<Study, StudyError> {
-        let text = std::fs::read_to_string(path).map_err(|e| StudyError::Io {
+        let text = std::fs::read_to_string(path).map_err(|e| RonFileError::Io {
             file: path.display().to_string(),
             reason: e.to_string(),
         })?;
@@ -442,7 +443,7 @@ impl Study {
             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
         let raw: RawStudy = options.from_str(text).map_err(|e| {
             let (line, column) = crate::place::ron_place(text, e.position);
-            StudyError::Syntax {
+            RonFileError::Syntax {
                 file: origin.to_string(),
                 line,
                 column,

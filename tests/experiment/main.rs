@@ -108,6 +108,14 @@ fn run(study: &Path, out: &Path, extra: &[&str]) {
         .success();
 }
 
+/// `freshgp experiment STUDY --out OUT` as a process of its own, to be signalled or killed
+/// while it runs.
+fn experiment_process(study: &Path, out: &Path) -> std::process::Command {
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("freshgp"));
+    command.arg("experiment").arg(study).arg("--out").arg(out);
+    command
+}
+
 /// Runs `study` into `out` with `threads` worker threads.
 fn run_on_threads(study: &Path, out: &Path, threads: &str) {
     freshgp()
@@ -249,11 +257,7 @@ fn ctrl_c_stops_a_study_and_resume_finishes_it() {
     let a = tmp.path().join("a");
     run(&study, &a, &[]);
     let b = tmp.path().join("b");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("freshgp"))
-        .arg("experiment")
-        .arg(&study)
-        .arg("--out")
-        .arg(&b)
+    let mut child = experiment_process(&study, &b)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -334,11 +338,7 @@ fn killed_run_leaves_only_whole_units_and_resumes() {
     let a = tmp.path().join("a");
     run(&study, &a, &[]);
     let b = tmp.path().join("b");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("freshgp"))
-        .arg("experiment")
-        .arg(&study)
-        .arg("--out")
-        .arg(&b)
+    let mut child = experiment_process(&study, &b)
         .arg("--quiet")
         .stdout(std::process::Stdio::null())
         .spawn()
