@@ -1,14 +1,17 @@
 //! `freshgp dataset`: make, convert and describe change histories.
 
+use crate::archive_cmd;
 use crate::common::check_out;
+use crate::dataset_out::{write, ErrorMode, To, WeightsArg};
 use anyhow::{Context, Result};
-use clap::{Subcommand, ValueEnum};
+use clap::Subcommand;
+use freshgp::archive::Format;
 use freshgp::data::log::{from_log, parse_cycle, LogOptions, OnError};
 use freshgp::data::stats::count;
 use freshgp::data::stats::Stats;
 use freshgp::data::synth::{generate, SynthParams};
-use freshgp::data::{cache, load, text, weights, Dataset, LoadOptions, UnknownPolicy};
-use std::path::{Path, PathBuf};
+use freshgp::data::{load, LoadOptions, UnknownPolicy};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// Flags of `freshgp dataset`.
@@ -23,6 +26,14 @@ enum Action {
     /// Build a history from a crawl log
     /// (`url<TAB>fetch_time<TAB>content_hash[<TAB>status[<TAB>weight]]`).
     FromLog(FromLogArgs),
+    /// Build a history from CDX or CDXJ indexes (pywb, the Wayback CDX server, Common
+    /// Crawl's index): one page per URL key.
+    FromCdx(archive_cmd::FromCdxArgs),
+    /// Build a history from WARC files (.warc, .warc.gz): response, resource and revisit
+    /// records.
+    FromWarc(archive_cmd::ArchiveArgs),
+    /// Build a history from Heritrix crawl.log files.
+    FromCrawlLog(archive_cmd::ArchiveArgs),
     /// Generate a realistic synthetic history from a preset.
     Synth(SynthArgs),
     /// Print summary figures of a history (text or binary cache).
@@ -55,28 +66,6 @@ struct FromLogArgs {
     /// Overwrite --out if it exists.
     #[arg(long)]
     force: bool,
-}
-
-// `--weights FILE`, shared by `from-log` and `convert`.
-#[derive(clap::Args)]
-struct WeightsArg {
-    /// Page weights to set after loading: a file of `page_id<TAB>weight` lines (`#`
-    /// comments and blank lines ignored; weights finite and >= 0). Listed pages take the
-    /// file's weight (replacing any weight they had), others keep theirs; ids not in the
-    /// history are counted on stderr, not an error; an id listed twice is an error.
-    #[arg(long, value_name = "FILE")]
-    weights: Option<PathBuf>,
-}
-
-impl WeightsArg {
-    /// Sets the weights of `d` from the file, if one was given; reports on stderr.
-    fn apply(&self, d: &mut Dataset) -> Result<()> {
-        if let Some(path) = &self.weights {
-            let report = weights::apply_file(d, path)?;
-            eprintln!("{report}");
-        }
-        Ok(())
-    }
 }
 
 // The flags of `freshgp dataset synth` (the variant's doc is its help).
@@ -149,26 +138,13 @@ struct ConvertArgs {
     force: bool,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum ErrorMode {
-    /// Skip malformed lines and report how many.
-    Skip,
-    /// Stop at the first malformed line.
-    Stop,
-}
-
-#[derive(Clone, Copy, PartialEq, ValueEnum)]
-enum To {
-    /// The text format (one line of change bits per page).
-    Text,
-    /// The binary cache.
-    Binary,
-}
-
 /// Runs `freshgp dataset`.
 pub fn run(args: Args) -> Result<()> {
     match args.action {
         Action::FromLog(a) => from_log_cmd(a),
+        Action::FromCdx(a) => archive_cmd::from_cdx(a),
+        Action::FromWarc(a) => archive_cmd::from_files(Format::Warc, a),
+        Action::FromCrawlLog(a) => archive_cmd::from_files(Format::CrawlLog, a),
         Action::Synth(a) => synth(a),
         Action::Stats(a) => stats(a),
         Action::Convert(a) => convert(a),
@@ -368,25 +344,4 @@ fn print_out(text: &str) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => Ok(other?),
     }
-}
-
-fn write(d: &Dataset, out: &Path, to: Option<To>) -> Result<()> {
-    let binary = match to {
-        Some(t) => t == To::Binary,
-        None => out.extension().is_some_and(|e| e == "fgpd"),
-    };
-    if out.as_os_str() == "-" {
-        // Standard output: nothing to replace atomically.
-        let stdout = std::io::BufWriter::new(std::io::stdout().lock());
-        if binary {
-            cache::write(d, stdout)?;
-        } else {
-            text::write(d, stdout)?;
-        }
-    } else if binary {
-        cache::write_file(d, out)?;
-    } else {
-        text::write_file(d, out)?;
-    }
-    Ok(())
 }

@@ -7,9 +7,11 @@
 
 use clap::{Parser, Subcommand};
 
+mod archive_cmd;
 mod baselines_cmd;
 mod common;
 mod dataset_cmd;
+mod dataset_out;
 mod evolve_cmd;
 mod experiment_cmd;
 mod formula_cmd;

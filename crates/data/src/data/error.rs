@@ -17,6 +17,17 @@ pub enum DataError {
         /// What is wrong.
         reason: String,
     },
+    /// A malformed record of a binary or record-structured file (a WARC record), at its
+    /// byte offset.
+    #[error("{file}: byte {offset}: {reason}")]
+    Record {
+        /// The file (or other origin).
+        file: String,
+        /// Byte offset of the record (in the decompressed stream, for a gzip'd file).
+        offset: u64,
+        /// What is wrong.
+        reason: String,
+    },
     /// The input holds no page.
     #[error("{file}: no pages (the file is empty or holds only comments)")]
     Empty {

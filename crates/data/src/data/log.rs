@@ -45,8 +45,8 @@
 //! assert_eq!(report.fetches, 3);
 //! ```
 
+use super::captures::{Capture, CaptureKind, Collector, Rows};
 use super::{DataError, Dataset};
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::io::BufRead;
 
@@ -175,38 +175,18 @@ pub(crate) fn parse_time(s: &str) -> Result<i64, String> {
         .map_err(|e| format!("`{s}` is neither Unix seconds nor RFC 3339 ({e})"))
 }
 
-#[derive(Clone, Copy)]
-struct Fetch {
-    time: i64,
-    hash: u64,
-    page: u32,
-    seq: u32,
-    kind: Kind,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Failed,
-    Content,
-    NotModified,
-}
-
 /// Reads a crawl log into a history (unknown cycles kept as `?`); `file` names it in errors.
 pub fn from_log<R: BufRead>(
     reader: R,
     file: &str,
     options: &LogOptions,
 ) -> Result<(Dataset, LogReport), DataError> {
-    if options.cycle == 0 || options.cycle > i64::MAX as u64 {
-        return Err(DataError::Invalid {
-            what: "cycle length".into(),
-            reason: "must be at least 1 second".into(),
-        });
-    }
+    // The cycle length, checked before the log is read.
+    Rows::new(options.cycle)?;
     let mut report = LogReport::default();
-    let mut log = Fetches::default();
-    log.read(reader, file, options, &mut report)?;
-    if log.fetches.is_empty() {
+    let mut log = Collector::default();
+    read(&mut log, reader, file, options, &mut report)?;
+    if log.captures() == 0 {
         // Every line malformed: say why, with the first few, not only that nothing is left.
         if !report.errors.is_empty() {
             let shown: Vec<String> = report
@@ -229,202 +209,68 @@ pub fn from_log<R: BufRead>(
             file: file.to_string(),
         });
     }
-    let span = CycleSpan::of(&log, file, options.cycle)?;
-    report.first_cycle_start = span.first * span.len;
-    report.weighted_pages = log.weights.iter().flatten().count();
-    report.conflicting_weights = log.weights.iter().flatten().filter(|w| w.conflict).count();
-    let d = log.into_dataset(&span);
+    let weights = log.weight_report();
+    report.weighted_pages = weights.weighted_pages;
+    report.conflicting_weights = weights.conflicting_weights;
+    let (d, start) = log.into_rows(options.cycle)?.finish(file)?;
+    report.first_cycle_start = start;
     Ok((d, report))
 }
 
-/// The fetches of a log, with its pages (URLs in order of first appearance) and hosts.
-#[derive(Default)]
-struct Fetches {
-    pages: HashMap<String, u32>,
-    urls: Vec<String>,
-    page_host: Vec<u32>,
-    hosts: HashMap<String, u32>,
-    host_names: Vec<String>,
-    fetches: Vec<Fetch>,
-    /// Per page, its latest weighted line so far: `(time, line sequence, weight)`, and
-    /// whether its lines disagree.
-    weights: Vec<Option<LatestWeight>>,
-}
-
-/// A page's weight from the log: the one on its latest weighted line so far.
-#[derive(Clone, Copy)]
-struct LatestWeight {
-    time: i64,
-    seq: u32,
-    weight: f64,
-    conflict: bool,
-}
-
-impl LatestWeight {
-    /// The page's weight after one more weighted line at (`time`, `seq`).
-    fn update(slot: &mut Option<LatestWeight>, time: i64, seq: u32, weight: f64) {
-        match slot {
-            None => {
-                *slot = Some(LatestWeight {
-                    time,
-                    seq,
-                    weight,
-                    conflict: false,
-                })
-            }
-            Some(w) => {
-                w.conflict |= w.weight.to_bits() != weight.to_bits();
-                if (time, seq) > (w.time, w.seq) {
-                    (w.time, w.seq, w.weight) = (time, seq, weight);
+/// Reads every line into `log`; malformed lines are skipped into `report` or stop the
+/// read, as `options.on_error` says.
+fn read<R: BufRead>(
+    log: &mut Collector,
+    mut reader: R,
+    file: &str,
+    options: &LogOptions,
+    report: &mut LogReport,
+) -> Result<(), DataError> {
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| DataError::io(file, &e))?
+            == 0
+        {
+            return Ok(());
+        }
+        report.lines += 1;
+        let no = report.lines;
+        let err = |column: usize, reason: String| DataError::Malformed {
+            file: file.to_string(),
+            line: no,
+            column,
+            reason,
+        };
+        let Parsed {
+            url,
+            host,
+            capture,
+            weight,
+        } = match read_line(&buf, &err) {
+            None => continue,
+            Some(Ok(v)) => v,
+            Some(Err(e)) => {
+                if options.on_error == OnError::Stop {
+                    return Err(e);
                 }
-            }
-        }
-    }
-}
-
-impl Fetches {
-    /// Reads every line; malformed lines are skipped into `report` or stop the read, as
-    /// `options.on_error` says.
-    fn read<R: BufRead>(
-        &mut self,
-        mut reader: R,
-        file: &str,
-        options: &LogOptions,
-        report: &mut LogReport,
-    ) -> Result<(), DataError> {
-        let mut buf = Vec::new();
-        loop {
-            buf.clear();
-            if reader
-                .read_until(b'\n', &mut buf)
-                .map_err(|e| DataError::io(file, &e))?
-                == 0
-            {
-                return Ok(());
-            }
-            report.lines += 1;
-            let no = report.lines;
-            let err = |column: usize, reason: String| DataError::Malformed {
-                file: file.to_string(),
-                line: no,
-                column,
-                reason,
-            };
-            let Parsed {
-                url,
-                host,
-                time,
-                kind,
-                hash,
-                weight,
-            } = match read_line(&buf, &err) {
-                None => continue,
-                Some(Ok(v)) => v,
-                Some(Err(e)) => {
-                    if options.on_error == OnError::Stop {
-                        return Err(e);
-                    }
-                    report.skipped += 1;
-                    if report.errors.len() < 20 {
-                        report.errors.push(e);
-                    }
-                    continue;
+                report.skipped += 1;
+                if report.errors.len() < 20 {
+                    report.errors.push(e);
                 }
-            };
-            let page = self.page(url, host, &err)?;
-            report.fetches += 1;
-            report.failed_fetches += usize::from(kind == Kind::Failed);
-            let seq = self.fetches.len() as u32;
-            if let Some(w) = weight {
-                LatestWeight::update(&mut self.weights[page as usize], time, seq, w);
-            }
-            self.fetches.push(Fetch {
-                time,
-                hash,
-                page,
-                seq,
-                kind,
-            });
-        }
-    }
-
-    /// The index of `url`, added (with its host) on its first appearance.
-    fn page(
-        &mut self,
-        url: &str,
-        host: String,
-        err: &dyn Fn(usize, String) -> DataError,
-    ) -> Result<u32, DataError> {
-        if let Some(&p) = self.pages.get(url) {
-            return Ok(p);
-        }
-        let p = u32::try_from(self.urls.len()).map_err(|_| err(1, "more than 2^32 URLs".into()))?;
-        let h = match self.hosts.get(&host) {
-            Some(&h) => h,
-            None => {
-                let h = self.host_names.len() as u32;
-                self.hosts.insert(host.clone(), h);
-                self.host_names.push(host);
-                h
+                continue;
             }
         };
-        self.pages.insert(url.to_string(), p);
-        self.urls.push(url.to_string());
-        self.page_host.push(h);
-        self.weights.push(None);
-        Ok(p)
-    }
-
-    /// The history: per page and cycle, unknown when no fetch succeeded, changed when the
-    /// content differs from the previous successful fetch.
-    fn into_dataset(mut self, span: &CycleSpan) -> Dataset {
-        self.fetches
-            .sort_unstable_by_key(|f| (f.page, f.time, f.seq));
-        let cycles = span.cycles;
-        let mut d = Dataset::new(self.urls.len(), cycles);
-        for group in self.fetches.chunk_by(|a, b| a.page == b.page) {
-            let p = group[0].page as usize;
-            let mut seen = vec![false; cycles];
-            let mut changed = vec![false; cycles];
-            let mut prev: Option<u64> = None;
-            for f in group {
-                let c = (span.cycle_of(f.time) - span.first) as usize;
-                let hash = match f.kind {
-                    Kind::Failed => continue,
-                    Kind::NotModified => match prev {
-                        Some(h) => h,
-                        None => {
-                            seen[c] = true;
-                            continue;
-                        }
-                    },
-                    Kind::Content => f.hash,
-                };
-                seen[c] = true;
-                if prev.is_some_and(|h| h != hash) {
-                    changed[c] = true;
-                }
-                prev = Some(hash);
-            }
-            for c in 0..cycles {
-                if !seen[c] {
-                    d.set_unknown(p, c + 1, true);
-                } else if changed[c] {
-                    d.set_changed(p, c + 1, true);
-                }
-            }
-        }
-        d.set_ids(self.urls);
-        d.set_hosts(self.page_host, self.host_names);
-        if self.weights.iter().any(Option::is_some) {
-            d.set_weights(
-                self.weights
-                    .iter()
-                    .map(|w| w.map_or(1.0, |w| w.weight))
-                    .collect(),
-            );
-        }
-        d
+        let page = log.page(
+            url,
+            || Ok(host),
+            || err(1, "more than 2^32 - 1 URLs".into()),
+        )?;
+        report.fetches += 1;
+        report.failed_fetches += usize::from(capture.kind == CaptureKind::Failed);
+        log.push(page, capture, weight);
     }
 }
 
@@ -449,65 +295,11 @@ fn read_line<'a>(
     }
 }
 
-/// The cycles the fetches of a log span.
-struct CycleSpan {
-    /// Cycle length in seconds.
-    len: i64,
-    /// The first cycle (Unix time / `len`).
-    first: i64,
-    /// Cycles from the first to the last fetch's.
-    cycles: usize,
-}
-
-impl CycleSpan {
-    /// The span of `log` (not empty) for cycles of `cycle` seconds; an error if the
-    /// history would be unreasonably large.
-    fn of(log: &Fetches, file: &str, cycle: u64) -> Result<CycleSpan, DataError> {
-        let len = cycle as i64;
-        let cycle_of = |t: i64| t.div_euclid(len);
-        let first = log
-            .fetches
-            .iter()
-            .map(|f| cycle_of(f.time))
-            .min()
-            .unwrap_or(0);
-        let last = log
-            .fetches
-            .iter()
-            .map(|f| cycle_of(f.time))
-            .max()
-            .unwrap_or(0);
-        let cycles = (last - first + 1) as u64;
-        let words = cycles.div_ceil(64);
-        let pages = log.urls.len() as u64;
-        if cycles > 10_000_000 || pages.saturating_mul(words).saturating_mul(16) > 1 << 36 {
-            return Err(DataError::Invalid {
-                what: file.to_string(),
-                reason: format!(
-                    "the fetches span {cycles} cycles of {cycle}s for {pages} pages: too large (is a timestamp wrong?)",
-                ),
-            });
-        }
-        Ok(CycleSpan {
-            len,
-            first,
-            cycles: cycles as usize,
-        })
-    }
-
-    /// The cycle (Unix time / length) of time `t`.
-    fn cycle_of(&self, t: i64) -> i64 {
-        t.div_euclid(self.len)
-    }
-}
-
 /// The fields of one fetch line.
 struct Parsed<'a> {
     url: &'a str,
     host: String,
-    time: i64,
-    kind: Kind,
-    hash: u64,
+    capture: Capture,
     weight: Option<f64>,
 }
 
@@ -564,17 +356,14 @@ fn parse_line<'a>(
     };
     let hash_text = fields[2];
     let kind = match status {
-        Some(304) => Kind::NotModified,
-        Some(s) if !(200..300).contains(&s) => Kind::Failed,
-        _ if hash_text.is_empty() => Kind::Failed,
-        _ => Kind::Content,
-    };
-    let hash = if kind == Kind::Content {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        hash_text.hash(&mut h);
-        h.finish()
-    } else {
-        0
+        Some(304) => CaptureKind::NotModified,
+        Some(s) if !(200..300).contains(&s) => CaptureKind::Failed,
+        _ if hash_text.is_empty() => CaptureKind::Failed,
+        _ => {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            hash_text.hash(&mut h);
+            CaptureKind::Content(h.finish())
+        }
     };
     let weight = match fields.get(4).copied() {
         None | Some("") => None,
@@ -583,9 +372,7 @@ fn parse_line<'a>(
     Ok(Parsed {
         url,
         host,
-        time,
-        kind,
-        hash,
+        capture: Capture { time, kind },
         weight,
     })
 }

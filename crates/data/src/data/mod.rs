@@ -20,6 +20,8 @@
 //!   (streaming, strict) and written;
 //! - [`cache`]: a compact, versioned, checksummed binary copy that loads faster;
 //! - [`unknown`]: policies for unknown cycles (the paper's by default);
+//! - [`captures`]: the rule that turns a page's downloads into its cycles, which every
+//!   reader of crawl files shares;
 //! - [`log`]: turning crawl logs (`url, fetch_time, content_hash`) into a history;
 //! - [`synth`]: a realistic synthetic generator driven by RON presets;
 //! - [`split`]: the temporal cross-validation (docs/src/reference/folds.md);
@@ -48,6 +50,7 @@
 mod arrays;
 pub mod attributes;
 pub mod cache;
+pub mod captures;
 mod dataset;
 mod error;
 mod load;

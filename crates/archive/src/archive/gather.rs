@@ -1,0 +1,194 @@
+//! Captures gathered into pages: streamed a page at a time from input sorted by key, or
+//! collected in any order.
+
+use super::rules::{host_of, HostRule};
+use crate::data::captures::{Capture, Collector, Rows};
+use crate::data::{DataError, Dataset};
+
+/// Why a capture was not taken (the reader places it in its file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// The key or URL names no host.
+    Host(String),
+    /// A key before the previous one in input read as sorted.
+    Unsorted {
+        /// The key.
+        key: String,
+        /// The key before it.
+        previous: String,
+    },
+    /// A time before the previous capture's of the same key, in input read as sorted.
+    Time {
+        /// The key.
+        key: String,
+        /// The capture's time and the previous one's, Unix seconds.
+        time: i64,
+        previous: i64,
+    },
+    /// More pages than a history holds.
+    TooMany,
+    /// The page before spans more cycles than a history holds.
+    Span(String),
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let stamp = |t: i64| {
+            time::OffsetDateTime::from_unix_timestamp(t).map_or(t.to_string(), |t| t.to_string())
+        };
+        match self {
+            Refused::Host(why) => write!(f, "{why}"),
+            Refused::Unsorted { key, previous } => write!(
+                f,
+                "key `{key}` comes after `{previous}`: the input is not sorted by key (read it with --unsorted, or sort it with LC_ALL=C sort)"
+            ),
+            Refused::Time {
+                key,
+                time,
+                previous,
+            } => write!(
+                f,
+                "a capture of `{key}` at {} comes after one at {}: the input is not sorted by time within a key (read it with --unsorted)",
+                stamp(*time),
+                stamp(*previous)
+            ),
+            Refused::TooMany => write!(f, "more than 2^32 - 1 pages"),
+            Refused::Span(why) => write!(f, "{why}"),
+        }
+    }
+}
+
+/// Captures into pages.
+pub(crate) enum Gather {
+    /// Input sorted by key, then time: a page at a time.
+    Sorted(Box<Stream>),
+    /// Input in any order.
+    Unsorted(Box<Collector>, HostRule),
+}
+
+/// The page being read from sorted input, and the pages before it.
+pub(crate) struct Stream {
+    rows: Rows,
+    hosts: HostRule,
+    key: String,
+    host: String,
+    weight: Option<f64>,
+    captures: Vec<Capture>,
+}
+
+impl Gather {
+    /// Gathers into cycles of `cycle` seconds, from input sorted or not.
+    pub(crate) fn new(cycle: u64, sorted: bool, hosts: HostRule) -> Result<Gather, DataError> {
+        let rows = Rows::new(cycle)?;
+        Ok(if sorted {
+            Gather::Sorted(Box::new(Stream {
+                rows,
+                hosts,
+                key: String::new(),
+                host: String::new(),
+                weight: None,
+                captures: Vec::new(),
+            }))
+        } else {
+            Gather::Unsorted(Box::default(), hosts)
+        })
+    }
+
+    /// Takes a capture of the page `key` (whose URL, if known, names its host), with the
+    /// page's weight if this capture gives one.
+    pub(crate) fn push(
+        &mut self,
+        key: &str,
+        url: Option<&str>,
+        capture: Capture,
+        weight: Option<f64>,
+    ) -> Result<(), Refused> {
+        match self {
+            Gather::Unsorted(collector, hosts) => {
+                let page = collector.page(
+                    key,
+                    || host_of(url, key, *hosts).map_err(Refused::Host),
+                    || Refused::TooMany,
+                )?;
+                collector.push(page, capture, weight);
+                Ok(())
+            }
+            Gather::Sorted(stream) => stream.push(key, url, capture, weight),
+        }
+    }
+
+    /// Captures taken.
+    pub(crate) fn is_empty(&self) -> bool {
+        match self {
+            Gather::Unsorted(collector, _) => collector.captures() == 0,
+            Gather::Sorted(stream) => stream.rows.pages() == 0 && stream.captures.is_empty(),
+        }
+    }
+
+    /// The history of cycles of `cycle` seconds and the start of its first cycle; `file`
+    /// names the input in errors.
+    pub(crate) fn finish(self, cycle: u64, file: &str) -> Result<(Dataset, i64), DataError> {
+        let rows = match self {
+            Gather::Unsorted(collector, _) => collector.into_rows(cycle)?,
+            Gather::Sorted(mut stream) => {
+                stream.flush()?;
+                stream.rows
+            }
+        };
+        rows.finish(file)
+    }
+}
+
+impl Stream {
+    fn push(
+        &mut self,
+        key: &str,
+        url: Option<&str>,
+        capture: Capture,
+        weight: Option<f64>,
+    ) -> Result<(), Refused> {
+        if self.captures.is_empty() || key != self.key {
+            if !self.captures.is_empty() && key < self.key.as_str() {
+                return Err(Refused::Unsorted {
+                    key: key.to_string(),
+                    previous: self.key.clone(),
+                });
+            }
+            if self.rows.pages() >= u32::MAX as usize - 1 {
+                return Err(Refused::TooMany);
+            }
+            let host = host_of(url, key, self.hosts).map_err(Refused::Host)?;
+            // The page before is whole: into the rows (its span was checked as it grew).
+            self.flush().map_err(|e| Refused::Span(e.to_string()))?;
+            self.key.clear();
+            self.key.push_str(key);
+            self.host = host;
+            self.weight = None;
+        } else if let Some(last) = self.captures.last() {
+            if capture.time < last.time {
+                return Err(Refused::Time {
+                    key: key.to_string(),
+                    time: capture.time,
+                    previous: last.time,
+                });
+            }
+        }
+        if weight.is_some() {
+            self.weight = weight;
+        }
+        self.captures.push(capture);
+        Ok(())
+    }
+
+    /// The page read so far into the rows.
+    fn flush(&mut self) -> Result<(), DataError> {
+        if self.captures.is_empty() {
+            return Ok(());
+        }
+        let result = self
+            .rows
+            .push_page(&self.key, &self.host, self.weight, &self.captures);
+        self.captures.clear();
+        result
+    }
+}

@@ -1,0 +1,218 @@
+//! `freshgp dataset from-cdx | from-warc | from-crawl-log` end to end, on files written by
+//! independent tools: warcio writes the WARC and pywb's `cdxj-indexer` indexes it as CDXJ
+//! and CDX 11 (`warcio_fixture.py`, whose docs give the history each page must have); the
+//! Wayback CDX server's lines and Heritrix's crawl.log lines are written here by hand.
+//!
+//! warcio and cdxj-indexer come from PyPI (`pip install warcio cdxj-indexer`, which
+//! `.ci/test` runs); where they are missing the checks that need them fail under
+//! `FRESHGP_REQUIRE_ENGINES` and are skipped with a loud note elsewhere.
+
+#[path = "../common/engines.rs"]
+#[allow(dead_code)]
+mod engines;
+
+mod bad_input;
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn freshgp() -> Command {
+    Command::cargo_bin("freshgp").unwrap()
+}
+
+/// The fixture's files in a new directory, or `None` (after a loud note, or a failure where
+/// the tools are required) when warcio or cdxj-indexer is missing.
+fn fixture() -> Option<tempfile::TempDir> {
+    let have = std::process::Command::new("python3")
+        .args(["-c", "import warcio, cdxj_indexer"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        engines::absent(
+            "warcio or cdxj-indexer",
+            "WARC and CDX fixture checks",
+            "pip install warcio cdxj-indexer",
+        );
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/archive/warcio_fixture.py");
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(dir)
+}
+
+/// Runs `freshgp dataset <reader> <files> --out - <flags>`: the history's lines, and stderr.
+fn read(reader: &str, files: &[PathBuf], flags: &[&str]) -> (Vec<String>, String) {
+    let out = freshgp()
+        .args(["dataset", reader])
+        .args(files)
+        .args(["--out", "-"])
+        .args(flags)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        out.status.success(),
+        "{reader} {files:?} {flags:?}: {stderr}"
+    );
+    let lines = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(str::to_string)
+        .collect();
+    (lines, stderr)
+}
+
+/// The history each page of the fixture must have, by the rules' defaults, in page order
+/// (WARC: first appearance; CDX: key order).
+const BY_URL: [&str; 3] = [
+    "010?1\thttp://www.example.com/a?b=2&a=1\twww.example.com",
+    "?00??\thttp://other.org/\tother.org",
+    "?0?1?\thttp://third.net/p\tthird.net",
+];
+const BY_KEY: [&str; 3] = [
+    "010?1\tcom,example)/a?a=1&b=2\twww.example.com",
+    "?0?1?\tnet,third)/p\tthird.net",
+    "?00??\torg,other)/\tother.org",
+];
+
+#[test]
+fn warcio_writes_and_every_reader_gives_the_expected_history() {
+    let Some(dir) = fixture() else { return };
+    let at = |name: &str| dir.path().join(name);
+    for warc in ["crawl.warc.gz", "crawl.warc"] {
+        let (lines, stderr) = read("from-warc", &[at(warc)], &[]);
+        assert_eq!(lines, BY_URL, "{warc}");
+        // 3 records are no capture: the warcinfo, the request and the metadata
+        assert!(stderr.starts_with("13 records read from 1 file: 10 captures (1 not modified, 2 failed; 1 redirect, 1 error response), 3 ignored"), "{stderr}");
+    }
+    for index in ["crawl.cdxj", "crawl.cdx"] {
+        let (lines, _) = read("from-cdx", &[at(index)], &[]);
+        assert_eq!(lines, BY_KEY, "{index}");
+        let (unsorted, _) = read("from-cdx", &[at(index)], &["--unsorted"]);
+        assert_eq!(unsorted, BY_KEY, "{index}");
+    }
+    // Redirects and errors as content: other.org's 301 sets its first content, the 404 is a change.
+    let content = ["--redirects", "content", "--errors", "content"];
+    let (lines, _) = read("from-warc", &[at("crawl.warc.gz")], &content);
+    assert_eq!(lines[1], "010?1\thttp://other.org/\tother.org");
+    let (lines, _) = read(
+        "from-cdx",
+        &[at("crawl.cdx")],
+        &[&content[..], &["--hosts", "domain"]].concat(),
+    );
+    assert_eq!(lines[0], "010?1\tcom,example)/a?a=1&b=2\texample.com");
+    assert_eq!(lines[2], "010?1\torg,other)/\tother.org");
+}
+
+#[test]
+fn a_payload_without_its_digest_is_hashed_as_warc_writers_hash_it() {
+    let Some(dir) = fixture() else { return };
+    // The plain WARC without any WARC-Payload-Digest (nor block digest) line: the reader
+    // hashes the payloads itself and must find warcio's digests.
+    let text = std::fs::read(dir.path().join("crawl.warc")).unwrap();
+    let mut stripped = Vec::new();
+    let mut removed = 0;
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        if line.starts_with(b"WARC-Payload-Digest:") || line.starts_with(b"WARC-Block-Digest:") {
+            removed += 1;
+        } else {
+            stripped.extend_from_slice(line);
+        }
+    }
+    assert!(removed >= 10, "{removed}");
+    let path = dir.path().join("stripped.warc");
+    std::fs::write(&path, stripped).unwrap();
+    let (lines, _) = read("from-warc", &[path], &[]);
+    assert_eq!(lines, BY_URL);
+}
+
+#[test]
+fn sorted_files_merge_by_key() {
+    let Some(dir) = fixture() else { return };
+    // The CDX 11 index split in two files, alternate lines each, both sorted: read together,
+    // they are the one index.
+    let text = std::fs::read_to_string(dir.path().join("crawl.cdx")).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let (mut even, mut odd) = (vec![header], vec![header]);
+    for (i, line) in lines.enumerate() {
+        if i % 2 == 0 {
+            even.push(line)
+        } else {
+            odd.push(line)
+        }
+    }
+    let paths = [dir.path().join("even.cdx"), dir.path().join("odd.cdx")];
+    std::fs::write(&paths[0], even.join("\n") + "\n").unwrap();
+    std::fs::write(&paths[1], odd.join("\n") + "\n").unwrap();
+    let (merged, stderr) = read("from-cdx", &paths, &[]);
+    assert_eq!(merged, BY_KEY);
+    assert!(
+        stderr.starts_with("12 lines read from 2 files: 10 captures"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_wayback_cdx_servers_lines_read_without_a_header() {
+    // As `http://web.archive.org/cdx/search/cdx?url=...` prints them: urlkey timestamp
+    // original mimetype statuscode digest length. Hand-checked: day 1 A, day 2 a revisit
+    // (warc/revisit, no status), day 3 A again and a 302 (no digest), day 5 B.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wayback.txt");
+    std::fs::write(
+        &path,
+        "\
+com,example)/ 20240101000510 http://example.com/ text/html 200 HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA 1792
+com,example)/ 20240102120000 http://example.com/ warc/revisit - HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA 560
+com,example)/ 20240103081500 http://www.example.com/ text/html 200 HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA 1790
+com,example)/ 20240103235959 http://example.com:80/ text/html 302 - 412
+com,example)/ 20240105000000 http://example.com/ text/html 200 3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ 1801
+",
+    )
+    .unwrap();
+    let (lines, _) = read("from-cdx", std::slice::from_ref(&path), &[]);
+    assert_eq!(lines, ["000?1\tcom,example)/\texample.com"]);
+    // 12-hour cycles: day 1 00:05, day 2 12:00, day 3 08:15 and 23:59, day 5 00:00: cycles 1, 4, 5, 6 and 9
+    let (lines, _) = read("from-cdx", &[path], &["--cycle", "12h"]);
+    assert_eq!(lines, ["0??00???1\tcom,example)/\texample.com"]);
+}
+
+#[test]
+fn heritrix_crawl_log_lines() {
+    // Hand-written as Heritrix 3 writes them (padded status and size): a DNS lookup, a
+    // robots.txt precluded fetch (-9998), a 304 and a change; the fetch time is the 9th
+    // field, the logging time only when it is `-`.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("crawl.log");
+    std::fs::write(
+        &path,
+        "\
+2024-01-01T10:00:00.100Z     1         62 dns:a.org P http://a.org/ text/dns #042 20240101100000050+20 sha1:HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA - content-size:62
+2024-01-01T10:00:01.500Z   200       1792 http://a.org/ - - text/html #042 20240101100001000+480 sha1:HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA - content-size:2031
+2024-01-01T10:00:02.000Z -9998          - http://b.org/x L http://a.org/ unknown #017 - - - -
+2024-01-02T00:00:00.700Z   304          0 http://a.org/ - - text/html #042 20240101235959900+700 - - -
+2024-01-03T09:00:00.000Z   200       1801 http://a.org/ - - text/html #003 - sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ - duplicate:digest
+",
+    )
+    .unwrap();
+    let (lines, stderr) = read("from-crawl-log", &[path], &[]);
+    // a.org: day 1 content, the 304 started on day 1 (its 9th field), day 3 new content
+    // (logged time, as the fetch time is `-`); b.org/x: only a failed fetch
+    assert_eq!(
+        lines,
+        ["0?1\thttp://a.org/\ta.org", "???\thttp://b.org/x\tb.org"]
+    );
+    assert!(stderr.starts_with("5 lines read from 1 file: 4 captures (1 not modified, 1 failed; 0 redirects, 1 error response), 1 ignored"), "{stderr}");
+}
