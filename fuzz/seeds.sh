@@ -11,7 +11,7 @@ cargo build --release --quiet
 bin=$PWD/target/release/freshgp
 out=$PWD/fuzz/seeds
 rm -rf "$out"
-mkdir -p "$out"/{formula,dataset_text,dataset_cache,crawl_log,observe_log,weights,experiment,state,model,grammar,preset}
+mkdir -p "$out"/{formula,dataset_text,dataset_cache,crawl_log,observe_log,weights,experiment,state,model,grammar,preset,cdx,warc,heritrix_log}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -51,6 +51,48 @@ done
 cp examples/crawl.log "$out/crawl_log/crawl.log"
 printf 'http://a/\t1700000000\tx\t304\nhttp://a/\t1700090000\t\t500\nhttp://b/\t2024-01-01\ty\t200\t1.5\n' \
     >"$out/crawl_log/statuses.log"
+
+# Archives: CDX 11 with its header, the Wayback CDX server's lines, CDXJ (gzip'd too), a
+# WARC of a response, a request, a revisit and a resource (gzip'd too), Heritrix crawl.log
+# lines.
+cat >"$out/cdx/cdx11" <<'END'
+ CDX N b a m s k r M S V g
+com,example)/a?a=1&b=2 20240101100000 http://www.example.com/a?b=2&a=1 text/html 200 7YC3ZXG4JEUACJ4BUXY2FJ34XNJZRYIG - - 326 254 crawl.warc.gz
+com,example)/a?a=1&b=2 20240103100000 http://www.example.com/a?b=2&a=1 warc/revisit 200 VV4C5TNMO4H4N242MLSE7EEHH64X7MTL - - 382 2104 crawl.warc.gz
+net,third)/p 20240102100000 http://third.net/p text/plain - KVZ6HG3GABEW2QHUSPIA5R3FQR42DFQH - - 247 1857 crawl.warc.gz
+org,other)/ 20240101110000 http://other.org/ text/html 301 LYKCUS3F5O5MPNAKMJ6KYFHU67YESNAM - - 323 900 crawl.warc.gz
+END
+cat >"$out/cdx/wayback" <<'END'
+com,example)/ 20240101000510 http://example.com/ text/html 200 HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA 1792
+com,example)/ 20240103235959 http://example.com:80/ text/html 302 - 412
+com,example)/ 20240105000000 http://example.com/ text/html 200 sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ 1801
+END
+cat >"$out/cdx/cdxj" <<'END'
+!meta 0 {"format": "cdxj"}
+com,example)/ 20240101100000 {"url": "http://example.com/", "mime": "text/html", "status": "200", "digest": "sha1:7YC3ZXG4JEUACJ4BUXY2FJ34XNJZRYIG", "length": "326"}
+com,example)/ 20240102100000 {"url": "http://example.com/", "mime": "warc/revisit", "status": 304, "digest": "sha1:7YC3ZXG4JEUACJ4BUXY2FJ34XNJZRYIG"}
+org,other)/ 20240101110000 {"url": "http://other.org/", "status": "404", "digest": "fe05bcdcdc4928012781a5f1a2737cbb52988e42"}
+END
+gzip -c -n "$out/cdx/cdxj" >"$out/cdx/cdxj.gz"
+record() { # type, date, URI, body: one WARC record
+    printf 'WARC/1.0\r\nWARC-Type: %s\r\nWARC-Record-ID: <urn:uuid:%s>\r\nWARC-Date: %s\r\nWARC-Target-URI: %s\r\nContent-Length: %s\r\n\r\n%s\r\n\r\n' \
+        "$1" "$2" "$2" "$3" "${#4}" "$4"
+}
+{
+    record response 2024-01-01T10:00:00Z http://a.org/ $'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\none'
+    record request 2024-01-01T10:00:00Z http://a.org/ $'GET / HTTP/1.1\r\nHost: a.org\r\n\r\n'
+    record revisit 2024-01-02T10:00:00Z http://a.org/ $'HTTP/1.1 304 Not Modified\r\n\r\n'
+    record resource 2024-01-03T10:00:00Z http://b.org/f 'a file'
+} >"$out/warc/plain.warc"
+gzip -c -n "$out/warc/plain.warc" >"$out/warc/plain.warc.gz"
+cat >"$out/heritrix_log/crawl.log" <<'END'
+2024-01-01T10:00:00.100Z     1         62 dns:a.org P http://a.org/ text/dns #042 20240101100000050+20 sha1:HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA - content-size:62
+2024-01-01T10:00:01.500Z   200       1792 http://a.org/ - - text/html #042 20240101100001000+480 sha1:HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA - content-size:2031
+2024-01-01T10:00:02.000Z -9998          - http://b.org/x L http://a.org/ unknown #017 - - - -
+2024-01-02T00:00:00.700Z   304          0 http://a.org/ - - text/html #042 20240101235959900+700 - - -
+END
+printf '2024-01-03T09:00:00.000Z   200 1801 http://a.org/ - - text/html #003 - fe05bcdcdc4928012781a5f1a2737cbb52988e42 - duplicate:digest\n' \
+    >"$out/heritrix_log/hex-digest.log"
 
 # Observation logs.
 printf 'p0\t2\t1\th0\t2.5\tcolor=red\np9\t2\t0\nq\t3\t1\t\t\tcategory=x\n# note\n\np0\t2\t0\n' \

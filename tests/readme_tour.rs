@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 const README: &str = include_str!("../README.md");
 
 /// The guide's pages, by file name, in the book's order.
-const GUIDE: [(&str, &str); 8] = [
+const GUIDE: [(&str, &str); 9] = [
     ("data.md", include_str!("../docs/src/guide/data.md")),
+    ("archives.md", include_str!("../docs/src/guide/archives.md")),
     ("formulas.md", include_str!("../docs/src/guide/formulas.md")),
     ("simulate.md", include_str!("../docs/src/guide/simulate.md")),
     ("evolve.md", include_str!("../docs/src/guide/evolve.md")),
@@ -197,6 +198,9 @@ fn the_guide_shows_every_subcommand_and_every_page_is_run() {
         "dataset stats",
         "dataset synth",
         "dataset from-log",
+        "dataset from-cdx",
+        "dataset from-warc",
+        "dataset from-crawl-log",
         "dataset convert",
         "formula print",
         "formula eval",
@@ -256,6 +260,44 @@ fn the_data_page_runs_as_written() {
     );
     written(&scratch.tmp, "commerce.ron", &["pages: 100000"]);
     assert!(scratch.work.join("weighted.fgpd").is_file());
+}
+
+#[test]
+fn the_archives_page_runs_as_written() {
+    let Some(scratch) = run_page("archives.md") else {
+        return;
+    };
+    // The histories the page shows, as it shows them.
+    let page = page("archives.md");
+    for (file, first) in [
+        (
+            "warc.tsv",
+            "010?1\thttp://www.example.com/a?b=2&a=1\twww.example.com",
+        ),
+        ("cdx.tsv", "010?1\tcom,example)/a?a=1&b=2\twww.example.com"),
+        ("wayback.tsv", "000?1\tcom,example)/\texample.com"),
+        ("heritrix.tsv", "0?1\thttp://a.org/\ta.org"),
+    ] {
+        let text = written(&scratch.work, file, &[first]);
+        for line in text.lines() {
+            assert!(
+                page.contains(line),
+                "the page does not show {file}'s {line:?}"
+            );
+        }
+    }
+    assert_eq!(
+        written(&scratch.work, "cdx.tsv", &[]),
+        written(&scratch.work, "cdxj.tsv", &[])
+    );
+    written(
+        &scratch.work,
+        "content.tsv",
+        &["010?1\thttp://other.org/\tother.org"],
+    );
+    let bad = written(&scratch.work, "bad.txt", &["bad.cdx:2:52: digest `XYZ`"]);
+    let skipped = bad.lines().find(|l| l.starts_with("skipped:")).unwrap();
+    assert!(page.contains(skipped), "the page does not show {skipped:?}");
 }
 
 #[test]

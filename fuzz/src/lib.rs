@@ -12,7 +12,8 @@
 //!   same value (and writing that again the same bytes);
 //! - where a reader updates a value in place, an error leaves the value unchanged.
 
-use freshgp::data::{cache, log, synth::SynthParams, text, weights, Dataset};
+use freshgp::archive::{self, ArchiveOptions, Input, OnError};
+use freshgp::data::{cache, log, synth::SynthParams, text, weights, DataError, Dataset};
 use freshgp::experiment::study::Study;
 use freshgp::formula::{Formula, Grammar};
 use freshgp::model::Model;
@@ -69,7 +70,7 @@ pub const ORIGIN: &str = "fuzz-input";
 pub type Check = fn(&[u8]);
 
 /// The readers, by the name of their fuzz target and corpus folder.
-pub const TARGETS: [(&str, Check); 11] = [
+pub const TARGETS: [(&str, Check); 14] = [
     ("formula", formula),
     ("dataset_text", dataset_text),
     ("dataset_cache", dataset_cache),
@@ -81,6 +82,9 @@ pub const TARGETS: [(&str, Check); 11] = [
     ("model", model),
     ("grammar", grammar),
     ("preset", preset),
+    ("cdx", cdx),
+    ("warc", warc),
+    ("heritrix_log", heritrix_log),
 ];
 
 /// Checks that `message` names the input and that the place it names first
@@ -272,6 +276,92 @@ pub fn crawl_log(data: &[u8]) {
             Err(e) => check_located(&String::from_utf8_lossy(data), &e.to_string(), false),
         }
     }
+}
+
+/// Options for the archive readers: cycles of 30 days (as for [`crawl_log`]).
+fn archive_options(sorted: bool, on_error: OnError) -> ArchiveOptions {
+    ArchiveOptions {
+        cycle: 30 * 86_400,
+        on_error,
+        sorted,
+        ..ArchiveOptions::default()
+    }
+}
+
+/// An archive reader: [`archive::cdx::read`], [`archive::warc::read`] or
+/// [`archive::crawl_log::read`].
+type ArchiveReader =
+    fn(Vec<Input>, &ArchiveOptions) -> Result<(Dataset, archive::ArchiveReport), DataError>;
+
+/// Reads `data` with an archive reader; the input is gzip'd when it starts as gzip does.
+fn read_archive(
+    data: &[u8],
+    read: ArchiveReader,
+    options: &ArchiveOptions,
+) -> Result<Dataset, DataError> {
+    let input = Input::from_reader(ORIGIN, std::io::Cursor::new(data.to_vec()))?;
+    read(vec![input], options).map(|(d, _)| d)
+}
+
+/// What every archive reader keeps: an error names the input and, for plain text, a place
+/// inside it (a record's byte offset inside the input); a history writes as text and
+/// round-trips through a cache. Read stopping at the first malformed line or record, and
+/// again skipping them.
+fn archive_properties(data: &[u8], read: ArchiveReader, sorted: bool) -> Option<Dataset> {
+    let gzip = data.starts_with(&[0x1f, 0x8b]);
+    let mut first = None;
+    for on_error in [OnError::Stop, OnError::Skip] {
+        match read_archive(data, read, &archive_options(sorted, on_error)) {
+            Ok(d) => {
+                text::write(&d, std::io::sink()).unwrap_or_else(|e| {
+                    panic!("a history read from an archive does not write: {e}")
+                });
+                cache_round_trip(&d);
+                if on_error == OnError::Stop {
+                    first = Some(d);
+                }
+            }
+            Err(DataError::Record { file, offset, .. }) => {
+                assert_eq!(file, ORIGIN, "an error that does not name the input");
+                assert!(
+                    gzip || offset <= data.len() as u64,
+                    "byte {offset} of {}",
+                    data.len()
+                );
+            }
+            Err(e) if gzip => assert!(
+                e.to_string().contains(ORIGIN),
+                "an error that does not name the input: {e}"
+            ),
+            Err(e) => check_located(&String::from_utf8_lossy(data), &e.to_string(), false),
+        }
+    }
+    first
+}
+
+/// A CDX or CDXJ index (`dataset from-cdx`): [`archive_properties`], and what reads as
+/// sorted input (stopping at the first malformed line) reads the same in any order.
+pub fn cdx(data: &[u8]) {
+    if let Some(sorted) = archive_properties(data, archive::cdx::read, true) {
+        let any = read_archive(
+            data,
+            archive::cdx::read,
+            &archive_options(false, OnError::Stop),
+        )
+        .unwrap_or_else(|e| panic!("sorted input read in any order fails: {e}"));
+        assert!(any == sorted, "sorted input reads differently in any order");
+    }
+    archive_properties(data, archive::cdx::read, false);
+}
+
+/// A WARC file (`dataset from-warc`): [`archive_properties`].
+pub fn warc(data: &[u8]) {
+    archive_properties(data, archive::warc::read, false);
+}
+
+/// A Heritrix crawl.log (`dataset from-crawl-log`): [`archive_properties`].
+pub fn heritrix_log(data: &[u8]) {
+    archive_properties(data, archive::crawl_log::read, false);
 }
 
 /// A scheduler over a few known pages, as `schedule --observe` starts from (built once).

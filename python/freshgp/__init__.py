@@ -44,6 +44,9 @@ __all__ = [
     "columns",
     "evolve",
     "experiment",
+    "from_cdx",
+    "from_crawl_log",
+    "from_warc",
     "named_policies",
     "simulate",
     "synth",
@@ -68,6 +71,53 @@ def columns(cycles: list) -> dict:
         kind = np.int64 if m in ("stale", "visited") else np.float64
         out[m] = np.array([c[m] for c in cycles], dtype=kind)
     return out
+
+
+def _read_archive(form: str, paths, **settings) -> tuple:
+    if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
+        paths = [paths]
+    dataset, report = _native.read_archive(form, [str(p) for p in paths], **settings)
+    return dataset, json.loads(report)
+
+
+def from_cdx(paths, *, cycle: str = "1d", redirects: Optional[str] = None,
+             errors: Optional[str] = None, hosts: Optional[str] = None, sorted: bool = True,
+             fields: Optional[str] = None, on_error: str = "skip", unknown: str = "paper",
+             group: Optional[str] = None) -> tuple:
+    """Reads CDX or CDXJ indexes (a path or a list of paths, gzip'd or not) into a history,
+    as ``freshgp dataset from-cdx`` does: one page per URL key. ``redirects`` and
+    ``errors`` are ``"unknown"`` (a failed download, the default) or ``"content"``;
+    ``hosts`` is ``"name"`` (default) or ``"domain"``; ``sorted=False`` is the command's
+    ``--unsorted``; ``fields`` names the fields of headerless classic lines. The history's
+    unknown cycles are resolved by ``unknown`` as :class:`Dataset` does. Returns the
+    dataset and the read's report (a dict: lines read, captures, failed, skipped, the first
+    errors, ...)."""
+    return _read_archive("cdx", paths, cycle=cycle, redirects=redirects, errors=errors,
+                         hosts=hosts, sorted=sorted, fields=fields, on_error=on_error,
+                         unknown=unknown, group=group)
+
+
+def from_warc(paths, *, cycle: str = "1d", redirects: Optional[str] = None,
+              errors: Optional[str] = None, hosts: Optional[str] = None,
+              on_error: str = "skip", unknown: str = "paper",
+              group: Optional[str] = None) -> tuple:
+    """Reads WARC files (``.warc`` or ``.warc.gz``) into a history, as ``freshgp dataset
+    from-warc`` does; the settings are :func:`from_cdx`'s. Returns the dataset and the
+    read's report."""
+    return _read_archive("warc", paths, cycle=cycle, redirects=redirects, errors=errors,
+                         hosts=hosts, on_error=on_error, unknown=unknown, group=group)
+
+
+def from_crawl_log(paths, *, cycle: str = "1d", redirects: Optional[str] = None,
+                   errors: Optional[str] = None, hosts: Optional[str] = None,
+                   on_error: str = "skip", unknown: str = "paper",
+                   group: Optional[str] = None) -> tuple:
+    """Reads Heritrix ``crawl.log`` files into a history, as ``freshgp dataset
+    from-crawl-log`` does; the settings are :func:`from_cdx`'s. Returns the dataset and the
+    read's report."""
+    return _read_archive("crawl-log", paths, cycle=cycle, redirects=redirects,
+                         errors=errors, hosts=hosts, on_error=on_error, unknown=unknown,
+                         group=group)
 
 
 def simulate(dataset: Dataset, policy: str, *, resources: Optional[float] = None,

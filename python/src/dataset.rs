@@ -1,7 +1,8 @@
-//! `Dataset`: a change history from a file, from numpy arrays or from a synthetic preset;
-//! its statistics, columns and files.
+//! `Dataset`: a change history from a file, from numpy arrays, from a synthetic preset or
+//! from a crawler's files (`read_archive`); its statistics, columns and files.
 
 use crate::{error, fail};
+use freshgp::archive::{read_files, ArchiveOptions, Format, OnError};
 use freshgp::data::{self, stats::Stats, LoadOptions, PageArrays, UnknownPolicy};
 use numpy::{
     PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
@@ -296,4 +297,66 @@ pub fn synth(
         inner: d,
         report: String::new(),
     })
+}
+
+/// Reads a crawler's files into a history: `format` is `cdx` (CDX and CDXJ), `warc` or
+/// `crawl-log` (Heritrix), `paths` the files (gzip'd or not). Every setting is the
+/// command's (`freshgp dataset from-<format>`), `None` taking its default. Returns the
+/// history, its unknown cycles resolved by `unknown` and grouped by `group` as
+/// [`Dataset::load`] does, and the read's report as JSON.
+#[pyfunction]
+#[pyo3(signature = (format, paths, cycle = "1d", redirects = None, errors = None, hosts = None, sorted = true, fields = None, on_error = "skip", unknown = "paper", group = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn read_archive(
+    py: Python<'_>,
+    format: &str,
+    paths: Vec<PathBuf>,
+    cycle: &str,
+    redirects: Option<&str>,
+    errors: Option<&str>,
+    hosts: Option<&str>,
+    sorted: bool,
+    fields: Option<&str>,
+    on_error: &str,
+    unknown: &str,
+    group: Option<&str>,
+) -> PyResult<(Dataset, String)> {
+    let named = |what: &str, e: String| fail(format!("{what}: {e}"));
+    let format: Format = format.parse().map_err(|e| named("format", e))?;
+    let defaults = ArchiveOptions::default();
+    let options = ArchiveOptions {
+        cycle: data::log::parse_cycle(cycle).map_err(error)?,
+        on_error: match on_error {
+            "skip" => OnError::Skip,
+            "stop" => OnError::Stop,
+            other => {
+                return Err(named(
+                    "on_error",
+                    format!("`{other}`: expected skip or stop"),
+                ))
+            }
+        },
+        redirects: match redirects {
+            Some(r) => r.parse().map_err(|e| named("redirects", e))?,
+            None => defaults.redirects,
+        },
+        errors: match errors {
+            Some(r) => r.parse().map_err(|e| named("errors", e))?,
+            None => defaults.errors,
+        },
+        hosts: match hosts {
+            Some(r) => r.parse().map_err(|e| named("hosts", e))?,
+            None => defaults.hosts,
+        },
+        sorted,
+        fields: match fields {
+            Some(f) => Some(f.parse().map_err(|e| named("fields", e))?),
+            None => None,
+        },
+    };
+    let (d, report) = py
+        .detach(|| read_files(format, &paths, &options))
+        .map_err(error)?;
+    let report = serde_json::to_string(&report).map_err(error)?;
+    Ok((Dataset::resolved(d, unknown, group)?, report))
 }

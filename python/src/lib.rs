@@ -6,7 +6,7 @@
 //! Rich results cross as JSON text (the CLI's own serializations), which the package
 //! turns into dicts and numpy arrays; numbers cross as numpy arrays without a copy.
 //!
-//! - `dataset.rs`: `Dataset` (files, arrays, synthesis, statistics);
+//! - `dataset.rs`: `Dataset` (files, arrays, synthesis, crawlers' files, statistics);
 //! - `formula.rs`: `Formula` (parse, vectorised evaluation, simplify, LaTeX, export);
 //! - `run.rs`: `simulate`, `baselines`, `evolve`, `experiment`: the long runs, without the
 //!   GIL, with progress callbacks and Ctrl-C;
@@ -137,6 +137,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("StateLockedError", py.get_type::<StateLockedError>())?;
     m.add_class::<dataset::Dataset>()?;
     m.add_function(wrap_pyfunction!(dataset::synth, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset::read_archive, m)?)?;
     m.add_class::<formula::Formula>()?;
     m.add_function(wrap_pyfunction!(formula::terminals, m)?)?;
     m.add_function(wrap_pyfunction!(run::simulate, m)?)?;

@@ -73,6 +73,13 @@ fn read(reader: &str, files: &[PathBuf], flags: &[&str]) -> (Vec<String>, String
     (lines, stderr)
 }
 
+/// A file of `examples/archive/` (the guide's examples).
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/archive")
+        .join(name)
+}
+
 /// The history each page of the fixture must have, by the rules' defaults, in page order
 /// (WARC: first appearance; CDX: key order).
 const BY_URL: [&str; 3] = [
@@ -166,22 +173,10 @@ fn sorted_files_merge_by_key() {
 
 #[test]
 fn the_wayback_cdx_servers_lines_read_without_a_header() {
-    // As `http://web.archive.org/cdx/search/cdx?url=...` prints them: urlkey timestamp
-    // original mimetype statuscode digest length. Hand-checked: day 1 A, day 2 a revisit
+    // examples/archive/wayback.txt, as `http://web.archive.org/cdx/search/cdx?url=...`
+    // prints them: urlkey timestamp original mimetype statuscode digest length. Hand-checked: day 1 A, day 2 a revisit
     // (warc/revisit, no status), day 3 A again and a 302 (no digest), day 5 B.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("wayback.txt");
-    std::fs::write(
-        &path,
-        "\
-com,example)/ 20240101000510 http://example.com/ text/html 200 HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA 1792
-com,example)/ 20240102120000 http://example.com/ warc/revisit - HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA 560
-com,example)/ 20240103081500 http://www.example.com/ text/html 200 HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA 1790
-com,example)/ 20240103235959 http://example.com:80/ text/html 302 - 412
-com,example)/ 20240105000000 http://example.com/ text/html 200 3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ 1801
-",
-    )
-    .unwrap();
+    let path = example("wayback.txt");
     let (lines, _) = read("from-cdx", std::slice::from_ref(&path), &[]);
     assert_eq!(lines, ["000?1\tcom,example)/\texample.com"]);
     // 12-hour cycles: day 1 00:05, day 2 12:00, day 3 08:15 and 23:59, day 5 00:00: cycles 1, 4, 5, 6 and 9
@@ -191,22 +186,11 @@ com,example)/ 20240105000000 http://example.com/ text/html 200 3I42H3S6NNFQ2MSVX
 
 #[test]
 fn heritrix_crawl_log_lines() {
-    // Hand-written as Heritrix 3 writes them (padded status and size): a DNS lookup, a
+    // examples/archive/crawl.log, hand-written as Heritrix 3 writes them (padded status and
+    // size): a DNS lookup, a
     // robots.txt precluded fetch (-9998), a 304 and a change; the fetch time is the 9th
     // field, the logging time only when it is `-`.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("crawl.log");
-    std::fs::write(
-        &path,
-        "\
-2024-01-01T10:00:00.100Z     1         62 dns:a.org P http://a.org/ text/dns #042 20240101100000050+20 sha1:HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA - content-size:62
-2024-01-01T10:00:01.500Z   200       1792 http://a.org/ - - text/html #042 20240101100001000+480 sha1:HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA - content-size:2031
-2024-01-01T10:00:02.000Z -9998          - http://b.org/x L http://a.org/ unknown #017 - - - -
-2024-01-02T00:00:00.700Z   304          0 http://a.org/ - - text/html #042 20240101235959900+700 - - -
-2024-01-03T09:00:00.000Z   200       1801 http://a.org/ - - text/html #003 - sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ - duplicate:digest
-",
-    )
-    .unwrap();
+    let path = example("crawl.log");
     let (lines, stderr) = read("from-crawl-log", &[path], &[]);
     // a.org: day 1 content, the 304 started on day 1 (its 9th field), day 3 new content
     // (logged time, as the fetch time is `-`); b.org/x: only a failed fetch

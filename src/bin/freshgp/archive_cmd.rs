@@ -26,15 +26,15 @@ pub struct ArchiveArgs {
     cycle: String,
     /// What a redirect (3xx) is: `unknown`, a failed download (default), or `content`, a
     /// capture of the redirect's content by its digest.
-    #[arg(long, value_name = "RULE", value_parser = status_rule)]
+    #[arg(long, value_name = "RULE", value_parser = |s: &str| s.parse::<StatusRule>())]
     redirects: Option<StatusRule>,
     /// What an error response (4xx, 5xx, a crawler's failure codes) is: `unknown`
     /// (default) or `content`.
-    #[arg(long, value_name = "RULE", value_parser = status_rule)]
+    #[arg(long, value_name = "RULE", value_parser = |s: &str| s.parse::<StatusRule>())]
     errors: Option<StatusRule>,
     /// How a page's host is named: `name`, the URL's host name (default), or `domain`,
     /// its registrable domain by the Public Suffix List.
-    #[arg(long, value_name = "RULE", value_parser = host_rule)]
+    #[arg(long, value_name = "RULE", value_parser = |s: &str| s.parse::<HostRule>())]
     hosts: Option<HostRule>,
     /// Malformed lines or records: skip them (and count) or stop at the first.
     #[arg(long, value_enum, default_value_t = ErrorMode::Skip)]
@@ -65,25 +65,6 @@ pub struct FromCdxArgs {
     /// read, memory holds the history only, and a line out of order is malformed.
     #[arg(long)]
     unsorted: bool,
-}
-
-fn status_rule(text: &str) -> Result<StatusRule, String> {
-    by_name(&StatusRule::NAMES, text)
-}
-
-fn host_rule(text: &str) -> Result<HostRule, String> {
-    by_name(&HostRule::NAMES, text)
-}
-
-fn by_name<T: Copy>(names: &[(&str, T)], text: &str) -> Result<T, String> {
-    names
-        .iter()
-        .find(|(name, _)| *name == text)
-        .map(|&(_, v)| v)
-        .ok_or_else(|| {
-            let known: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
-            format!("`{text}`: expected one of {}", known.join(", "))
-        })
 }
 
 /// `dataset from-cdx`.

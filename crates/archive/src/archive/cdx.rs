@@ -39,7 +39,7 @@
 
 use super::digest;
 use super::gather::Gather;
-use super::input::{Input, Lines};
+use super::input::{column_of, Input, Lines};
 pub use super::layout::CdxFields;
 use super::layout::MAX_FIELDS;
 use super::rules::{classify, ArchiveOptions, ArchiveReport};
@@ -138,8 +138,8 @@ impl Source {
             };
             report.read += 1;
             let mut head = std::mem::take(&mut self.spare);
-            let parsed = std::str::from_utf8(line.text)
-                .map_err(|e| (e.valid_up_to() + 1, "not UTF-8".to_string()))
+            let parsed = line
+                .text()
                 .and_then(|text| parse_line(text, &mut self.form, fields, &mut head));
             match parsed {
                 Ok(Some(Read::Capture)) => {
@@ -196,8 +196,7 @@ fn parse_line(
 
 /// The 1-based column of `part`, a slice of `line`.
 fn column(line: &str, part: &str) -> usize {
-    let offset = part.as_ptr() as usize - line.as_ptr() as usize;
-    line[..offset].chars().count() + 1
+    column_of(line, part.as_ptr() as usize - line.as_ptr() as usize)
 }
 
 fn parse_classic(
@@ -248,7 +247,10 @@ fn parse_json(text: &str, head: &mut Head) -> Result<Option<Read>, (usize, Strin
     let json_text = parts.next().unwrap_or("");
     let json: Json = serde_json::from_str(json_text).map_err(|e| {
         (
-            column(text, json_text) + e.column().saturating_sub(1),
+            column_of(
+                text,
+                text.len() - json_text.len() + e.column().saturating_sub(1),
+            ),
             format!("bad CDXJ JSON: {e}"),
         )
     })?;
@@ -379,7 +381,7 @@ pub fn read(
         files: inputs.len(),
         ..ArchiveReport::default()
     };
-    let mut gather = Gather::new(options.cycle, options.sorted, options.hosts)?;
+    let mut gather = Gather::new(options.cycle, options.sorted, options.hosts, &name)?;
     let mut sources: Vec<Source> = inputs
         .into_iter()
         .map(|input| Source {
@@ -442,7 +444,7 @@ pub fn read(
     if gather.is_empty() {
         return Err(report.nothing(&name));
     }
-    let (d, start) = gather.finish(options.cycle, &name)?;
+    let (d, start) = gather.finish()?;
     report.first_cycle_start = start;
     Ok((d, report))
 }

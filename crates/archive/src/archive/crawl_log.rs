@@ -27,7 +27,7 @@
 use super::cdx::parse_timestamp;
 use super::digest;
 use super::gather::Gather;
-use super::input::{Input, Lines};
+use super::input::{column_of, Input, Lines};
 use super::rules::{classify, ArchiveOptions, ArchiveReport};
 use crate::data::captures::Capture;
 use crate::data::{DataError, Dataset};
@@ -44,7 +44,7 @@ pub fn read(
         files: inputs.len(),
         ..ArchiveReport::default()
     };
-    let mut gather = Gather::new(options.cycle, false, options.hosts)?;
+    let mut gather = Gather::new(options.cycle, false, options.hosts, &name)?;
     for input in inputs {
         let mut lines = Lines::new(input);
         while let Some(line) = lines.next() {
@@ -57,9 +57,7 @@ pub fn read(
                 }
             };
             report.read += 1;
-            let parsed = std::str::from_utf8(line.text)
-                .map_err(|e| (e.valid_up_to() + 1, "not UTF-8".to_string()))
-                .and_then(|text| parse_line(text, options));
+            let parsed = line.text().and_then(|text| parse_line(text, options));
             let (url, status, capture) = match parsed {
                 Ok(Some(found)) => found,
                 Ok(None) => {
@@ -82,7 +80,7 @@ pub fn read(
     if gather.is_empty() {
         return Err(report.nothing(&name));
     }
-    let (d, start) = gather.finish(options.cycle, &name)?;
+    let (d, start) = gather.finish()?;
     report.first_cycle_start = start;
     Ok((d, report))
 }
@@ -98,12 +96,7 @@ fn parse_line(
         return Ok(None);
     }
     let fields: Vec<&str> = text.split_whitespace().collect();
-    let column = |part: &str| {
-        text[..part.as_ptr() as usize - text.as_ptr() as usize]
-            .chars()
-            .count()
-            + 1
-    };
+    let column = |part: &str| column_of(text, part.as_ptr() as usize - text.as_ptr() as usize);
     if fields.len() < 10 {
         return Err((1, format!("{} fields: a crawl.log line has at least 10 (time, status, size, URI, path, referrer, type, thread, fetch time, digest)", fields.len())));
     }

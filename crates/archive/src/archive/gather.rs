@@ -27,7 +27,7 @@ pub(crate) enum Refused {
     },
     /// More pages than a history holds.
     TooMany,
-    /// The page before spans more cycles than a history holds.
+    /// A page's captures span more cycles than a history holds.
     Span(String),
 }
 
@@ -63,7 +63,7 @@ pub(crate) enum Gather {
     /// Input sorted by key, then time: a page at a time.
     Sorted(Box<Stream>),
     /// Input in any order.
-    Unsorted(Box<Collector>, HostRule),
+    Unsorted(Box<Collector>, HostRule, u64, String),
 }
 
 /// The page being read from sorted input, and the pages before it.
@@ -78,8 +78,13 @@ pub(crate) struct Stream {
 
 impl Gather {
     /// Gathers into cycles of `cycle` seconds, from input sorted or not.
-    pub(crate) fn new(cycle: u64, sorted: bool, hosts: HostRule) -> Result<Gather, DataError> {
-        let rows = Rows::new(cycle)?;
+    pub(crate) fn new(
+        cycle: u64,
+        sorted: bool,
+        hosts: HostRule,
+        origin: &str,
+    ) -> Result<Gather, DataError> {
+        let rows = Rows::new(cycle, origin)?;
         Ok(if sorted {
             Gather::Sorted(Box::new(Stream {
                 rows,
@@ -90,7 +95,7 @@ impl Gather {
                 captures: Vec::new(),
             }))
         } else {
-            Gather::Unsorted(Box::default(), hosts)
+            Gather::Unsorted(Box::default(), hosts, cycle, origin.to_string())
         })
     }
 
@@ -104,7 +109,7 @@ impl Gather {
         weight: Option<f64>,
     ) -> Result<(), Refused> {
         match self {
-            Gather::Unsorted(collector, hosts) => {
+            Gather::Unsorted(collector, hosts, ..) => {
                 let page = collector.page(
                     key,
                     || host_of(url, key, *hosts).map_err(Refused::Host),
@@ -120,22 +125,21 @@ impl Gather {
     /// Captures taken.
     pub(crate) fn is_empty(&self) -> bool {
         match self {
-            Gather::Unsorted(collector, _) => collector.captures() == 0,
+            Gather::Unsorted(collector, ..) => collector.captures() == 0,
             Gather::Sorted(stream) => stream.rows.pages() == 0 && stream.captures.is_empty(),
         }
     }
 
-    /// The history of cycles of `cycle` seconds and the start of its first cycle; `file`
-    /// names the input in errors.
-    pub(crate) fn finish(self, cycle: u64, file: &str) -> Result<(Dataset, i64), DataError> {
+    /// The history and the start of its first cycle.
+    pub(crate) fn finish(self) -> Result<(Dataset, i64), DataError> {
         let rows = match self {
-            Gather::Unsorted(collector, _) => collector.into_rows(cycle)?,
+            Gather::Unsorted(collector, _, cycle, origin) => collector.into_rows(cycle, &origin)?,
             Gather::Sorted(mut stream) => {
-                stream.flush()?;
+                stream.flush();
                 stream.rows
             }
         };
-        rows.finish(file)
+        rows.finish()
     }
 }
 
@@ -159,7 +163,7 @@ impl Stream {
             }
             let host = host_of(url, key, self.hosts).map_err(Refused::Host)?;
             // The page before is whole: into the rows (its span was checked as it grew).
-            self.flush().map_err(|e| Refused::Span(e.to_string()))?;
+            self.flush();
             self.key.clear();
             self.key.push_str(key);
             self.host = host;
@@ -172,6 +176,9 @@ impl Stream {
                     previous: last.time,
                 });
             }
+            self.rows
+                .check_span(key, self.captures[0].time, capture.time)
+                .map_err(Refused::Span)?;
         }
         if weight.is_some() {
             self.weight = weight;
@@ -181,14 +188,17 @@ impl Stream {
     }
 
     /// The page read so far into the rows.
-    fn flush(&mut self) -> Result<(), DataError> {
-        if self.captures.is_empty() {
-            return Ok(());
+    fn flush(&mut self) {
+        if !self.captures.is_empty() {
+            // Invariant: each capture's span from the page's first was checked as it came.
+            let pushed = self
+                .rows
+                .push_page(&self.key, &self.host, self.weight, &self.captures);
+            debug_assert!(
+                pushed.is_ok(),
+                "a page's span is checked capture by capture"
+            );
+            self.captures.clear();
         }
-        let result = self
-            .rows
-            .push_page(&self.key, &self.host, self.weight, &self.captures);
-        self.captures.clear();
-        result
     }
 }

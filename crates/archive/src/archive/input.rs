@@ -94,6 +94,14 @@ pub struct Line<'a> {
 }
 
 impl Line<'_> {
+    /// The line as text, or `(column, reason)` where it stops being UTF-8.
+    pub fn text(&self) -> Result<&str, (usize, String)> {
+        std::str::from_utf8(self.text).map_err(|e| {
+            let valid = String::from_utf8_lossy(&self.text[..e.valid_up_to()]);
+            (valid.chars().count() + 1, "not UTF-8".to_string())
+        })
+    }
+
     /// The error of this line at 1-based `column`.
     pub fn error(&self, column: usize, reason: String) -> DataError {
         DataError::Malformed {
@@ -103,6 +111,15 @@ impl Line<'_> {
             reason,
         }
     }
+}
+
+/// The 1-based column (in characters) of byte `at` of `line` (at most one past its end).
+pub fn column_of(line: &str, at: usize) -> usize {
+    let mut at = at.min(line.len());
+    while !line.is_char_boundary(at) {
+        at -= 1;
+    }
+    line[..at].chars().count() + 1
 }
 
 /// Lines of an input, one buffer reused: `next` gives the line without its end (`\n` or

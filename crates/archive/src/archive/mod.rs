@@ -34,6 +34,7 @@ pub mod digest;
 mod gather;
 mod input;
 mod layout;
+mod records;
 mod rules;
 pub mod warc;
 
@@ -52,6 +53,23 @@ pub enum Format {
     Warc,
     /// Heritrix crawl logs ([`crawl_log`]).
     CrawlLog,
+}
+
+impl Format {
+    /// The formats, by the names Python takes (the command's `from-<name>`).
+    pub const NAMES: [(&'static str, Format); 3] = [
+        ("cdx", Format::Cdx),
+        ("warc", Format::Warc),
+        ("crawl-log", Format::CrawlLog),
+    ];
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Format, String> {
+        rules::by_name(&Format::NAMES, text)
+    }
 }
 
 /// Reads files of one format (`-`: standard input) into a history, each gzip'd or not.

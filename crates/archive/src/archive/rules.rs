@@ -29,6 +29,34 @@ impl StatusRule {
     ];
 }
 
+impl std::str::FromStr for StatusRule {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<StatusRule, String> {
+        by_name(&StatusRule::NAMES, text)
+    }
+}
+
+impl std::str::FromStr for HostRule {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<HostRule, String> {
+        by_name(&HostRule::NAMES, text)
+    }
+}
+
+/// The value `text` names in `names`, or an error listing the names.
+pub(crate) fn by_name<T: Copy>(names: &[(&str, T)], text: &str) -> Result<T, String> {
+    names
+        .iter()
+        .find(|(name, _)| *name == text)
+        .map(|&(_, v)| v)
+        .ok_or_else(|| {
+            let known: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
+            format!("`{text}`: expected one of {}", known.join(", "))
+        })
+}
+
 /// How a page's host is named: the pages of one host share a host cap and the `HR`
 /// terminal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -83,7 +111,8 @@ impl Default for ArchiveOptions {
 }
 
 /// What a reader reads one at a time.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Unit {
     /// Lines (CDX, crawl logs).
     #[default]
@@ -92,8 +121,9 @@ pub enum Unit {
     Record,
 }
 
-/// What reading an archive found.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// What reading an archive found (as JSON: the same fields, `unit` as `"line"` or
+/// `"record"`, `errors` as their messages).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct ArchiveReport {
     /// What [`ArchiveReport::read`] counts.
     pub unit: Unit,
@@ -117,9 +147,15 @@ pub struct ArchiveReport {
     /// Malformed lines or records skipped.
     pub skipped: usize,
     /// The first malformed lines' or records' errors (at most 20).
+    #[serde(serialize_with = "messages")]
     pub errors: Vec<DataError>,
     /// Start of cycle 1, Unix seconds.
     pub first_cycle_start: i64,
+}
+
+/// Errors as their messages.
+fn messages<S: serde::Serializer>(errors: &[DataError], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(errors.iter().map(ToString::to_string))
 }
 
 impl fmt::Display for ArchiveReport {

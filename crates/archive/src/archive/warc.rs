@@ -1,5 +1,5 @@
-//! WARC files (`.warc`, `.warc.gz`; WARC 1.0 and 1.1), record by record, with the `warc`
-//! crate's streaming reader.
+//! WARC files (`.warc`, `.warc.gz`; WARC 1.0 and 1.1), record by record, streaming
+//! (`records.rs`).
 //!
 //! - A **response** record is a capture of its `WARC-Target-URI` at its `WARC-Date`, with
 //!   the status of its HTTP response and the digest of its payload: `WARC-Payload-Digest`,
@@ -33,42 +33,15 @@
 use super::digest;
 use super::gather::Gather;
 use super::input::Input;
+use super::records::{Header, Records};
 use super::rules::{classify, ArchiveOptions, ArchiveReport};
 use crate::data::captures::Capture;
 use crate::data::{DataError, Dataset};
 use sha1::{Digest, Sha1};
-use std::cell::Cell;
-use std::io::{BufRead, Read};
-use std::rc::Rc;
-use warc::{RecordType, WarcHeader, WarcReader};
+use std::io::Read;
 
 /// The most bytes of an HTTP header block read for its status.
 const MAX_HTTP_HEAD: usize = 1 << 16;
-
-/// A reader that counts the bytes consumed from it into a cell the caller also holds.
-struct Counting<R> {
-    inner: R,
-    offset: Rc<Cell<u64>>,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(out)?;
-        self.offset.set(self.offset.get() + n as u64);
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for Counting<R> {
-    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-
-    fn consume(&mut self, n: usize) {
-        self.offset.set(self.offset.get() + n as u64);
-        self.inner.consume(n);
-    }
-}
 
 /// What one record holds for the history.
 struct Found {
@@ -92,14 +65,14 @@ pub fn read(
         files: inputs.len(),
         ..ArchiveReport::default()
     };
-    let mut gather = Gather::new(options.cycle, false, options.hosts)?;
+    let mut gather = Gather::new(options.cycle, false, options.hosts, &name)?;
     for input in inputs {
         read_file(input, options, &mut gather, &mut report)?;
     }
     if gather.is_empty() {
         return Err(report.nothing(&name));
     }
-    let (d, start) = gather.finish(options.cycle, &name)?;
+    let (d, start) = gather.finish()?;
     report.first_cycle_start = start;
     Ok((d, report))
 }
@@ -113,76 +86,30 @@ fn read_file(
     gather: &mut Gather,
     report: &mut ArchiveReport,
 ) -> Result<(), DataError> {
-    let offset = Rc::new(Cell::new(0u64));
     let file = input.name.clone();
-    let gzip = input.gzip;
-    let mut warc = WarcReader::new(Counting {
-        inner: input.reader,
-        offset: Rc::clone(&offset),
-    });
-    let mut records = warc.stream_records();
+    let mut records = Records::new(input.reader);
     let at = |offset: u64, reason: String| DataError::Record {
         file: file.clone(),
         offset,
         reason,
     };
-    // The previous record's start and length, and where its trailer ends.
-    let mut previous: Option<(u64, u64)> = None;
     loop {
-        let before = offset.get();
-        let start = if previous.is_some() {
-            before + 4
-        } else {
-            before
-        };
-        let next = records.next_item();
-        let mut record = match next {
-            None => {
-                let after = offset.get();
-                if after > start {
-                    let e = at(
-                        start,
-                        "the file ends inside a record's header (a truncated file?)".into(),
-                    );
-                    report.malformed(options.on_error, e)?;
-                }
-                return Ok(());
-            }
-            Some(Err(e)) => {
-                let e = match (&e, previous) {
-                    (warc::Error::UnexpectedEOB | warc::Error::ParseHeaders(_), Some((p, len))) => at(
-                        p,
-                        format!("the record does not end where its Content-Length ({len} bytes) says: its length is wrong, or the file is cut short"),
-                    ),
-                    (warc::Error::ReadData(io), _) if gzip => at(start, gzip_reason(io)),
-                    _ => at(start, format!("not a WARC record: {}", warc_reason(&e))),
-                };
-                report.malformed(options.on_error, e)?;
-                return Ok(());
-            }
-            Some(Ok(record)) => record,
+        let header = match records.next_header() {
+            Ok(Some(header)) => header,
+            Ok(None) => return Ok(()),
+            Err(e) => return report.malformed(options.on_error, at(e.offset, e.reason)),
         };
         report.read += 1;
-        let length = record.content_length();
-        previous = Some((start, length));
-        let found = found(&mut record);
-        // Whatever was not read of the body, read now: a short body is this record's error.
-        let drained = std::io::copy(&mut record, &mut std::io::sink());
-        let found = match (found, drained) {
-            (Err(e), _) | (_, Err(e)) => {
-                let reason = if gzip && e.kind() != std::io::ErrorKind::Other {
-                    gzip_reason(&e)
-                } else {
-                    format!("cannot read the record's body: {e}")
-                };
-                report.malformed(options.on_error, at(start, reason))?;
-                return Ok(());
-            }
-            (Ok(None), _) => {
+        let found = match found(&header, &mut records) {
+            Ok(Some(found)) => found,
+            Ok(None) => {
                 report.ignored += 1;
                 continue;
             }
-            (Ok(Some(found)), Ok(_)) => found,
+            Err(reason) => {
+                report.malformed(options.on_error, at(header.offset, reason))?;
+                continue;
+            }
         };
         let kind = classify(found.status, found.revisit, found.digest, options);
         let capture = Capture {
@@ -191,46 +118,26 @@ fn read_file(
         };
         match gather.push(&found.url, Some(&found.url), capture, None) {
             Ok(()) => report.count(found.status, kind),
-            Err(refused) => report.malformed(options.on_error, at(start, refused.to_string()))?,
+            Err(refused) => {
+                report.malformed(options.on_error, at(header.offset, refused.to_string()))?
+            }
         }
-    }
-}
-
-fn gzip_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => {
-            "the gzip stream ends inside a member (a truncated file?)".into()
-        }
-        _ => format!("corrupt gzip data ({e})"),
-    }
-}
-
-fn warc_reason(e: &warc::Error) -> String {
-    match e {
-        warc::Error::ParseHeaders(_) => "its header block does not parse".into(),
-        warc::Error::MissingHeader(h) => format!("it has no {h} header"),
-        warc::Error::MalformedHeader(h, why) => format!("its {h} header is malformed ({why})"),
-        other => other.to_string(),
     }
 }
 
 /// What a record holds for the history (`None`: not a capture), reading as much of its
-/// body as it needs; an I/O error or a malformed capture is an `Err` of `Other` kind with
-/// the reason.
-fn found<R: Read>(
-    record: &mut warc::Record<warc::StreamingBody<'_, R>>,
-) -> std::io::Result<Option<Found>> {
-    let (revisit, http) = match record.warc_type() {
-        RecordType::Response => (false, true),
-        RecordType::Revisit => (true, true),
-        RecordType::Resource => (false, false),
-        _ => return Ok(None),
+/// block from `block` as it needs; an error is why the record is malformed.
+fn found(header: &Header, block: &mut impl Read) -> Result<Option<Found>, String> {
+    let (revisit, http) = match header.field("warc-type") {
+        Some("response") => (false, true),
+        Some("revisit") => (true, true),
+        Some("resource") => (false, false),
+        Some(_) => return Ok(None),
+        None => return Err("the record has no WARC-Type".into()),
     };
-    let refuse = |reason: String| std::io::Error::other(reason);
-    let url = record
-        .header(WarcHeader::TargetURI)
-        .ok_or_else(|| refuse("a capture without WARC-Target-URI".into()))?
-        .trim()
+    let url = header
+        .field("warc-target-uri")
+        .ok_or("a capture without WARC-Target-URI")?
         .trim_start_matches('<')
         .trim_end_matches('>')
         .to_string();
@@ -238,31 +145,32 @@ fn found<R: Read>(
         return Ok(None);
     }
     if let Some(at) = url.find(|c: char| c.is_control() || c.is_whitespace()) {
-        return Err(refuse(format!(
-            "URI `{}` holds a space or control character at {}",
+        return Err(format!(
+            "WARC-Target-URI `{}` holds a space or control character at {}",
             url.escape_debug(),
             at + 1
-        )));
+        ));
     }
-    let time = record.date().timestamp();
-    let given = record
-        .header(WarcHeader::PayloadDigest)
-        .or_else(|| {
-            if http {
-                None
-            } else {
-                record.header(WarcHeader::BlockDigest)
-            }
-        })
-        .map(|d| d.trim().to_string());
+    let date = header
+        .field("warc-date")
+        .ok_or("a capture without WARC-Date")?;
+    let time = time::OffsetDateTime::parse(date, &time::format_description::well_known::Rfc3339)
+        .map_err(|e| format!("WARC-Date `{date}` is not a date and time ({e})"))?
+        .unix_timestamp();
+    let given = header.field("warc-payload-digest").or_else(|| {
+        if http {
+            None
+        } else {
+            header.field("warc-block-digest")
+        }
+    });
     let given = match given {
-        Some(d) => Some(
-            digest::parse_digest(&d).map_err(|e| refuse(format!("WARC-Payload-Digest: {e}")))?,
-        ),
+        Some(d) => Some(digest::parse_digest(d).map_err(|e| format!("WARC-Payload-Digest: {e}"))?),
         None => None,
     };
+    let unreadable = |e: std::io::Error| format!("cannot read the record's block: {e}");
     let (status, payload) = if http {
-        http_head(record)?
+        http_head(block).map_err(unreadable)?
     } else {
         (None, Vec::new())
     };
@@ -274,7 +182,7 @@ fn found<R: Read>(
             sha.update(&payload);
             let mut buf = [0u8; 1 << 16];
             loop {
-                let n = record.read(&mut buf)?;
+                let n = block.read(&mut buf).map_err(unreadable)?;
                 if n == 0 {
                     break;
                 }

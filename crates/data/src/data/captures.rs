@@ -23,11 +23,11 @@
 //! use freshgp_data::data::captures::{Capture, CaptureKind, Rows};
 //!
 //! let day = 86_400;
-//! let mut rows = Rows::new(day).unwrap();
+//! let mut rows = Rows::new(day, "example").unwrap();
 //! let content = |t: i64, h: u64| Capture { time: t, kind: CaptureKind::Content(h) };
 //! rows.push_page("a", "a.org", None, &[content(0, 1), content(2 * day, 2)]).unwrap();
 //! rows.push_page("b", "b.org", Some(3.0), &[Capture { time: day, kind: CaptureKind::NotModified }]).unwrap();
-//! let (d, start) = rows.finish("example").unwrap();
+//! let (d, start) = rows.finish().unwrap();
 //! assert_eq!((d.bits_string(0), d.bits_string(1)), ("0?1".to_string(), "?0?".to_string()));
 //! assert_eq!((start, d.weight(1)), (0, 3.0));
 //! ```
@@ -64,6 +64,8 @@ const MAX_BYTES: u64 = 1 << 36;
 /// A history built a page at a time, each page's cycles kept from its first to its last
 /// capture until [`Rows::finish`] places them in the span of every page.
 pub struct Rows {
+    /// The input's name, for errors.
+    origin: String,
     /// Cycle length in seconds.
     len: i64,
     /// Per page: its first cycle (Unix time / length), its cycles and where its words start.
@@ -83,8 +85,9 @@ pub struct Rows {
 }
 
 impl Rows {
-    /// An empty history of cycles of `cycle` seconds (at least 1, at most `i64::MAX`).
-    pub fn new(cycle: u64) -> Result<Rows, DataError> {
+    /// An empty history of cycles of `cycle` seconds (at least 1, at most `i64::MAX`), read
+    /// from the input `origin` names (in errors).
+    pub fn new(cycle: u64, origin: &str) -> Result<Rows, DataError> {
         if cycle == 0 || cycle > i64::MAX as u64 {
             return Err(DataError::Invalid {
                 what: "cycle length".into(),
@@ -92,6 +95,7 @@ impl Rows {
             });
         }
         Ok(Rows {
+            origin: origin.to_string(),
             len: cycle as i64,
             spans: Vec::new(),
             words: Vec::new(),
@@ -128,12 +132,21 @@ impl Rows {
             captures.windows(2).all(|w| w[0].time <= w[1].time),
             "captures in time order"
         );
+        if let Err(reason) =
+            self.check_span(id, captures[0].time, captures[captures.len() - 1].time)
+        {
+            return Err(DataError::Invalid {
+                what: self.origin.clone(),
+                reason,
+            });
+        }
+        assert!(
+            self.spans.len() < u32::MAX as usize,
+            "at most 2^32 - 1 pages"
+        );
         let first = captures[0].time.div_euclid(self.len);
         let last = captures[captures.len() - 1].time.div_euclid(self.len);
         let cycles = last.abs_diff(first) + 1;
-        if cycles > MAX_CYCLES || self.spans.len() >= u32::MAX as usize {
-            return Err(self.too_large("the captures", cycles, self.spans.len() as u64 + 1));
-        }
         let n = cycles.div_ceil(64) as usize;
         let at = self.words.len();
         self.words.resize(at + 2 * n, 0);
@@ -179,23 +192,26 @@ impl Rows {
         Ok(())
     }
 
-    fn too_large(&self, what: &str, cycles: u64, pages: u64) -> DataError {
-        DataError::Invalid {
-            what: what.into(),
-            reason: format!(
-                "they span {cycles} cycles of {}s for {pages} pages: too large (is a timestamp wrong?)",
+    /// Whether the page `id`'s captures from `first` to `last` (Unix seconds) fit in a
+    /// history, else why not.
+    pub fn check_span(&self, id: &str, first: i64, last: i64) -> Result<(), String> {
+        let cycles = last
+            .div_euclid(self.len)
+            .abs_diff(first.div_euclid(self.len))
+            + 1;
+        if cycles > MAX_CYCLES {
+            return Err(format!(
+                "the captures of `{id}` span {cycles} cycles of {}s: too large (is a timestamp wrong?)",
                 self.len
-            ),
+            ));
         }
+        Ok(())
     }
 
-    /// The history, and the start of its first cycle (Unix seconds); `file` names the
-    /// input in errors.
-    pub fn finish(self, file: &str) -> Result<(Dataset, i64), DataError> {
+    /// The history, and the start of its first cycle (Unix seconds).
+    pub fn finish(self) -> Result<(Dataset, i64), DataError> {
         if self.spans.is_empty() {
-            return Err(DataError::Empty {
-                file: file.to_string(),
-            });
+            return Err(DataError::Empty { file: self.origin });
         }
         let first = self.spans.iter().map(|s| s.0).min().unwrap_or(0);
         let last = self
@@ -209,7 +225,13 @@ impl Rows {
         if cycles > MAX_CYCLES
             || pages.saturating_mul(cycles.div_ceil(64)).saturating_mul(16) > MAX_BYTES
         {
-            return Err(self.too_large(file, cycles, pages));
+            return Err(DataError::Invalid {
+                what: self.origin,
+                reason: format!(
+                    "the captures span {cycles} cycles of {}s for {pages} pages: too large (is a timestamp wrong?)",
+                    self.len
+                ),
+            });
         }
         let mut d = Dataset::new(self.spans.len(), cycles as usize);
         let all = cycles as usize;
@@ -338,9 +360,9 @@ impl Collector {
     }
 
     /// The pages with their captures, in order of first appearance, as [`Rows`] of cycles
-    /// of `cycle` seconds.
-    pub fn into_rows(mut self, cycle: u64) -> Result<Rows, DataError> {
-        let mut rows = Rows::new(cycle)?;
+    /// of `cycle` seconds, read from the input `origin` names.
+    pub fn into_rows(mut self, cycle: u64, origin: &str) -> Result<Rows, DataError> {
+        let mut rows = Rows::new(cycle, origin)?;
         self.captures
             .sort_unstable_by_key(|&(page, seq, c)| (page, c.time, seq));
         let mut page_captures = Vec::new();
@@ -370,7 +392,7 @@ mod tests {
 
     #[test]
     fn pages_are_placed_in_the_span_of_every_page() {
-        let mut rows = Rows::new(DAY as u64).unwrap();
+        let mut rows = Rows::new(DAY as u64, "t").unwrap();
         let failed = |time| Capture {
             time,
             kind: CaptureKind::Failed,
@@ -400,7 +422,7 @@ mod tests {
             ],
         )
         .unwrap();
-        let (d, start) = rows.finish("t").unwrap();
+        let (d, start) = rows.finish().unwrap();
         assert_eq!(start, DAY);
         assert_eq!(d.bits_string(0), "??001?");
         assert_eq!(d.bits_string(1), "?0???1");
@@ -411,21 +433,24 @@ mod tests {
 
     #[test]
     fn spans_past_a_history_are_errors_and_an_empty_one_is_empty() {
-        let mut rows = Rows::new(1).unwrap();
+        let mut rows = Rows::new(1, "t").unwrap();
         let e = rows.push_page("a", "h", None, &[content(0, 1), content(20_000_000, 1)]);
-        assert!(e.unwrap_err().to_string().contains("too large"));
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "t: the captures of `a` span 20000001 cycles of 1s: too large (is a timestamp wrong?)"
+        );
         rows.push_page("a", "h", None, &[content(0, 1)]).unwrap();
         rows.push_page("b", "h", None, &[content(9_999_999, 1)])
             .unwrap();
         rows.push_page("c", "h", None, &[content(10_000_000, 1)])
             .unwrap();
-        let e = rows.finish("t").unwrap_err().to_string();
-        assert!(e.starts_with("t: they span 10000001 cycles"), "{e}");
+        let e = rows.finish().unwrap_err().to_string();
+        assert!(e.starts_with("t: the captures span 10000001 cycles"), "{e}");
         assert!(matches!(
-            Rows::new(1).unwrap().finish("t"),
+            Rows::new(1, "t").unwrap().finish(),
             Err(DataError::Empty { .. })
         ));
-        assert!(Rows::new(0).is_err());
+        assert!(Rows::new(0, "t").is_err());
     }
 
     #[test]
@@ -447,7 +472,7 @@ mod tests {
                 conflicting_weights: 1
             }
         );
-        let (d, _) = c.into_rows(DAY as u64).unwrap().finish("t").unwrap();
+        let (d, _) = c.into_rows(DAY as u64, "t").unwrap().finish().unwrap();
         // b: 2 on day 0, then 1 and 3 on day 2 (in the order given): changed
         assert_eq!((d.id(0), d.bits_string(0).as_str()), (Some("b"), "0?1"));
         assert_eq!(d.bits_string(1), "?0?");

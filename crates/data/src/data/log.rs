@@ -182,7 +182,7 @@ pub fn from_log<R: BufRead>(
     options: &LogOptions,
 ) -> Result<(Dataset, LogReport), DataError> {
     // The cycle length, checked before the log is read.
-    Rows::new(options.cycle)?;
+    Rows::new(options.cycle, file)?;
     let mut report = LogReport::default();
     let mut log = Collector::default();
     read(&mut log, reader, file, options, &mut report)?;
@@ -212,7 +212,7 @@ pub fn from_log<R: BufRead>(
     let weights = log.weight_report();
     report.weighted_pages = weights.weighted_pages;
     report.conflicting_weights = weights.conflicting_weights;
-    let (d, start) = log.into_rows(options.cycle)?.finish(file)?;
+    let (d, start) = log.into_rows(options.cycle, file)?.finish()?;
     report.first_cycle_start = start;
     Ok((d, report))
 }
