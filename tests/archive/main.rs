@@ -12,6 +12,7 @@
 mod engines;
 
 mod bad_input;
+mod sql;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};

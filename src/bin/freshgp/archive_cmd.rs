@@ -5,6 +5,7 @@ use crate::common::check_out;
 use crate::dataset_out::{write, ErrorMode, To, WeightsArg};
 use anyhow::Result;
 use freshgp::archive::cdx::CdxFields;
+use freshgp::archive::sql::{history_sql, Columns, Engine};
 use freshgp::archive::{read_files, ArchiveOptions, Format, HostRule, StatusRule};
 use freshgp::data::log::{parse_cycle, OnError};
 use freshgp::data::stats::count;
@@ -65,6 +66,51 @@ pub struct FromCdxArgs {
     /// read, memory holds the history only, and a line out of order is malformed.
     #[arg(long)]
     unsorted: bool,
+}
+
+/// The flags of `dataset emit-sql`.
+#[derive(clap::Args)]
+pub struct EmitSqlArgs {
+    /// The engine: duckdb or spark.
+    #[arg(long, value_parser = |s: &str| s.parse::<Engine>())]
+    engine: Engine,
+    /// The table of captures, one row a capture.
+    #[arg(long, default_value = "ccindex")]
+    table: String,
+    /// A column of the table, as ROLE=COLUMN (roles: key, time, url, status, digest, mime,
+    /// host); repeat for each. Default: Common Crawl's columnar index (key=url_surtkey,
+    /// time=fetch_time, url=url, status=fetch_status, digest=content_digest,
+    /// mime=content_mime_type; hosts from the URL).
+    #[arg(long = "column", value_name = "ROLE=COLUMN")]
+    columns: Vec<String>,
+    /// Cycle length: a number and s, m, h, d or w.
+    #[arg(long, default_value = "1d")]
+    cycle: String,
+    /// What a redirect is: unknown (default) or content.
+    #[arg(long, value_name = "RULE", value_parser = |s: &str| s.parse::<StatusRule>())]
+    redirects: Option<StatusRule>,
+    /// What an error response is: unknown (default) or content.
+    #[arg(long, value_name = "RULE", value_parser = |s: &str| s.parse::<StatusRule>())]
+    errors: Option<StatusRule>,
+}
+
+/// `dataset emit-sql`: the query on standard output.
+pub fn emit_sql(args: EmitSqlArgs) -> Result<()> {
+    let mut columns = Columns::default();
+    for c in &args.columns {
+        columns.set(c).map_err(anyhow::Error::msg)?;
+    }
+    let defaults = ArchiveOptions::default();
+    let options = ArchiveOptions {
+        cycle: parse_cycle(&args.cycle)?,
+        redirects: args.redirects.unwrap_or(defaults.redirects),
+        errors: args.errors.unwrap_or(defaults.errors),
+        ..defaults
+    };
+    let sql =
+        history_sql(args.engine, &args.table, &columns, &options).map_err(anyhow::Error::msg)?;
+    print!("{sql}");
+    Ok(())
 }
 
 /// `dataset from-cdx`.

@@ -34,6 +34,9 @@ enum Action {
     FromWarc(archive_cmd::ArchiveArgs),
     /// Build a history from Heritrix crawl.log files.
     FromCrawlLog(archive_cmd::ArchiveArgs),
+    /// Print the SQL that builds the history from-cdx would, in DuckDB or Spark, from a
+    /// table of captures (Common Crawl's columnar index by default).
+    EmitSql(archive_cmd::EmitSqlArgs),
     /// Generate a realistic synthetic history from a preset.
     Synth(SynthArgs),
     /// Print summary figures of a history (text or binary cache).
@@ -145,6 +148,7 @@ pub fn run(args: Args) -> Result<()> {
         Action::FromCdx(a) => archive_cmd::from_cdx(a),
         Action::FromWarc(a) => archive_cmd::from_files(Format::Warc, a),
         Action::FromCrawlLog(a) => archive_cmd::from_files(Format::CrawlLog, a),
+        Action::EmitSql(a) => archive_cmd::emit_sql(a),
         Action::Synth(a) => synth(a),
         Action::Stats(a) => stats(a),
         Action::Convert(a) => convert(a),

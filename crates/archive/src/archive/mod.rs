@@ -14,6 +14,8 @@
 //! - [`warc`]: WARC files, record by record: response, resource and revisit records.
 //! - [`crawl_log`]: Heritrix's `crawl.log`.
 //! - [`digest`]: content digests in base32 or hex, as archives write them.
+//! - [`sql`]: the same history built by DuckDB or Spark from a table of captures (Common
+//!   Crawl's columnar index).
 //!
 //! What a capture is, the same in every reader:
 //! - a 2xx response (or a record without HTTP, e.g. a WARC resource) with a digest: its
@@ -36,6 +38,7 @@ mod input;
 mod layout;
 mod records;
 mod rules;
+pub mod sql;
 pub mod warc;
 
 pub use crate::data::log::OnError;
