@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-targets=(formula dataset_text dataset_cache crawl_log observe_log weights experiment state model grammar preset cdx warc heritrix_log)
+targets=(formula dataset_text dataset_cache crawl_log observe_log weights experiment state model grammar preset cdx warc heritrix_log nutch_dump)
 [ -z "$only" ] || IFS=, read -r -a targets <<<"$only"
 
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked --version 0.13.2 --quiet

@@ -4,7 +4,7 @@
 # tests/fuzz_corpora.rs. Run after fuzz/campaign.sh; takes the same --only list.
 set -euo pipefail
 cd "$(dirname "$0")"
-targets=(formula dataset_text dataset_cache crawl_log observe_log weights experiment state model grammar preset cdx warc heritrix_log)
+targets=(formula dataset_text dataset_cache crawl_log observe_log weights experiment state model grammar preset cdx warc heritrix_log nutch_dump)
 if [ "${1:-}" = --only ]; then IFS=, read -r -a targets <<<"$2"; fi
 bin=${CARGO_TARGET_DIR:-target}/$(rustc -vV | sed -n 's/^host: //p')/release
 for t in "${targets[@]}"; do

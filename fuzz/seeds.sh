@@ -11,7 +11,7 @@ cargo build --release --quiet
 bin=$PWD/target/release/freshgp
 out=$PWD/fuzz/seeds
 rm -rf "$out"
-mkdir -p "$out"/{formula,dataset_text,dataset_cache,crawl_log,observe_log,weights,experiment,state,model,grammar,preset,cdx,warc,heritrix_log}
+mkdir -p "$out"/{formula,dataset_text,dataset_cache,crawl_log,observe_log,weights,experiment,state,model,grammar,preset,cdx,warc,heritrix_log,nutch_dump}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -93,6 +93,9 @@ cat >"$out/heritrix_log/crawl.log" <<'END'
 END
 printf '2024-01-03T09:00:00.000Z   200 1801 http://a.org/ - - text/html #003 - fe05bcdcdc4928012781a5f1a2737cbb52988e42 - duplicate:digest\n' \
     >"$out/heritrix_log/hex-digest.log"
+
+# Nutch CrawlDb dumps: the guide's two.
+cp examples/archive/crawldb-1.txt examples/archive/crawldb-2.txt "$out/nutch_dump/"
 
 # Observation logs.
 printf 'p0\t2\t1\th0\t2.5\tcolor=red\np9\t2\t0\nq\t3\t1\t\t\tcategory=x\n# note\n\np0\t2\t0\n' \

@@ -201,6 +201,8 @@ fn the_guide_shows_every_subcommand_and_every_page_is_run() {
         "dataset from-cdx",
         "dataset from-warc",
         "dataset from-crawl-log",
+        "dataset from-nutch",
+        "dataset emit-sql",
         "dataset convert",
         "formula print",
         "formula eval",
@@ -277,6 +279,7 @@ fn the_archives_page_runs_as_written() {
         ("cdx.tsv", "010?1\tcom,example)/a?a=1&b=2\twww.example.com"),
         ("wayback.tsv", "000?1\tcom,example)/\texample.com"),
         ("heritrix.tsv", "0?1\thttp://a.org/\ta.org"),
+        ("nutch.tsv", "01?\thttp://a.org/\ta.org\tweight=1.5"),
     ] {
         let text = written(&scratch.work, file, &[first]);
         for line in text.lines() {

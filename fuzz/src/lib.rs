@@ -70,7 +70,7 @@ pub const ORIGIN: &str = "fuzz-input";
 pub type Check = fn(&[u8]);
 
 /// The readers, by the name of their fuzz target and corpus folder.
-pub const TARGETS: [(&str, Check); 14] = [
+pub const TARGETS: [(&str, Check); 15] = [
     ("formula", formula),
     ("dataset_text", dataset_text),
     ("dataset_cache", dataset_cache),
@@ -85,6 +85,7 @@ pub const TARGETS: [(&str, Check); 14] = [
     ("cdx", cdx),
     ("warc", warc),
     ("heritrix_log", heritrix_log),
+    ("nutch_dump", nutch_dump),
 ];
 
 /// Checks that `message` names the input and that the place it names first
@@ -362,6 +363,11 @@ pub fn warc(data: &[u8]) {
 /// A Heritrix crawl.log (`dataset from-crawl-log`): [`archive_properties`].
 pub fn heritrix_log(data: &[u8]) {
     archive_properties(data, archive::crawl_log::read, false);
+}
+
+/// A Nutch CrawlDb dump (`dataset from-nutch`): [`archive_properties`].
+pub fn nutch_dump(data: &[u8]) {
+    archive_properties(data, archive::nutch::read, false);
 }
 
 /// A scheduler over a few known pages, as `schedule --observe` starts from (built once).

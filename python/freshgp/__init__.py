@@ -46,6 +46,7 @@ __all__ = [
     "experiment",
     "from_cdx",
     "from_crawl_log",
+    "from_nutch",
     "from_warc",
     "named_policies",
     "simulate",
@@ -118,6 +119,17 @@ def from_crawl_log(paths, *, cycle: str = "1d", redirects: Optional[str] = None,
     return _read_archive("crawl-log", paths, cycle=cycle, redirects=redirects,
                          errors=errors, hosts=hosts, on_error=on_error, unknown=unknown,
                          group=group)
+
+
+def from_nutch(paths, *, cycle: str = "1d", redirects: Optional[str] = None,
+               errors: Optional[str] = None, hosts: Optional[str] = None,
+               on_error: str = "skip", unknown: str = "paper",
+               group: Optional[str] = None) -> tuple:
+    """Reads Nutch CrawlDb dumps (``readdb -dump``, one a moment, given together) into a
+    history, as ``freshgp dataset from-nutch`` does; the settings are :func:`from_cdx`'s.
+    Returns the dataset and the read's report."""
+    return _read_archive("nutch", paths, cycle=cycle, redirects=redirects, errors=errors,
+                         hosts=hosts, on_error=on_error, unknown=unknown, group=group)
 
 
 def simulate(dataset: Dataset, policy: str, *, resources: Optional[float] = None,

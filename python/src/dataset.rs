@@ -299,8 +299,8 @@ pub fn synth(
     })
 }
 
-/// Reads a crawler's files into a history: `format` is `cdx` (CDX and CDXJ), `warc` or
-/// `crawl-log` (Heritrix), `paths` the files (gzip'd or not). Every setting is the
+/// Reads a crawler's files into a history: `format` is `cdx` (CDX and CDXJ), `warc`,
+/// `crawl-log` (Heritrix) or `nutch` (CrawlDb dumps), `paths` the files (gzip'd or not). Every setting is the
 /// command's (`freshgp dataset from-<format>`), `None` taking its default. Returns the
 /// history, its unknown cycles resolved by `unknown` and grouped by `group` as
 /// [`Dataset::load`] does, and the read's report as JSON.

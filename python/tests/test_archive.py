@@ -16,12 +16,13 @@ ARCHIVE = REPO / "examples" / "archive"
     (freshgp.from_warc, ["crawl.warc.gz"], {"redirects": "content", "errors": "content",
                                              "hosts": "domain"}),
     (freshgp.from_crawl_log, ["crawl.log"], {}),
+    (freshgp.from_nutch, ["crawldb-1.txt", "crawldb-2.txt"], {"errors": "content"}),
 ])
 def test_each_reader_gives_the_commands_history(cli, tmp_path, reader, files, flags):
     paths = [ARCHIVE / f for f in files]
     dataset, report = reader(paths if len(paths) > 1 else paths[0], unknown="keep", **flags)
     command = {"from_cdx": "from-cdx", "from_warc": "from-warc",
-               "from_crawl_log": "from-crawl-log"}[reader.__name__]
+               "from_crawl_log": "from-crawl-log", "from_nutch": "from-nutch"}[reader.__name__]
     out = tmp_path / "h.tsv"
     args = []
     for key, value in flags.items():

@@ -201,3 +201,45 @@ fn heritrix_crawl_log_lines() {
     );
     assert!(stderr.starts_with("5 lines read from 1 file: 4 captures (1 not modified, 1 failed; 0 redirects, 1 error response), 1 ignored"), "{stderr}");
 }
+
+#[test]
+fn nutch_crawldb_dumps_of_two_moments() {
+    // examples/archive/crawldb-{1,2}.txt, hand-written as `readdb -dump` writes them. A
+    // capture's time is the next fetch's less the retry interval: a.org/ on days 1 and 2
+    // (new content), b.org/ on day 1 in both dumps (one fetch seen twice), a.org/new
+    // unfetched then not modified on day 2, c.org/x gone on day 3. Weights are the scores
+    // of each page's latest capture.
+    let dumps = [example("crawldb-1.txt"), example("crawldb-2.txt")];
+    let (lines, stderr) = read("from-nutch", &dumps, &[]);
+    assert_eq!(
+        lines,
+        [
+            "01?\thttp://a.org/\ta.org\tweight=1.5",
+            "0??\thttp://b.org/\tb.org\tweight=3.25",
+            "?0?\thttp://a.org/new\ta.org\tweight=0.5",
+            "???\thttp://c.org/x\tc.org\tweight=0",
+        ]
+    );
+    assert!(stderr.starts_with("78 lines read from 2 files: 6 captures (1 not modified, 1 failed; 0 redirects, 1 error response), 1 ignored"), "{stderr}");
+    // The dumps in the other order: the same captures, the same history.
+    let (swapped, _) = read("from-nutch", &[dumps[1].clone(), dumps[0].clone()], &[]);
+    let mut sorted = swapped.clone();
+    sorted.sort();
+    let mut want = lines.clone();
+    want.sort();
+    assert_eq!(sorted, want);
+    // A dump written in another time zone is refused by name.
+    let dir = tempfile::tempdir().unwrap();
+    let cet = dir.path().join("cet.txt");
+    let text = std::fs::read_to_string(&dumps[0])
+        .unwrap()
+        .replace("UTC 2024", "CET 2024");
+    std::fs::write(&cet, text).unwrap();
+    let out = freshgp()
+        .args(["dataset", "from-nutch", "--on-error", "stop", "--out", "-"])
+        .arg(&cet)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("{}:3:1: Fetch time `Tue Jan 02 10:00:00 CET 2024`: time zone `CET`: only UTC, GMT or GMT±hh:mm are read (run readdb with TZ=UTC)", cet.display())), "{stderr}");
+}

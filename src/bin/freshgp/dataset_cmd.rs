@@ -34,6 +34,8 @@ enum Action {
     FromWarc(archive_cmd::ArchiveArgs),
     /// Build a history from Heritrix crawl.log files.
     FromCrawlLog(archive_cmd::ArchiveArgs),
+    /// Build a history from Nutch CrawlDb dumps (readdb -dump), one a moment.
+    FromNutch(archive_cmd::ArchiveArgs),
     /// Print the SQL that builds the history from-cdx would, in DuckDB or Spark, from a
     /// table of captures (Common Crawl's columnar index by default).
     EmitSql(archive_cmd::EmitSqlArgs),
@@ -148,6 +150,7 @@ pub fn run(args: Args) -> Result<()> {
         Action::FromCdx(a) => archive_cmd::from_cdx(a),
         Action::FromWarc(a) => archive_cmd::from_files(Format::Warc, a),
         Action::FromCrawlLog(a) => archive_cmd::from_files(Format::CrawlLog, a),
+        Action::FromNutch(a) => archive_cmd::from_files(Format::Nutch, a),
         Action::EmitSql(a) => archive_cmd::emit_sql(a),
         Action::Synth(a) => synth(a),
         Action::Stats(a) => stats(a),

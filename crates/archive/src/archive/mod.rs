@@ -13,6 +13,7 @@
 //!   streams, each file merged with the others by key.
 //! - [`warc`]: WARC files, record by record: response, resource and revisit records.
 //! - [`crawl_log`]: Heritrix's `crawl.log`.
+//! - [`nutch`]: Nutch's CrawlDb dumps (`readdb -dump`), one a moment.
 //! - [`digest`]: content digests in base32 or hex, as archives write them.
 //! - [`sql`]: the same history built by DuckDB or Spark from a table of captures (Common
 //!   Crawl's columnar index).
@@ -36,6 +37,7 @@ pub mod digest;
 mod gather;
 mod input;
 mod layout;
+pub mod nutch;
 mod records;
 mod rules;
 pub mod sql;
@@ -56,14 +58,17 @@ pub enum Format {
     Warc,
     /// Heritrix crawl logs ([`crawl_log`]).
     CrawlLog,
+    /// Nutch CrawlDb dumps ([`nutch`]).
+    Nutch,
 }
 
 impl Format {
     /// The formats, by the names Python takes (the command's `from-<name>`).
-    pub const NAMES: [(&'static str, Format); 3] = [
+    pub const NAMES: [(&'static str, Format); 4] = [
         ("cdx", Format::Cdx),
         ("warc", Format::Warc),
         ("crawl-log", Format::CrawlLog),
+        ("nutch", Format::Nutch),
     ];
 }
 
@@ -103,5 +108,6 @@ pub fn read_files(
         Format::Cdx => cdx::read(inputs, options),
         Format::Warc => warc::read(inputs, options),
         Format::CrawlLog => crawl_log::read(inputs, options),
+        Format::Nutch => nutch::read(inputs, options),
     }
 }
