@@ -2,7 +2,7 @@
 //! format): one record a URL, its first line `URL<TAB>Version: N`, then one field a line:
 //!
 //! ```text
-//! http://example.com/	Version: 7
+//! http://example.com/<TAB>Version: 7
 //! Status: 2 (db_fetched)
 //! Fetch time: Sat Jan 06 10:00:00 UTC 2024
 //! Modified time: Sat Jan 06 10:00:00 UTC 2024
@@ -11,7 +11,7 @@
 //! Score: 0.25
 //! Signature: 0d3ad0dad7ddcea1a0d4e3fbab3a0d2b
 //! Metadata:
-//!  	_pst_=success(1), lastModified=0
+//!  <TAB>_pst_=success(1), lastModified=0
 //! ```
 //!
 //! A dump is the CrawlDb at one moment, one record a URL; a history is read from the dumps
