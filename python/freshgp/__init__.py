@@ -16,6 +16,7 @@ Long runs release the GIL, report progress to an optional callback and stop on C
 from __future__ import annotations
 
 import json
+import os
 from typing import Callable, Optional, Sequence
 
 import numpy as np
@@ -77,7 +78,7 @@ def columns(cycles: list) -> dict:
 def _read_archive(form: str, paths, **settings) -> tuple:
     if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
         paths = [paths]
-    dataset, report = _native.read_archive(form, [str(p) for p in paths], **settings)
+    dataset, report = _native.read_archive(form, [os.fsdecode(p) for p in paths], **settings)
     return dataset, json.loads(report)
 
 

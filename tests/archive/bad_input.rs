@@ -72,8 +72,9 @@ fn a_truncated_gzip_member_ends_the_file_at_its_line() {
 fn a_warc_record_whose_length_lies_is_located_by_its_offset() {
     let Some(dir) = fixture() else { return };
     let text = std::fs::read_to_string(dir.path().join("crawl.warc")).unwrap();
-    // The second record (the first response) claims 10 bytes more, then 10 fewer, than it has.
-    let second = text.match_indices("WARC/1.").nth(1).unwrap().0;
+    // The fourth record (other.org's 301, after the warcinfo, a response and a request)
+    // claims 10 bytes more, then 10 fewer, than it has.
+    let second = text.match_indices("WARC/1.").nth(3).unwrap().0;
     let length_at =
         second + text[second..].find("Content-Length: ").unwrap() + "Content-Length: ".len();
     let end = length_at + text[length_at..].find("\r\n").unwrap();
@@ -88,7 +89,8 @@ fn a_warc_record_whose_length_lies_is_located_by_its_offset() {
             path.display()
         );
         assert!(stop.contains(&want), "{stop}\nwant {want}");
-        // Skipped: the records before it are kept (the warcinfo and this response), counted.
+        // Skipped: the records before it are kept (the first response), and it is counted,
+        // not taken: its end is checked before its capture counts.
         let (lines, stderr) = skip.expect("the records before are kept");
         assert_eq!(
             lines,
@@ -111,7 +113,6 @@ fn malformed_cdx_lines_are_located_and_skipped() {
         ("com,a)/ 20240101120000 http://a.com/ text/html OK -", "OK", "status `OK` is not an HTTP status"),
         // out of order: a capture of com,a)/ before the one on line 2
         ("com,a)/ 20231231000000 http://a.com/ text/html 200 -", "", "a capture of `com,a)/` at 2023-12-31 0:00:00.0 +00:00:00 comes after one at 2024-01-01 0:00:00.0 +00:00:00: the input is not sorted by time within a key"),
-        ("a,a)/ 20240101120000 http://a.a/ text/html 200 -", "", "key `a,a)/` comes after `com,a)/`: the input is not sorted by key"),
     ] {
         let (line, column) = (3, bad.find(at).unwrap() + 1);
         let mut lines: Vec<&str> = CDX.lines().collect();
@@ -126,6 +127,33 @@ fn malformed_cdx_lines_are_located_and_skipped() {
         assert!(stderr.contains(&format!("skipped: {want}")), "{stderr}");
         assert!(stderr.contains("1 malformed line skipped"), "{stderr}");
     }
+    // A key out of order ends the read even under skip: every line after it would be
+    // refused, so the input is not sorted; --unsorted reads it.
+    let mut lines: Vec<&str> = CDX.lines().collect();
+    lines.insert(2, "a,a)/ 20240101120000 http://a.a/ text/html 200 -");
+    let path = dir.path().join("index.cdx");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let out = freshgp()
+        .args(["dataset", "from-cdx", "--out", "-"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(!out.status.success() && out.stdout.is_empty());
+    let want = format!("{}:3:1: key `a,a)/` comes after `com,a)/`: the input is not sorted by key (read it with --unsorted", path.display());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&want),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = freshgp()
+        .args(["dataset", "from-cdx", "--unsorted", "--out", "-"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "??\ta,a)/\ta.a\n01\tcom,a)/\ta.com\n"
+    );
     // Read as unsorted, the out-of-order lines are captures like any other.
     let path = dir.path().join("unsorted.cdx");
     std::fs::write(

@@ -102,7 +102,7 @@ fn warcio_writes_and_every_reader_gives_the_expected_history() {
         let (lines, stderr) = read("from-warc", &[at(warc)], &[]);
         assert_eq!(lines, BY_URL, "{warc}");
         // 3 records are no capture: the warcinfo, the request and the metadata
-        assert!(stderr.starts_with("13 records read from 1 file: 10 captures (1 not modified, 2 failed; 1 redirect, 1 error response), 3 ignored"), "{stderr}");
+        assert!(stderr.starts_with("13 records read from 1 file: 10 captures (0 not modified, 2 failed; 1 redirect, 1 error response), 3 ignored"), "{stderr}");
     }
     for index in ["crawl.cdxj", "crawl.cdx"] {
         let (lines, _) = read("from-cdx", &[at(index)], &[]);
@@ -242,4 +242,78 @@ fn nutch_crawldb_dumps_of_two_moments() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&format!("{}:3:1: Fetch time `Tue Jan 02 10:00:00 CET 2024`: time zone `CET`: only UTC, GMT or GMT±hh:mm are read (run readdb with TZ=UTC)", cet.display())), "{stderr}");
+}
+
+/// Writes `text` to a new file `name` in `dir`.
+fn file(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_revisit_is_the_content_it_repeats() {
+    // Day 1 content A, day 2 B, day 3 a revisit of A (deduplication against an older
+    // capture): a change back to A. A revisit of a 404 is an error response, `?` by default.
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (
+        "HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA",
+        "3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ",
+    );
+    let cdx = format!(
+        " CDX N b a m s k\n\
+         com,a)/ 20240101000000 http://a.com/ text/html 200 {a}\n\
+         com,a)/ 20240102000000 http://a.com/ text/html 200 {b}\n\
+         com,a)/ 20240103000000 http://a.com/ warc/revisit 200 {a}\n\
+         com,a)/ 20240104000000 http://a.com/ warc/revisit 200 {a}\n\
+         com,a)/ 20240105000000 http://a.com/ warc/revisit 404 {b}\n\
+         com,a)/ 20240106000000 http://a.com/ warc/revisit - -\n"
+    );
+    let (lines, _) = read("from-cdx", &[file(&dir, "r.cdx", &cdx)], &[]);
+    assert_eq!(lines, ["0110?0\tcom,a)/\ta.com"]);
+}
+
+#[test]
+fn an_http_header_block_ended_by_bare_line_feeds_keeps_its_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = |day: u32, message: &str| {
+        format!(
+            "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{day}>\r\n\
+             WARC-Date: 2024-01-0{day}T10:00:00Z\r\nWARC-Target-URI: http://example.com/\r\n\
+             Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n{message}\r\n\r\n",
+            message.len()
+        )
+    };
+    let warc = record(1, "HTTP/1.1 200 OK\r\n\r\none")
+        + &record(
+            2,
+            "HTTP/1.1 404 Not Found\nContent-Type: text/html\n\nnot found",
+        )
+        + &record(3, "HTTP/1.1 200 OK\r\n\r\none")
+        + &record(4, "not an HTTP message");
+    let (lines, stderr) = read("from-warc", &[file(&dir, "lf.warc", &warc)], &[]);
+    // the 404 is an error response (`?`), not content; a block that is no HTTP message is
+    // malformed
+    assert_eq!(lines, ["0?0\thttp://example.com/\texample.com"]);
+    assert!(
+        stderr.contains("its HTTP message has no status line and header block"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_pages_host_is_its_earliest_captures_whatever_the_files_order() {
+    // `http://example.com/` (day 5, first file) and `http://www.example.com/` (day 1, second
+    // file) share one SURT key: the host is the earliest capture's, read sorted or not.
+    let dir = tempfile::tempdir().unwrap();
+    let late = file(&dir, "late.cdx", " CDX N b a m s k\ncom,example)/ 20240105000000 http://example.com/ text/html 200 HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA\ncom,zzz)/ 20240105000000 http://zzz.com/ text/html 200 HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA\n");
+    let early = file(&dir, "early.cdx", " CDX N b a m s k\ncom,aaa)/ 20240101000000 http://aaa.com/ text/html 200 HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA\ncom,example)/ 20240101000000 http://www.example.com/ text/html 200 3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ\n");
+    let want = [
+        "0????\tcom,aaa)/\taaa.com",
+        "0???1\tcom,example)/\twww.example.com",
+        "????0\tcom,zzz)/\tzzz.com",
+    ];
+    let files = [late, early];
+    assert_eq!(read("from-cdx", &files, &[]).0, want);
+    assert_eq!(read("from-cdx", &files, &["--unsorted"]).0, want);
 }

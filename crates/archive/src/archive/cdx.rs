@@ -16,8 +16,9 @@
 //!
 //! Timestamps are UTC `YYYYMMDDhhmmss`, with up to three more digits (milliseconds,
 //! dropped). A `-` is a missing field. DNS lookups (`text/dns`) and WARC request, metadata
-//! and warcinfo lines are not captures (counted as ignored). The digest of a revisit line
-//! is not read: a revisit is unchanged.
+//! and warcinfo lines are not captures (counted as ignored). A revisit line is a capture of
+//! the content its digest names (unchanged, but for a revisit of an older content), and
+//! unchanged when it has none.
 //!
 //! **Sorted input** (the default, [`ArchiveOptions::sorted`]): each file sorted by key
 //! then timestamp, as `LC_ALL=C sort` and every indexer sort them; many files are merged
@@ -43,7 +44,7 @@ use super::input::{column_of, Input, Lines};
 pub use super::layout::CdxFields;
 use super::layout::MAX_FIELDS;
 use super::rules::{classify, ArchiveOptions, ArchiveReport};
-use crate::data::captures::Capture;
+use crate::data::captures::{Capture, PageOrder};
 use crate::data::{DataError, Dataset};
 use std::borrow::Cow;
 
@@ -297,8 +298,9 @@ fn fill(
         return Err((1, "no URL key".into()));
     }
     if let Some(at) = key.find(|c: char| c.is_control()) {
+        let offset = key.as_ptr() as usize - line.as_ptr() as usize + at;
         return Err((
-            at + 1,
+            column_of(line, offset),
             format!("key `{}` holds a control character", key.escape_debug()),
         ));
     }
@@ -320,13 +322,9 @@ fn fill(
         ),
     };
     head.revisit = mime == Some("warc/revisit");
-    head.digest = if head.revisit {
-        None
-    } else {
-        match digest_text {
-            None => None,
-            Some(d) => digest::parse_digest(d).map_err(|e| (at(d), e.to_string()))?,
-        }
+    head.digest = match digest_text {
+        None => None,
+        Some(d) => digest::parse_digest(d).map_err(|e| (at(d), e.to_string()))?,
     };
     head.key.clear();
     head.key.push_str(key);
@@ -381,7 +379,13 @@ pub fn read(
         files: inputs.len(),
         ..ArchiveReport::default()
     };
-    let mut gather = Gather::new(options.cycle, options.sorted, options.hosts, &name)?;
+    let mut gather = Gather::new(
+        options.cycle,
+        options.sorted,
+        options.hosts,
+        PageOrder::Id,
+        &name,
+    )?;
     let mut sources: Vec<Source> = inputs
         .into_iter()
         .map(|input| Source {
@@ -415,6 +419,9 @@ pub fn read(
                 column: 1,
                 reason: refused.to_string(),
             };
+            if refused.is_fatal() {
+                return Err(e);
+            }
             report.malformed(options.on_error, e)?;
         } else {
             report.count(head.status, kind);

@@ -29,7 +29,7 @@ use super::digest;
 use super::gather::Gather;
 use super::input::{column_of, Input, Lines};
 use super::rules::{classify, ArchiveOptions, ArchiveReport};
-use crate::data::captures::Capture;
+use crate::data::captures::{Capture, PageOrder};
 use crate::data::{DataError, Dataset};
 
 /// Reads Heritrix crawl logs into a history (lines in any order).
@@ -44,7 +44,13 @@ pub fn read(
         files: inputs.len(),
         ..ArchiveReport::default()
     };
-    let mut gather = Gather::new(options.cycle, false, options.hosts, &name)?;
+    let mut gather = Gather::new(
+        options.cycle,
+        false,
+        options.hosts,
+        PageOrder::Appearance,
+        &name,
+    )?;
     for input in inputs {
         let mut lines = Lines::new(input);
         while let Some(line) = lines.next() {

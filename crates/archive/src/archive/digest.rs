@@ -112,6 +112,10 @@ pub fn parse_digest(text: &str) -> Result<Option<u64>, DigestError> {
     let len = value.len();
     let base32_len = |a: Algorithm| (a.bytes() * 8).div_ceil(5);
     let (algorithm, base32) = match algorithm {
+        // Hex first: an MD5's 32 hex digits are as long as its padded base32.
+        Some(a) if len == 2 * a.bytes() && value.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            (a, false)
+        }
         Some(a) if len == base32_len(a) || len == a.bytes().div_ceil(5) * 8 => (a, true),
         Some(a) if len == 2 * a.bytes() => (a, false),
         Some(_) => {
@@ -197,6 +201,7 @@ mod tests {
             assert_eq!(parse_digest(&text), Ok(want), "{text}");
         }
         let md5 = &hex[..32];
+        assert_eq!(parse_digest(&format!("md5:{md5}")), parse_digest(md5));
         assert_ne!(
             parse_digest(md5).unwrap(),
             parse_digest(&format!("sha256:{hex}{}", &hex[..24])).unwrap()

@@ -2,7 +2,7 @@
 //! collected in any order.
 
 use super::rules::{host_of, HostRule};
-use crate::data::captures::{Capture, Collector, Rows};
+use crate::data::captures::{Capture, Collector, PageOrder, Rows};
 use crate::data::{DataError, Dataset};
 
 /// Why a capture was not taken (the reader places it in its file).
@@ -27,8 +27,17 @@ pub(crate) enum Refused {
     },
     /// More pages than a history holds.
     TooMany,
-    /// A page's captures span more cycles than a history holds.
+    /// A page's captures span more cycles than a history holds, or more captures than a
+    /// history takes.
     Span(String),
+}
+
+impl Refused {
+    /// Whether the input cannot be read on past it: a key out of order in input read as
+    /// sorted (every later line would be refused after it).
+    pub(crate) fn is_fatal(&self) -> bool {
+        matches!(self, Refused::Unsorted { .. })
+    }
 }
 
 impl std::fmt::Display for Refused {
@@ -62,8 +71,9 @@ impl std::fmt::Display for Refused {
 pub(crate) enum Gather {
     /// Input sorted by key, then time: a page at a time.
     Sorted(Box<Stream>),
-    /// Input in any order.
-    Unsorted(Box<Collector>, HostRule, u64, String),
+    /// Input in any order: the captures, the host rule, the pages' order and the input's
+    /// name.
+    Unsorted(Box<Collector>, HostRule, PageOrder, String),
 }
 
 /// The page being read from sorted input, and the pages before it.
@@ -78,10 +88,12 @@ pub(crate) struct Stream {
 
 impl Gather {
     /// Gathers into cycles of `cycle` seconds, from input sorted or not.
+    /// Unsorted input keeps its pages in `order`.
     pub(crate) fn new(
         cycle: u64,
         sorted: bool,
         hosts: HostRule,
+        order: PageOrder,
         origin: &str,
     ) -> Result<Gather, DataError> {
         let rows = Rows::new(cycle, origin)?;
@@ -95,7 +107,12 @@ impl Gather {
                 captures: Vec::new(),
             }))
         } else {
-            Gather::Unsorted(Box::default(), hosts, cycle, origin.to_string())
+            Gather::Unsorted(
+                Box::new(Collector::new(cycle)?),
+                hosts,
+                order,
+                origin.to_string(),
+            )
         })
     }
 
@@ -109,15 +126,13 @@ impl Gather {
         weight: Option<f64>,
     ) -> Result<(), Refused> {
         match self {
-            Gather::Unsorted(collector, hosts, ..) => {
-                let page = collector.page(
-                    key,
-                    || host_of(url, key, *hosts).map_err(Refused::Host),
-                    || Refused::TooMany,
-                )?;
-                collector.push(page, capture, weight);
-                Ok(())
-            }
+            Gather::Unsorted(collector, hosts, ..) => collector.push(
+                key,
+                capture,
+                weight,
+                || host_of(url, key, *hosts).map_err(Refused::Host),
+                Refused::Span,
+            ),
             Gather::Sorted(stream) => stream.push(key, url, capture, weight),
         }
     }
@@ -133,7 +148,7 @@ impl Gather {
     /// The history and the start of its first cycle.
     pub(crate) fn finish(self) -> Result<(Dataset, i64), DataError> {
         let rows = match self {
-            Gather::Unsorted(collector, _, cycle, origin) => collector.into_rows(cycle, &origin)?,
+            Gather::Unsorted(collector, _, order, origin) => collector.into_rows(&origin, order)?,
             Gather::Sorted(mut stream) => {
                 stream.flush();
                 stream.rows

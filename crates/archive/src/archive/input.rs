@@ -18,8 +18,9 @@ pub struct Input {
     pub reader: Box<dyn BufRead + Send>,
 }
 
-/// Read-ahead of the file and of the decompressed stream.
-const BUFFER: usize = 1 << 20;
+/// Read-ahead of the file and of the decompressed stream (an input holds two, and a merge
+/// of many files one input a file).
+const BUFFER: usize = 1 << 18;
 
 impl Input {
     /// Opens `path` (`-`: standard input).

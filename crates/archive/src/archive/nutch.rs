@@ -15,12 +15,14 @@
 //! ```
 //!
 //! A dump is the CrawlDb at one moment, one record a URL; a history is read from the dumps
-//! of many moments (one after each crawl cycle, say), given together. A record whose
-//! status says the page was fetched is a capture at the time of that fetch: the CrawlDb
-//! keeps the *next* fetch's time, which Nutch's fetch schedules (the default and the
-//! adaptive one) set to the fetch's time plus the retry interval, so the capture's time is
-//! `Fetch time − Retry interval`. The same fetch in several dumps is one capture seen
-//! again, which changes nothing. By status: `db_fetched` and `db_duplicate` are content
+//! of many moments (one after each crawl cycle, say), given together in the order they
+//! were taken. A record whose status says the page was fetched is a capture at the time of
+//! that fetch: the CrawlDb keeps the *next* fetch's time, which Nutch's default fetch
+//! schedule sets to the fetch's time plus the retry interval, so the capture's time is
+//! `Fetch time − Retry interval` (the adaptive schedule's sync delta sets the next fetch
+//! earlier, so its captures are dated up to that delta early). The same fetch in several
+//! dumps is one capture seen again, which changes nothing but the weight: the last dump
+//! given sets it. By status: `db_fetched` and `db_duplicate` are content
 //! (the `Signature`, an MD5 in hex), `db_notmodified` is unchanged, `db_gone` an error
 //! response and `db_redir_temp`/`db_redir_perm` redirects (both by their rules);
 //! `db_unfetched` and `db_orphan` are no capture. The `Score` is the page's weight (the
@@ -44,9 +46,13 @@ use super::digest;
 use super::gather::Gather;
 use super::input::{Input, Lines};
 use super::rules::{classify, ArchiveOptions, ArchiveReport};
-use crate::data::captures::Capture;
+use crate::data::captures::{Capture, PageOrder};
 use crate::data::weights::parse_weight;
 use crate::data::{DataError, Dataset};
+
+/// The longest retry interval read, in seconds (a hundred years: Nutch's are days to
+/// months).
+const MAX_INTERVAL: f64 = 100.0 * 365.25 * 86_400.0;
 
 /// One record as read: its URL, its first line, and the fields the reader uses with the
 /// lines they are on.
@@ -73,7 +79,13 @@ pub fn read(
         files: inputs.len(),
         ..ArchiveReport::default()
     };
-    let mut gather = Gather::new(options.cycle, false, options.hosts, &name)?;
+    let mut gather = Gather::new(
+        options.cycle,
+        false,
+        options.hosts,
+        PageOrder::Appearance,
+        &name,
+    )?;
     for input in inputs {
         let mut lines = Lines::new(input);
         let mut record: Option<Record> = None;
@@ -225,11 +237,11 @@ fn parse(record: &Record) -> Result<Option<(i32, i64, Option<u64>, Option<f64>)>
         .split_whitespace()
         .next()
         .and_then(|s| s.parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s >= 0.0)
+        .filter(|s| (0.0..=MAX_INTERVAL).contains(s))
         .map(|s| s as i64)
         .ok_or((
             line,
-            format!("Retry interval `{interval}`: expected `N seconds`"),
+            format!("Retry interval `{interval}`: expected `N seconds`, at most a century"),
         ))?;
     let digest = match &record.signature {
         Some((_, s)) if s == "null" => None,
@@ -242,7 +254,7 @@ fn parse(record: &Record) -> Result<Option<(i32, i64, Option<u64>, Option<f64>)>
         Some((line, s)) => Some(parse_weight(s).map_err(|e| (*line, format!("Score: {e}")))?),
         None => None,
     };
-    Ok(Some((status, next - seconds, digest, weight)))
+    Ok(Some((status, next.saturating_sub(seconds), digest, weight)))
 }
 
 /// Java's `Date.toString()` text, `EEE MMM dd HH:mm:ss zzz yyyy`, as Unix seconds; the zone

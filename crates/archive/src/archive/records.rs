@@ -142,7 +142,7 @@ impl<R: BufRead> Records<R> {
 
     /// Skips what is left of the current record's block and checks the two line ends
     /// after it.
-    fn finish_record(&mut self) -> Result<(), RecordError> {
+    pub fn finish_record(&mut self) -> Result<(), RecordError> {
         let Some((offset, length, left)) = self.current.take() else {
             return Ok(());
         };

@@ -61,7 +61,7 @@ pub(crate) fn by_name<T: Copy>(names: &[(&str, T)], text: &str) -> Result<T, Str
 /// terminal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum HostRule {
-    /// The URL's host name, lower-cased (`www.example.co.uk`).
+    /// The URL's host name by the WHATWG URL parser, lower-cased (`www.example.co.uk`).
     #[default]
     Name,
     /// The registrable domain, by the Public Suffix List (`example.co.uk`); a host with no
@@ -215,7 +215,10 @@ impl ArchiveReport {
 }
 
 /// A response's status as a capture: `status` (None: no HTTP status, as for a resource
-/// record), whether it is a revisit, and its digest.
+/// record), whether it is a revisit, and its digest. A revisit with a digest is a capture
+/// of the content that digest names (the payload it repeats: unchanged when that is the
+/// page's previous content, as it nearly always is) under its status like any response;
+/// a revisit without one, and a 304, are unchanged.
 pub(crate) fn classify(
     status: Option<i32>,
     revisit: bool,
@@ -227,7 +230,7 @@ pub(crate) fn classify(
         _ => CaptureKind::Failed,
     };
     match status {
-        _ if revisit => CaptureKind::NotModified,
+        _ if revisit && digest.is_none() => CaptureKind::NotModified,
         Some(304) => CaptureKind::NotModified,
         None | Some(200..=299) => content(StatusRule::Content),
         Some(300..=399) => content(options.redirects),
@@ -260,7 +263,7 @@ pub(crate) fn host_of(url: Option<&str>, key: &str, rule: HostRule) -> Result<St
     let from_url = url.and_then(|u| {
         url::Url::parse(u)
             .ok()
-            .and_then(|u| u.host_str().map(str::to_string))
+            .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
     });
     let name = match from_url {
         Some(h) => h,
@@ -360,8 +363,17 @@ mod tests {
             CaptureKind::Failed
         );
         assert_eq!(
-            classify(Some(200), true, d, &options, &mut r),
+            classify(Some(200), true, None, &options, &mut r),
             CaptureKind::NotModified
+        );
+        // a revisit of a content: that content; of a 404: an error response
+        assert_eq!(
+            classify(Some(200), true, d, &options, &mut r),
+            CaptureKind::Content(7)
+        );
+        assert_eq!(
+            classify(Some(404), true, d, &options, &mut r),
+            CaptureKind::Failed
         );
         assert_eq!(
             classify(Some(304), false, None, &options, &mut r),
@@ -400,7 +412,7 @@ mod tests {
                 r.redirects,
                 r.error_responses
             ),
-            (10, 2, 4, 2, 3)
+            (12, 2, 5, 2, 4)
         );
     }
 }

@@ -8,13 +8,16 @@
 //! `dataset from-cdx` writes from the same captures ([`super::cdx`]), byte for byte. It
 //! applies the same rule ([`crate::data::captures`]) in window functions: a page's
 //! captures in time order, a change where a success's digest differs from the previous
-//! success's, a revisit or 304 unchanged, redirects and errors by [`StatusRule`]. Two
-//! differences, both documented where the command prints the query:
-//! - digests are compared as text, upper-cased, after any `sha1:`-style prefix: the same
-//!   hash in base32 and in hex differs here (CDX and Common Crawl write base32);
+//! success's, a revisit by its digest (unchanged without one) and a 304 unchanged, redirects
+//! and errors by [`StatusRule`]. Three differences, documented in the guide:
+//! - digests are compared as text, upper-cased, after any `sha1:`-style prefix (`-` and
+//!   empty are none): the same hash in base32 and in hex differs here (CDX and Common
+//!   Crawl write base32), and a digest of the wrong form is not refused;
 //! - captures of one page at the same second are taken in the order of their digests,
 //!   where the reader takes them in file order: the two differ only when a page has
-//!   different content twice within one second.
+//!   different content twice within one second;
+//! - hosts are the URL's host as written, lower-cased, where the reader takes the WHATWG
+//!   URL parser's (punycode, percent-escapes decoded, IPv4 numbers normalised).
 //!
 //! Hosts come from the URL's host name, or from a host column (`host=url_host_name`, or
 //! `host=url_host_registered_domain` for registrable domains).
@@ -138,7 +141,7 @@ fn kind(options: &ArchiveOptions) -> String {
         StatusRule::Content => success,
     };
     format!(
-        "CASE WHEN m = 'warc/revisit' OR s = 304 THEN 'N' \
+        "CASE WHEN (m = 'warc/revisit' AND d IS NULL) OR s = 304 THEN 'N' \
          WHEN s IS NULL OR (s >= 200 AND s <= 299) THEN {success} \
          WHEN s >= 300 AND s <= 399 THEN {} ELSE {} END",
         rule(options.redirects),
@@ -221,7 +224,7 @@ pub fn history_sql(
          -- one row a page, in key order, each a line of freshgp's text format.\n\
          WITH raw AS (\n\
          \x20 SELECT {key} AS k, {seconds} AS t, CAST({status} AS INT) AS s,\n\
-         \x20        upper(regexp_replace({digest}, '^[A-Za-z0-9]+:', '')) AS d, {mime} AS m, {url} AS u{host_column}\n\
+         \x20        upper(regexp_replace(NULLIF(NULLIF({digest}, '-'), ''), '^[A-Za-z0-9]+:', '')) AS d, {mime} AS m, {url} AS u{host_column}\n\
          \x20 FROM {table}\n\
          \x20 WHERE {mime} IS NULL OR {mime} NOT IN ('text/dns', 'warc/request', 'warc/metadata', 'warc/warcinfo', 'warc-info')\n\
          ),\n\

@@ -4,10 +4,17 @@
 //! - A **response** record is a capture of its `WARC-Target-URI` at its `WARC-Date`, with
 //!   the status of its HTTP response and the digest of its payload: `WARC-Payload-Digest`,
 //!   or, when the record has none, the SHA-1 computed here of the bytes after the HTTP
-//!   header block (as WARC writers compute it, so the two agree).
+//!   header block (as WARC writers compute it, so the two agree). A response whose
+//!   `Content-Type` is not `application/http` (another protocol) has no status and its
+//!   whole block as payload; an `application/http` block without a status line and header
+//!   block is malformed.
 //! - A **resource** record (no HTTP: a file, a `wget` download) is a capture of its block,
 //!   by `WARC-Payload-Digest`, `WARC-Block-Digest` or the SHA-1 of the block.
-//! - A **revisit** record is unchanged (a 304, or content identical to an earlier capture).
+//! - A **revisit** record is a capture of the content its `WARC-Payload-Digest` names, with
+//!   its HTTP status: unchanged when that is the page's previous content, as it nearly
+//!   always is (a revisit repeats an earlier capture's payload), a change when it repeats an
+//!   older one. A revisit without a digest, or of the `server-not-modified` profile, is
+//!   unchanged.
 //! - Request, metadata, warcinfo, conversion and continuation records, and DNS lookups
 //!   (`dns:` URIs), are not captures (counted as ignored).
 //!
@@ -35,7 +42,7 @@ use super::gather::Gather;
 use super::input::Input;
 use super::records::{Header, Records};
 use super::rules::{classify, ArchiveOptions, ArchiveReport};
-use crate::data::captures::Capture;
+use crate::data::captures::{Capture, PageOrder};
 use crate::data::{DataError, Dataset};
 use sha1::{Digest, Sha1};
 use std::io::Read;
@@ -65,7 +72,13 @@ pub fn read(
         files: inputs.len(),
         ..ArchiveReport::default()
     };
-    let mut gather = Gather::new(options.cycle, false, options.hosts, &name)?;
+    let mut gather = Gather::new(
+        options.cycle,
+        false,
+        options.hosts,
+        PageOrder::Appearance,
+        &name,
+    )?;
     for input in inputs {
         read_file(input, options, &mut gather, &mut report)?;
     }
@@ -107,10 +120,19 @@ fn read_file(
                 continue;
             }
             Err(reason) => {
+                // A block cut short by a wrong length reads as a malformed message: say
+                // what is wrong first.
+                if let Err(e) = records.finish_record() {
+                    return report.malformed(options.on_error, at(e.offset, e.reason));
+                }
                 report.malformed(options.on_error, at(header.offset, reason))?;
                 continue;
             }
         };
+        // The block must end where its length says before its capture counts.
+        if let Err(e) = records.finish_record() {
+            return report.malformed(options.on_error, at(e.offset, e.reason));
+        }
         let kind = classify(found.status, found.revisit, found.digest, options);
         let capture = Capture {
             time: found.time,
@@ -168,9 +190,24 @@ fn found(header: &Header, block: &mut impl Read) -> Result<Option<Found>, String
         Some(d) => Some(digest::parse_digest(d).map_err(|e| format!("WARC-Payload-Digest: {e}"))?),
         None => None,
     };
+    // A revisit whose server said "not modified" repeats no payload: its digest (when it
+    // has one) names nothing to compare.
+    let not_modified = revisit
+        && header
+            .field("warc-profile")
+            .is_some_and(|p| p.contains("server-not-modified"));
+    let given = if not_modified { Some(None) } else { given };
     let unreadable = |e: std::io::Error| format!("cannot read the record's block: {e}");
+    let http = http
+        && header
+            .field("content-type")
+            .is_none_or(|t| t.trim_start().starts_with("application/http"));
     let (status, payload) = if http {
-        http_head(block).map_err(unreadable)?
+        let (status, payload) = http_head(block).map_err(unreadable)?;
+        if status.is_none() && !revisit {
+            return Err("its HTTP message has no status line and header block".into());
+        }
+        (status, payload)
     } else {
         (None, Vec::new())
     };
@@ -200,14 +237,17 @@ fn found(header: &Header, block: &mut impl Read) -> Result<Option<Found>, String
     }))
 }
 
-/// Reads an HTTP message's header block from `body`: its status (`None` when the block is
-/// no HTTP response) and the payload bytes read past it.
+/// Reads an HTTP message's header block from `body` (ended by an empty line, its line
+/// ends `\r\n` or a bare `\n`): its status (`None` when the block has no status line or no
+/// end) and the payload bytes read past it.
 fn http_head<R: Read>(body: &mut R) -> std::io::Result<(Option<i32>, Vec<u8>)> {
     let mut head = Vec::with_capacity(1024);
     let mut buf = [0u8; 4096];
     let end = loop {
-        if let Some(at) = memchr::memmem::find(&head, b"\r\n\r\n") {
-            break Some(at + 4);
+        let crlf = memchr::memmem::find(&head, b"\r\n\r\n").map(|at| at + 4);
+        let lf = memchr::memmem::find(&head, b"\n\n").map(|at| at + 2);
+        if let Some(end) = crlf.into_iter().chain(lf).min() {
+            break Some(end);
         }
         if head.len() > MAX_HTTP_HEAD {
             break None;

@@ -146,7 +146,7 @@ impl Rows {
         );
         let first = captures[0].time.div_euclid(self.len);
         let last = captures[captures.len() - 1].time.div_euclid(self.len);
-        let cycles = last.abs_diff(first) + 1;
+        let cycles = span(first, last);
         let n = cycles.div_ceil(64) as usize;
         let at = self.words.len();
         self.words.resize(at + 2 * n, 0);
@@ -195,17 +195,7 @@ impl Rows {
     /// Whether the page `id`'s captures from `first` to `last` (Unix seconds) fit in a
     /// history, else why not.
     pub fn check_span(&self, id: &str, first: i64, last: i64) -> Result<(), String> {
-        let cycles = last
-            .div_euclid(self.len)
-            .abs_diff(first.div_euclid(self.len))
-            + 1;
-        if cycles > MAX_CYCLES {
-            return Err(format!(
-                "the captures of `{id}` span {cycles} cycles of {}s: too large (is a timestamp wrong?)",
-                self.len
-            ));
-        }
-        Ok(())
+        check_span(self.len, id, first, last)
     }
 
     /// The history, and the start of its first cycle (Unix seconds).
@@ -220,7 +210,7 @@ impl Rows {
             .map(|&(start, cycles, _)| start + i64::from(cycles) - 1)
             .max()
             .unwrap_or(0);
-        let cycles = last.abs_diff(first) + 1;
+        let cycles = span(first, last);
         let pages = self.spans.len() as u64;
         if cycles > MAX_CYCLES
             || pages.saturating_mul(cycles.div_ceil(64)).saturating_mul(16) > MAX_BYTES
@@ -260,6 +250,24 @@ impl Rows {
     }
 }
 
+/// The cycles from cycle `first` to cycle `last`, both counted (saturating: more than any
+/// history holds when the two are the ends of the `i64` range).
+fn span(first: i64, last: i64) -> u64 {
+    last.abs_diff(first).saturating_add(1)
+}
+
+/// Whether captures from `first` to `last` (Unix seconds) of the page `id` fit in a
+/// history of cycles of `len` seconds, else why not.
+fn check_span(len: i64, id: &str, first: i64, last: i64) -> Result<(), String> {
+    let cycles = span(first.div_euclid(len), last.div_euclid(len));
+    if cycles > MAX_CYCLES {
+        return Err(format!(
+            "the captures of `{id}` span {cycles} cycles of {len}s: too large (is a timestamp wrong?)"
+        ));
+    }
+    Ok(())
+}
+
 /// A page's weight from its captures: the one given at its latest weighted capture.
 #[derive(Clone, Copy)]
 struct LatestWeight {
@@ -269,18 +277,37 @@ struct LatestWeight {
     conflict: bool,
 }
 
-/// Captures in any order, gathered by page (pages in order of first appearance), for
-/// [`Rows`].
+/// The order of a history's pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageOrder {
+    /// As they first appear in the input.
+    Appearance,
+    /// By id (byte order), as sorted input gives them.
+    Id,
+}
+
+/// A page as gathered: its earliest capture's time, order and host, and the span of its
+/// captures' times.
+struct Gathered {
+    earliest: (i64, u32),
+    host: String,
+    last: i64,
+}
+
+/// Captures in any order, gathered by page, for [`Rows`].
 ///
-/// A page's weight is the one given with its **latest capture that gives one**, in time
-/// order with the order given breaking ties, whether that capture succeeded or not (the
-/// weight describes the page, not the download); a page no capture gives one weighs 1, and
-/// when none does the history has no weight column.
-#[derive(Default)]
+/// A page's host is the one its **earliest capture** names (in time order, the order given
+/// breaking ties), so that the order of the input does not matter. A page's weight is the
+/// one given with its **latest capture that gives one**, in time order with the order
+/// given breaking ties, whether that capture succeeded or not (the weight describes the
+/// page, not the download); a page no capture gives one weighs 1, and when none does the
+/// history has no weight column.
 pub struct Collector {
+    /// Cycle length in seconds.
+    len: i64,
     pages: FxHashMap<String, u32>,
     ids: Vec<String>,
-    hosts: Vec<String>,
+    gathered: Vec<Gathered>,
     /// `(page, sequence, capture)`.
     captures: Vec<(u32, u32, Capture)>,
     weights: Vec<Option<LatestWeight>>,
@@ -296,33 +323,66 @@ pub struct WeightReport {
 }
 
 impl Collector {
-    /// The index of the page `id`, added on its first appearance with the host `host`
-    /// gives (called only then); an error when a history cannot hold another page.
-    pub fn page<E>(
-        &mut self,
-        id: &str,
-        host: impl FnOnce() -> Result<String, E>,
-        too_many: impl FnOnce() -> E,
-    ) -> Result<u32, E> {
-        if let Some(&p) = self.pages.get(id) {
-            return Ok(p);
-        }
-        let p = u32::try_from(self.ids.len())
-            .ok()
-            .filter(|&p| p < u32::MAX)
-            .ok_or_else(too_many)?;
-        let host = host()?;
-        self.pages.insert(id.to_string(), p);
-        self.ids.push(id.to_string());
-        self.hosts.push(host);
-        self.weights.push(None);
-        Ok(p)
+    /// No captures yet, for cycles of `cycle` seconds (at least 1, at most `i64::MAX`).
+    pub fn new(cycle: u64) -> Result<Collector, DataError> {
+        Rows::new(cycle, "")?;
+        Ok(Collector {
+            len: cycle as i64,
+            pages: FxHashMap::default(),
+            ids: Vec::new(),
+            gathered: Vec::new(),
+            captures: Vec::new(),
+            weights: Vec::new(),
+        })
     }
 
-    /// Adds a capture of page `page` (an index [`Collector::page`] gave), with the page's
-    /// weight if this capture gives one (finite, >= 0).
-    pub fn push(&mut self, page: u32, capture: Capture, weight: Option<f64>) {
-        let seq = self.captures.len() as u32;
+    /// Adds a capture of the page `id`, with the page's weight if this capture gives one
+    /// (finite, >= 0). `host` names the page's host; it is called when this capture is the
+    /// page's earliest so far. `refuse` makes the error when the capture would make its
+    /// page span more cycles than a history holds, or the history cannot hold another
+    /// page; nothing is added then.
+    pub fn push<E>(
+        &mut self,
+        id: &str,
+        capture: Capture,
+        weight: Option<f64>,
+        host: impl FnOnce() -> Result<String, E>,
+        refuse: impl Fn(String) -> E,
+    ) -> Result<(), E> {
+        let seq = u32::try_from(self.captures.len())
+            .ok()
+            .filter(|&s| s < u32::MAX)
+            .ok_or_else(|| refuse("more than 2^32 - 1 captures".into()))?;
+        let page = match self.pages.get(id) {
+            Some(&p) => {
+                let g = &mut self.gathered[p as usize];
+                let first = g.earliest.0.min(capture.time);
+                let last = g.last.max(capture.time);
+                check_span(self.len, id, first, last).map_err(&refuse)?;
+                if capture.time < g.earliest.0 {
+                    g.host = host()?;
+                    g.earliest = (capture.time, seq);
+                }
+                g.last = last;
+                p
+            }
+            None => {
+                let p = u32::try_from(self.ids.len())
+                    .ok()
+                    .filter(|&p| p < u32::MAX)
+                    .ok_or_else(|| refuse("more than 2^32 - 1 pages".into()))?;
+                let host = host()?;
+                self.pages.insert(id.to_string(), p);
+                self.ids.push(id.to_string());
+                self.gathered.push(Gathered {
+                    earliest: (capture.time, seq),
+                    host,
+                    last: capture.time,
+                });
+                self.weights.push(None);
+                p
+            }
+        };
         if let Some(weight) = weight {
             let slot = &mut self.weights[page as usize];
             match slot {
@@ -343,6 +403,7 @@ impl Collector {
             }
         }
         self.captures.push((page, seq, capture));
+        Ok(())
     }
 
     /// Captures so far.
@@ -359,10 +420,35 @@ impl Collector {
         }
     }
 
-    /// The pages with their captures, in order of first appearance, as [`Rows`] of cycles
-    /// of `cycle` seconds, read from the input `origin` names.
-    pub fn into_rows(mut self, cycle: u64, origin: &str) -> Result<Rows, DataError> {
-        let mut rows = Rows::new(cycle, origin)?;
+    /// The pages with their captures, in `order`, as [`Rows`], read from the input
+    /// `origin` names.
+    pub fn into_rows(mut self, origin: &str, order: PageOrder) -> Result<Rows, DataError> {
+        let mut rows = Rows::new(self.len as u64, origin)?;
+        if order == PageOrder::Id {
+            let mut by_id: Vec<u32> = (0..self.ids.len() as u32).collect();
+            by_id.sort_unstable_by(|&a, &b| self.ids[a as usize].cmp(&self.ids[b as usize]));
+            let mut rank = vec![0u32; by_id.len()];
+            for (r, &p) in by_id.iter().enumerate() {
+                rank[p as usize] = r as u32;
+            }
+            for c in &mut self.captures {
+                c.0 = rank[c.0 as usize];
+            }
+            self.ids = by_id
+                .iter()
+                .map(|&p| std::mem::take(&mut self.ids[p as usize]))
+                .collect();
+            let mut gathered: Vec<Option<Gathered>> = self.gathered.into_iter().map(Some).collect();
+            self.gathered = by_id
+                .iter()
+                .map(|&p| {
+                    gathered[p as usize]
+                        .take()
+                        .expect("invariant: each page once")
+                })
+                .collect();
+            self.weights = by_id.iter().map(|&p| self.weights[p as usize]).collect();
+        }
         self.captures
             .sort_unstable_by_key(|&(page, seq, c)| (page, c.time, seq));
         let mut page_captures = Vec::new();
@@ -371,7 +457,7 @@ impl Collector {
             page_captures.clear();
             page_captures.extend(group.iter().map(|g| g.2));
             let weight = self.weights[p].map(|w| w.weight);
-            rows.push_page(&self.ids[p], &self.hosts[p], weight, &page_captures)?;
+            rows.push_page(&self.ids[p], &self.gathered[p].host, weight, &page_captures)?;
         }
         Ok(rows)
     }
@@ -455,15 +541,22 @@ mod tests {
 
     #[test]
     fn the_collector_orders_each_page_by_time_and_keeps_the_latest_weight() {
-        let mut c = Collector::default();
-        let host = || Ok::<_, ()>("h".to_string());
-        let b = c.page("b", host, || ()).unwrap();
-        let a = c.page("a", host, || ()).unwrap();
-        assert_eq!(c.page("b", || Err(()), || ()), Ok(b));
-        c.push(b, content(2 * DAY, 1), Some(5.0));
-        c.push(a, content(DAY, 1), None);
-        c.push(b, content(0, 2), Some(6.0));
-        c.push(b, content(2 * DAY, 3), None);
+        let mut c = Collector::new(DAY as u64).unwrap();
+        let refuse = |why: String| why;
+        let host = |h: &str| {
+            let h = h.to_string();
+            move || Ok::<_, String>(h)
+        };
+        c.push("b", content(2 * DAY, 1), Some(5.0), host("late.b"), refuse)
+            .unwrap();
+        c.push("a", content(DAY, 1), None, host("a"), refuse)
+            .unwrap();
+        // b's earliest capture names its host, whatever the order given
+        c.push("b", content(0, 2), Some(6.0), host("b"), refuse)
+            .unwrap();
+        let never = || -> Result<String, String> { panic!("not the earliest capture") };
+        c.push("b", content(2 * DAY, 3), None, never, refuse)
+            .unwrap();
         assert_eq!(c.captures(), 4);
         assert_eq!(
             c.weight_report(),
@@ -472,10 +565,65 @@ mod tests {
                 conflicting_weights: 1
             }
         );
-        let (d, _) = c.into_rows(DAY as u64, "t").unwrap().finish().unwrap();
+        // a capture that would stretch a page past a history is refused, and not added
+        let far = content(20_000_000 * DAY, 1);
+        let e = c.push("b", far, None, never, refuse).unwrap_err();
+        assert!(e.contains("the captures of `b` span"), "{e}");
+        let rows = |order| {
+            let mut c2 = Collector::new(DAY as u64).unwrap();
+            for (id, t, h) in [
+                ("b", 2 * DAY, 1),
+                ("a", DAY, 1),
+                ("b", 0, 2),
+                ("b", 2 * DAY, 3),
+            ] {
+                c2.push(id, content(t, h), None, host(id), refuse).unwrap();
+            }
+            c2.into_rows("t", order).unwrap().finish().unwrap().0
+        };
+        let (d, _) = c
+            .into_rows("t", PageOrder::Appearance)
+            .unwrap()
+            .finish()
+            .unwrap();
         // b: 2 on day 0, then 1 and 3 on day 2 (in the order given): changed
         assert_eq!((d.id(0), d.bits_string(0).as_str()), (Some("b"), "0?1"));
+        assert_eq!(d.host_names()[d.host(0).unwrap() as usize], "b");
         assert_eq!(d.bits_string(1), "?0?");
         assert_eq!((d.weight(0), d.weight(1)), (5.0, 1.0));
+        let by_id = rows(PageOrder::Id);
+        assert_eq!(
+            (by_id.id(0), by_id.bits_string(0).as_str()),
+            (Some("a"), "?0?")
+        );
+        assert_eq!(
+            (by_id.id(1), by_id.bits_string(1).as_str()),
+            (Some("b"), "0?1")
+        );
+    }
+
+    #[test]
+    fn spans_at_the_ends_of_time_are_too_large_not_a_panic() {
+        let mut rows = Rows::new(1, "t").unwrap();
+        let e = rows.push_page(
+            "a",
+            "h",
+            None,
+            &[content(i64::MIN, 1), content(i64::MAX, 2)],
+        );
+        assert!(e.unwrap_err().to_string().contains("too large"));
+        let mut c = Collector::new(1).unwrap();
+        c.push(
+            "a",
+            content(i64::MIN, 1),
+            None,
+            || Ok::<_, String>("h".into()),
+            |w| w,
+        )
+        .unwrap();
+        let e = c
+            .push("a", content(i64::MAX, 1), None, || Ok("h".into()), |w| w)
+            .unwrap_err();
+        assert!(e.contains("too large"), "{e}");
     }
 }

@@ -45,7 +45,7 @@
 //! assert_eq!(report.fetches, 3);
 //! ```
 
-use super::captures::{Capture, CaptureKind, Collector, Rows};
+use super::captures::{Capture, CaptureKind, Collector, PageOrder};
 use super::{DataError, Dataset};
 use std::hash::{Hash, Hasher};
 use std::io::BufRead;
@@ -181,10 +181,8 @@ pub fn from_log<R: BufRead>(
     file: &str,
     options: &LogOptions,
 ) -> Result<(Dataset, LogReport), DataError> {
-    // The cycle length, checked before the log is read.
-    Rows::new(options.cycle, file)?;
     let mut report = LogReport::default();
-    let mut log = Collector::default();
+    let mut log = Collector::new(options.cycle)?;
     read(&mut log, reader, file, options, &mut report)?;
     if log.captures() == 0 {
         // Every line malformed: say why, with the first few, not only that nothing is left.
@@ -212,7 +210,7 @@ pub fn from_log<R: BufRead>(
     let weights = log.weight_report();
     report.weighted_pages = weights.weighted_pages;
     report.conflicting_weights = weights.conflicting_weights;
-    let (d, start) = log.into_rows(options.cycle, file)?.finish()?;
+    let (d, start) = log.into_rows(file, PageOrder::Appearance)?.finish()?;
     report.first_cycle_start = start;
     Ok((d, report))
 }
@@ -263,14 +261,19 @@ fn read<R: BufRead>(
                 continue;
             }
         };
-        let page = log.page(
-            url,
-            || Ok(host),
-            || err(1, "more than 2^32 - 1 URLs".into()),
-        )?;
-        report.fetches += 1;
-        report.failed_fetches += usize::from(capture.kind == CaptureKind::Failed);
-        log.push(page, capture, weight);
+        match log.push(url, capture, weight, || Ok(host), |why| err(1, why)) {
+            Ok(()) => {
+                report.fetches += 1;
+                report.failed_fetches += usize::from(capture.kind == CaptureKind::Failed);
+            }
+            Err(e) if options.on_error == OnError::Stop => return Err(e),
+            Err(e) => {
+                report.skipped += 1;
+                if report.errors.len() < 20 {
+                    report.errors.push(e);
+                }
+            }
+        }
     }
 }
 
