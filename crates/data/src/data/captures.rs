@@ -22,8 +22,8 @@
 //! ```
 //! use freshgp_data::data::captures::{Capture, CaptureKind, Rows};
 //!
-//! let day = 86_400;
-//! let mut rows = Rows::new(day, "example").unwrap();
+//! let day: i64 = 86_400;
+//! let mut rows = Rows::new(day as u64, "example").unwrap();
 //! let content = |t: i64, h: u64| Capture { time: t, kind: CaptureKind::Content(h) };
 //! rows.push_page("a", "a.org", None, &[content(0, 1), content(2 * day, 2)]).unwrap();
 //! rows.push_page("b", "b.org", Some(3.0), &[Capture { time: day, kind: CaptureKind::NotModified }]).unwrap();
