@@ -6,7 +6,8 @@
 //! each, real-looking SURT keys, URLs, base32 SHA-1 digests (a new one when the page
 //! changed), a mix of 200s, 301s, 404s and revisits; gzip'd in members of 3,000 lines as
 //! Common Crawl writes its index. `cdx-classic` reads it sorted (the default, streaming),
-//! `cdx-unsorted` in any order, `cdxj` the same captures as CDXJ. `FRESHGP_BENCH_LINES`
+//! `cdx-unsorted` in any order, `cdxj` the same captures as CDXJ, `cdx-300-files` the index
+//! cut into 300 files of consecutive keys (as Common Crawl's) read at once. `FRESHGP_BENCH_LINES`
 //! overrides the line count; run as a test (`cargo test --benches`) it uses 20,000.
 //!
 //! ```text
@@ -128,6 +129,29 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    // Common Crawl's layout: the sorted index cut into 300 files of consecutive keys, all
+    // read at once (merged by key).
+    let text = index(lines, false);
+    let (header, body) = text.split_once('\n').unwrap();
+    let body: Vec<&str> = body.split_inclusive('\n').collect();
+    let files: Vec<Vec<u8>> = body
+        .chunks(body.len().div_ceil(300))
+        .map(|chunk| gzip(&format!("{header}\n{}", chunk.concat())))
+        .collect();
+    let options = ArchiveOptions::default();
+    group.bench_function(format!("cdx-300-files-{lines}"), |b| {
+        b.iter(|| {
+            let inputs = files
+                .iter()
+                .map(|f| {
+                    Input::from_reader("part.cdx.gz", std::io::Cursor::new(f.clone())).unwrap()
+                })
+                .collect();
+            let (d, report) = cdx::read(inputs, &options).unwrap();
+            assert_eq!(report.captures, lines);
+            d.pages()
+        })
+    });
     group.finish();
 }
 

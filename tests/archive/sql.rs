@@ -14,7 +14,7 @@ use rand_pcg::Pcg64;
 use std::path::Path;
 
 /// The index: a header, then sorted capture lines.
-fn index() -> String {
+pub(super) fn index() -> String {
     let mut rng = Pcg64::seed_from_u64(3);
     let mut keys: Vec<(String, String)> = (0..400)
         .map(|u| {

@@ -364,6 +364,30 @@ fn order(source: &Source) -> Option<(&str, i64)> {
     source.head.as_ref().map(|h| (h.key.as_str(), h.time))
 }
 
+/// Whether file `a`'s next capture comes before file `b`'s (the first given on a tie).
+fn before(sources: &[Source], a: usize, b: usize) -> bool {
+    (order(&sources[a]), a) < (order(&sources[b]), b)
+}
+
+/// Restores the heap's order below `at`, whose file's next capture may have moved on.
+fn sift_down(heap: &mut [usize], mut at: usize, sources: &[Source]) {
+    loop {
+        let (left, right) = (2 * at + 1, 2 * at + 2);
+        let mut least = at;
+        if left < heap.len() && before(sources, heap[left], heap[least]) {
+            least = left;
+        }
+        if right < heap.len() && before(sources, heap[right], heap[least]) {
+            least = right;
+        }
+        if least == at {
+            return;
+        }
+        heap.swap(at, least);
+        at = least;
+    }
+}
+
 /// Reads CDX or CDXJ files (each told apart by its first line) into a history; classic
 /// lines without a header take [`ArchiveOptions::fields`] when given. Sorted input is merged by key across
 /// the files (see the module docs).
@@ -433,12 +457,20 @@ pub fn read(
         for s in &mut sources {
             s.advance(fields, options, &mut report)?;
         }
-        // The least head of all files, until every file is read.
-        while let Some(next) = (0..sources.len())
+        // The least head of all files, until every file is read: a binary heap of the
+        // files that have a head, least (then first given) at its root.
+        let mut heap: Vec<usize> = (0..sources.len())
             .filter(|&i| sources[i].head.is_some())
-            .min_by(|&i, &j| order(&sources[i]).cmp(&order(&sources[j])))
-        {
+            .collect();
+        for at in (0..heap.len() / 2).rev() {
+            sift_down(&mut heap, at, &sources);
+        }
+        while let Some(&next) = heap.first() {
             take(&mut sources[next], &mut gather, &mut report)?;
+            if sources[next].head.is_none() {
+                heap.swap_remove(0);
+            }
+            sift_down(&mut heap, 0, &sources);
         }
     } else {
         for s in &mut sources {
