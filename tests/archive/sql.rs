@@ -1,10 +1,11 @@
 //! `dataset emit-sql`: the history DuckDB and Spark build from a table of captures (Common
 //! Crawl's columnar names) equals the one `dataset from-cdx` reads from the same captures,
 //! byte for byte, under the default rules and under `content` for redirects and errors, in
-//! cycles of a day and of six hours. The captures are a CDX 11 index written here: 400
-//! URLs on 37 hosts, each captured at distinct seconds over 20 days (and one 40 days
-//! earlier), with 200s, 200s without a digest, 304s, revisits, 301s and 404s with and
-//! without digests, resources without a status, and DNS lines that are no capture.
+//! cycles of a day and of six hours, and with hosts from a host column. The captures are a
+//! CDX 11 index written here: 400 URLs on 37 hosts, each captured at distinct seconds over
+//! 20 days (and one 40 days earlier), with 200s, 200s without a digest, 304s, revisits,
+//! 301s and 404s with and without digests, resources without a status, and DNS lines that
+//! are no capture.
 //! `sql_history.py` loads them into each engine and runs the queries.
 
 use super::engines;
@@ -82,14 +83,17 @@ fn duckdb_and_spark_build_the_readers_history() {
     let dir = tempfile::tempdir().unwrap();
     let cdx = dir.path().join("index.cdx");
     std::fs::write(&cdx, index()).unwrap();
-    let settings: [&[&str]; 3] = [
-        &[],
-        &["--redirects", "content", "--errors", "content"],
-        &["--cycle", "6h"],
+    // The rules for both, and for the query only: hosts from the table's host column
+    // (Python's URL parser's, the same as the reader's on these URLs).
+    let settings: [(&[&str], &[&str]); 4] = [
+        (&[], &[]),
+        (&["--redirects", "content", "--errors", "content"], &[]),
+        (&["--cycle", "6h"], &[]),
+        (&[], &["--column", "host=url_host_name"]),
     ];
     let expected: Vec<String> = settings
         .iter()
-        .map(|flags| {
+        .map(|(flags, _)| {
             let out = freshgp()
                 .args(["dataset", "from-cdx"])
                 .arg(&cdx)
@@ -126,11 +130,12 @@ fn duckdb_and_spark_build_the_readers_history() {
         let queries: Vec<_> = settings
             .iter()
             .enumerate()
-            .map(|(i, flags)| {
+            .map(|(i, (flags, only_sql))| {
                 let sql = dir.path().join(format!("{engine}-{i}.sql"));
                 let out = freshgp()
                     .args(["dataset", "emit-sql", "--engine", engine])
                     .args(*flags)
+                    .args(*only_sql)
                     .output()
                     .unwrap();
                 assert!(

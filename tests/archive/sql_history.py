@@ -1,5 +1,6 @@
 """Loads the captures of a CDX 11 index (a ` CDX N b a m s k ...` header, then one capture a
-line) into a table with Common Crawl's columnar names, runs queries of `freshgp dataset
+line) into a table with Common Crawl's columnar names (`url_host_name` from the URL by
+Python's parser), runs queries of `freshgp dataset
 emit-sql` on it, and prints each one's rows (the history's lines) after a line `-- QUERY`.
 
 Usage: python3 sql_history.py ENGINE CDX SQL...     (ENGINE: duckdb or spark)
@@ -7,6 +8,7 @@ Usage: python3 sql_history.py ENGINE CDX SQL...     (ENGINE: duckdb or spark)
 
 import sys
 from datetime import datetime, timezone
+from urllib.parse import urlsplit
 
 engine, cdx = sys.argv[1], sys.argv[2]
 queries = [open(path).read() for path in sys.argv[3:]]
@@ -19,10 +21,10 @@ for line in lines[1:]:
     none = lambda v: None if v == "-" else v
     stamp = datetime.strptime(f["b"][:14], "%Y%m%d%H%M%S").replace(tzinfo=timezone.utc)
     status = none(f["s"])
-    rows.append((f["N"], stamp, none(f["a"]), None if status is None else int(status),
-                 none(f["k"]), none(f["m"])))
-names = ["url_surtkey", "fetch_time", "url", "fetch_status", "content_digest",
-         "content_mime_type"]
+    url = none(f["a"])
+    host = urlsplit(url).hostname if url else None
+    rows.append((f["N"], stamp, url, None if status is None else int(status),
+                 none(f["k"]), none(f["m"]), host))
 
 if engine == "duckdb":
     import duckdb
@@ -30,9 +32,10 @@ if engine == "duckdb":
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
     con.execute("CREATE TABLE ccindex (url_surtkey VARCHAR, fetch_time TIMESTAMP, url VARCHAR, "
-                "fetch_status SMALLINT, content_digest VARCHAR, content_mime_type VARCHAR)")
-    con.executemany("INSERT INTO ccindex VALUES (?, ?, ?, ?, ?, ?)",
-                    [(k, t.replace(tzinfo=None), u, s, d, m) for k, t, u, s, d, m in rows])
+                "fetch_status SMALLINT, content_digest VARCHAR, content_mime_type VARCHAR, "
+                "url_host_name VARCHAR)")
+    con.executemany("INSERT INTO ccindex VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(k, t.replace(tzinfo=None), u, s, d, m, h) for k, t, u, s, d, m, h in rows])
     results = [[r[0] for r in con.execute(sql).fetchall()] for sql in queries]
 elif engine == "spark":
     from pyspark.sql import SparkSession
@@ -47,7 +50,8 @@ elif engine == "spark":
                          StructField("fetch_time", TimestampType()),
                          StructField("url", StringType()), StructField("fetch_status", ShortType()),
                          StructField("content_digest", StringType()),
-                         StructField("content_mime_type", StringType())])
+                         StructField("content_mime_type", StringType()),
+                         StructField("url_host_name", StringType())])
     spark.createDataFrame(rows, schema).createOrReplaceTempView("ccindex")
     results = [[r[0] for r in spark.sql(sql).collect()] for sql in queries]
 else:
