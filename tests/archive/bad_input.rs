@@ -154,6 +154,27 @@ fn malformed_cdx_lines_are_located_and_skipped() {
         String::from_utf8(out.stdout).unwrap(),
         "??\ta,a)/\ta.a\n01\tcom,a)/\ta.com\n"
     );
+    // A CDXJ status given as a number out of range is located too.
+    let path = dir.path().join("index.cdxj");
+    std::fs::write(
+        &path,
+        "com,a)/ 20240101000000 {\"url\": \"http://a.com/\", \"status\": 99999}\n",
+    )
+    .unwrap();
+    let out = freshgp()
+        .args(["dataset", "from-cdx", "--on-error", "stop", "--out", "-"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let want = format!(
+        "{}:1:59: status `99999` is not an HTTP status",
+        path.display()
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&want),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // Read as unsorted, the out-of-order lines are captures like any other.
     let path = dir.path().join("unsorted.cdx");
     std::fs::write(

@@ -304,11 +304,12 @@ fn fill(
             format!("key `{}` holds a control character", key.escape_debug()),
         ));
     }
+    // A field's column; a value JSON gave as a number is found by its text.
     let at = |part: &str| {
         if line.as_bytes().as_ptr_range().contains(&part.as_ptr()) {
             column(line, part)
         } else {
-            1
+            line.find(part).map_or(1, |b| column_of(line, b))
         }
     };
     head.time = parse_timestamp(time).map_err(|e| (at(time), e))?;
