@@ -320,6 +320,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_interval_past_a_century_or_a_time_past_the_epochs_is_malformed_not_a_panic() {
+        let record = |fetch: &str, interval: &str| Record {
+            url: "http://a.org/".into(),
+            line: 1,
+            status: Some((2, "2 (db_fetched)".into())),
+            fetch_time: Some((3, fetch.into())),
+            interval: Some((4, interval.into())),
+            ..Record::default()
+        };
+        let e = parse(&record(
+            "Mon Jan 01 00:00:00 UTC 0001",
+            "9223372036854775807 seconds",
+        ));
+        assert_eq!(e.unwrap_err().0, 4);
+        let ok = parse(&record(
+            "Mon Jan 01 00:00:00 UTC 2024",
+            "86400 seconds (1 days)",
+        ));
+        assert_eq!(ok.unwrap().map(|c| c.1), Some(1_704_067_200 - 86_400));
+        assert!(parse(&record("Mon Jan 01 00:00:00 UTC 2024", "-5 seconds")).is_err());
+        assert!(parse(&record("Mon Jan 01 00:00:00 UTC 2024", "NaN seconds")).is_err());
+    }
+
+    #[test]
     fn java_dates() {
         assert_eq!(java_date("Mon Jan 01 00:00:00 UTC 2024"), Ok(1_704_067_200));
         assert_eq!(
