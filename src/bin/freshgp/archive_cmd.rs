@@ -2,7 +2,7 @@
 //! crawlers and web archives keep.
 
 use crate::common::check_out;
-use crate::dataset_out::{write, ErrorMode, To, WeightsArg};
+use crate::dataset_out::{print_skipped, write, ErrorMode, To, WeightsArg};
 use anyhow::Result;
 use freshgp::archive::cdx::CdxFields;
 use freshgp::archive::sql::{history_sql, Columns, Engine};
@@ -159,15 +159,7 @@ fn run(format: Format, args: ArchiveArgs, set: impl FnOnce(&mut ArchiveOptions))
     };
     set(&mut options);
     let (mut d, report) = read_files(format, &files, &options)?;
-    for e in &report.errors {
-        eprintln!("skipped: {e}");
-    }
-    if report.skipped > report.errors.len() {
-        eprintln!(
-            "skipped: ... and {} more",
-            report.skipped - report.errors.len()
-        );
-    }
+    print_skipped(&report.errors, report.skipped);
     weights.apply(&mut d)?;
     write(&d, &out, to)?;
     let start = time::OffsetDateTime::from_unix_timestamp(report.first_cycle_start)

@@ -2,7 +2,7 @@
 
 use crate::archive_cmd;
 use crate::common::check_out;
-use crate::dataset_out::{write, ErrorMode, To, WeightsArg};
+use crate::dataset_out::{print_skipped, write, ErrorMode, To, WeightsArg};
 use anyhow::{Context, Result};
 use clap::Subcommand;
 use freshgp::archive::Format;
@@ -188,15 +188,7 @@ fn from_log_cmd(args: FromLogArgs) -> Result<()> {
         let (d, report) = from_log(reader, &name, &options)?;
         (d, report, name)
     };
-    for e in &report.errors {
-        eprintln!("skipped: {e}");
-    }
-    if report.skipped > report.errors.len() {
-        eprintln!(
-            "skipped: ... and {} more",
-            report.skipped - report.errors.len()
-        );
-    }
+    print_skipped(&report.errors, report.skipped);
     if report.weighted_pages > 0 {
         eprintln!(
             "{name}: weights from the log on {} ({} of them with differing weights: the latest line's kept)",

@@ -1,5 +1,5 @@
 //! What the `dataset` subcommands that write a history share: `--weights`, `--on-error`,
-//! the output format, and the writing itself.
+//! the report of skipped lines, the output format, and the writing itself.
 
 use anyhow::Result;
 use clap::ValueEnum;
@@ -42,6 +42,16 @@ pub enum To {
     Text,
     /// The binary cache.
     Binary,
+}
+
+/// Prints the malformed lines a reader skipped: the first ones' errors, then how many more.
+pub fn print_skipped(errors: &[freshgp::data::DataError], skipped: usize) {
+    for e in errors {
+        eprintln!("skipped: {e}");
+    }
+    if skipped > errors.len() {
+        eprintln!("skipped: ... and {} more", skipped - errors.len());
+    }
 }
 
 /// Writes a history to `out` (`-`: standard output) in the format `to` names, else by

@@ -39,11 +39,11 @@
 //! ```
 
 use super::digest;
-use super::gather::Gather;
+use super::gather::{Gather, Reading};
 use super::input::{column_of, Input, Lines};
 pub use super::layout::CdxFields;
 use super::layout::MAX_FIELDS;
-use super::rules::{classify, ArchiveOptions, ArchiveReport};
+use super::rules::{classify, ArchiveOptions, ArchiveReport, Unit};
 use crate::data::captures::{Capture, PageOrder};
 use crate::data::{DataError, Dataset};
 use std::borrow::Cow;
@@ -397,20 +397,11 @@ pub fn read(
     options: &ArchiveOptions,
 ) -> Result<(Dataset, ArchiveReport), DataError> {
     let fields = options.fields.as_ref();
-    let name = inputs
-        .first()
-        .map_or("<no input>".to_string(), |i| i.name.clone());
-    let mut report = ArchiveReport {
-        files: inputs.len(),
-        ..ArchiveReport::default()
-    };
-    let mut gather = Gather::new(
-        options.cycle,
-        options.sorted,
-        options.hosts,
-        PageOrder::Id,
-        &name,
-    )?;
+    let Reading {
+        mut gather,
+        mut report,
+        name,
+    } = Reading::start(&inputs, options, Unit::Line, options.sorted, PageOrder::Id)?;
     let mut sources: Vec<Source> = inputs
         .into_iter()
         .map(|input| Source {
@@ -481,10 +472,10 @@ pub fn read(
             }
         }
     }
-    if gather.is_empty() {
-        return Err(report.nothing(&name));
+    Reading {
+        gather,
+        report,
+        name,
     }
-    let (d, start) = gather.finish()?;
-    report.first_cycle_start = start;
-    Ok((d, report))
+    .finish()
 }

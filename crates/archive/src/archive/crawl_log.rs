@@ -26,9 +26,9 @@
 
 use super::cdx::parse_timestamp;
 use super::digest;
-use super::gather::Gather;
+use super::gather::Reading;
 use super::input::{column_of, Input, Lines};
-use super::rules::{classify, ArchiveOptions, ArchiveReport};
+use super::rules::{classify, ArchiveOptions, ArchiveReport, Unit};
 use crate::data::captures::{Capture, PageOrder};
 use crate::data::{DataError, Dataset};
 
@@ -37,20 +37,11 @@ pub fn read(
     inputs: Vec<Input>,
     options: &ArchiveOptions,
 ) -> Result<(Dataset, ArchiveReport), DataError> {
-    let name = inputs
-        .first()
-        .map_or("<no input>".to_string(), |i| i.name.clone());
-    let mut report = ArchiveReport {
-        files: inputs.len(),
-        ..ArchiveReport::default()
-    };
-    let mut gather = Gather::new(
-        options.cycle,
-        false,
-        options.hosts,
-        PageOrder::Appearance,
-        &name,
-    )?;
+    let Reading {
+        mut gather,
+        mut report,
+        name,
+    } = Reading::start(&inputs, options, Unit::Line, false, PageOrder::Appearance)?;
     for input in inputs {
         let mut lines = Lines::new(input);
         while let Some(line) = lines.next() {
@@ -83,12 +74,12 @@ pub fn read(
             }
         }
     }
-    if gather.is_empty() {
-        return Err(report.nothing(&name));
+    Reading {
+        gather,
+        report,
+        name,
     }
-    let (d, start) = gather.finish()?;
-    report.first_cycle_start = start;
-    Ok((d, report))
+    .finish()
 }
 
 /// One line: `None` for a blank or `#` line or a DNS lookup, else the page, its status and

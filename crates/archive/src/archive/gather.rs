@@ -1,7 +1,8 @@
 //! Captures gathered into pages: streamed a page at a time from input sorted by key, or
 //! collected in any order.
 
-use super::rules::{host_of, HostRule};
+use super::input::Input;
+use super::rules::{host_of, ArchiveOptions, ArchiveReport, HostRule, Unit};
 use crate::data::captures::{Capture, Collector, PageOrder, Rows};
 use crate::data::{DataError, Dataset};
 
@@ -84,6 +85,56 @@ pub(crate) struct Stream {
     host: String,
     weight: Option<f64>,
     captures: Vec<Capture>,
+}
+
+/// A read of `inputs` under way: where its captures gather, its report, and the name its
+/// errors give the whole input (the first file's).
+pub(crate) struct Reading {
+    pub gather: Gather,
+    pub report: ArchiveReport,
+    pub name: String,
+}
+
+impl Reading {
+    /// Starts reading `inputs` (counted in `unit`s), sorted or not, unsorted input keeping
+    /// its pages in `order`.
+    pub(crate) fn start(
+        inputs: &[Input],
+        options: &ArchiveOptions,
+        unit: Unit,
+        sorted: bool,
+        order: PageOrder,
+    ) -> Result<Reading, DataError> {
+        let name = inputs
+            .first()
+            .map_or("<no input>".to_string(), |i| i.name.clone());
+        let gather = Gather::new(options.cycle, sorted, options.hosts, order, &name)?;
+        let report = ArchiveReport {
+            unit,
+            files: inputs.len(),
+            ..ArchiveReport::default()
+        };
+        Ok(Reading {
+            gather,
+            report,
+            name,
+        })
+    }
+
+    /// The history and the report; an error that says why when nothing was captured.
+    pub(crate) fn finish(self) -> Result<(Dataset, ArchiveReport), DataError> {
+        let Reading {
+            gather,
+            mut report,
+            name,
+        } = self;
+        if gather.is_empty() {
+            return Err(report.nothing(&name));
+        }
+        let (d, start) = gather.finish()?;
+        report.first_cycle_start = start;
+        Ok((d, report))
+    }
 }
 
 impl Gather {

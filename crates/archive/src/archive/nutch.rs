@@ -43,9 +43,9 @@
 //! ```
 
 use super::digest;
-use super::gather::Gather;
+use super::gather::{Gather, Reading};
 use super::input::{Input, Lines};
-use super::rules::{classify, ArchiveOptions, ArchiveReport};
+use super::rules::{classify, ArchiveOptions, ArchiveReport, Unit};
 use crate::data::captures::{Capture, PageOrder};
 use crate::data::weights::parse_weight;
 use crate::data::{DataError, Dataset};
@@ -72,20 +72,11 @@ pub fn read(
     inputs: Vec<Input>,
     options: &ArchiveOptions,
 ) -> Result<(Dataset, ArchiveReport), DataError> {
-    let name = inputs
-        .first()
-        .map_or("<no input>".to_string(), |i| i.name.clone());
-    let mut report = ArchiveReport {
-        files: inputs.len(),
-        ..ArchiveReport::default()
-    };
-    let mut gather = Gather::new(
-        options.cycle,
-        false,
-        options.hosts,
-        PageOrder::Appearance,
-        &name,
-    )?;
+    let Reading {
+        mut gather,
+        mut report,
+        name,
+    } = Reading::start(&inputs, options, Unit::Line, false, PageOrder::Appearance)?;
     for input in inputs {
         let mut lines = Lines::new(input);
         let mut record: Option<Record> = None;
@@ -147,12 +138,12 @@ pub fn read(
             take(done, &lines.input.name, options, &mut gather, &mut report)?;
         }
     }
-    if gather.is_empty() {
-        return Err(report.nothing(&name));
+    Reading {
+        gather,
+        report,
+        name,
     }
-    let (d, start) = gather.finish()?;
-    report.first_cycle_start = start;
-    Ok((d, report))
+    .finish()
 }
 
 /// A record into `gather`, or into the report as ignored or malformed.

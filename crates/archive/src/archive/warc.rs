@@ -38,10 +38,10 @@
 //! ```
 
 use super::digest;
-use super::gather::Gather;
+use super::gather::{Gather, Reading};
 use super::input::Input;
 use super::records::{Header, Records};
-use super::rules::{classify, ArchiveOptions, ArchiveReport};
+use super::rules::{classify, ArchiveOptions, ArchiveReport, Unit};
 use crate::data::captures::{Capture, PageOrder};
 use crate::data::{DataError, Dataset};
 use sha1::{Digest, Sha1};
@@ -64,30 +64,20 @@ pub fn read(
     inputs: Vec<Input>,
     options: &ArchiveOptions,
 ) -> Result<(Dataset, ArchiveReport), DataError> {
-    let name = inputs
-        .first()
-        .map_or("<no input>".to_string(), |i| i.name.clone());
-    let mut report = ArchiveReport {
-        unit: super::rules::Unit::Record,
-        files: inputs.len(),
-        ..ArchiveReport::default()
-    };
-    let mut gather = Gather::new(
-        options.cycle,
-        false,
-        options.hosts,
-        PageOrder::Appearance,
-        &name,
-    )?;
+    let Reading {
+        mut gather,
+        mut report,
+        name,
+    } = Reading::start(&inputs, options, Unit::Record, false, PageOrder::Appearance)?;
     for input in inputs {
         read_file(input, options, &mut gather, &mut report)?;
     }
-    if gather.is_empty() {
-        return Err(report.nothing(&name));
+    Reading {
+        gather,
+        report,
+        name,
     }
-    let (d, start) = gather.finish()?;
-    report.first_cycle_start = start;
-    Ok((d, report))
+    .finish()
 }
 
 /// Reads one file's records into `gather`. A record that cannot be read past (its length
